@@ -1,0 +1,1 @@
+"""The extgen converter: a Model-Optimizer-style pipeline that writes OpenVINO IR v11."""

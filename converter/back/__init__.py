@@ -1,0 +1,1 @@
+"""Back phase: constant folding into Consts, precision, versioning, IR emission."""

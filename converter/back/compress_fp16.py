@@ -1,0 +1,44 @@
+"""--compress_to_fp16: store float32 Consts as f16 followed by Convert(f32) marked
+`decompression`, as OpenVINO's own compression writes it."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from converter.graph.graph import Graph
+from converter.ops.op import Op
+
+__all__ = ["compress_to_fp16"]
+
+_F16_MAX = float(np.finfo(np.float16).max)
+
+
+def compress_to_fp16(graph: Graph) -> None:
+    for const in graph.get_op_nodes(op="Const"):
+        value = np.asarray(const.value)
+        if value.dtype != np.float32 or value.size < 2:
+            continue
+        data = next(d for _, d in const.iter_out_data())
+        consumers = list(graph.out_edges(data.id, keys=True, data=True))
+        if all(graph.nodes[v].get("op") == "ShapeOf" for _, v, _, _ in consumers):
+            continue
+        half = np.clip(value, -_F16_MAX, _F16_MAX).astype(np.float16)
+        name = const.soft_get("name", const.id)
+        const["value"] = half
+        const["name"] = f"{name}_compressed"
+        data["value"], data["data_type"] = half, np.dtype(np.float16)
+        convert = Op.registered_ops["Convert"](graph).add_node(
+            {"name": name, "destination_type": np.dtype(np.float32),
+             "rt_info": {"decompression": {}}}
+        )
+        out = graph.unique_id(f"{name}/Output_0/Data_")
+        graph.add_node(out, kind="data", name=out, shape=tuple(value.shape), value=None,
+                       data_type=np.dtype(np.float32))
+        for _, v, k, d in consumers:
+            graph.remove_edge(data.id, v, k)
+            graph.add_edge(out, v, **d)
+        graph.add_edge(data.id, convert.id, **{"in": 0})
+        graph.add_edge(convert.id, out, out=0)
+        names = const._ports("out").get(0, {}).pop("fw_tensor_debug_info", None)
+        if names:
+            convert.out_port(0).add_tensor_names([t for _, t in names])

@@ -1,0 +1,34 @@
+"""Replace every op whose outputs are all known constants by Const ops (partial inference
+already computed the values with each op's evaluate)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from converter.graph.graph import Graph
+from converter.ops.op import Op
+
+__all__ = ["fold_constants"]
+
+_KEEP = {"Const", "Parameter", "Result"}
+
+
+def fold_constants(graph: Graph) -> None:
+    for node in graph.get_op_nodes():
+        if node.soft_get("op") in _KEEP:
+            continue
+        outs = list(node.iter_out_data())
+        if not outs or any(d.soft_get("value", None) is None for _, d in outs):
+            continue
+        name = node.soft_get("name", node.id)
+        for port, data in outs:
+            const = Op.registered_ops["Const"](graph).add_node(
+                {"name": name if len(outs) == 1 else f"{name}/{port}",
+                 "value": np.asarray(data.value)}
+            )
+            names = node._ports("out").get(port, {}).get("fw_tensor_debug_info")
+            if names:
+                const.out_port(0).add_tensor_names([t for _, t in names])
+            graph.remove_edge(node.id, data.id)
+            graph.add_edge(const.id, data.id, out=0)
+    graph.clean_up()

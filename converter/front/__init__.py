@@ -1,0 +1,1 @@
+"""Front phase: framework loaders, extractors and front transformations."""

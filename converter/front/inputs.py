@@ -1,0 +1,149 @@
+"""Front-stage model edits from the command line: --input/--input_shape (new or reshaped
+Parameters, frozen values), --output (cut), and mean/scale/reverse-channels preprocessing."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from converter.graph.graph import Graph, Node
+from converter.graph.port import Port
+from converter.ops.op import Op
+from converter.options import ConvertOptions, InputSpec
+from extgen.errors import UsageError
+
+__all__ = ["apply_input_options"]
+
+
+def _find_tensor(graph: Graph, name: str) -> Port:
+    """The output port carrying tensor `name` (or the first output of node `name`)."""
+    by_node = None
+    for node in graph.get_op_nodes():
+        for idx, info in node._ports("out").items():
+            if any(t == name for _, t in info.get("fw_tensor_debug_info", [])):
+                return node.out_port(idx)
+        if by_node is None and node.soft_get("name") == name and node.soft_get("op") != "Result":
+            by_node = node.out_port(0)
+    if by_node is not None:
+        return by_node
+    msg = f"no tensor or node named '{name}' in the model (check --input/--output names)"
+    raise UsageError(msg)
+
+
+def _parameters(graph: Graph) -> list[Node]:
+    order = graph.graph.get("input_order") or []
+    params = graph.get_op_nodes(op="Parameter")
+    rank = {n: i for i, n in enumerate(order)}
+    return sorted(params, key=lambda p: rank.get(p.soft_get("name"), len(rank)))
+
+
+def _cut_input(graph: Graph, spec: InputSpec) -> Node:
+    port = _find_tensor(graph, spec.name)
+    if port.node.soft_get("op") == "Parameter":
+        return port.node
+    names = port.get_tensor_names()
+    param = Op.registered_ops["Parameter"](graph).create_node(
+        attrs={"name": spec.name, "shape": None, "element_type": np.dtype(np.float32)}
+    )
+    param.out_port(0).add_tensor_names(names or [spec.name])
+    port.get_connection().set_source(param.out_port(0))
+    graph.clean_up()
+    return param
+
+
+def _apply_input(graph: Graph, spec: InputSpec, shape) -> None:
+    param = _cut_input(graph, spec)
+    if shape is not None:
+        param["shape"] = tuple(shape)
+    if spec.dtype is not None:
+        param["element_type"] = spec.dtype
+    if spec.value is not None:
+        dtype = spec.dtype or param.soft_get("element_type") or np.float32
+        value = spec.value.astype(dtype)
+        if param.has_valid("shape") and all(d >= 0 for d in param.shape):
+            value = value.reshape(param.shape)
+        const = Op.registered_ops["Const"](graph).create_node(
+            attrs={"name": param.soft_get("name"), "value": value}
+        )
+        param.out_port(0).get_connection().set_source(const.out_port(0))
+        graph.remove_node(param.id)
+
+
+def _apply_outputs(graph: Graph, names: list[str]) -> None:
+    ports = [_find_tensor(graph, n) for n in names]
+    for result in graph.get_op_nodes(op="Result"):
+        graph.remove_node(result.id)
+    for name, port in zip(names, ports):
+        result = Op.registered_ops["Result"](graph).create_node(attrs={"name": f"{name}/sink_port_0"})
+        port.connect(result.in_port(0))
+    graph.graph["output_order"] = names
+    graph.clean_up()
+
+
+def _preprocess(graph: Graph, param: Node, opts: ConvertOptions) -> None:
+    name = param.soft_get("name")
+    mean = opts.mean_values.get(name, opts.mean_values.get(None))
+    scale = opts.scale_values.get(name, opts.scale_values.get(None))
+    shape = param.soft_get("shape", None)
+    if not (mean or scale or opts.reverse_input_channels):
+        return
+    axis = graph.graph.get("feature_dim", 1)
+    if shape is None or len(shape) <= axis:
+        msg = f"input '{name}' needs a known rank for mean/scale/reverse channels; set --input_shape"
+        raise UsageError(msg)
+    channels = shape[axis]
+    target = param.out_port(0).get_destinations()
+    src = param.out_port(0)
+    bshape = [1] * len(shape)
+
+    def chain(type_name: str, value: np.ndarray, **attrs) -> Port:
+        const = Op.registered_ops["Const"](graph).create_node(
+            attrs={"name": f"{name}/{type_name}_value", "value": value}
+        )
+        node = Op.registered_ops[type_name](graph).create_node(
+            [src, const.out_port(0)], attrs={"name": f"{name}/{type_name}", **attrs}
+        )
+        return node.out_port(0)
+
+    dtype = np.dtype(param.soft_get("element_type", np.float32))
+    for flag, values in (("--mean_values", mean), ("--scale_values", scale)):
+        if values and channels >= 0 and len(values) not in (1, channels):
+            msg = f"{flag} gives {len(values)} values but input '{name}' has {channels} channels"
+            raise UsageError(msg)
+    if opts.reverse_input_channels and channels == 3:
+        src = chain("Gather", np.array([2, 1, 0], dtype=np.int64), batch_dims=0)
+        gather = src.node
+        axis_const = Op.registered_ops["Const"](graph).create_node(
+            attrs={"name": f"{name}/reverse_axis", "value": np.array(axis, dtype=np.int64)}
+        )
+        axis_const.out_port(0).connect(gather.in_port(2))
+    if mean and any(mean):
+        bshape[axis] = len(mean)
+        src = chain("Subtract", np.array(mean, dtype=dtype).reshape(bshape))
+    if scale and any(s != 1 for s in scale):
+        bshape[axis] = len(scale)
+        src = chain("Multiply", (1.0 / np.array(scale, dtype=np.float64)).astype(dtype).reshape(bshape))
+    for dst in target:
+        src.connect(dst)
+
+
+def apply_input_options(graph: Graph, opts: ConvertOptions) -> None:
+    specs = list(opts.inputs or [])
+    shapes = list(opts.input_shape or [])
+    if not specs and shapes:
+        params = _parameters(graph)
+        if len(shapes) != len(params):
+            msg = (
+                f"--input_shape gives {len(shapes)} shape(s) but the model has {len(params)} "
+                "inputs; name them with --input"
+            )
+            raise UsageError(msg)
+        specs = [InputSpec(p.soft_get("name")) for p in params]
+    if shapes and len(shapes) != len(specs):
+        msg = f"--input_shape gives {len(shapes)} shape(s) for {len(specs)} --input name(s)"
+        raise UsageError(msg)
+    for i, spec in enumerate(specs):
+        _apply_input(graph, spec, shapes[i] if shapes else spec.shape)
+    if opts.outputs:
+        _apply_outputs(graph, opts.outputs)
+    for param in _parameters(graph):
+        _preprocess(graph, param, opts)

@@ -1,0 +1,145 @@
+"""Read an .onnx file (external data confined to its folder) into a front-stage Graph."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import onnx
+from google.protobuf.message import DecodeError
+from onnx import TensorProto, numpy_helper
+
+from converter.graph.graph import Graph, Node
+from converter.graph.shape import DYN
+from converter.ops.op import Op
+from extgen.errors import InputFileError, ModelFormatError
+
+__all__ = ["load_model", "model_to_graph", "tensor_value"]
+
+
+def load_model(path: str | Path) -> onnx.ModelProto:
+    """Parse the file; one clear error for a missing, unreadable or corrupt model."""
+    path = Path(path)
+    if not path.is_file():
+        msg = f"{path}: no such model file"
+        raise InputFileError(msg)
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        msg = f"{path}: cannot read the model ({err.strerror})"
+        raise InputFileError(msg) from err
+    model = onnx.ModelProto()
+    try:
+        model.ParseFromString(data)
+    except (DecodeError, RuntimeError, ValueError) as err:
+        msg = f"{path}: not a valid ONNX model (truncated or corrupt protobuf: {err})"
+        raise ModelFormatError(msg) from err
+    if not model.HasField("graph") or not model.graph.output:
+        msg = f"{path}: not a valid ONNX model (no graph or no outputs; truncated?)"
+        raise ModelFormatError(msg)
+    return model
+
+
+def _external_value(tensor: TensorProto, base: Path) -> np.ndarray:
+    info = {e.key: e.value for e in tensor.external_data}
+    location = info.get("location", "")
+    target = (base / location).resolve()
+    if os.path.isabs(location) or base.resolve() not in target.parents:
+        msg = (
+            f"initializer '{tensor.name}' points outside the model's folder ({location}); "
+            "external data must sit beside the model"
+        )
+        raise ModelFormatError(msg)
+    if not target.is_file():
+        msg = f"initializer '{tensor.name}': external data file {target} is missing"
+        raise InputFileError(msg)
+    dtype = np.dtype(onnx.helper.tensor_dtype_to_np_dtype(tensor.data_type))
+    shape = tuple(tensor.dims)
+    offset = int(info.get("offset", 0))
+    count = int(np.prod(shape, dtype=np.int64))
+    if offset + count * dtype.itemsize > target.stat().st_size:
+        msg = f"initializer '{tensor.name}': external data file {target} is too short"
+        raise ModelFormatError(msg)
+    return np.memmap(target, dtype=dtype, mode="r", offset=offset, shape=shape)
+
+
+def tensor_value(tensor: TensorProto, base: Path | None = None) -> np.ndarray:
+    """A TensorProto as numpy (external data read from base)."""
+    if tensor.data_location == TensorProto.EXTERNAL:
+        return _external_value(tensor, base or Path("."))
+    return numpy_helper.to_array(tensor)
+
+
+def _input_shape(value_info: onnx.ValueInfoProto) -> tuple[int, ...] | None:
+    t = value_info.type.tensor_type
+    if not t.HasField("shape"):
+        return None
+    return tuple(d.dim_value if d.HasField("dim_value") else DYN for d in t.shape.dim)
+
+
+def _add_op(graph: Graph, op: str, name: str, **attrs) -> Node:
+    node = Op.registered_ops[op](graph).create_node(attrs={"name": name, **attrs})
+    return node
+
+
+def model_to_graph(model: onnx.ModelProto, base: Path | None = None) -> Graph:
+    """Front-stage graph: Parameter/Const/framework nodes/Result, edges by tensor name."""
+    g = model.graph
+    opsets = {(o.domain or "ai.onnx"): o.version for o in model.opset_import}
+    graph = Graph()
+    graph.graph.update(
+        fw="onnx", layout="NCHW", feature_dim=1, opsets=opsets,
+        fw_opset_version=opsets.get("ai.onnx", 1), name=g.name or "model",
+    )
+    producers: dict[str, tuple[Node, int]] = {}
+    inits = {t.name for t in g.initializer}
+    for t in g.initializer:
+        node = _add_op(graph, "Const", t.name, value=tensor_value(t, base))
+        node.out_port(0).add_tensor_names([t.name])
+        producers[t.name] = (node, 0)
+    for vi in g.input:
+        if vi.name in inits:
+            continue
+        elem = vi.type.tensor_type.elem_type
+        dtype = onnx.helper.tensor_dtype_to_np_dtype(elem) if elem else np.float32
+        node = _add_op(
+            graph, "Parameter", vi.name, shape=_input_shape(vi), element_type=np.dtype(dtype)
+        )
+        node.out_port(0).add_tensor_names([vi.name])
+        producers[vi.name] = (node, 0)
+    for i, pb in enumerate(g.node):
+        op = pb.op_type if pb.domain in ("", "ai.onnx") else f"{pb.domain}::{pb.op_type}"
+        name = pb.name or (pb.output[0] if pb.output and pb.output[0] else f"{pb.op_type}_{i}")
+        node_id = graph.unique_id(name)
+        graph.add_node(
+            node_id, kind="op", op=op, name=name, pb=pb,
+            in_ports_count=len(pb.input), out_ports_count=len(pb.output),
+        )
+        node = Node(graph, node_id)
+        node.update_node()
+        for port, tensor in enumerate(pb.input):
+            if not tensor:
+                continue
+            if tensor not in producers:
+                msg = (
+                    f"input '{tensor}' of node '{name}' ({op}) is produced by nothing "
+                    "(the model is truncated, corrupt or not topologically sorted)"
+                )
+                raise ModelFormatError(msg)
+            src, out = producers[tensor]
+            src.out_port(out).connect(node.in_port(port))
+        for port, tensor in enumerate(pb.output):
+            if tensor:
+                node.out_port(port).add_tensor_names([tensor])
+                producers[tensor] = (node, port)
+    for vi in g.output:
+        if vi.name not in producers:
+            msg = f"graph output '{vi.name}' is produced by nothing (truncated or corrupt model)"
+            raise ModelFormatError(msg)
+        src, out = producers[vi.name]
+        result = _add_op(graph, "Result", f"{vi.name}/sink_port_0")
+        src.out_port(out).connect(result.in_port(0))
+    graph.graph["output_order"] = [vi.name for vi in g.output]
+    graph.graph["input_order"] = [vi.name for vi in g.input if vi.name not in inits]
+    return graph

@@ -1,0 +1,35 @@
+"""Constant, Identity, Cast and friends."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+
+from converter.front.onnx.translator import OnnxNode, onnx_op
+
+
+@onnx_op("Constant")
+def constant(n: OnnxNode):
+    for key in ("value", "value_float", "value_floats", "value_int", "value_ints"):
+        if n.has_attr(key):
+            value = n.attr(key)
+            dtype = np.float32 if "float" in key else np.int64 if "int" in key else None
+            return [n.const(value, dtype=dtype, name=n.name)]
+    msg = f"Constant node '{n.name}' has no supported value attribute"
+    raise ValueError(msg)
+
+
+@onnx_op("Identity")
+def identity(n: OnnxNode):
+    return [n.input(0)]
+
+
+@onnx_op("Cast")
+def cast(n: OnnxNode):
+    to = np.dtype(onnx.helper.tensor_dtype_to_np_dtype(n.attr("to")))
+    return [n.op("Convert", [n.input(0)], destination_type=to)]
+
+
+@onnx_op("Shape")
+def shape(n: OnnxNode):
+    return [n.op("ShapeOf", [n.input(0)], output_type=np.dtype(np.int64))]

@@ -1,0 +1,3 @@
+"""ONNX translators for the nn op family."""
+
+from __future__ import annotations

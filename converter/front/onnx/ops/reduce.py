@@ -1,0 +1,3 @@
+"""ONNX translators for the reduce op family."""
+
+from __future__ import annotations

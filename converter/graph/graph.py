@@ -1,0 +1,296 @@
+"""Graph (a networkx MultiDiGraph) and the Node wrapper with MO's attribute rules.
+
+Front stage: op -> op edges carrying `in`/`out` port numbers.
+Middle and back stages: op -> data (`out`) and data -> op (`in`) edges; a data node holds
+`shape`, `value` and `data_type` of one output port.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import networkx as nx
+
+from converter.graph.port import Port
+
+__all__ = ["Graph", "Node", "rename_nodes"]
+
+
+class Graph(nx.MultiDiGraph):
+    """The model being converted. `graph.graph` holds model-level facts (fw, layout, cmd_params)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.stage: str | None = None
+        self.strict_mode = False
+        self._id_count = 0
+
+    # networkx subclasses must be able to create empty copies of themselves
+    def fresh_copy(self) -> Graph:
+        return Graph()
+
+    def unique_id(self, prefix: str = "") -> str:
+        """A node id not yet used in the graph, starting with prefix."""
+        if prefix and prefix not in self:
+            return prefix
+        while True:
+            self._id_count += 1
+            candidate = f"{prefix}{self._id_count}"
+            if candidate not in self:
+                return candidate
+
+    def node_by_id(self, node_id: str) -> Node:
+        return Node(self, node_id)
+
+    def get_op_nodes(self, **attrs: Any) -> list[Node]:
+        return self.get_nodes_with_attributes(kind="op", **attrs)
+
+    def get_data_nodes(self, has_value: bool | None = None) -> list[Node]:
+        nodes = self.get_nodes_with_attributes(kind="data")
+        if has_value is None:
+            return nodes
+        return [n for n in nodes if (n.soft_get("value", None) is not None) == has_value]
+
+    def get_nodes_with_attributes(self, **attrs: Any) -> list[Node]:
+        return [
+            Node(self, nid)
+            for nid, data in self.nodes(data=True)
+            if all(k in data and data[k] == v for k, v in attrs.items())
+        ]
+
+    def get_node_id_by_name(self, name: str) -> str:
+        for nid, data in self.nodes(data=True):
+            if data.get("name") == name:
+                return nid
+        from extgen.errors import UsageError
+
+        msg = f"no node named '{name}' in the model"
+        raise UsageError(msg)
+
+    def erase_node(self, node: Node) -> None:
+        self.remove_node(node.id)
+
+    def topological_order(self) -> list[Node]:
+        """Nodes in a deterministic topological order (ties broken by insertion order)."""
+        index = {nid: i for i, nid in enumerate(self.nodes)}
+        try:
+            ids = nx.lexicographical_topological_sort(self, key=index.__getitem__)
+            return [Node(self, nid) for nid in ids]
+        except nx.NetworkXUnfeasible as err:
+            from extgen.errors import ConversionError
+
+            cycle = nx.find_cycle(self)
+            names = " -> ".join(str(self.nodes[u].get("name", u)) for u, *_ in cycle)
+            msg = f"the model graph has a cycle: {names}"
+            raise ConversionError(msg) from err
+
+    def pseudo_topological_sort(self) -> list[Node]:
+        return self.topological_order()
+
+    def clean_up(self) -> None:
+        """Remove nodes that no Result depends on (Parameters are kept)."""
+        results = [nid for nid, d in self.nodes(data=True) if d.get("op") == "Result"]
+        keep = set(results)
+        for nid in results:
+            keep |= nx.ancestors(self, nid)
+        dead = [
+            nid
+            for nid, d in self.nodes(data=True)
+            if nid not in keep and d.get("op") != "Parameter"
+        ]
+        self.remove_nodes_from(dead)
+
+    def check_empty_graph(self, where: str = "") -> None:
+        if len(self) == 0:
+            from extgen.errors import ConversionError
+
+            msg = f"the graph became empty{' after ' + where if where else ''}"
+            raise ConversionError(msg)
+
+
+class Node:
+    """A view on one node of a Graph. Reading a missing attribute raises AttributeError;
+    assigning by `node.x = v` works only for existing attributes (use node['x'] = v to add)."""
+
+    __slots__ = ("graph", "id")
+
+    def __init__(self, graph: Graph, node_id: str) -> None:
+        object.__setattr__(self, "graph", graph)
+        object.__setattr__(self, "id", node_id)
+
+    # -- attribute access (MO rules) --------------------------------------------------------
+    @property
+    def node(self) -> str:
+        return self.id
+
+    def attrs(self) -> dict[str, Any]:
+        return self.graph.nodes[self.id]
+
+    def __getattr__(self, key: str) -> Any:
+        try:
+            return self.graph.nodes[self.id][key]
+        except KeyError:
+            msg = f"Attribute {key} missing in {self.id} node"
+            raise AttributeError(msg) from None
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        attrs = self.graph.nodes[self.id]
+        if key not in attrs:
+            msg = f"Attribute {key} missing in {attrs.get('name', self.id)} node"
+            raise AttributeError(msg)
+        attrs[key] = value
+
+    def __getitem__(self, key: str) -> Any:
+        return self.graph.nodes[self.id][key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.graph.nodes[self.id][key] = value
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.graph.nodes[self.id]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Node) and other.graph is self.graph and other.id == self.id
+
+    def __hash__(self) -> int:
+        return hash(self.id)
+
+    def __repr__(self) -> str:
+        return f"Node({self.soft_get('name', self.id)!r}, op={self.soft_get('op', None)!r})"
+
+    def has(self, key: str) -> bool:
+        return key in self.graph.nodes[self.id]
+
+    def has_valid(self, key: str) -> bool:
+        return self.graph.nodes[self.id].get(key) is not None
+
+    def has_and_set(self, key: str) -> bool:
+        return bool(self.graph.nodes[self.id].get(key))
+
+    def soft_get(self, key: str, default: Any = "<UNKNOWN>") -> Any:
+        return self.graph.nodes[self.id].get(key, default)
+
+    # -- ports ----------------------------------------------------------------------------
+    def update_node(self) -> None:
+        """Create port bookkeeping from in_ports_count/out_ports_count (MO's update_node)."""
+        attrs = self.attrs()
+        attrs.setdefault("_in_ports", {})
+        attrs.setdefault("_out_ports", {})
+        for i in range(attrs.get("in_ports_count") or 0):
+            attrs["_in_ports"].setdefault(i, {})
+        for i in range(attrs.get("out_ports_count") or 0):
+            attrs["_out_ports"].setdefault(i, {})
+
+    def _ports(self, kind: str) -> dict[int, dict]:
+        attrs = self.attrs()
+        return attrs.setdefault("_in_ports" if kind == "in" else "_out_ports", {})
+
+    def in_port(self, idx: int = 0) -> Port:
+        self._ports("in").setdefault(idx, {})
+        return Port(self, idx, "in")
+
+    def out_port(self, idx: int = 0) -> Port:
+        self._ports("out").setdefault(idx, {})
+        return Port(self, idx, "out")
+
+    def _connected_idx(self, kind: str) -> set[int]:
+        if self.kind != "op":
+            return set()
+        if kind == "in":
+            return {d["in"] for *_, d in self.graph.in_edges(self.id, data=True) if "in" in d}
+        return {d["out"] for *_, d in self.graph.out_edges(self.id, data=True) if "out" in d}
+
+    def in_ports(self, control_flow: bool = False) -> dict[int, Port]:
+        idx = set(self._ports("in")) | self._connected_idx("in")
+        return {i: self.in_port(i) for i in sorted(idx)}
+
+    def out_ports(self, control_flow: bool = False) -> dict[int, Port]:
+        idx = set(self._ports("out")) | self._connected_idx("out")
+        return {i: self.out_port(i) for i in sorted(idx)}
+
+    def add_input_port(self, idx: int, skip_if_exist: bool = False) -> Port:
+        return self.in_port(idx)
+
+    def add_output_port(self, idx: int, skip_if_exist: bool = False) -> Port:
+        return self.out_port(idx)
+
+    def delete_input_port(self, idx: int) -> None:
+        self.in_port(idx).disconnect()
+        self._ports("in").pop(idx, None)
+
+    def delete_output_port(self, idx: int) -> None:
+        self.out_port(idx).disconnect()
+        self._ports("out").pop(idx, None)
+
+    def is_in_port_connected(self, idx: int) -> bool:
+        return not self.in_port(idx).disconnected()
+
+    def is_out_port_connected(self, idx: int) -> bool:
+        return not self.out_port(idx).disconnected()
+
+    # -- legacy edge access -----------------------------------------------------------------
+    def in_edges(self) -> dict[int, dict]:
+        return {d["in"]: d for *_, d in self.graph.in_edges(self.id, data=True) if "in" in d}
+
+    def out_edges(self) -> dict[int, dict]:
+        return {d["out"]: d for *_, d in self.graph.out_edges(self.id, data=True) if "out" in d}
+
+    def in_edge(self, idx: int = 0) -> dict:
+        return self.in_edges()[idx]
+
+    def out_edge(self, idx: int = 0) -> dict:
+        return self.out_edges()[idx]
+
+    def in_nodes(self) -> dict[int, Node]:
+        return {
+            d["in"]: Node(self.graph, u)
+            for u, _, d in self.graph.in_edges(self.id, data=True)
+            if "in" in d
+        }
+
+    def out_nodes(self) -> dict[int, Node]:
+        """Output port -> node; for several consumers of one port, the last one (MO quirk)."""
+        return {
+            d["out"]: Node(self.graph, v)
+            for _, v, d in self.graph.out_edges(self.id, data=True)
+            if "out" in d
+        }
+
+    def in_node(self, idx: int = 0) -> Node:
+        return self.in_nodes()[idx]
+
+    def out_node(self, idx: int = 0) -> Node:
+        return self.out_nodes()[idx]
+
+    def get_sorted_inputs(self) -> list[tuple[str, dict]]:
+        return sorted(
+            ((u, d) for u, _, d in self.graph.in_edges(self.id, data=True)),
+            key=lambda e: e[1].get("in", 0),
+        )
+
+    def get_sorted_outputs(self) -> list[tuple[str, dict]]:
+        return sorted(
+            ((v, d) for _, v, d in self.graph.out_edges(self.id, data=True)),
+            key=lambda e: e[1].get("out", 0),
+        )
+
+    def copy_node(self, new_attrs: dict | None = None) -> Node:
+        attrs = {k: v for k, v in self.attrs().items() if k not in ("_in_ports", "_out_ports")}
+        attrs.update(new_attrs or {})
+        new_id = self.graph.unique_id(attrs.get("name", self.id))
+        self.graph.add_node(new_id, **attrs)
+        node = Node(self.graph, new_id)
+        node.update_node()
+        return node
+
+    def iter_out_data(self) -> Iterator[tuple[int, Node]]:
+        """Middle stage: (port, data node) for every output data node of this op."""
+        for _, v, d in self.graph.out_edges(self.id, data=True):
+            yield d["out"], Node(self.graph, v)
+
+
+def rename_nodes(pairs: list[tuple[Node, str]]) -> None:
+    """Set `name` on each node (MO's rename_nodes)."""
+    for node, name in pairs:
+        node["name"] = name

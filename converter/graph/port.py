@@ -1,0 +1,289 @@
+"""Port and Connection: stage-aware traversal and editing of the graph (MO's port API)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from converter.graph.graph import Node
+
+__all__ = ["Connection", "Port", "PortData"]
+
+
+class Port:
+    """Input or output port `idx` of an op node."""
+
+    __slots__ = ("idx", "node", "type")
+
+    def __init__(self, node: Node, idx: int, type: str) -> None:
+        self.node, self.idx, self.type = node, idx, type
+
+    def __repr__(self) -> str:
+        return f"Port({self.node.soft_get('name', self.node.id)!r}, {self.type}, {self.idx})"
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, Port)
+            and (other.node, other.idx, other.type) == (self.node, self.idx, self.type)
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.node.id, self.idx, self.type))
+
+    @property
+    def graph(self):
+        return self.node.graph
+
+    def _front(self) -> bool:
+        return self.graph.stage in (None, "front")
+
+    # -- data nodes (middle/back) -----------------------------------------------------------
+    def _in_data_id(self) -> str | None:
+        for u, _, d in self.graph.in_edges(self.node.id, data=True):
+            if d.get("in") == self.idx:
+                return u
+        return None
+
+    def _out_data_id(self, create: bool = False) -> str | None:
+        for _, v, d in self.graph.out_edges(self.node.id, data=True):
+            if d.get("out") == self.idx:
+                return v
+        if not create:
+            return None
+        name = f"{self.node.soft_get('name', self.node.id)}/Output_{self.idx}/Data_"
+        data_id = self.graph.unique_id(name)
+        self.graph.add_node(
+            data_id, kind="data", name=name, shape=None, value=None, data_type=None
+        )
+        self.graph.add_edge(self.node.id, data_id, out=self.idx)
+        return data_id
+
+    def data_node(self) -> Node | None:
+        """The data node behind this port (middle/back stage)."""
+        from converter.graph.graph import Node
+
+        nid = self._in_data_id() if self.type == "in" else self._out_data_id(create=True)
+        return None if nid is None else Node(self.graph, nid)
+
+    @property
+    def data(self) -> PortData:
+        return PortData(self)
+
+    # -- traversal ----------------------------------------------------------------------------
+    def get_source(self) -> Port | None:
+        """For an input port, the output port feeding it."""
+        from converter.graph.graph import Node
+
+        if self.type != "in":
+            msg = "get_source() is for input ports"
+            raise ValueError(msg)
+        src = self._in_data_id()
+        if src is None:
+            return None
+        if self._front():
+            edge = next(
+                d for u, _, d in self.graph.in_edges(self.node.id, data=True)
+                if d.get("in") == self.idx
+            )
+            return Port(Node(self.graph, src), edge["out"], "out")
+        for u, _, d in self.graph.in_edges(src, data=True):
+            return Port(Node(self.graph, u), d["out"], "out")
+        return None
+
+    def get_destinations(self) -> list[Port]:
+        """For an output port, every input port it feeds."""
+        from converter.graph.graph import Node
+
+        if self.type != "out":
+            msg = "get_destinations() is for output ports"
+            raise ValueError(msg)
+        if self._front():
+            return [
+                Port(Node(self.graph, v), d["in"], "in")
+                for _, v, d in self.graph.out_edges(self.node.id, data=True)
+                if d.get("out") == self.idx
+            ]
+        data = self._out_data_id()
+        if data is None:
+            return []
+        return [
+            Port(Node(self.graph, v), d["in"], "in")
+            for _, v, d in self.graph.out_edges(data, data=True)
+        ]
+
+    def get_destination(self) -> Port | None:
+        dests = self.get_destinations()
+        if len(dests) > 1:
+            msg = f"{self} has {len(dests)} destinations; use get_destinations()"
+            raise ValueError(msg)
+        return dests[0] if dests else None
+
+    def disconnected(self) -> bool:
+        if self.type == "in":
+            return self._in_data_id() is None
+        return not self.get_destinations()
+
+    # -- editing -----------------------------------------------------------------------------
+    def disconnect(self) -> None:
+        g = self.graph
+        if self.type == "in":
+            for u, v, k, d in list(g.in_edges(self.node.id, keys=True, data=True)):
+                if d.get("in") == self.idx:
+                    g.remove_edge(u, v, k)
+            return
+        if self._front():
+            for u, v, k, d in list(g.out_edges(self.node.id, keys=True, data=True)):
+                if d.get("out") == self.idx:
+                    g.remove_edge(u, v, k)
+            return
+        data = self._out_data_id()
+        if data is not None:
+            g.remove_edges_from(list(g.out_edges(data, keys=True)))
+
+    def connect(self, dst: Port, edge_attrs: dict | None = None) -> None:
+        """Connect this output port to the input port dst (dst is disconnected first)."""
+        if self.type != "out" or dst.type != "in":
+            msg = "connect() goes from an output port to an input port"
+            raise ValueError(msg)
+        dst.disconnect()
+        attrs = dict(edge_attrs or {})
+        if self._front():
+            self.graph.add_edge(self.node.id, dst.node.id, out=self.idx, **{**attrs, "in": dst.idx})
+        else:
+            data = self._out_data_id(create=True)
+            self.graph.add_edge(data, dst.node.id, **{**attrs, "in": dst.idx})
+
+    def get_connection(self) -> Connection:
+        return Connection(self)
+
+    # -- tensor names ------------------------------------------------------------------------
+    def _port_attrs(self) -> dict[str, Any]:
+        return self.node._ports(self.type).setdefault(self.idx, {})
+
+    def get_tensor_names(self, port_renumber: bool = False) -> list[str]:
+        port = self if self.type == "out" else self.get_source()
+        if port is None:
+            return []
+        return [t for _, t in port._port_attrs().get("fw_tensor_debug_info", [])]
+
+    def add_tensor_names(self, names: list[str], op_name: str | None = None) -> None:
+        info = self._port_attrs().setdefault("fw_tensor_debug_info", [])
+        for name in names:
+            if all(t != name for _, t in info):
+                info.append((op_name or self.node.soft_get("name", ""), name))
+
+    def remove_tensor_names(self) -> None:
+        self._port_attrs().pop("fw_tensor_debug_info", None)
+
+
+class PortData:
+    """shape / value / data_type of the tensor on a port (middle and back stage only)."""
+
+    __slots__ = ("port",)
+
+    def __init__(self, port: Port) -> None:
+        self.port = port
+
+    def _node(self) -> Node | None:
+        if self.port._front():
+            return None
+        return self.port.data_node()
+
+    def get_attr(self, key: str) -> Any:
+        node = self._node()
+        return None if node is None else node.soft_get(key, None)
+
+    def set_attr(self, key: str, value: Any) -> None:
+        node = self._node()
+        if node is None:
+            msg = f"cannot set '{key}' on {self.port}: no tensor here in the front stage"
+            raise ValueError(msg)
+        node[key] = value
+
+    def has_valid(self, key: str) -> bool:
+        return self.get_attr(key) is not None
+
+    def get_shape(self) -> tuple[int, ...] | None:
+        return self.get_attr("shape")
+
+    def set_shape(self, shape: Any) -> None:
+        self.set_attr("shape", None if shape is None else tuple(int(d) for d in shape))
+
+    def get_value(self) -> Any:
+        return self.get_attr("value")
+
+    def set_value(self, value: Any) -> None:
+        import numpy as np
+
+        value = np.asarray(value)
+        self.set_attr("value", value)
+        self.set_attr("shape", tuple(value.shape))
+        if self.get_attr("data_type") is None:
+            self.set_attr("data_type", value.dtype)
+
+    def get_data_type(self) -> Any:
+        return self.get_attr("data_type")
+
+    def set_data_type(self, dtype: Any) -> None:
+        self.set_attr("data_type", dtype)
+
+
+class Connection:
+    """A source output port and all the input ports it feeds."""
+
+    def __init__(self, port: Port) -> None:
+        self.source = port if port.type == "out" else port.get_source()
+        self.destinations = (
+            self.source.get_destinations() if self.source is not None else [port]
+        )
+
+    def get_source(self) -> Port | None:
+        return self.source
+
+    def get_destination(self) -> Port | None:
+        if len(self.destinations) > 1:
+            msg = "connection has several destinations; use get_destinations()"
+            raise ValueError(msg)
+        return self.destinations[0] if self.destinations else None
+
+    def get_destinations(self) -> list[Port]:
+        return list(self.destinations)
+
+    def set_source(self, port: Port, attributes_save_mode: str = "merge") -> None:
+        """Feed every destination from port instead; tensor names move along."""
+        old = self.source
+        for dst in self.destinations:
+            port.connect(dst)
+        if old is not None and attributes_save_mode in ("merge", "source"):
+            names = old._port_attrs().get("fw_tensor_debug_info", [])
+            if names:
+                target = port._port_attrs().setdefault("fw_tensor_debug_info", [])
+                target.extend(n for n in names if n not in target)
+                old.remove_tensor_names()
+        self.source = port
+
+    def set_destination(self, port: Port) -> None:
+        for dst in self.destinations:
+            dst.disconnect()
+        if self.source is not None:
+            self.source.connect(port)
+        self.destinations = [port]
+
+    def add_destination(self, port: Port) -> None:
+        if self.source is not None:
+            self.source.connect(port)
+        self.destinations.append(port)
+
+    def insert_node(self, new_node: Node) -> None:
+        """source -> new_node(in 0, out 0) -> every destination."""
+        dests = list(self.destinations)
+        for dst in dests:
+            dst.disconnect()
+        if self.source is not None:
+            self.source.connect(new_node.in_port(0))
+        for dst in dests:
+            new_node.out_port(0).connect(dst)
+
+    def remove(self) -> None:
+        for dst in self.destinations:
+            dst.disconnect()

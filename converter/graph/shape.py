@@ -1,0 +1,62 @@
+"""Shapes as tuples of ints; -1 is a dynamic dimension, None a dynamic rank."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+Shape = tuple[int, ...]
+DYN = -1
+
+__all__ = ["DYN", "Shape", "broadcast", "dim", "is_static", "normalize_axis", "parse_shape"]
+
+
+def is_static(shape: Sequence[int] | None) -> bool:
+    """True when the rank and every dimension are known."""
+    return shape is not None and all(d >= 0 for d in shape)
+
+
+def dim(fn, *dims: int) -> int:
+    """Apply fn to dims, or return DYN if any of them is dynamic."""
+    return DYN if any(d < 0 for d in dims) else int(fn(*dims))
+
+
+def broadcast(*shapes: Sequence[int] | None) -> Shape | None:
+    """NumPy broadcasting over shapes with dynamic dims; raises ValueError on a mismatch."""
+    if any(s is None for s in shapes):
+        return None
+    rank = max((len(s) for s in shapes), default=0)
+    out = []
+    for i in range(rank):
+        dims = [s[len(s) - rank + i] for s in shapes if len(s) - rank + i >= 0]
+        known = {d for d in dims if d >= 0 and d != 1}
+        if len(known) > 1:
+            raise ValueError(f"shapes {' and '.join(map(str, shapes))} do not broadcast")
+        if known:
+            out.append(known.pop())
+        elif any(d < 0 for d in dims):
+            out.append(DYN)
+        else:
+            out.append(1)
+    return tuple(out)
+
+
+def normalize_axis(axis: int, rank: int) -> int:
+    """Map a negative axis into [0, rank); raises ValueError when out of range."""
+    if not -rank <= axis < max(rank, 1):
+        raise ValueError(f"axis {axis} is out of range for rank {rank}")
+    return axis + rank if axis < 0 else axis
+
+
+def parse_shape(text: str) -> Shape:
+    """Parse '1,3,224,224', '[1,3,?,-1]' or '1 3 224 224' into a Shape."""
+    body = text.strip().strip("[]()").replace(" ", ",")
+    items: Iterable[str] = (p for p in body.split(",") if p)
+    out = []
+    for item in items:
+        if item in ("?", "-1"):
+            out.append(DYN)
+        elif item.isdigit():
+            out.append(int(item))
+        else:
+            raise ValueError(f"'{item}' is not a dimension (use a number, -1 or ?)")
+    return tuple(out)

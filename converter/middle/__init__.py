@@ -1,0 +1,1 @@
+"""Middle phase: tensor (data) nodes, partial inference, graph-level rewrites."""

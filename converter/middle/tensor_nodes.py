@@ -1,0 +1,30 @@
+"""Insert one data node per op output port: op -> data (out) -> op (in). MO's create_tensor_nodes."""
+
+from __future__ import annotations
+
+from converter.graph.graph import Graph
+
+__all__ = ["create_tensor_nodes"]
+
+
+def create_tensor_nodes(graph: Graph) -> None:
+    ops = [nid for nid, d in graph.nodes(data=True) if d.get("kind") == "op"]
+    for nid in ops:
+        by_port: dict[int, list[tuple[str, int, dict]]] = {}
+        for _, v, k, d in graph.out_edges(nid, keys=True, data=True):
+            by_port.setdefault(d["out"], []).append((v, k, d))
+        ports = set(by_port) | set(graph.nodes[nid].get("_out_ports", {}))
+        if graph.nodes[nid].get("op") == "Result":
+            ports = set()
+        name = graph.nodes[nid].get("name", nid)
+        for port in sorted(ports):
+            data_name = f"{name}/Output_{port}/Data_"
+            data_id = graph.unique_id(data_name)
+            graph.add_node(data_id, kind="data", name=data_name, shape=None, value=None,
+                           data_type=None)
+            graph.add_edge(nid, data_id, out=port)
+            for v, k, d in by_port.get(port, []):
+                graph.remove_edge(nid, v, k)
+                attrs = {key: val for key, val in d.items() if key != "out"}
+                graph.add_edge(data_id, v, **attrs)
+    graph.stage = "middle"

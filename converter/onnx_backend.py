@@ -1,0 +1,76 @@
+"""onnx.backend.base.Backend over extgen: convert with our converter, run the IR in an engine.
+
+    rep = ExtgenBackend.prepare(model, device="CPU", engine="openvino")
+    outputs = rep.run([x])
+
+engine="openvino" runs our IR in the real OpenVINO runtime (Core.read_model on our .xml/.bin).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnx
+from onnx.backend.base import Backend, BackendRep
+
+from converter.options import ConvertOptions
+from converter.pipeline import convert
+
+__all__ = ["ExtgenBackend", "ExtgenRep"]
+
+
+class ExtgenRep(BackendRep):
+    def __init__(self, runner, input_names: list[str], output_names: list[str]) -> None:
+        self.runner, self.input_names, self.output_names = runner, input_names, output_names
+
+    def run(self, inputs: Any, **kwargs: Any) -> tuple[np.ndarray, ...]:
+        if isinstance(inputs, dict):
+            feed = dict(inputs)
+        else:
+            arrays = [inputs] if isinstance(inputs, np.ndarray) else list(inputs)
+            feed = dict(zip(self.input_names, arrays))
+        return tuple(self.runner(feed, self.output_names))
+
+
+def _openvino_runner(xml: Path):
+    import openvino as ov
+
+    core = ov.Core()
+    compiled = core.compile_model(core.read_model(str(xml)), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    ports = {name: port for port in compiled.inputs for name in port.get_names()}
+
+    def run(feed: dict[str, np.ndarray], outputs: list[str]) -> list[np.ndarray]:
+        request = compiled.create_infer_request()
+        inputs = {ports[k]: np.asarray(v) for k, v in feed.items() if k in ports}
+        result = request.infer(inputs)
+        return [np.asarray(result[compiled.output(name)]) for name in outputs]
+
+    return run
+
+
+_ENGINES = {"openvino": _openvino_runner}
+
+
+class ExtgenBackend(Backend):
+    @classmethod
+    def prepare(cls, model: onnx.ModelProto, device: str = "CPU", engine: str = "openvino",
+                **kwargs: Any) -> ExtgenRep:
+        if engine not in _ENGINES:
+            msg = f"engine '{engine}' is not available; choose one of {', '.join(_ENGINES)}"
+            raise ValueError(msg)
+        inits = {t.name for t in model.graph.initializer}
+        input_names = [i.name for i in model.graph.input if i.name not in inits]
+        output_names = [o.name for o in model.graph.output]
+        with tempfile.TemporaryDirectory(prefix="extgen-") as tmp:
+            path = Path(tmp) / "model.onnx"
+            onnx.save(model, path)
+            result = convert(ConvertOptions(path, output_dir=Path(tmp)))
+            runner = _ENGINES[engine](result.xml)
+        return ExtgenRep(runner, input_names, output_names)
+
+    @classmethod
+    def supports_device(cls, device: str) -> bool:
+        return device == "CPU"

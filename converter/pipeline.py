@@ -1,0 +1,96 @@
+"""The conversion pipeline: load -> extract -> front -> partial inference -> middle -> back -> emit."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from converter import frameworks
+from converter.back.compress_fp16 import compress_to_fp16
+from converter.back.fold_constants import fold_constants
+from converter.back.ir.emit import emit_ir
+from converter.extensions import extension_scope, load_extension_dirs
+from converter.front.extractor import check_unsupported, extract_nodes
+from converter.front.inputs import apply_input_options
+from converter.graph.graph import Graph
+from converter.middle.partial_infer import partial_infer
+from converter.middle.tensor_nodes import create_tensor_nodes
+from converter.options import ConvertOptions
+from converter.passes import ReplacementPattern, order_passes, run_passes
+
+__all__ = ["PHASES", "ConvertResult", "convert", "convert_to_graph"]
+
+PHASES = ("load", "extract", "front", "infer", "middle", "back", "emit")
+Progress = Callable[[str], None]
+
+
+@dataclass
+class ConvertResult:
+    xml: Path
+    bin: Path
+    seconds: float
+
+
+def _phase_passes(phase: str) -> list[type[ReplacementPattern]]:
+    excluded = set(ReplacementPattern.excluded_replacers)
+    classes = [
+        c for c in ReplacementPattern.registered_cls
+        if getattr(c, "phase", None) == phase and c not in excluded
+    ]
+    return order_passes(classes)
+
+
+def _rt_info(opts: ConvertOptions, framework: str) -> dict:
+    from extgen import __version__
+
+    params = {"framework": framework, "input_model": f"DIR/{opts.input_model.name}"}
+    if opts.input_shape:
+        params["input_shape"] = ",".join("[" + ",".join(map(str, s)) + "]" for s in opts.input_shape)
+    for key in ("reverse_input_channels", "compress_to_fp16"):
+        if getattr(opts, key):
+            params[key] = "True"
+    params.update(opts.extra)
+    return {"MO_version": f"extgen {__version__}", "conversion_parameters": params}
+
+
+def convert_to_graph(opts: ConvertOptions, progress: Progress | None = None) -> tuple[Graph, str]:
+    """Run every phase but emission; returns the back-stage graph and the framework."""
+    step = progress or (lambda phase: None)
+    fw = frameworks.resolve(opts.input_model, opts.framework)
+    load_extension_dirs(opts.extensions, fw.name)
+    step("load")
+    graph = fw.load(opts)
+    graph.graph["cmd_params"] = opts
+    step("extract")
+    extract_nodes(graph, fw.translate)
+    step("front")
+    apply_input_options(graph, opts)
+    run_passes(graph, _phase_passes("front"))
+    check_unsupported(graph, fw.name)
+    graph.clean_up()
+    step("infer")
+    create_tensor_nodes(graph)
+    partial_infer(graph)
+    step("middle")
+    run_passes(graph, _phase_passes("middle"))
+    step("back")
+    graph.stage = "back"
+    run_passes(graph, _phase_passes("back"))
+    fold_constants(graph)
+    if opts.compress_to_fp16:
+        compress_to_fp16(graph)
+    return graph, fw.name
+
+
+def convert(opts: ConvertOptions, progress: Progress | None = None) -> ConvertResult:
+    """Convert opts.input_model to IR v11 in opts.output_dir."""
+    start = time.perf_counter()
+    with extension_scope():
+        graph, fw = convert_to_graph(opts, progress)
+        if progress:
+            progress("emit")
+        name = opts.model_name or opts.input_model.stem
+        xml, bin_ = emit_ir(graph, Path(opts.output_dir), name, _rt_info(opts, fw))
+    return ConvertResult(xml, bin_, time.perf_counter() - start)
