@@ -65,19 +65,18 @@ def _split_top(text: str) -> list[str]:
     return [p.strip() for p in parts if p.strip()]
 
 
+_SHAPE_LIST_RE = re.compile(r"^\s*\[[^\[\]]*\](\s*,\s*\[[^\[\]]*\])*\s*$")
+
+
 def parse_input_shape(text: str) -> list[Shape]:
-    """'[1,3,224,224]' or '[1,3,224,224],[1,10]' -> shapes; one line of error otherwise."""
+    """'[1,3,224,224]' or '[1,3,224,224],[1,10]' (or bare '1,3,224,224') -> shapes."""
     text = text.strip()
-    groups = re.findall(r"[\[(]([^\])]*)[\])]", text)
-    if not groups:
-        groups = [text]
-    leftover = re.sub(r"[\[(][^\])]*[\])]", "", text).replace(",", "").strip()
-    if leftover and len(groups) > 1:
-        groups = []
     try:
-        if not groups:
-            raise ValueError(f"unexpected text '{leftover}'")
-        return [parse_shape(g) for g in groups]
+        if _SHAPE_LIST_RE.match(text):
+            return [parse_shape(g) for g in re.findall(r"\[([^\]]*)\]", text)]
+        if "[" in text or "]" in text or not text:
+            raise ValueError("brackets do not pair up")
+        return [parse_shape(text)]
     except ValueError as err:
         msg = (
             f"--input_shape '{text}' is malformed: {err}; write it as [1,3,224,224] "

@@ -181,10 +181,10 @@ def _net_rt_info(net: ET.Element, rt_info: dict[str, Any]) -> None:
 
 def emit_ir(graph: Graph, output_dir: Path, model_name: str, rt_info: dict[str, Any]) -> tuple[Path, Path]:
     """Write <output_dir>/<model_name>.xml/.bin; on any failure nothing is left behind."""
-    output_dir.mkdir(parents=True, exist_ok=True)
     xml_path, bin_path = output_dir / f"{model_name}.xml", output_dir / f"{model_name}.bin"
     tmp_bin = tmp_xml = None
     try:
+        output_dir.mkdir(parents=True, exist_ok=True)
         fd, tmp_bin = tempfile.mkstemp(prefix=f".{model_name}.", suffix=".bin", dir=output_dir)
         with os.fdopen(fd, "wb") as f:
             net = build_xml(graph, _BinWriter(f), rt_info)

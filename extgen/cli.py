@@ -1,0 +1,88 @@
+"""The `extgen` command: subcommands, logging, and the one place errors are turned into exit codes."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+
+from extgen import __version__
+from extgen.commands import convert as convert_cmd
+from extgen.errors import ExtgenError
+
+__all__ = ["main"]
+
+_COMMANDS = {"convert": convert_cmd}
+LOG_LEVELS = ("CRITICAL", "ERROR", "WARN", "WARNING", "INFO", "DEBUG", "NOTSET")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports a usage error in one line, exit status 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        sys.stderr.write(f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+        raise SystemExit(2)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="extgen",
+        description="Add a custom operation to an OpenVINO deployment: scaffold extensions, "
+        "convert models to OpenVINO IR v11, run them.",
+        epilog="Example: extgen convert --input_model model.onnx --output_dir ir/",
+    )
+    parser.add_argument("--version", action="version", version=f"extgen {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name, module in _COMMANDS.items():
+        cmd = sub.add_parser(
+            name, help=module.HELP, description=module.DESCRIPTION, epilog=module.EPILOG,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        module.add_arguments(cmd)
+        cmd.add_argument(
+            "--log_level", default="WARNING", choices=LOG_LEVELS, type=str.upper,
+            help="logging level; DEBUG also shows tracebacks of errors (default: WARNING)",
+        )
+        cmd.set_defaults(run=module.run)
+    return parser
+
+
+def _setup_logging(level: str) -> None:
+    fmt = "[ %(levelname)s ] %(message)s"
+    if level == "DEBUG":
+        fmt = "[ %(levelname)s ] %(asctime)s %(module)s:%(lineno)d %(message)s"
+    name = {"WARN": "WARNING"}.get(level, level)
+    logging.basicConfig(level=getattr(logging, name), format=fmt, stream=sys.stderr)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help()
+        return 2
+    _setup_logging(args.log_level)
+    debug = args.log_level == "DEBUG"
+    try:
+        return int(args.run(args) or 0)
+    except ExtgenError as err:
+        if debug:
+            logging.exception("details")
+        sys.stderr.write(f"[ ERROR ] {err}\n")
+        return err.exit_code
+    except KeyboardInterrupt:
+        sys.stderr.write("[ ERROR ] interrupted\n")
+        return 130
+    except Exception as err:  # a bug: one line, traceback with --log_level DEBUG
+        if debug:
+            logging.exception("internal error")
+        sys.stderr.write(
+            f"[ ERROR ] internal error: {type(err).__name__}: {err} "
+            "(rerun with --log_level DEBUG for the traceback, and please report it)\n"
+        )
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

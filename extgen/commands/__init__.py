@@ -1,0 +1,1 @@
+"""One module per extgen subcommand: HELP, DESCRIPTION, EPILOG, add_arguments(), run()."""

@@ -1,0 +1,105 @@
+"""`extgen convert`: a model (ONNX today) to OpenVINO IR v11, with Model Optimizer's flags."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import tempfile
+import sys
+from pathlib import Path
+
+from converter.options import ConvertOptions, parse_input, parse_input_shape, parse_per_input_values
+from extgen.errors import OutputError
+
+HELP = "convert a model to OpenVINO IR v11 (.xml + .bin)"
+DESCRIPTION = """\
+Convert a model to OpenVINO IR v11. The pipeline follows the Model Optimizer: load, extract
+(your --extensions first), front transforms, shape inference with constant folding, middle and
+back transforms, emit. Ops it cannot handle are listed in one error with the `extgen new`
+command that scaffolds them."""
+EPILOG = """\
+examples:
+  extgen convert --input_model model.onnx --output_dir ir/
+  extgen convert --input_model model.onnx --input_shape [1,3,224,224] --mean_values [123.7,116.3,103.5] \\
+      --scale_values [58.4,57.1,57.4] --reverse_input_channels --compress_to_fp16
+  extgen convert --input_model model.onnx --extensions user_mo_extensions --output_dir ir/"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--input_model", "-m", "-w", required=True, type=Path, metavar="FILE",
+                   help="the model file (.onnx)")
+    p.add_argument("--framework", choices=["onnx", "tf", "caffe", "mxnet"],
+                   help="framework of the model; guessed from the file extension when omitted")
+    p.add_argument("--output_dir", "-o", type=Path, default=Path("."), metavar="DIR",
+                   help="where to write <model_name>.xml/.bin (default: current folder)")
+    p.add_argument("--model_name", "-n", metavar="NAME",
+                   help="name of the IR files and the network (default: the model file's stem)")
+    p.add_argument("--extensions", metavar="DIR[,DIR...]", default="",
+                   help="folders of extensions (ops/, front/, front/<framework>/, middle/, back/); "
+                   "later folders override earlier ones for the same op")
+    p.add_argument("--input_shape", metavar="SHAPE",
+                   help="input shapes in framework layout, e.g. [1,3,224,224] or [1,3,224,224],[1,10]; "
+                   "-1 or ? for a dynamic dimension")
+    p.add_argument("--input", metavar="INPUTS",
+                   help="comma-separated inputs name[shape]{type}->value, e.g. data[1,3,224,224]{f32}; "
+                   "an inner tensor name cuts the model there; ->value freezes it")
+    p.add_argument("--output", metavar="NAMES",
+                   help="comma-separated output tensor names; the model is cut after them")
+    p.add_argument("--mean_values", metavar="VALUES",
+                   help="per-channel means subtracted from inputs: [123.7,116.3,103.5] or data[...]")
+    p.add_argument("--scale_values", metavar="VALUES",
+                   help="per-channel scales inputs are divided by (after the mean): [58.4,57.1,57.4]")
+    p.add_argument("--reverse_input_channels", action="store_true",
+                   help="swap RGB<->BGR on 3-channel inputs (before mean/scale)")
+    p.add_argument("--compress_to_fp16", action="store_true",
+                   help="store float32 weights as float16 (decompressed to f32 at load)")
+
+
+def options_from_args(args: argparse.Namespace) -> ConvertOptions:
+    return ConvertOptions(
+        input_model=args.input_model,
+        framework=args.framework,
+        output_dir=args.output_dir,
+        model_name=args.model_name,
+        extensions=[Path(p) for p in args.extensions.split(",") if p.strip()],
+        input_shape=parse_input_shape(args.input_shape) if args.input_shape else None,
+        inputs=parse_input(args.input) if args.input else None,
+        outputs=[n.strip() for n in args.output.split(",") if n.strip()] if args.output else None,
+        mean_values=parse_per_input_values("--mean_values", args.mean_values) if args.mean_values else {},
+        scale_values=parse_per_input_values("--scale_values", args.scale_values) if args.scale_values else {},
+        reverse_input_channels=args.reverse_input_channels,
+        compress_to_fp16=args.compress_to_fp16,
+    )
+
+
+def check_output_dir(path: Path) -> None:
+    """Fail before any work when the output folder cannot be created or written."""
+    probe = path.resolve()
+    while not probe.exists():
+        probe = probe.parent
+    try:
+        if not probe.is_dir():
+            raise NotADirectoryError(f"{probe} is a file")
+        os.rmdir(tempfile.mkdtemp(prefix=".extgen-probe-", dir=probe))
+    except OSError as err:
+        msg = f"--output_dir {path}: cannot write there ({err}); choose a writable folder"
+        raise OutputError(msg) from err
+
+
+def run(args: argparse.Namespace) -> int:
+    from converter.pipeline import PHASES, convert
+    from extgen.progress import phases
+
+    opts = options_from_args(args)
+    check_output_dir(opts.output_dir)
+    with phases("Converting", PHASES) as step:
+        result = convert(opts, step)
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out = sys.stdout
+    out.write("[ SUCCESS ] Generated IR version 11 model.\n")
+    out.write(f"[ SUCCESS ] XML file: {result.xml.resolve()}\n")
+    out.write(f"[ SUCCESS ] BIN file: {result.bin.resolve()}\n")
+    out.write(f"[ SUCCESS ] Total execution time: {result.seconds:.2f} seconds.\n")
+    out.write(f"[ SUCCESS ] Memory consumed: {peak_mb:.0f} MB.\n")
+    return 0

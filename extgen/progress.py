@@ -1,0 +1,35 @@
+"""Progress display for long work: a rich status line on a terminal, log lines otherwise."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import sys
+from collections.abc import Callable, Iterator
+
+__all__ = ["phases"]
+
+log = logging.getLogger("extgen")
+
+
+@contextlib.contextmanager
+def phases(title: str, names: tuple[str, ...]) -> Iterator[Callable[[str], None]]:
+    """Yield step(name): marks the start of each named phase."""
+    if not sys.stderr.isatty():
+        yield lambda name: log.info("%s: %s", title, name)
+        return
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[phase]}"),
+        TimeElapsedColumn(), transient=True, console=None,
+    ) as progress:
+        task = progress.add_task(title, total=len(names), phase="")
+        done = {"n": 0}
+
+        def step(name: str) -> None:
+            progress.update(task, completed=done["n"], phase=name)
+            done["n"] += 1
+
+        yield step
+        progress.update(task, completed=len(names))

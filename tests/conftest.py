@@ -1,0 +1,36 @@
+"""Shared fixtures: tiny ONNX models built in the test itself."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+
+def make_model(nodes, inputs, outputs, initializers=(), opset=17, domains=()) -> onnx.ModelProto:
+    """inputs/outputs: (name, elem_type, shape) triples."""
+    graph = helper.make_graph(
+        nodes, "test",
+        [helper.make_tensor_value_info(n, t, s) for n, t, s in inputs],
+        [helper.make_tensor_value_info(n, t, s) for n, t, s in outputs],
+        [numpy_helper.from_array(v, k) for k, v in dict(initializers).items()],
+    )
+    opsets = [helper.make_opsetid("", opset)] + [helper.make_opsetid(d, 1) for d in domains]
+    return helper.make_model(graph, opset_imports=opsets)
+
+
+@pytest.fixture
+def relu_add_model(tmp_path: Path) -> Path:
+    bias = np.arange(3, dtype=np.float32).reshape(1, 3, 1, 1)
+    model = make_model(
+        [helper.make_node("Relu", ["x"], ["r"], name="relu"),
+         helper.make_node("Add", ["r", "b"], ["y"], name="add")],
+        [("x", TensorProto.FLOAT, [1, 3, 4, 4])], [("y", TensorProto.FLOAT, [1, 3, 4, 4])],
+        {"b": bias},
+    )
+    path = tmp_path / "relu_add.onnx"
+    onnx.save(model, path)
+    return path

@@ -1,0 +1,113 @@
+"""`extgen convert`: success output, and one clear line + exit 2 + nothing written on bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper
+
+from extgen.cli import main
+from tests.conftest import make_model
+
+
+def _run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(["convert", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _no_output(folder: Path) -> bool:
+    return not folder.exists() or not any(folder.iterdir())
+
+
+def test_convert_writes_ir_that_openvino_runs(relu_add_model: Path, tmp_path: Path, capsys) -> None:
+    import openvino as ov
+
+    out = tmp_path / "ir"
+    code, stdout, _ = _run(capsys, "--input_model", str(relu_add_model), "--output_dir", str(out))
+    assert code == 0
+    assert "XML file:" in stdout and "Total execution time:" in stdout and "Memory consumed:" in stdout
+    compiled = ov.Core().compile_model(str(out / "relu_add.xml"), "CPU")
+    x = np.random.default_rng(0).standard_normal((1, 3, 4, 4)).astype(np.float32)
+    y = compiled([x])[compiled.output("y")]
+    np.testing.assert_allclose(y, np.maximum(x, 0) + np.arange(3).reshape(1, 3, 1, 1), rtol=1e-6)
+
+
+def _assert_one_line_error(code: int, err: str, *needles: str) -> None:
+    assert code == 2
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1, err
+    for needle in needles:
+        assert needle in lines[0]
+
+
+def test_missing_file(tmp_path: Path, capsys) -> None:
+    code, _, err = _run(capsys, "--input_model", str(tmp_path / "nope.onnx"), "-o", str(tmp_path / "o"))
+    _assert_one_line_error(code, err, "nope.onnx", "no such model file")
+    assert _no_output(tmp_path / "o")
+
+
+@pytest.mark.parametrize("cut", [0.5, 0.9, 7])
+def test_truncated_or_corrupt_model(relu_add_model: Path, tmp_path: Path, capsys, cut) -> None:
+    data = relu_add_model.read_bytes()
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(data[: int(len(data) * cut)] if cut < 1 else b"\x08" * cut + b"garbage\xff")
+    code, _, err = _run(capsys, "--input_model", str(bad), "-o", str(tmp_path / "o"))
+    _assert_one_line_error(code, err, "bad.onnx")
+    assert _no_output(tmp_path / "o")
+
+
+def test_unknown_ops_listed_with_scaffold_command(tmp_path: Path, capsys) -> None:
+    model = make_model(
+        [helper.make_node("MyOp", ["x"], ["a"], name="first", domain="my.domain"),
+         helper.make_node("Frobnicate", ["a"], ["b"], name="second"),
+         helper.make_node("Frobnicate", ["b"], ["y"], name="third")],
+        [("x", TensorProto.FLOAT, [2])], [("y", TensorProto.FLOAT, [2])], domains=["my.domain"],
+    )
+    path = tmp_path / "custom.onnx"
+    onnx.save(model, path)
+    code, _, err = _run(capsys, "--input_model", str(path), "-o", str(tmp_path / "o"))
+    _assert_one_line_error(
+        code, err, "my.domain::MyOp (node first)", "Frobnicate (nodes second, third)", "extgen new"
+    )
+    assert _no_output(tmp_path / "o")
+
+
+@pytest.mark.parametrize("shape", ["[1,3,x]", "1,3;4", "[1,3],[2", "[]]"])
+def test_malformed_input_shape(relu_add_model: Path, tmp_path: Path, capsys, shape: str) -> None:
+    code, _, err = _run(capsys, "--input_model", str(relu_add_model), "--input_shape", shape,
+                        "-o", str(tmp_path / "o"))
+    _assert_one_line_error(code, err, "--input_shape")
+    assert _no_output(tmp_path / "o")
+
+
+def test_unwritable_output_dir(relu_add_model: Path, tmp_path: Path, capsys) -> None:
+    blocker = tmp_path / "afile"
+    blocker.write_text("not a folder")
+    code, _, err = _run(capsys, "--input_model", str(relu_add_model), "-o", str(blocker / "ir"))
+    _assert_one_line_error(code, err, "--output_dir")
+
+
+def test_failed_emit_leaves_nothing(relu_add_model: Path, tmp_path: Path, monkeypatch) -> None:
+    from converter.back.ir import emit
+    from converter.options import ConvertOptions
+    from converter.pipeline import convert
+
+    def broken(*_a, **_k):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(emit, "build_xml", broken)
+    out = tmp_path / "ir"
+    with pytest.raises(Exception, match="No space left"):
+        convert(ConvertOptions(relu_add_model, output_dir=out))
+    assert not any(out.iterdir())
+
+
+def test_usage_error_is_one_line(capsys) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["convert"])
+    assert exc.value.code == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
