@@ -11,6 +11,7 @@ from google.protobuf.message import DecodeError
 from onnx import TensorProto, numpy_helper
 
 from converter.graph.graph import Graph, Node
+from converter.front.onnx.weights import MappedModel, WireFormatError
 from converter.graph.shape import DYN
 from converter.ops.op import Op
 from extgen.errors import InputFileError, ModelFormatError
@@ -18,27 +19,24 @@ from extgen.errors import InputFileError, ModelFormatError
 __all__ = ["load_model", "model_to_graph", "tensor_value"]
 
 
-def load_model(path: str | Path) -> onnx.ModelProto:
-    """Parse the file; one clear error for a missing, unreadable or corrupt model."""
+def load_model(path: str | Path) -> MappedModel:
+    """Map and parse the file; one clear error for a missing, unreadable or corrupt model."""
     path = Path(path)
     if not path.is_file():
         msg = f"{path}: no such model file"
         raise InputFileError(msg)
     try:
-        data = path.read_bytes()
+        mapped = MappedModel(path)
     except OSError as err:
         msg = f"{path}: cannot read the model ({err.strerror})"
         raise InputFileError(msg) from err
-    model = onnx.ModelProto()
-    try:
-        model.ParseFromString(data)
-    except (DecodeError, RuntimeError, ValueError) as err:
+    except (WireFormatError, DecodeError, RuntimeError, ValueError) as err:
         msg = f"{path}: not a valid ONNX model (truncated or corrupt protobuf: {err})"
         raise ModelFormatError(msg) from err
-    if not model.HasField("graph") or not model.graph.output:
+    if not mapped.model.HasField("graph") or not mapped.model.graph.output:
         msg = f"{path}: not a valid ONNX model (no graph or no outputs; truncated?)"
         raise ModelFormatError(msg)
-    return model
+    return mapped
 
 
 def _external_value(tensor: TensorProto, base: Path) -> np.ndarray:
@@ -83,8 +81,9 @@ def _add_op(graph: Graph, op: str, name: str, **attrs) -> Node:
     return node
 
 
-def model_to_graph(model: onnx.ModelProto, base: Path | None = None) -> Graph:
+def model_to_graph(mapped: MappedModel, base: Path | None = None) -> Graph:
     """Front-stage graph: Parameter/Const/framework nodes/Result, edges by tensor name."""
+    model = mapped.model
     g = model.graph
     opsets = {(o.domain or "ai.onnx"): o.version for o in model.opset_import}
     graph = Graph()
@@ -95,7 +94,8 @@ def model_to_graph(model: onnx.ModelProto, base: Path | None = None) -> Graph:
     producers: dict[str, tuple[Node, int]] = {}
     inits = {t.name for t in g.initializer}
     for t in g.initializer:
-        node = _add_op(graph, "Const", t.name, value=tensor_value(t, base))
+        value = mapped.initializer(t)
+        node = _add_op(graph, "Const", t.name, value=tensor_value(t, base) if value is None else value)
         node.out_port(0).add_tensor_names([t.name])
         producers[t.name] = (node, 0)
     for vi in g.input:

@@ -1,0 +1,53 @@
+"""Reshape-1: a new shape for the same elements. https://docs.openvino.ai/2025/documentation/openvino-ir-format/operation-sets/operation-specs/shape/reshape-1.html"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from converter.graph.shape import DYN, Shape
+from converter.ops.movement._private import as_ints, unknown_of_length
+from converter.ops.op import Op
+
+__all__ = ["Reshape", "reshape_target"]
+
+
+def reshape_target(shape: Shape, target: list[int], special_zero: bool) -> Shape:
+    """The output shape: 0 copies the input dim (special_zero), -1 takes what is left."""
+    out = [shape[i] if t == 0 and special_zero else t for i, t in enumerate(target)]
+    if out.count(-1) > 1:
+        msg = f"reshape target {target} has more than one -1"
+        raise ValueError(msg)
+    if -1 in out:
+        i = out.index(-1)
+        rest = [d for j, d in enumerate(out) if j != i]
+        if any(d < 0 for d in shape) or any(d < 0 for d in rest):
+            out[i] = DYN
+        else:
+            known = math.prod(rest)
+            out[i] = math.prod(shape) // known if known else 0
+    return tuple(out)
+
+
+class Reshape(Op):
+    op = type = "Reshape"
+    version = "opset1"
+    in_ports_count = 2
+    attr_types = {"special_zero": "bool"}
+    defaults = {"special_zero": False}
+
+    @classmethod
+    def infer_shapes(cls, attrs, shapes, values):
+        if values[1] is None:
+            return [unknown_of_length(shapes[1])]
+        if shapes[0] is None:
+            target = as_ints(values[1])
+            zero_copies = attrs["special_zero"] and 0 in target
+            return [None if zero_copies else tuple(DYN if t == -1 else t for t in target)]
+        return [reshape_target(shapes[0], as_ints(values[1]), attrs["special_zero"])]
+
+    @classmethod
+    def evaluate(cls, attrs, inputs):
+        x = inputs[0]
+        return [x.reshape(reshape_target(x.shape, as_ints(inputs[1]), attrs["special_zero"]))]

@@ -1,0 +1,83 @@
+"""Shared window arithmetic for convolution and pooling: auto_pad, output sizes, strided windows."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from converter.graph.shape import DYN
+
+__all__ = ["fit", "out_dim", "resolve_pads", "spatial_attrs", "windows"]
+
+
+def spatial_attrs(attrs: dict, n: int, kernel: Sequence[int]) -> tuple[list[int], ...]:
+    """(strides, dilations, pads_begin, pads_end) for n spatial axes, missing ones defaulted."""
+    strides = list(attrs.get("strides") or [1] * n)
+    dilations = list(attrs.get("dilations") or [1] * n)
+    pads_begin = list(attrs.get("pads_begin") or [0] * n)
+    pads_end = list(attrs.get("pads_end") or [0] * n)
+    return strides, dilations, pads_begin, pads_end
+
+
+def resolve_pads(
+    auto_pad: str, spatial: Sequence[int], kernel: Sequence[int], strides: Sequence[int],
+    dilations: Sequence[int], pads_begin: Sequence[int], pads_end: Sequence[int],
+) -> tuple[list[int], list[int]]:
+    """Explicit (pads_begin, pads_end) for auto_pad explicit/notset, valid, same_upper, same_lower."""
+    auto_pad = (auto_pad or "explicit").lower()
+    if auto_pad == "valid":
+        return [0] * len(kernel), [0] * len(kernel)
+    if auto_pad not in ("same_upper", "same_lower"):
+        return list(pads_begin), list(pads_end)
+    begin, end = [], []
+    for i, k, s, d in zip(spatial, kernel, strides, dilations):
+        total = 0 if i < 0 else max(0, (-(-i // s) - 1) * s + (k - 1) * d + 1 - i)
+        small = total // 2
+        begin.append(small if auto_pad == "same_upper" else total - small)
+        end.append(total - begin[-1])
+    return begin, end
+
+
+def out_dim(i: int, k: int, s: int, d: int, pb: int, pe: int, rounding: str = "floor") -> int:
+    """Output length of a window sweep: floor, ceil, or ceil_torch (last window starts in range)."""
+    if i < 0:
+        return DYN
+    span = i + pb + pe - ((k - 1) * d + 1)
+    if rounding == "floor":
+        return span // s + 1
+    out = -(-span // s) + 1
+    if rounding == "ceil_torch" and (out - 1) * s >= i + pb:
+        out -= 1
+    return out
+
+
+def fit(x: np.ndarray, first_axis: int, begins: Sequence[int], lengths: Sequence[int],
+        fill: float = 0) -> np.ndarray:
+    """x[..., b:b+len, ...] per axis from first_axis on, filling out-of-range parts with fill."""
+    pad, crop = [(0, 0)] * x.ndim, [slice(None)] * x.ndim
+    for j, (b, n) in enumerate(zip(begins, lengths)):
+        ax, size = first_axis + j, x.shape[first_axis + j]
+        pad[ax] = (max(0, -b), max(0, b + n - size))
+        crop[ax] = slice(max(0, b), max(0, b) + n)
+    if any(p != (0, 0) for p in pad):
+        x = np.pad(x, pad, constant_values=fill)
+        crop = [slice(None)] * first_axis + [slice(max(0, b) + max(0, -b) - max(0, -b) * 0 - max(0, b) + max(0, b), None) for b in begins]
+    return x[tuple(crop)]
+
+
+def windows(
+    x: np.ndarray, kernel: Sequence[int], strides: Sequence[int], dilations: Sequence[int],
+    pads_begin: Sequence[int], out: Sequence[int], fill: float = 0,
+) -> np.ndarray:
+    """A strided view [N, C, *out, *kernel] of the windows over x's spatial axes (from axis 2)."""
+    eff = [(k - 1) * d + 1 for k, d in zip(kernel, dilations)]
+    need = [(o - 1) * s + e for o, s, e in zip(out, strides, eff)]
+    xp = fit(x, 2, [-p for p in pads_begin], need, fill)
+    n = len(kernel)
+    view = sliding_window_view(xp, eff, axis=tuple(range(2, 2 + n)))
+    sel = (slice(None), slice(None))
+    sel += tuple(slice(None, None, s) for s in strides)
+    sel += tuple(slice(None, None, d) for d in dilations)
+    return view[sel]
