@@ -6,7 +6,7 @@ setup:
 	@bash scripts/setup.sh
 
 example: setup
-	@$(PY) -m extgen.example
+	@$(PY) examples/quickstart.py
 
 test: setup
 	@$(PY) -m pytest -n 2 -q $(PYTEST_ARGS)

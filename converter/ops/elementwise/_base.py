@@ -2,25 +2,42 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
 from converter.graph.shape import broadcast
 from converter.ops.op import Op
 
-__all__ = ["BinaryOp", "UnaryOp"]
+__all__ = ["BinaryOp", "UnaryOp", "cast_to", "scalar_like"]
+
+
+def cast_to(value: Any, dtype: np.dtype) -> np.ndarray:
+    """value as an array of dtype (no copy when it already is one)."""
+    return np.asarray(value).astype(dtype, copy=False)
+
+
+def scalar_like(value: Any, x: np.ndarray) -> np.ndarray:
+    """A 0-d array of value in x's dtype (keeps float16/int arithmetic in that dtype)."""
+    return np.asarray(value).astype(x.dtype)
 
 
 class UnaryOp(Op):
-    """y = fn(x), same shape and type. Subclasses set `fn`."""
+    """y = fn(x), same shape and type. Subclasses set `fn` or override `apply`."""
 
     in_ports_count = 1
     fn: ClassVar = None
 
     @classmethod
+    def apply(cls, attrs: dict[str, Any], x: np.ndarray) -> np.ndarray:
+        return cls.fn(x)
+
+    @classmethod
     def evaluate(cls, attrs, inputs):
-        return [cls.fn(inputs[0])]
+        x = np.asarray(inputs[0])
+        with np.errstate(all="ignore"):
+            y = cls.apply(attrs, x)
+        return [cast_to(y, cls.infer_types(attrs, [x.dtype])[0])]
 
 
 class BinaryOp(Op):
@@ -41,5 +58,12 @@ class BinaryOp(Op):
         return [cls.result_type if cls.result_type is not None else types[0]]
 
     @classmethod
+    def apply(cls, attrs: dict[str, Any], a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return cls.fn(a, b)
+
+    @classmethod
     def evaluate(cls, attrs, inputs):
-        return [cls.fn(inputs[0], inputs[1])]
+        a, b = (np.asarray(x) for x in inputs[:2])
+        with np.errstate(all="ignore"):
+            z = cls.apply(attrs, a, b)
+        return [cast_to(z, cls.infer_types(attrs, [a.dtype, b.dtype])[0])]

@@ -55,15 +55,15 @@ def out_dim(i: int, k: int, s: int, d: int, pb: int, pe: int, rounding: str = "f
 
 def fit(x: np.ndarray, first_axis: int, begins: Sequence[int], lengths: Sequence[int],
         fill: float = 0) -> np.ndarray:
-    """x[..., b:b+len, ...] per axis from first_axis on, filling out-of-range parts with fill."""
+    """x[..., b:b+len, ...] per axis from first_axis on, out-of-range parts filled with fill."""
     pad, crop = [(0, 0)] * x.ndim, [slice(None)] * x.ndim
     for j, (b, n) in enumerate(zip(begins, lengths)):
-        ax, size = first_axis + j, x.shape[first_axis + j]
-        pad[ax] = (max(0, -b), max(0, b + n - size))
-        crop[ax] = slice(max(0, b), max(0, b) + n)
+        ax = first_axis + j
+        before, after = max(0, -b), max(0, b + n - x.shape[ax])
+        pad[ax] = (before, after)
+        crop[ax] = slice(b + before, b + before + n)
     if any(p != (0, 0) for p in pad):
         x = np.pad(x, pad, constant_values=fill)
-        crop = [slice(None)] * first_axis + [slice(max(0, b) + max(0, -b) - max(0, -b) * 0 - max(0, b) + max(0, b), None) for b in begins]
     return x[tuple(crop)]
 
 

@@ -1,0 +1,92 @@
+"""Convolution-1 and GroupConvolution-1 (im2col + batched matmul). https://docs.openvino.ai/2025/documentation/openvino-ir-format/operation-sets/operation-specs/convolution/convolution-1.html"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from converter.graph.shape import DYN
+from converter.ops.nn._window import out_dim, resolve_pads, spatial_attrs, windows
+from converter.ops.op import Op
+
+__all__ = ["Convolution", "GroupConvolution", "conv_shape"]
+
+_CONV_ATTRS = {"strides": "ints", "dilations": "ints", "pads_begin": "ints", "pads_end": "ints",
+               "auto_pad": "str"}
+
+
+def conv_shape(attrs: dict, x: tuple | None, kernel: list[int] | None, out_ch: int) -> tuple | None:
+    """[N, out_ch, *spatial] of a forward window sweep (shared with pooling)."""
+    if x is None:
+        return None
+    n = len(x) - 2
+    if kernel is None or any(k < 0 for k in kernel):
+        return (x[0], out_ch) + (DYN,) * n
+    strides, dilations, pb, pe = spatial_attrs(attrs, n, kernel)
+    auto_pad = attrs.get("auto_pad", "explicit")
+    if auto_pad in ("same_upper", "same_lower"):
+        return (x[0], out_ch) + tuple(DYN if i < 0 else -(-i // s) for i, s in zip(x[2:], strides))
+    pb, pe = resolve_pads(auto_pad, x[2:], kernel, strides, dilations, pb, pe)
+    rounding = attrs.get("rounding_type", "floor")
+    return (x[0], out_ch) + tuple(
+        out_dim(i, k, s, d, b, e, rounding)
+        for i, k, s, d, b, e in zip(x[2:], kernel, strides, dilations, pb, pe)
+    )
+
+
+def grouped_conv(attrs: dict, x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Convolution of x [N, G*Cg, ...] with w [G, Og, Cg, *k] -> [N, G*Og, *out]."""
+    groups, og, cg, *kernel = w.shape
+    n = len(kernel)
+    out = conv_shape(attrs, x.shape, kernel, groups * og)[2:]
+    strides, dilations, pb, pe = spatial_attrs(attrs, n, kernel)
+    pb, _ = resolve_pads(attrs.get("auto_pad", "explicit"), x.shape[2:], kernel, strides,
+                         dilations, pb, pe)
+    win = windows(x, kernel, strides, dilations, pb, out)  # [N, C, *out, *k]
+    batch = x.shape[0]
+    win = win.reshape(batch, groups, cg, *win.shape[2:])
+    order = (1, 0) + tuple(range(3, 3 + n)) + (2,) + tuple(range(3 + n, 3 + 2 * n))
+    cols = win.transpose(order).reshape(groups, -1, cg * int(np.prod(kernel)))
+    res = np.matmul(cols, w.reshape(groups, og, -1).transpose(0, 2, 1))  # [G, N*P, Og]
+    res = res.reshape(groups, batch, *out, og)
+    res = np.moveaxis(res, -1, 1).swapaxes(0, 2)  # [N, Og, G, *out]
+    return res.swapaxes(1, 2).reshape(batch, groups * og, *out)
+
+
+class Convolution(Op):
+    op = type = "Convolution"
+    version = "opset1"
+    in_ports_count = 2
+    attr_types = dict(_CONV_ATTRS)
+    defaults = {"auto_pad": "explicit"}
+
+    @classmethod
+    def infer_shapes(cls, attrs, shapes, values):
+        w = shapes[1]
+        kernel = None if w is None else list(w[2:])
+        return [conv_shape(attrs, shapes[0], kernel, DYN if w is None else w[0])]
+
+    @classmethod
+    def evaluate(cls, attrs, inputs):
+        x, w = inputs
+        return [grouped_conv(attrs, x, w[None])]
+
+
+class GroupConvolution(Op):
+    """Filters [GROUPS, C_OUT, C_IN, *k]. https://docs.openvino.ai/2025/documentation/openvino-ir-format/operation-sets/operation-specs/convolution/group-convolution-1.html"""
+
+    op = type = "GroupConvolution"
+    version = "opset1"
+    in_ports_count = 2
+    attr_types = dict(_CONV_ATTRS)
+    defaults = {"auto_pad": "explicit"}
+
+    @classmethod
+    def infer_shapes(cls, attrs, shapes, values):
+        w = shapes[1]
+        kernel = None if w is None else list(w[3:])
+        out_ch = DYN if w is None or min(w[:2]) < 0 else w[0] * w[1]
+        return [conv_shape(attrs, shapes[0], kernel, out_ch)]
+
+    @classmethod
+    def evaluate(cls, attrs, inputs):
+        return [grouped_conv(attrs, inputs[0], inputs[1])]

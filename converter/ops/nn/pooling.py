@@ -1,0 +1,96 @@
+"""MaxPool-14 (values and indices) and AvgPool-14 over strided windows. https://docs.openvino.ai/2025/documentation/openvino-ir-format/operation-sets/operation-specs/pooling/max-pool-14.html"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from converter.graph.shape import normalize_axis
+from converter.ops.nn._window import resolve_pads, spatial_attrs, windows
+from converter.ops.nn.convolution import conv_shape
+from converter.ops.op import Op
+
+__all__ = ["AvgPool", "MaxPool"]
+
+_POOL_ATTRS = {"strides": "ints", "pads_begin": "ints", "pads_end": "ints", "kernel": "ints",
+               "rounding_type": "str", "auto_pad": "str"}
+
+
+def _pool_windows(attrs: dict, x: np.ndarray, fill) -> tuple[np.ndarray, list, ...]:
+    """(windows view, out dims, strides, dilations, pads_begin, pads_end) for a pool over x."""
+    kernel = list(attrs["kernel"])
+    strides, dilations, pb, pe = spatial_attrs(attrs, len(kernel), kernel)
+    pb, pe = resolve_pads(attrs.get("auto_pad", "explicit"), x.shape[2:], kernel, strides,
+                          dilations, pb, pe)
+    out = list(conv_shape(attrs, x.shape, kernel, x.shape[1])[2:])
+    return windows(x, kernel, strides, dilations, pb, out, fill), out, strides, dilations, pb, pe
+
+
+class MaxPool(Op):
+    op = type = "MaxPool"
+    version = "opset14"
+    in_ports_count = 1
+    out_ports_count = 2
+    attr_types = {**_POOL_ATTRS, "dilations": "ints", "index_element_type": "type", "axis": "int"}
+    defaults = {"rounding_type": "floor", "auto_pad": "explicit",
+                "index_element_type": np.dtype(np.int64), "axis": 0}
+
+    @classmethod
+    def infer_shapes(cls, attrs, shapes, values):
+        x = shapes[0]
+        out = conv_shape(attrs, x, list(attrs["kernel"]), None if x is None else x[1])
+        return [out, out]
+
+    @classmethod
+    def infer_types(cls, attrs, types):
+        return [types[0], np.dtype(attrs["index_element_type"])]
+
+    @classmethod
+    def evaluate(cls, attrs, inputs):
+        x = inputs[0]
+        low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+        win, out, strides, dilations, pb, _ = _pool_windows(attrs, x, low)
+        n = len(out)
+        flat = win.reshape(*win.shape[: 2 + n], -1)
+        arg = flat.argmax(-1)
+        values = np.take_along_axis(flat, arg[..., None], -1)[..., 0]
+        offsets = np.unravel_index(arg, attrs["kernel"])
+        grid = np.indices(arg.shape, sparse=True)
+        coords = list(grid[:2]) + [
+            grid[2 + j] * strides[j] - pb[j] + offsets[j] * dilations[j] for j in range(n)
+        ]
+        axis = normalize_axis(attrs.get("axis", 0), x.ndim)
+        index = np.zeros(arg.shape, np.int64)
+        for j in range(axis, x.ndim):
+            index = index * x.shape[j] + coords[j]
+        return [values, index]
+
+
+class AvgPool(Op):
+    """https://docs.openvino.ai/2025/documentation/openvino-ir-format/operation-sets/operation-specs/pooling/avg-pool-14.html"""
+
+    op = type = "AvgPool"
+    version = "opset14"
+    in_ports_count = 1
+    attr_types = {**_POOL_ATTRS, "exclude-pad": "bool"}
+    defaults = {"rounding_type": "floor", "auto_pad": "explicit", "exclude-pad": False}
+
+    @classmethod
+    def infer_shapes(cls, attrs, shapes, values):
+        x = shapes[0]
+        return [conv_shape(attrs, x, list(attrs["kernel"]), None if x is None else x[1])]
+
+    @classmethod
+    def evaluate(cls, attrs, inputs):
+        x = inputs[0]
+        win, out, strides, _, pb, pe = _pool_windows(attrs, x, 0)
+        n = len(out)
+        total = win.sum(axis=tuple(range(-n, 0)), dtype=np.float64 if x.dtype.kind != "f" else None)
+        count = np.ones((), np.float64)
+        for j, (o, k, s) in enumerate(zip(out, attrs["kernel"], strides)):
+            start = np.arange(o) * s - pb[j]
+            size = x.shape[2 + j]
+            lo, hi = (0, size) if attrs.get("exclude-pad") else (-pb[j], size + pe[j])
+            taps = start[:, None] + np.arange(k)[None]
+            axis_count = ((taps >= lo) & (taps < hi)).sum(1).astype(np.float64)
+            count = np.multiply.outer(count, axis_count)
+        return [(total / np.maximum(count, 1)).astype(x.dtype)]
