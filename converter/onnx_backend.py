@@ -3,7 +3,8 @@
     rep = ExtgenBackend.prepare(model, device="CPU", engine="openvino")
     outputs = rep.run([x])
 
-engine="openvino" runs our IR in the real OpenVINO runtime (Core.read_model on our .xml/.bin).
+engine="openvino" runs our IR in the real OpenVINO runtime (Core.read_model on our .xml/.bin);
+engine="shim" runs it in extgen's own numpy runtime (converter/runtime).
 """
 
 from __future__ import annotations
@@ -51,7 +52,20 @@ def _openvino_runner(xml: Path):
     return run
 
 
-_ENGINES = {"openvino": _openvino_runner}
+def _shim_runner(xml: Path):
+    from converter.runtime.executor import Executor
+    from converter.runtime.ir_reader import read_ir
+
+    executor = Executor(read_ir(xml), [])
+
+    def run(feed: dict[str, np.ndarray], outputs: list[str]) -> list[np.ndarray]:
+        result = executor.run(feed)
+        return [result[name] for name in outputs]
+
+    return run
+
+
+_ENGINES = {"openvino": _openvino_runner, "shim": _shim_runner}
 
 
 class ExtgenBackend(Backend):

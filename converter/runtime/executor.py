@@ -1,0 +1,198 @@
+"""Turn an IRModel into an executable plan and run it: layers in topological order, each
+output buffer freed after its last consumer. Built-in ops run their `Op.compute`; custom ops
+run on the first device of the list that has a kernel for them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from converter.ops.op import ir_op_class
+from converter.ops.types import dtype_of, parse_attr
+from converter.runtime.ir_reader import IRLayer, IRModel
+from extgen.errors import ExtgenError, ModelFormatError, UsageError
+
+__all__ = ["Device", "Executor", "KernelNotFoundError", "Step"]
+
+Kernel = Callable[[list[np.ndarray]], list[np.ndarray]]
+
+
+class KernelNotFoundError(ExtgenError):
+    """A custom op has no kernel on any device of the list."""
+
+    exit_code = 2
+
+
+class Device:
+    """A place kernels come from. `kernel(layer)` returns a callable or None."""
+
+    name = "CPU"
+
+    def kernel(self, layer: IRLayer) -> Kernel | None:
+        return None
+
+
+def builtin_kernel(layer: IRLayer) -> Kernel | None:
+    """The numpy kernel of a built-in opset op, or None for an unknown type/opset."""
+    cls = ir_op_class(layer.type, layer.version)
+    if cls is None:
+        return None
+    attrs: dict[str, Any] = dict(cls.defaults)
+    for key, text in layer.attrs.items():
+        kind = cls.attr_types.get(key)
+        try:
+            attrs[key] = parse_attr(text, kind)
+        except ValueError as err:
+            msg = f"layer '{layer.name}' ({layer.type}): attribute {key}='{text}' is malformed ({err})"
+            raise ModelFormatError(msg) from None
+    return lambda inputs: cls.compute(attrs, inputs)
+
+
+@dataclass
+class Step:
+    layer: IRLayer
+    kernel: Kernel
+    inputs: list[tuple[int, int]]  # (layer id, output index)
+    device: str
+    free_after: list[tuple[int, int]]
+
+
+def _topological(model: IRModel) -> list[IRLayer]:
+    deps: dict[int, set[int]] = {lid: set() for lid in model.layers}
+    for (to_layer, _), (from_layer, _) in model.edges.items():
+        deps[to_layer].add(from_layer)
+    order, ready = [], sorted(lid for lid, d in deps.items() if not d)
+    users: dict[int, list[int]] = {}
+    for lid, d in deps.items():
+        for src in d:
+            users.setdefault(src, []).append(lid)
+    remaining = {lid: len(d) for lid, d in deps.items()}
+    while ready:
+        lid = ready.pop(0)
+        order.append(model.layers[lid])
+        for user in sorted(users.get(lid, [])):
+            remaining[user] -= 1
+            if remaining[user] == 0:
+                ready.append(user)
+    if len(order) != len(model.layers):
+        msg = f"{model.path}: the IR's edges form a cycle"
+        raise ModelFormatError(msg)
+    return order
+
+
+class Executor:
+    """Executes one IR on a device list such as [GPU device, CPU device]."""
+
+    def __init__(self, model: IRModel, devices: Sequence[Device]) -> None:
+        self.model = model
+        self.devices = list(devices)
+        self.parameters = [lay for lay in model.layers.values() if lay.type == "Parameter"]
+        self.results = [lay for lay in model.layers.values() if lay.type == "Result"]
+        self.steps = self._plan()
+
+    def _source(self, layer: IRLayer, position: int) -> tuple[int, int]:
+        port = layer.inputs[position]
+        try:
+            src_layer, src_port = self.model.edges[(layer.id, port)]
+        except KeyError:
+            msg = f"{self.model.path}: input port {port} of layer '{layer.name}' is not connected"
+            raise ModelFormatError(msg) from None
+        outs = [p.id for p in self.model.layers[src_layer].outputs]
+        return src_layer, outs.index(src_port)
+
+    def _kernel(self, layer: IRLayer) -> tuple[Kernel, str]:
+        for device in self.devices:
+            kernel = device.kernel(layer)
+            if kernel is not None:
+                return kernel, device.name
+        kernel = builtin_kernel(layer)
+        if kernel is not None:
+            return kernel, self.devices[-1].name if self.devices else "CPU"
+        names = ", ".join(d.name for d in self.devices) or "CPU"
+        msg = (
+            f"layer '{layer.name}' of type {layer.type} ({layer.version}) has no kernel on {names}: "
+            "pass --extension LIB.so (CPU), --config KERNELS.xml (GPU/VPU), or an "
+            "--extensions folder whose ops/ defines it"
+        )
+        raise KernelNotFoundError(msg)
+
+    def _plan(self) -> list[Step]:
+        steps: list[Step] = []
+        last_use: dict[tuple[int, int], int] = {}
+        for layer in _topological(self.model):
+            if layer.type == "Parameter":
+                continue
+            inputs = [self._source(layer, i) for i in range(len(layer.inputs))]
+            if layer.type == "Const":
+                value = layer.value
+                kernel, device = (lambda _i, v=value: [v]), "CPU"
+            elif layer.type == "Result":
+                kernel, device = (lambda i: [i[0]]), "CPU"
+            else:
+                kernel, device = self._kernel(layer)
+            for ref in inputs:
+                last_use[ref] = len(steps)
+            steps.append(Step(layer, kernel, inputs, device, []))
+        for ref, idx in last_use.items():
+            steps[idx].free_after.append(ref)
+        return steps
+
+    def _feed(self, feed: dict[str, np.ndarray]) -> dict[tuple[int, int], np.ndarray]:
+        buffers = {}
+        for param in self.parameters:
+            names = [param.name, *(param.outputs[0].names if param.outputs else [])]
+            key = next((n for n in names if n in feed), None)
+            if key is None:
+                msg = f"no value for model input '{names[-1]}' (inputs: {', '.join(self.input_names)})"
+                raise UsageError(msg)
+            value = np.asarray(feed[key])
+            want = dtype_of(param.attrs.get("element_type", "f32"))
+            shape = param.outputs[0].dims if param.outputs else ()
+            bad_shape = len(value.shape) != len(shape) or any(
+                d >= 0 and d != v for d, v in zip(shape, value.shape)
+            )
+            if value.dtype != want or bad_shape:
+                msg = (
+                    f"input '{key}' must be {want.name} of shape {list(shape)} (-1: any), "
+                    f"got {value.dtype.name} of shape {list(value.shape)}"
+                )
+                raise UsageError(msg)
+            buffers[(param.id, 0)] = value
+        return buffers
+
+    @property
+    def input_names(self) -> list[str]:
+        return [(p.outputs[0].names or [p.name])[0] for p in self.parameters]
+
+    @property
+    def output_names(self) -> list[str]:
+        return [self.result_names(r)[0] for r in self.results]
+
+    def result_names(self, result: IRLayer) -> list[str]:
+        """Tensor names of the Result's source port, then the Result layer's own name."""
+        src_layer, idx = self._source(result, 0)
+        return [*self.model.layers[src_layer].outputs[idx].names, result.name]
+
+    def run(self, feed: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Outputs under every tensor name of each Result's source and the Result's name."""
+        buffers = self._feed(feed)
+        outputs: dict[str, np.ndarray] = {}
+        for step in self.steps:
+            args = [buffers[ref] for ref in step.inputs]
+            try:
+                outs = step.kernel(args)
+            except ExtgenError:
+                raise
+            except Exception as err:  # an op failing at run time is reported with its layer
+                msg = f"layer '{step.layer.name}' ({step.layer.type}) failed: {type(err).__name__}: {err}"
+                raise ExtgenError(msg) from err
+            if step.layer.type == "Result":
+                outputs.update(dict.fromkeys(self.result_names(step.layer), outs[0]))
+            for i, out in enumerate(outs):
+                buffers[(step.layer.id, i)] = out
+            for ref in step.free_after:
+                buffers.pop(ref, None)
+        return outputs
