@@ -62,7 +62,7 @@ def _import_file(root: Path, file: Path) -> None:
         raise ExtensionError(msg) from err
 
 
-def load_extension_dirs(dirs: list[Path], framework: str) -> None:
+def load_extension_dirs(dirs: list[Path], framework: str, subdirs: tuple[str, ...] = _SUBDIRS) -> None:
     """Import every module of the folders MO would load, in MO's order, dir by dir."""
     for ext_dir in dirs:
         ext_dir = Path(ext_dir).resolve()
@@ -73,7 +73,7 @@ def load_extension_dirs(dirs: list[Path], framework: str) -> None:
             sys.path.insert(0, str(ext_dir.parent))
         for stale in [m for m in sys.modules if m == ext_dir.name or m.startswith(ext_dir.name + ".")]:
             del sys.modules[stale]
-        for pattern in _SUBDIRS:
+        for pattern in subdirs:
             sub = ext_dir / pattern.format(fw=framework)
             if not sub.is_dir():
                 continue

@@ -9,11 +9,12 @@ from collections.abc import Sequence
 
 from extgen import __version__
 from extgen.commands import convert as convert_cmd
+from extgen.commands import run as run_cmd
 from extgen.errors import ExtgenError
 
 __all__ = ["main"]
 
-_COMMANDS = {"convert": convert_cmd}
+_COMMANDS = {"convert": convert_cmd, "run": run_cmd}
 LOG_LEVELS = ("CRITICAL", "ERROR", "WARN", "WARNING", "INFO", "DEBUG", "NOTSET")
 
 

@@ -1,0 +1,107 @@
+"""The two engines `extgen run` drives: the shim (ours) and the real OpenVINO runtime, behind
+one small interface: inputs() and run(feed) -> outputs by tensor name."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from converter.ops.types import dtype_of
+from converter.runtime.executor import Device, Executor
+from converter.runtime.ir_reader import read_ir
+from extgen.errors import ExtgenError, UsageError
+
+__all__ = ["Engine", "open_engine", "parse_device"]
+
+DEVICES = ("CPU", "GPU", "VPU")
+
+
+class Engine(Protocol):
+    def inputs(self) -> list[tuple[str, np.dtype, tuple[int, ...]]]: ...
+
+    def run(self, feed: dict[str, np.ndarray]) -> dict[str, np.ndarray]: ...
+
+
+def parse_device(text: str) -> list[str]:
+    """'CPU' -> ['CPU']; 'HETERO:GPU,CPU' -> ['GPU', 'CPU']."""
+    names = text.split(":", 1)[1].split(",") if text.upper().startswith("HETERO:") else [text]
+    names = [n.strip().upper() for n in names if n.strip()]
+    bad = [n for n in names if n not in DEVICES]
+    if bad or not names:
+        msg = f"--device {text}: unknown device {', '.join(bad) or '(none)'}; use CPU, GPU, VPU or HETERO:GPU,CPU"
+        raise UsageError(msg)
+    return names
+
+
+def _shim_device(name: str, extensions: list[Path], configs: list[Path]) -> Device:
+    if name == "CPU":
+        from converter.runtime.cpu import CpuDevice
+
+        return CpuDevice(extensions)
+    if name == "GPU":
+        from converter.runtime.opencl.gpu import GpuDevice
+
+        return GpuDevice(configs)
+    from converter.runtime.opencl.vpu import VpuDevice
+
+    return VpuDevice(configs)
+
+
+class ShimEngine:
+    def __init__(self, model: Path, devices: list[str], extensions: list[Path], configs: list[Path]):
+        self.executor = Executor(read_ir(model), [_shim_device(d, extensions, configs) for d in devices])
+
+    def inputs(self):
+        return [
+            (name, dtype_of(p.attrs.get("element_type", "f32")), p.outputs[0].dims)
+            for name, p in zip(self.executor.input_names, self.executor.parameters)
+        ]
+
+    def run(self, feed):
+        result = self.executor.run(feed)
+        keys = [min(self.executor.result_names(r)[:-1] or [r.name]) for r in self.executor.results]
+        return {key: result[key] for key in keys}
+
+
+class OpenVinoEngine:
+    def __init__(self, model: Path, devices: list[str], extensions: list[Path], configs: list[Path]):
+        try:
+            import openvino as ov
+        except ImportError as err:
+            msg = "--engine openvino needs the openvino package: pip install 'extgen[openvino]'"
+            raise ExtgenError(msg) from err
+        core = ov.Core()
+        for lib in extensions:
+            core.add_extension(str(lib))
+        available = core.available_devices
+        for dev in devices:
+            if not any(a.startswith(dev) for a in available):
+                msg = f"OpenVINO has no {dev} device here (available: {', '.join(available)})"
+                raise UsageError(msg)
+        if "GPU" in devices:
+            for cfg in configs:
+                core.set_property("GPU", {"CONFIG_FILE": str(Path(cfg).resolve())})
+        target = devices[0] if len(devices) == 1 else "HETERO:" + ",".join(devices)
+        self.compiled = core.compile_model(core.read_model(str(model)), target)
+
+    def inputs(self):
+        out = []
+        for port in self.compiled.inputs:
+            shape = tuple(d.get_length() if d.is_static else -1 for d in port.get_partial_shape())
+            out.append((port.any_name, np.dtype(port.get_element_type().to_dtype()), shape))
+        return out
+
+    def run(self, feed):
+        request = self.compiled.create_infer_request()
+        ports = {n: p for p in self.compiled.inputs for n in p.get_names()}
+        result = request.infer({ports[k]: v for k, v in feed.items() if k in ports})
+        return {min(port.get_names() or {port.any_name}): np.asarray(result[port])
+                for port in self.compiled.outputs}
+
+
+def open_engine(kind: str, model: Path, device: str = "CPU", extensions: list[Path] | None = None,
+                configs: list[Path] | None = None) -> Engine:
+    cls = {"shim": ShimEngine, "openvino": OpenVinoEngine}[kind]
+    return cls(Path(model), parse_device(device), list(extensions or []), list(configs or []))

@@ -1,0 +1,58 @@
+"""`extgen run`: shim and OpenVINO engines, --compare, --benchmark, --output, bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from converter.options import ConvertOptions
+from converter.pipeline import convert
+from extgen.cli import main
+
+
+@pytest.fixture
+def relu_add_ir(relu_add_model: Path, tmp_path: Path) -> Path:
+    return convert(ConvertOptions(relu_add_model, output_dir=tmp_path / "ir")).xml
+
+
+def test_run_compare_benchmark_output(relu_add_ir: Path, tmp_path: Path, capsys) -> None:
+    x = np.random.default_rng(0).standard_normal((1, 3, 4, 4)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    code = main(["run", "--model", str(relu_add_ir), "--input", f"x={tmp_path / 'x.npy'}",
+                 "--output", str(tmp_path / "out.npz"), "--compare", "--benchmark", "3"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "y: float32 [1, 3, 4, 4]" in out
+    assert "latency over 3 runs: min" in out
+    diff = float(out.split("  y: ")[1].split()[0])
+    assert diff < 1e-6
+    saved = np.load(tmp_path / "out.npz")["y"]
+    np.testing.assert_allclose(saved, np.maximum(x, 0) + np.arange(3).reshape(1, 3, 1, 1), rtol=1e-6)
+
+
+@pytest.mark.parametrize("array", [np.zeros((1, 3, 4, 4), np.float64), np.zeros((1, 3, 5, 4), np.float32)])
+def test_wrong_input_is_one_line(relu_add_ir: Path, tmp_path: Path, capsys, array) -> None:
+    np.save(tmp_path / "x.npy", array)
+    code = main(["run", "--model", str(relu_add_ir), "--input", f"x={tmp_path / 'x.npy'}"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1
+    assert "input 'x' must be float32 of shape [1, 3, 4, 4]" in err[0]
+
+
+def test_bin_shorter_than_offsets(relu_add_ir: Path, capsys) -> None:
+    bin_path = relu_add_ir.with_suffix(".bin")
+    bin_path.write_bytes(bin_path.read_bytes()[:5])
+    code = main(["run", "--model", str(relu_add_ir)])
+    err = capsys.readouterr().err
+    assert code == 2 and "shorter than the IR's offsets" in err
+
+
+def test_malformed_xml_names_line(relu_add_ir: Path, capsys) -> None:
+    lines = relu_add_ir.read_text().splitlines()
+    lines[5] = lines[5].replace(">", "", 1)
+    relu_add_ir.write_text("\n".join(lines))
+    code = main(["run", "--model", str(relu_add_ir)])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and f"{relu_add_ir}:" in err and "malformed IR XML" in err
