@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 __all__ = [
+    "ConfigError",
     "ExtgenError",
     "UsageError",
     "InputFileError",
@@ -12,6 +13,8 @@ __all__ = [
     "ConversionError",
     "OutputError",
     "ExtensionError",
+    "KernelConfigError",
+    "KernelBuildError",
 ]
 
 
@@ -19,6 +22,12 @@ class ExtgenError(Exception):
     """Base of all user-facing errors. `exit_code` is what the CLI exits with."""
 
     exit_code = 1
+
+
+class ConfigError(ExtgenError):
+    """A generator config (JSON or answers) is invalid: names the field and the problem."""
+
+    exit_code = 2
 
 
 class UsageError(ExtgenError):
@@ -69,5 +78,18 @@ class OutputError(ExtgenError):
 
 class ExtensionError(ExtgenError):
     """A user extension folder fails to load or breaks a rule (duplicate id, cycle, ...)."""
+
+    exit_code = 2
+
+
+class KernelConfigError(ExtgenError):
+    """A GPU (SimpleGPU) or VPU (MVCL) kernel XML is malformed, names a missing file or an
+    invalid work size, or does not fit the layer it is bound to."""
+
+    exit_code = 2
+
+
+class KernelBuildError(ExtgenError):
+    """An OpenCL kernel fails to compile; the message carries the build log's error lines."""
 
     exit_code = 2
