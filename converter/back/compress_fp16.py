@@ -27,7 +27,7 @@ def compress_to_fp16(graph: Graph) -> None:
         const["value"] = half
         const["name"] = f"{name}_compressed"
         data["value"], data["data_type"] = half, np.dtype(np.float16)
-        convert = Op.registered_ops["Convert"](graph).add_node(
+        convert = Op.builtin_ops["Convert"](graph).add_node(
             {"name": name, "destination_type": np.dtype(np.float32),
              "rt_info": {"decompression": {}}}
         )

@@ -22,7 +22,7 @@ def fold_constants(graph: Graph) -> None:
             continue
         name = node.soft_get("name", node.id)
         for port, data in outs:
-            const = Op.registered_ops["Const"](graph).add_node(
+            const = Op.builtin_ops["Const"](graph).add_node(
                 {"name": name if len(outs) == 1 else f"{name}/{port}",
                  "value": np.asarray(data.value)}
             )

@@ -41,7 +41,7 @@ def _cut_input(graph: Graph, spec: InputSpec) -> Node:
     if port.node.soft_get("op") == "Parameter":
         return port.node
     names = port.get_tensor_names()
-    param = Op.registered_ops["Parameter"](graph).create_node(
+    param = Op.builtin_ops["Parameter"](graph).create_node(
         attrs={"name": spec.name, "shape": None, "element_type": np.dtype(np.float32)}
     )
     param.out_port(0).add_tensor_names(names or [spec.name])
@@ -61,7 +61,7 @@ def _apply_input(graph: Graph, spec: InputSpec, shape) -> None:
         value = spec.value.astype(dtype)
         if param.has_valid("shape") and all(d >= 0 for d in param.shape):
             value = value.reshape(param.shape)
-        const = Op.registered_ops["Const"](graph).create_node(
+        const = Op.builtin_ops["Const"](graph).create_node(
             attrs={"name": param.soft_get("name"), "value": value}
         )
         param.out_port(0).get_connection().set_source(const.out_port(0))
@@ -73,7 +73,7 @@ def _apply_outputs(graph: Graph, names: list[str]) -> None:
     for result in graph.get_op_nodes(op="Result"):
         graph.remove_node(result.id)
     for name, port in zip(names, ports):
-        result = Op.registered_ops["Result"](graph).create_node(attrs={"name": f"{name}/sink_port_0"})
+        result = Op.builtin_ops["Result"](graph).create_node(attrs={"name": f"{name}/sink_port_0"})
         port.connect(result.in_port(0))
     graph.graph["output_order"] = names
     graph.clean_up()
@@ -96,10 +96,10 @@ def _preprocess(graph: Graph, param: Node, opts: ConvertOptions) -> None:
     bshape = [1] * len(shape)
 
     def chain(type_name: str, value: np.ndarray, **attrs) -> Port:
-        const = Op.registered_ops["Const"](graph).create_node(
+        const = Op.builtin_ops["Const"](graph).create_node(
             attrs={"name": f"{name}/{type_name}_value", "value": value}
         )
-        node = Op.registered_ops[type_name](graph).create_node(
+        node = Op.builtin_ops[type_name](graph).create_node(
             [src, const.out_port(0)], attrs={"name": f"{name}/{type_name}", **attrs}
         )
         return node.out_port(0)
@@ -112,7 +112,7 @@ def _preprocess(graph: Graph, param: Node, opts: ConvertOptions) -> None:
     if opts.reverse_input_channels and channels == 3:
         src = chain("Gather", np.array([2, 1, 0], dtype=np.int64), batch_dims=0)
         gather = src.node
-        axis_const = Op.registered_ops["Const"](graph).create_node(
+        axis_const = Op.builtin_ops["Const"](graph).create_node(
             attrs={"name": f"{name}/reverse_axis", "value": np.array(axis, dtype=np.int64)}
         )
         axis_const.out_port(0).connect(gather.in_port(2))

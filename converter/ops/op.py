@@ -48,6 +48,7 @@ class Op:
     defaults: ClassVar[dict[str, Any]] = {}
 
     registered_ops: ClassVar[dict[str, type[Op]]] = {}
+    builtin_ops: ClassVar[dict[str, type[Op]]] = {}  # converter.ops only: what translators build
     registered_cls: ClassVar[list[type[Op]]] = []
     excluded_classes: ClassVar[list[type[Op]]] = []
 
@@ -56,6 +57,8 @@ class Op:
         Op.registered_cls.append(cls)
         if cls.__dict__.get("op"):
             Op.registered_ops[cls.op] = cls
+            if cls.__module__.startswith("converter.ops."):
+                Op.builtin_ops[cls.op] = cls
         if cls.__dict__.get("type") and cls.version:
             _IR_REGISTRY[(cls.type, cls.version)] = cls
 
@@ -124,11 +127,15 @@ class Op:
         types = [p.data.get_data_type() for p in ports]
         attrs = cls.ir_attrs(node)
         if values and all(v is not None for v in values) and cls.has_evaluate():
-            outs = cls.compute(attrs, values)
-            for i, value in enumerate(outs):
-                node.out_port(i).data.set_value(value)
-                node.out_port(i).data.set_data_type(value.dtype)
-            return
+            try:
+                outs = cls.compute(attrs, values)
+            except NotImplementedError:  # an extension's evaluate left to fill in: infer instead
+                outs = None
+            if outs is not None:
+                for i, value in enumerate(outs):
+                    node.out_port(i).data.set_value(value)
+                    node.out_port(i).data.set_data_type(value.dtype)
+                return
         out_shapes = cls.infer_shapes(attrs, shapes, values)
         out_types = cls.infer_types(attrs, types)
         for i, shape in enumerate(out_shapes):
@@ -204,4 +211,10 @@ class Op:
 
     @staticmethod
     def get_op_class_by_name(name: str) -> type[Op]:
-        return Op.registered_ops[name]
+        try:
+            return Op.registered_ops[name]
+        except KeyError:
+            from extgen.errors import ExtensionError
+
+            msg = f"no Op class is registered for op '{name}'; is its ops/ module in an --extensions folder?"
+            raise ExtensionError(msg) from None

@@ -77,7 +77,7 @@ def _input_shape(value_info: onnx.ValueInfoProto) -> tuple[int, ...] | None:
 
 
 def _add_op(graph: Graph, op: str, name: str, **attrs) -> Node:
-    node = Op.registered_ops[op](graph).create_node(attrs={"name": name, **attrs})
+    node = Op.builtin_ops[op](graph).create_node(attrs={"name": name, **attrs})
     return node
 
 

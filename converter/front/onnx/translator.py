@@ -120,7 +120,7 @@ class OnnxNode:
     def const(self, value: Any, dtype: Any = None, name: str | None = None) -> Port:
         value = np.asarray(value, dtype=dtype)
         self._count += 1
-        node = Op.registered_ops["Const"](self.graph).create_node(
+        node = Op.builtin_ops["Const"](self.graph).create_node(
             attrs={"name": name or f"{self.name}/Const_{self._count}", "value": value}
         )
         return node.out_port(0)
@@ -137,7 +137,7 @@ class OnnxNode:
         name: str | None = None, **attrs: Any,
     ) -> Node:
         """Like op(), returning the node (for ops with several outputs)."""
-        cls = Op.registered_ops[type_name]
+        cls = Op.builtin_ops[type_name]
         self._count += 1
         node = cls(self.graph).create_node(
             attrs={"name": name or f"{self.name}/{type_name}_{self._count}", **attrs}
