@@ -9,12 +9,16 @@ from collections.abc import Sequence
 
 from extgen import __version__
 from extgen.commands import convert as convert_cmd
+from extgen.commands import new as new_cmd
 from extgen.commands import run as run_cmd
+from extgen.commands import schema as schema_cmd
 from extgen.errors import ExtgenError
 
 __all__ = ["main"]
 
-_COMMANDS = {"convert": convert_cmd, "run": run_cmd}
+_COMMANDS = {
+    "new": new_cmd, "convert": convert_cmd, "run": run_cmd, "schema": schema_cmd,
+}
 LOG_LEVELS = ("CRITICAL", "ERROR", "WARN", "WARNING", "INFO", "DEBUG", "NOTSET")
 
 
@@ -59,6 +63,9 @@ def _setup_logging(level: str) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if len(argv) == 1 and argv[0].endswith(".json"):  # the original extgen's silent mode
+        argv = ["new", "--config", argv[0]]
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
         parser.print_help()

@@ -1,0 +1,64 @@
+"""`extgen new`: scaffold MO extensions and CPU/GPU/VPU kernels for a custom op."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from extgen.errors import ConfigError
+from extgen.generator.config import TARGETS
+
+HELP = "generate Model Optimizer extensions and CPU/GPU/VPU kernels for a custom op"
+DESCRIPTION = """\
+Generate everything a custom op needs, from one description: converter extensions
+(user_mo_extensions/: extractors for Caffe, TensorFlow, MXNet, ONNX and the op class) and kernels
+(user_ie_extensions/: CPU C++ on the OpenVINO API 2.0, GPU and VPU OpenCL with their XML).
+Without --config it asks questions; with --config FILE.json it asks nothing. The original
+extgen's JSON keys are accepted too. Existing files are never overwritten without --force."""
+EPILOG = """\
+examples:
+  extgen new --mo-tf-ext --mo-op --ie-cpu-ext --ie-gpu-ext --output_dir cosh_ext
+  extgen new --config cosh.json --output_dir cosh_ext
+  extgen schema > extgen-config.schema.json      # for editor completion of config files"""
+_FLAGS = {
+    "mo-caffe-ext": "generate a Model Optimizer Caffe extractor",
+    "mo-mxnet-ext": "generate a Model Optimizer MXNet extractor",
+    "mo-tf-ext": "generate a Model Optimizer TensorFlow extractor",
+    "mo-onnx-ext": "generate a Model Optimizer ONNX extractor",
+    "mo-op": "generate a Model Optimizer operation",
+    "ie-cpu-ext": "generate a CPU extension (OpenVINO API 2.0 op, C ABI, CMake)",
+    "ie-gpu-ext": "generate a GPU extension (OpenCL kernel + SimpleGPU XML)",
+    "ie-vpu-ext": "generate a VPU extension (OpenCL kernel + MVCL XML)",
+}
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    for target, text in _FLAGS.items():
+        p.add_argument(f"--{target}", action="append_const", const=target, dest="targets", help=text)
+    p.add_argument("--output_dir", type=Path, default=Path("."), metavar="DIR",
+                   help="where user_mo_extensions/ and user_ie_extensions/ go (default: current folder)")
+    p.add_argument("--config", type=Path, metavar="FILE.json",
+                   help="read the op description from this file instead of asking")
+    p.add_argument("--force", action="store_true", help="overwrite files that exist with other content")
+
+
+def run(args: argparse.Namespace) -> int:
+    from extgen.generator.generate import generate, load_config
+
+    if args.config is None:
+        from extgen.generator.interactive import ask_config
+
+        config = ask_config(args.targets or [], args.output_dir)
+    else:
+        config = load_config(args.config)
+    if args.targets:
+        config = config.model_copy(update={"targets": list(dict.fromkeys(args.targets))})
+    if not config.targets:
+        msg = f"nothing to generate: pass one or more of {' '.join('--' + t for t in TARGETS)}"
+        raise ConfigError(msg)
+    reports = generate(config, args.output_dir, force=args.force)
+    for report in reports:
+        print(f"{report.status:10} {report.path}")
+    ops = ", ".join(op.name for op in config.ops)
+    print(f"generated {', '.join(config.targets)} for {ops} in {args.output_dir}")
+    return 0

@@ -1,0 +1,221 @@
+"""The generator's input: one op description (pydantic) that drives every target, and the
+mapping from the original extgen's JSON keys onto it."""
+
+from __future__ import annotations
+
+import keyword
+import re
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+
+__all__ = [
+    "TARGETS",
+    "Attribute",
+    "GeneratorConfig",
+    "OpConfig",
+    "Target",
+]
+
+TARGETS = ("mo-caffe-ext", "mo-mxnet-ext", "mo-tf-ext", "mo-onnx-ext", "mo-op",
+           "ie-cpu-ext", "ie-gpu-ext", "ie-vpu-ext")
+Target = Literal["mo-caffe-ext", "mo-mxnet-ext", "mo-tf-ext", "mo-onnx-ext", "mo-op",
+                 "ie-cpu-ext", "ie-gpu-ext", "ie-vpu-ext"]
+
+_CPP_KEYWORDS = set("""alignas alignof and and_eq asm auto bitand bitor bool break case catch char
+char8_t char16_t char32_t class compl concept const consteval constexpr constinit const_cast
+continue co_await co_return co_yield decltype default delete do double dynamic_cast else enum
+explicit export extern false float for friend goto if inline int long mutable namespace new
+noexcept not not_eq nullptr operator or or_eq private protected public register
+reinterpret_cast requires return short signed sizeof static static_assert static_cast struct
+switch template this thread_local throw true try typedef typeid typename union unsigned using
+virtual void volatile wchar_t while xor xor_eq""".split())
+_OPENCL_KEYWORDS = set("""__kernel kernel __global global __local local __constant constant
+__private private read_only write_only read_write half uchar ushort uint ulong size_t ptrdiff_t
+intptr_t uintptr_t image2d_t image3d_t sampler_t event_t bool2 float2 float4 int2 int4
+restrict""".split())
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def _identifier(value: str) -> str:
+    if not _IDENT.match(value):
+        if "/" in value or "\\" in value or ".." in value:
+            msg = f"'{value}' must not contain path separators or '..'"
+        else:
+            msg = f"'{value}' is not an identifier (letters, digits, _; not starting with a digit)"
+        raise ValueError(msg)
+    for lang, words in (("Python", set(keyword.kwlist) | set(keyword.softkwlist)),
+                        ("C++", _CPP_KEYWORDS), ("OpenCL C", _OPENCL_KEYWORDS)):
+        if value in words:
+            msg = f"'{value}' is a keyword of {lang}; choose another name"
+            raise ValueError(msg)
+    return value
+
+
+def _framework_type(value: str) -> str:
+    if not value or any(c in value for c in "/\\\n\r\"'") or ".." in value.replace("::", ""):
+        msg = f"framework op type '{value}' must be a plain name (ONNX custom domains: 'domain::Type')"
+        raise ValueError(msg)
+    return value
+
+
+Identifier = Annotated[str, AfterValidator(_identifier)]
+FrameworkType = Annotated[str, AfterValidator(_framework_type)]
+AttrType = Literal["int", "float", "bool", "string", "int_list", "float_list"]
+ElementType = Literal["f32", "f16", "f64", "i8", "i32", "i64", "u8", "boolean"]
+_PY_TYPES: dict[str, tuple[type, ...]] = {
+    "int": (int,), "float": (int, float), "bool": (bool,), "string": (str,),
+    "int_list": (list,), "float_list": (list,),
+}
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Attribute(_Model):
+    """An op attribute: its type, default, name in the framework model, and whether it is in the IR."""
+
+    name: Identifier
+    type: AttrType
+    default: int | float | bool | str | list[int] | list[float] | None = None
+    framework_name: str | None = Field(None, description="name in the framework model (default: name)")
+    in_ir: bool = Field(True, description="written to the IR (False: internal to the converter)")
+    tf_type: str | None = Field(None, description="TF attribute type code: b f i s list.b list.f "
+                                "list.i list.s shape type padding")
+
+    @model_validator(mode="after")
+    def _default_matches_type(self) -> Attribute:
+        d = self.default
+        if d is None:
+            return self
+        ok = isinstance(d, _PY_TYPES[self.type]) and not (self.type in ("int", "float") and isinstance(d, bool))
+        if ok and self.type.endswith("_list"):
+            elem = int if self.type == "int_list" else (int, float)
+            ok = all(isinstance(v, elem) and not isinstance(v, bool) for v in d)
+        if not ok:
+            msg = f"default {d!r} does not fit type {self.type}"
+            raise ValueError(msg)
+        return self
+
+    @property
+    def fw_name(self) -> str:
+        return self.framework_name or self.name
+
+
+class Port(_Model):
+    name: Identifier
+
+
+class ShapeRule(_Model):
+    """Output shape: the same as input N, or a custom inference the user fills in."""
+
+    kind: Literal["same_as_input", "custom"] = "same_as_input"
+    input: int = 0
+
+
+class DtypeRule(_Model):
+    kind: Literal["same_as_input", "fixed"] = "same_as_input"
+    input: int = 0
+    type: ElementType = "f32"
+
+
+class CaffeOptions(_Model):
+    pythonic: bool = Field(False, description="a Caffe Python layer (type: 'Python')")
+    module: str | None = Field(None, description="Python layer: module.layer")
+    param_name: str | None = Field(None, description="the layer's parameter message field, e.g. cosh_param")
+    copy_all: bool = Field(True, description="copy every proto parameter to the IR")
+    flatten: bool = Field(False, description="flatten nested parameter messages")
+    omit_defaults: bool = Field(False, description="omit optional parameters not set in the model")
+
+
+class TfOptions(_Model):
+    parse_all: bool = Field(True, description="copy every TF attribute as is")
+
+
+class MxnetOptions(_Model):
+    custom: bool = Field(False, description="an MXNet Custom operator (op_type)")
+
+
+class GpuOptions(_Model):
+    global_work_size: str = Field("B*F*Y*X", description="WorkSizes global, over B,F,Y,X")
+    local_work_size: str = Field("", description="WorkSizes local")
+    format: Literal["BFYX", "BYXF", "YXFB", "FYXB", "ANY"] = "BFYX"
+
+
+class VpuOptions(_Model):
+    global_work_size: str = "B*F*Y*X"
+    local_work_size: str = "1,1,1"
+
+
+class OpConfig(_Model):
+    """One custom operation."""
+
+    name: Identifier = Field(description="op name, also the IR layer type, e.g. Cosh")
+    ir_opset: Identifier = Field("extension", description="IR version (opset) name of the op")
+    framework_types: dict[Literal["onnx", "tf", "caffe", "mxnet"], FrameworkType] = Field(
+        default_factory=dict,
+        description="op type in each framework model (ONNX custom domain: 'domain::Type'); "
+        "default: the op name",
+    )
+    inputs: list[Port] = Field(default_factory=lambda: [Port(name="x")], min_length=1)
+    outputs: list[Port] = Field(default_factory=lambda: [Port(name="y")], min_length=1)
+    attributes: list[Attribute] = Field(default_factory=list)
+    shape: ShapeRule = Field(default_factory=ShapeRule)
+    dtype: DtypeRule = Field(default_factory=DtypeRule)
+    expression: str | None = Field(
+        None, description="elementwise math over inputs and attributes, e.g. (exp(x) + exp(-x)) / 2"
+    )
+    caffe: CaffeOptions = Field(default_factory=CaffeOptions)
+    tf: TfOptions = Field(default_factory=TfOptions)
+    mxnet: MxnetOptions = Field(default_factory=MxnetOptions)
+    gpu: GpuOptions = Field(default_factory=GpuOptions)
+    vpu: VpuOptions = Field(default_factory=VpuOptions)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> OpConfig:
+        seen: set[str] = set()
+        for name in [p.name for p in self.inputs + self.outputs] + [a.name for a in self.attributes]:
+            if name in seen:
+                msg = f"'{name}' is used twice among inputs, outputs and attributes"
+                raise ValueError(msg)
+            seen.add(name)
+        if self.shape.input >= len(self.inputs) or self.dtype.input >= len(self.inputs):
+            msg = f"shape/dtype rule refers to input {max(self.shape.input, self.dtype.input)}, the op has {len(self.inputs)}"
+            raise ValueError(msg)
+        if self.expression is not None:
+            from extgen.expression import parse_expression
+
+            if len(self.outputs) != 1 or self.shape.kind != "same_as_input":
+                msg = "an expression needs one output with shape same_as_input"
+                raise ValueError(msg)
+            numeric = {a.name for a in self.attributes if a.type in ("int", "float", "bool")}
+            parse_expression(self.expression, {p.name for p in self.inputs} | numeric)
+        return self
+
+    def framework_type(self, fw: str) -> str:
+        return self.framework_types.get(fw, self.name)  # type: ignore[call-overload]
+
+    @property
+    def snake(self) -> str:
+        return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", self.name).lower()
+
+
+class GeneratorConfig(_Model):
+    """What `extgen new --config` reads: the targets and the ops to generate them for."""
+
+    targets: list[Target] = Field(
+        default_factory=list, description="what to generate (the command-line flags take precedence)"
+    )
+    ops: list[OpConfig] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _unique_ops(self) -> GeneratorConfig:
+        names = [op.name for op in self.ops]
+        dup = {n for n in names if names.count(n) > 1}
+        if dup:
+            msg = f"op {sorted(dup)[0]} is described twice"
+            raise ValueError(msg)
+        return self
+
+

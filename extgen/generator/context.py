@@ -1,0 +1,116 @@
+"""What templates see for one op: names and types already spelled for each target language,
+so templates hold layout only and never escape or convert anything themselves."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from extgen.expression import parse_expression
+from extgen.generator.config import Attribute, OpConfig
+
+__all__ = ["AttrContext", "op_context"]
+
+# attribute type -> (IR attr kind, ONNX AttributeProto field, C++ type, OpenCL Define type)
+_TYPES = {
+    "int": ("int", "i", "int64_t", "int"),
+    "float": ("float", "f", "float", "float"),
+    "bool": ("bool", "i", "bool", "int"),
+    "string": ("str", "s", "std::string", None),
+    "int_list": ("ints", "ints", "std::vector<int64_t>", "int[]"),
+    "float_list": ("floats", "floats", "std::vector<float>", "float[]"),
+}
+_ZERO = {"int": 0, "float": 0.0, "bool": False, "string": "", "int_list": [], "float_list": []}
+
+
+@dataclass(frozen=True)
+class AttrContext:
+    name: str
+    type: str
+    fw_name: str
+    in_ir: bool
+    ir_kind: str
+    onnx_field: str
+    cpp_type: str
+    cl_type: str | None
+    default: Any
+    tf_type: str | None
+
+    @property
+    def py_default(self) -> str:
+        return repr(self.default)
+
+    @property
+    def ir_default(self) -> str:
+        """The default as the IR writes it (what OpenCL Define defaults take)."""
+        d = self.default
+        if isinstance(d, bool):
+            return "true" if d else "false"
+        if isinstance(d, list):
+            return ",".join(str(v) for v in d)
+        return str(d)
+
+    @property
+    def cpp_default(self) -> str:
+        d = self.default
+        if self.type == "bool":
+            return "true" if d else "false"
+        if self.type == "string":
+            return json.dumps(d)
+        if self.type == "float":
+            return f"{float(d)!r}f"
+        if self.type.endswith("_list"):
+            suffix = "f" if self.type == "float_list" else ""
+            return "{" + ", ".join(f"{v}{suffix}" for v in d) + "}"
+        return str(d)
+
+
+def _attr(a: Attribute) -> AttrContext:
+    kind, field, cpp, cl = _TYPES[a.type]
+    default = a.default if a.default is not None else _ZERO[a.type]
+    if a.type == "float_list":
+        default = [float(v) for v in default]
+    if a.type == "float":
+        default = float(default)
+    return AttrContext(a.name, a.type, a.fw_name, a.in_ir, kind, field, cpp, cl, default, a.tf_type)
+
+
+def op_context(op: OpConfig) -> dict[str, Any]:
+    attrs = [_attr(a) for a in op.attributes]
+    onnx_type = op.framework_type("onnx")
+    domain, _, onnx_name = onnx_type.rpartition("::")
+    inputs = [p.name for p in op.inputs]
+    expression = None
+    if op.expression is not None:
+        expr = parse_expression(op.expression, set(inputs) | {a.name for a in attrs})
+        index = {n: i for i, n in enumerate(inputs)}
+        expression = {
+            "numpy": expr.render("numpy", lambda v: f"inputs[{index[v]}]" if v in index else f"attrs[{v!r}]"),
+            "cpp": expr.render("cpp", lambda v: f"in{index[v]}[i]" if v in index else f"m_{v}"),
+            "opencl": expr.render("opencl", lambda v: f"in{index[v]}[i]" if v in index else v.upper()),
+            "uses_erf": "erf(" in op.expression,
+        }
+    return {
+        "name": op.name,
+        "snake": op.snake,
+        "ir_opset": op.ir_opset,
+        "onnx_type": onnx_type,
+        "onnx_domain": domain,
+        "onnx_name": onnx_name,
+        "tf_type": op.framework_type("tf"),
+        "caffe_type": op.framework_type("caffe"),
+        "mxnet_type": op.framework_type("mxnet"),
+        "inputs": inputs,
+        "outputs": [p.name for p in op.outputs],
+        "attrs": attrs,
+        "ir_attrs": [a for a in attrs if a.in_ir],
+        "shape": op.shape,
+        "dtype": op.dtype,
+        "expression": expression,
+        "caffe": op.caffe,
+        "tf": op.tf,
+        "mxnet": op.mxnet,
+        "gpu": op.gpu,
+        "vpu": op.vpu,
+    }

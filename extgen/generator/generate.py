@@ -1,0 +1,159 @@
+"""Render the templates for a GeneratorConfig and write them safely: everything is rendered
+first, existing files are never overwritten without force (identical ones are left alone), and
+each file is written to a temporary name and renamed."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from pydantic import ValidationError
+
+from extgen.errors import ConfigError, OutputError
+from extgen.generator.config import GeneratorConfig
+from extgen.generator.context import op_context
+
+__all__ = ["TEMPLATES", "FileReport", "generate", "load_config", "plan_files"]
+
+TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
+# target -> (template folder, destination folder)
+_LAYOUT = {
+    "mo-op": ("mo/ops", "user_mo_extensions/ops"),
+    "mo-onnx-ext": ("mo/front/onnx", "user_mo_extensions/front/onnx"),
+    "mo-tf-ext": ("mo/front/tf", "user_mo_extensions/front/tf"),
+    "mo-caffe-ext": ("mo/front/caffe", "user_mo_extensions/front/caffe"),
+    "mo-mxnet-ext": ("mo/front/mxnet", "user_mo_extensions/front/mxnet"),
+    "ie-cpu-ext": ("ie_cpu", "user_ie_extensions/cpu"),
+    "ie-gpu-ext": ("ie_gpu", "user_ie_extensions/gpu"),
+    "ie-vpu-ext": ("ie_vpu", "user_ie_extensions/vpu"),
+}
+
+
+@dataclass
+class FileReport:
+    path: Path
+    status: str  # create | identical | overwrite
+    content: str
+
+
+def load_config(path: Path) -> GeneratorConfig:
+    """Read a config JSON (this tool's shape or the original extgen's keys); one-line errors."""
+    from extgen.generator.legacy import LEGACY_KEYS, convert_legacy
+
+    try:
+        data = json.loads(Path(path).read_text())
+    except OSError as err:
+        msg = f"{path}: cannot read the config ({err.strerror})"
+        raise ConfigError(msg) from None
+    except json.JSONDecodeError as err:
+        msg = f"{path}:{err.lineno}: not valid JSON ({err.msg})"
+        raise ConfigError(msg) from None
+    if isinstance(data, dict) and any(k in data for k in LEGACY_KEYS):
+        data = convert_legacy(data)
+    return validate_config(data, str(path))
+
+
+def validate_config(data: Any, source: str = "config") -> GeneratorConfig:
+    try:
+        return GeneratorConfig.model_validate(data)
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        text = first["msg"].removeprefix("Value error, ")
+        if first["type"] == "extra_forbidden":
+            text = "unknown key"
+        more = f" (and {err.error_count() - 1} more)" if err.error_count() > 1 else ""
+        msg = f"{source}: {where}: {text}{more}"
+        raise ConfigError(msg) from None
+
+
+def _environment(root: Path) -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(root)), undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True, autoescape=False,
+    )
+    env.filters["pystr"] = lambda s: json.dumps(str(s))  # a Python string literal
+    env.filters["cstr"] = lambda s: json.dumps(str(s))  # a C/C++ string literal (ASCII-escaped)
+    env.filters["xmlattr"] = lambda s: (
+        str(s).replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;").replace(">", "&gt;")
+    )
+    return env
+
+
+def plan_files(config: GeneratorConfig, out_dir: Path, root: Path = TEMPLATES) -> list[FileReport]:
+    """Render every file of every target, in memory; nothing is written."""
+    env = _environment(root)
+    contexts = [op_context(op) for op in config.ops]
+    files: dict[Path, str] = {}
+    for target in config.targets:
+        folder, dest = _LAYOUT[target]
+        base = root / folder
+        if not base.is_dir():
+            msg = f"templates for {target} are missing ({base})"
+            raise ConfigError(msg)
+        for template in sorted(base.rglob("*.jinja")):
+            rel = template.relative_to(root).as_posix()
+            name = template.relative_to(base).as_posix().removesuffix(".jinja")
+            per_op = "{{" in name
+            for ctx in contexts if per_op else [None]:
+                values = {"op": ctx, "ops": contexts, "targets": config.targets}
+                path = out_dir / dest / env.from_string(name).render(values)
+                try:
+                    files[path] = env.get_template(rel).render(values)
+                except jinja2.TemplateError as err:
+                    msg = f"template {rel} failed to render: {err}"
+                    raise ConfigError(msg) from err
+    for path in list(files):
+        if path.suffix == ".py":
+            for parent in path.parents:
+                if parent == out_dir:
+                    break
+                files.setdefault(parent / "__init__.py", "")
+    return [_status(p, text) for p, text in sorted(files.items())]
+
+
+def _status(path: Path, content: str) -> FileReport:
+    if not path.exists():
+        return FileReport(path, "create", content)
+    try:
+        same = path.read_text() == content
+    except (OSError, UnicodeDecodeError):
+        same = False
+    return FileReport(path, "identical" if same else "overwrite", content)
+
+
+def _write_atomic(path: Path, content: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(content)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def generate(config: GeneratorConfig, out_dir: Path, *, force: bool = False) -> list[FileReport]:
+    """Write the generated files under out_dir; refuses to overwrite changed files unless force."""
+    reports = plan_files(config, out_dir)
+    clashes = [r for r in reports if r.status == "overwrite"]
+    if clashes and not force:
+        listed = ", ".join(str(r.path) for r in clashes[:5]) + (" ..." if len(clashes) > 5 else "")
+        msg = f"{len(clashes)} file(s) exist with other content: {listed}; nothing was written (use --force to overwrite)"
+        raise OutputError(msg)
+    try:
+        for report in reports:
+            if report.status != "identical":
+                _write_atomic(report.path, report.content)
+    except OSError as err:
+        msg = f"cannot write under {out_dir}: {err.strerror or err}"
+        raise OutputError(msg) from err
+    return reports
+

@@ -1,0 +1,91 @@
+"""The original extgen's silent-mode JSON (mo_caffe_extractor, mo_tf_extractor, mo_mxnet_extractor,
+mo_op, ie_op) mapped onto GeneratorConfig, without its defects: MXNet works, CPU and GPU can be
+asked together (ie_op.plugin may be a list), and parameter defaults are kept."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from extgen.errors import ConfigError
+
+__all__ = ["LEGACY_KEYS", "convert_legacy"]
+
+LEGACY_KEYS = ("mo_caffe_extractor", "mo_tf_extractor", "mo_mxnet_extractor", "mo_op", "ie_op")
+_TF_TYPES = {"i": "int", "f": "float", "b": "bool", "s": "string", "list.i": "int_list",
+             "list.f": "float_list", "padding": "string", "type": "string"}
+_IE_TYPES = {"int": "int", "float": "float", "bool": "bool", "string": "string",
+             "listint": "int_list", "listfloat": "float_list"}
+_PLUGINS = {"cpu": "ie-cpu-ext", "cldnn": "ie-gpu-ext", "gpu": "ie-gpu-ext", "vpu": "ie-vpu-ext",
+            "myriad": "ie-vpu-ext"}
+
+
+def _type_of(default: Any) -> str:
+    if isinstance(default, bool):
+        return "bool"
+    if isinstance(default, int):
+        return "int"
+    if isinstance(default, list):
+        return "int_list" if all(isinstance(v, int) for v in default) else "float_list"
+    if isinstance(default, str):
+        return "string"
+    return "float"
+
+
+def _merge(attrs: dict[str, dict], name: str, **fields: Any) -> None:
+    entry = attrs.setdefault(name, {"name": name})
+    entry.update({k: v for k, v in fields.items() if v is not None and k not in entry})
+
+
+def convert_legacy(data: dict[str, Any]) -> dict[str, Any]:
+    unknown = sorted(set(data) - set(LEGACY_KEYS))
+    if unknown:
+        msg = f"{unknown[0]}: not a key of the original extgen config (known: {', '.join(LEGACY_KEYS)})"
+        raise ConfigError(msg)
+    caffe, tf, mx = (data.get(k) or {} for k in LEGACY_KEYS[:3])
+    mo_op, ie = data.get("mo_op") or {}, data.get("ie_op") or {}
+    name = next((s.get("op") for s in (mo_op, ie, caffe, tf, mx) if s.get("op")), None)
+    if not name:
+        msg = "op: the original config names no op (set mo_op.op or an extractor's op)"
+        raise ConfigError(msg)
+    attrs: dict[str, dict] = {}
+    for section in (caffe, mx):
+        for p in section.get("params", []):
+            new = p.get("new_name") or p["old_name"]
+            _merge(attrs, new, framework_name=p["old_name"], default=p.get("default"))
+    for p in tf.get("params", []):
+        new = p.get("new_name") or p["old_name"]
+        _merge(attrs, new, framework_name=p["old_name"], type=_TF_TYPES.get(p.get("type", "")),
+               tf_type=p.get("type"))
+    for p in ie.get("params", []):
+        _merge(attrs, p["name"], type=_IE_TYPES.get(p.get("type", "")), default=p.get("default"))
+    for a in mo_op.get("supported_attrs", []):
+        _merge(attrs, a)
+    for a in mo_op.get("internal_attrs", []):
+        _merge(attrs, a, in_ir=False)
+    for entry in attrs.values():
+        entry.setdefault("type", _type_of(entry.get("default")))
+        if entry.get("framework_name") == entry["name"]:
+            entry.pop("framework_name")
+    targets = [t for key, t in (("mo_caffe_extractor", "mo-caffe-ext"), ("mo_tf_extractor", "mo-tf-ext"),
+                                ("mo_mxnet_extractor", "mo-mxnet-ext"), ("mo_op", "mo-op")) if key in data]
+    plugins = ie.get("plugin", []) if ie else []
+    for plugin in [plugins] if isinstance(plugins, str) else plugins:
+        if plugin.lower() not in _PLUGINS:
+            msg = f"ie_op.plugin: '{plugin}' is not one of cpu, cldnn (gpu), vpu"
+            raise ConfigError(msg)
+        targets.append(_PLUGINS[plugin.lower()])
+    fw_types = {fw: s["op"] for fw, s in (("caffe", caffe), ("tf", tf), ("mxnet", mx)) if s.get("op")}
+    op = {
+        "name": name,
+        "framework_types": {k: v for k, v in fw_types.items() if v != name},
+        "attributes": list(attrs.values()),
+        "shape": {"kind": "custom" if mo_op.get("change_shape") else "same_as_input"},
+        "caffe": {k: v for k, v in {
+            "pythonic": caffe.get("pythonic"), "module": caffe.get("module"),
+            "param_name": caffe.get("param_name"), "copy_all": caffe.get("allCopy"),
+            "flatten": caffe.get("flatten"), "omit_defaults": caffe.get("omitDefault"),
+        }.items() if v is not None},
+        "tf": {"parse_all": tf["all_copy"]} if "all_copy" in tf else {},
+        "mxnet": {"custom": mx["custom"]} if "custom" in mx else {},
+    }
+    return {"targets": list(dict.fromkeys(targets)), "ops": [op]}
