@@ -23,20 +23,21 @@ def scalar_like(value: Any, x: np.ndarray) -> np.ndarray:
 
 
 class UnaryOp(Op):
-    """y = fn(x), same shape and type. Subclasses set `fn` or override `apply`."""
+    """y = fn(x), same shape and type as x. Subclasses set `fn`, or override `apply` (which
+    also receives any parameter inputs, e.g. HardSigmoid's alpha and beta)."""
 
     in_ports_count = 1
     fn: ClassVar = None
 
     @classmethod
-    def apply(cls, attrs: dict[str, Any], x: np.ndarray) -> np.ndarray:
+    def apply(cls, attrs: dict[str, Any], x: np.ndarray, *params: np.ndarray) -> np.ndarray:
         return cls.fn(x)
 
     @classmethod
     def evaluate(cls, attrs, inputs):
-        x = np.asarray(inputs[0])
+        x, *params = (np.asarray(v) for v in inputs)
         with np.errstate(all="ignore"):
-            y = cls.apply(attrs, x)
+            y = cls.apply(attrs, x, *params)
         return [cast_to(y, cls.infer_types(attrs, [x.dtype])[0])]
 
 

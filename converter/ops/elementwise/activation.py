@@ -1,13 +1,168 @@
-"""Activations: ReLU, Sigmoid, ... https://docs.openvino.ai/2025/documentation/openvino-ir-format/operation-sets/operation-specs/activation/relu-1.html"""
+"""Activations: ReLU, Sigmoid, Elu, Clamp, PReLU, Gelu, Swish, ... https://docs.openvino.ai/2025/documentation/openvino-ir-format/operation-sets/operation-specs/activation/relu-1.html"""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from converter.ops.elementwise._base import UnaryOp
+from converter.ops.elementwise._base import UnaryOp, scalar_like
+from converter.ops.elementwise._special import erf
+
+__all__ = [
+    "Clamp", "Elu", "Gelu", "HSigmoid", "HSwish", "HardSigmoid", "Mish", "PRelu", "Relu",
+    "Selu", "Sigmoid", "SoftPlus", "SoftSign", "Swish",
+]
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return 1 / (1 + np.exp(-x))
+
+
+def _relu6_over_6(x: np.ndarray) -> np.ndarray:
+    """min(max(x + 3, 0), 6) / 6, the hard sigmoid of HSigmoid and HSwish."""
+    return np.clip(x + scalar_like(3, x), 0, 6) / scalar_like(6, x)
 
 
 class Relu(UnaryOp):
     op = type = "ReLU"
     version = "opset1"
     fn = staticmethod(lambda x: np.maximum(x, np.zeros((), x.dtype)))
+
+
+class Sigmoid(UnaryOp):
+    op = type = "Sigmoid"
+    version = "opset1"
+    fn = staticmethod(_sigmoid)
+
+
+class Elu(UnaryOp):
+    """Elu-1: x for x > 0, alpha * (exp(x) - 1) otherwise."""
+
+    op = type = "Elu"
+    version = "opset1"
+    attr_types = {"alpha": "float"}
+    defaults = {"alpha": 1.0}
+
+    @classmethod
+    def apply(cls, attrs, x):
+        return np.where(x > 0, x, scalar_like(attrs["alpha"], x) * np.expm1(x))
+
+
+class Clamp(UnaryOp):
+    """Clamp-1: clip to [min, max]; integer tensors use ceil(min) and floor(max)."""
+
+    op = type = "Clamp"
+    version = "opset1"
+    attr_types = {"min": "float", "max": "float"}
+
+    @classmethod
+    def apply(cls, attrs, x):
+        lo, hi = float(attrs["min"]), float(attrs["max"])
+        if x.dtype.kind in "iu":
+            info = np.iinfo(x.dtype)
+            lo, hi = np.clip([math.ceil(lo) if math.isfinite(lo) else lo,
+                              math.floor(hi) if math.isfinite(hi) else hi], info.min, info.max)
+        return np.minimum(np.maximum(x, scalar_like(lo, x)), scalar_like(hi, x))
+
+
+class HardSigmoid(UnaryOp):
+    """HardSigmoid-1: max(0, min(1, alpha * x + beta)), alpha and beta as scalar inputs."""
+
+    op = type = "HardSigmoid"
+    version = "opset1"
+    in_ports_count = 3
+
+    @classmethod
+    def apply(cls, attrs, x, alpha, beta):
+        return np.clip(alpha.astype(x.dtype) * x + beta.astype(x.dtype), 0, 1)
+
+
+class Selu(UnaryOp):
+    """Selu-1: lambda * (x if x > 0 else alpha * (exp(x) - 1)), alpha and lambda as inputs."""
+
+    op = type = "Selu"
+    version = "opset1"
+    in_ports_count = 3
+
+    @classmethod
+    def apply(cls, attrs, x, alpha, lambda_):
+        neg = alpha.astype(x.dtype) * np.expm1(x)
+        return lambda_.astype(x.dtype) * np.where(x > 0, x, neg)
+
+
+class PRelu(UnaryOp):
+    """PReLU-1: x < 0 ? slope * x : x. A 1D slope as long as dim 1 of x is per channel,
+    any other slope broadcasts numpy-style."""
+
+    op = type = "PReLU"
+    version = "opset1"
+    in_ports_count = 2
+
+    @classmethod
+    def apply(cls, attrs, x, slope):
+        if slope.ndim == 1 and x.ndim >= 2 and slope.shape[0] == x.shape[1]:
+            slope = slope.reshape((-1,) + (1,) * (x.ndim - 2))
+        return np.where(x < 0, x * slope.astype(x.dtype), x)
+
+
+class Gelu(UnaryOp):
+    """Gelu-7: approximation_mode 'erf' (exact) or 'tanh'."""
+
+    op = type = "Gelu"
+    version = "opset7"
+    attr_types = {"approximation_mode": "str"}
+    defaults = {"approximation_mode": "erf"}
+
+    @classmethod
+    def apply(cls, attrs, x):
+        v = x.astype(np.float64)
+        if attrs.get("approximation_mode", "erf").lower() == "tanh":
+            inner = math.sqrt(2 / math.pi) * (v + 0.044715 * v**3)
+            return 0.5 * v * (1 + np.tanh(inner))
+        return 0.5 * v * (1 + erf(v / math.sqrt(2)))
+
+
+class Swish(UnaryOp):
+    """Swish-4: x * sigmoid(beta * x), beta an optional scalar input (default 1)."""
+
+    op = type = "Swish"
+    version = "opset4"
+    in_ports_count = 2
+
+    @classmethod
+    def apply(cls, attrs, x, beta=None):
+        scaled = x if beta is None else beta.astype(x.dtype) * x
+        return x * _sigmoid(scaled)
+
+
+class HSwish(UnaryOp):
+    op = type = "HSwish"
+    version = "opset4"
+    fn = staticmethod(lambda x: x * _relu6_over_6(x))
+
+
+class HSigmoid(UnaryOp):
+    op = type = "HSigmoid"
+    version = "opset5"
+    fn = staticmethod(_relu6_over_6)
+
+
+class SoftPlus(UnaryOp):
+    """SoftPlus-4: ln(1 + exp(x)), computed without overflow."""
+
+    op = type = "SoftPlus"
+    version = "opset4"
+    fn = staticmethod(lambda x: np.logaddexp(scalar_like(0, x), x))
+
+
+class Mish(UnaryOp):
+    op = type = "Mish"
+    version = "opset4"
+    fn = staticmethod(lambda x: x * np.tanh(np.logaddexp(scalar_like(0, x), x)))
+
+
+class SoftSign(UnaryOp):
+    op = type = "SoftSign"
+    version = "opset9"
+    fn = staticmethod(lambda x: x / (1 + np.abs(x)))
