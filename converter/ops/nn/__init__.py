@@ -1,1 +1,27 @@
-"""nn ops."""
+"""Neural-network ops: convolution, pooling, matmul, normalization, softmax, resize."""
+
+from converter.ops.nn import (
+    batch_norm,
+    convolution,
+    convolution_backprop,
+    depth_to_space,
+    interpolate,
+    lrn,
+    matmul,
+    normalization,
+    pooling,
+    softmax,
+)
+
+__all__ = [
+    "batch_norm",
+    "convolution",
+    "convolution_backprop",
+    "depth_to_space",
+    "interpolate",
+    "lrn",
+    "matmul",
+    "normalization",
+    "pooling",
+    "softmax",
+]

@@ -23,7 +23,8 @@ def _pads(attrs: dict, spatial, kernel, out_shape) -> tuple[list[int], list[int]
         begin = []
         for f, o, p in zip(full, out_shape, op):
             total = max(0, f + p - o) if f >= 0 else 0
-            begin.append(total // 2 if auto_pad == "same_upper" else total - total // 2)
+            # OpenVINO's backprop split: same_upper puts the larger half first
+            begin.append(total - total // 2 if auto_pad == "same_upper" else total // 2)
         if auto_pad not in ("same_upper", "same_lower"):
             begin = pb
         return begin, [int(o) for o in out_shape], op
@@ -32,10 +33,7 @@ def _pads(attrs: dict, spatial, kernel, out_shape) -> tuple[list[int], list[int]
     elif auto_pad in ("same_upper", "same_lower"):
         # output = input * stride; the padding that trims the full result to it
         outs = [DYN if i < 0 else i * s for i, s in zip(spatial, strides)]
-        begin = [0 if f < 0 else (max(0, f + p - o) // 2 if auto_pad == "same_upper"
-                                  else max(0, f + p - o) - max(0, f + p - o) // 2)
-                 for f, o, p in zip(full, outs, op)]
-        return begin, outs, op
+        return _pads(attrs, spatial, kernel, outs)
     outs = [DYN if f < 0 else f - b - e + p for f, b, e, p in zip(full, pb, pe, op)]
     return list(pb), outs, op
 
@@ -47,7 +45,7 @@ def grouped_deconv(attrs: dict, x: np.ndarray, w: np.ndarray, out_shape=None) ->
     strides, dilations, _, _ = spatial_attrs(attrs, n, kernel)
     begin, outs, _ = _pads(attrs, spatial, kernel, out_shape)
     xs = x.reshape(batch, groups, cg, -1).transpose(1, 0, 3, 2)  # [G, N, P, Cg]
-    cols = np.matmul(xs, w.reshape(groups, cg, -1))  # [G, N, P, Og*K]
+    cols = np.matmul(xs, w.reshape(groups, 1, cg, -1))  # [G, N, P, Og*K]
     cols = cols.reshape(groups, batch, *spatial, og, *kernel)
     full = [(i - 1) * s + (k - 1) * d + 1 for i, k, s, d in zip(spatial, kernel, strides, dilations)]
     y = np.zeros((groups, batch, *full, og), dtype=np.result_type(x, w))

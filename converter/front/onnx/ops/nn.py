@@ -1,3 +1,358 @@
-"""ONNX translators for the nn op family."""
+"""ONNX translators for the nn op family: convolution, pooling, Gemm/MatMul, normalization,
+softmax, resize and depth/space shuffles."""
 
 from __future__ import annotations
+
+import numpy as np
+
+from converter.front.onnx.translator import OnnxNode, onnx_op
+from converter.graph.port import Port
+
+_AUTO_PAD = {"NOTSET": "explicit", "SAME_UPPER": "same_upper", "SAME_LOWER": "same_lower",
+             "VALID": "valid"}
+
+
+# -- helpers ----------------------------------------------------------------------------------
+def _static_rank(n: OnnxNode, i: int) -> int | None:
+    """Rank of input i when it is a Const or a Parameter with a known shape."""
+    src = n.input(i)
+    if src is None:
+        return None
+    node = src.node
+    if node.soft_get("op") == "Const":
+        return np.asarray(node.value).ndim
+    shape = node.soft_get("shape", None) if node.soft_get("op") == "Parameter" else None
+    return None if shape is None else len(shape)
+
+
+def _spatial_rank(n: OnnxNode, weights: int | None = None) -> int:
+    for key in ("kernel_shape", "strides", "dilations"):
+        if n.has_attr(key):
+            return len(n.attr(key))
+    if n.has_attr("pads"):
+        return len(n.attr("pads")) // 2
+    for i in (weights, 0):
+        rank = None if i is None else _static_rank(n, i)
+        if rank is not None:
+            return rank - 2
+    msg = f"{n.op_type} node '{n.name}': cannot tell the number of spatial axes"
+    raise ValueError(msg)
+
+
+def _window_attrs(n: OnnxNode, nsp: int) -> dict:
+    pads = list(n.attr("pads", [0] * 2 * nsp))
+    return {
+        "strides": list(n.attr("strides", [1] * nsp)),
+        "pads_begin": pads[:nsp],
+        "pads_end": pads[nsp:],
+        "auto_pad": _AUTO_PAD[n.attr("auto_pad", "NOTSET")],
+    }
+
+
+def _reshape(n: OnnxNode, port: Port, shape: list[int], special_zero: bool = False) -> Port:
+    """Reshape, folded right away when the source is a Const."""
+    src = port.node
+    if src.soft_get("op") == "Const" and not special_zero:
+        return n.const(np.asarray(src.value).reshape(shape))
+    return n.op("Reshape", [port, n.const(shape, np.int64)], special_zero=special_zero)
+
+
+def _grouped_weights(n: OnnxNode, w: Port, group: int) -> Port:
+    """[G*A, B, *k] -> [G, A, B, *k]."""
+    src = w.node
+    if src.soft_get("op") == "Const":
+        value = np.asarray(src.value)
+        return n.const(value.reshape(group, -1, *value.shape[1:]))
+    nsp = _spatial_rank(n, 1)
+    lifted = n.op("Unsqueeze", [w, n.const([0], np.int64)])
+    return _reshape(n, lifted, [group, -1] + [0] * (nsp + 1), special_zero=True)
+
+
+def _channel_bias(n: OnnxNode, y: Port, i: int, nsp: int) -> Port:
+    if not n.has_input(i):
+        return y
+    return n.op("Add", [y, _reshape(n, n.input(i), [1, -1] + [1] * nsp)])
+
+
+def _axes_from(n: OnnxNode, x: int, start: int) -> Port:
+    """The axes [start, rank) of input x (negative start counts from the end)."""
+    rank = _static_rank(n, x)
+    if start < 0:
+        return n.const(np.arange(start, 0), np.int64)
+    if rank is not None:
+        return n.const(np.arange(start, rank), np.int64)
+    rank_1d = n.op("ShapeOf", [n.op("ShapeOf", [n.input(x)])], output_type=np.dtype(np.int64))
+    rank_port = n.op("Squeeze", [rank_1d, n.const([0], np.int64)])
+    return n.op("Range", [n.const(start, np.int64), rank_port, n.const(1, np.int64)],
+                output_type=np.dtype(np.int64))
+
+
+def _flat_apply(n: OnnxNode, x: Port, axis: int, build) -> Port:
+    """Flatten x's axes from `axis` into one, apply build(flat, axis), restore the shape."""
+    flat = n.op("Reshape", [x, n.const([0] * axis + [-1], np.int64)], special_zero=True)
+    shape = n.op("ShapeOf", [x], output_type=np.dtype(np.int64))
+    return n.op("Reshape", [build(flat, axis), shape], special_zero=False)
+
+
+# -- convolution ----------------------------------------------------------------------------------
+@onnx_op("Conv")
+def conv(n: OnnxNode):
+    nsp = _spatial_rank(n, 1)
+    attrs = {**_window_attrs(n, nsp), "dilations": list(n.attr("dilations", [1] * nsp))}
+    group = n.attr("group", 1)
+    if group == 1:
+        y = n.op("Convolution", [n.input(0), n.input(1)], **attrs)
+    else:
+        w = _grouped_weights(n, n.input(1), group)
+        y = n.op("GroupConvolution", [n.input(0), w], **attrs)
+    return [_channel_bias(n, y, 2, nsp)]
+
+
+@onnx_op("ConvTranspose")
+def conv_transpose(n: OnnxNode):
+    nsp = _spatial_rank(n, 1)
+    attrs = {**_window_attrs(n, nsp), "dilations": list(n.attr("dilations", [1] * nsp)),
+             "output_padding": list(n.attr("output_padding", [0] * nsp))}
+    inputs = [n.input(0), n.input(1)]
+    group = n.attr("group", 1)
+    if group != 1:
+        inputs[1] = _grouped_weights(n, inputs[1], group)
+    if n.has_attr("output_shape"):
+        inputs.append(n.const(list(n.attr("output_shape"))[-nsp:], np.int64))
+    elif attrs["auto_pad"] in ("same_upper", "same_lower"):
+        # ONNX: output = input * stride; OpenVINO takes that as an explicit output_shape
+        dims = n.op("Gather", [n.op("ShapeOf", [n.input(0)], output_type=np.dtype(np.int64)),
+                               n.const(np.arange(2, 2 + nsp), np.int64), n.const(0, np.int64)])
+        inputs.append(n.op("Multiply", [dims, n.const(attrs["strides"], np.int64)]))
+    if len(inputs) > 2:
+        # ONNX SAME_UPPER puts the smaller half of an odd padding first: OpenVINO's same_lower
+        attrs["auto_pad"] = "same_lower" if attrs["auto_pad"] == "same_upper" else "same_upper"
+    kind = "ConvolutionBackpropData" if group == 1 else "GroupConvolutionBackpropData"
+    return [_channel_bias(n, n.op(kind, inputs, **attrs), 2, nsp)]
+
+
+# -- pooling ------------------------------------------------------------------------------------
+def _pool_attrs(n: OnnxNode) -> dict:
+    kernel = list(n.attr("kernel_shape"))
+    rounding = "ceil_torch" if n.attr("ceil_mode", 0) else "floor"
+    return {**_window_attrs(n, len(kernel)), "kernel": kernel, "rounding_type": rounding}
+
+
+@onnx_op("MaxPool")
+def max_pool(n: OnnxNode):
+    if n.attr("storage_order", 0) and n.num_outputs > 1:
+        msg = f"MaxPool '{n.name}': storage_order=1 indices are not supported"
+        raise ValueError(msg)
+    attrs = _pool_attrs(n)
+    node = n.op_node("MaxPool", [n.input(0)], dilations=list(
+        n.attr("dilations", [1] * len(attrs["kernel"]))), index_element_type=np.dtype(np.int64),
+        axis=0, **attrs)
+    return [node.out_port(0), node.out_port(1)][: n.num_outputs]
+
+
+@onnx_op("AveragePool")
+def average_pool(n: OnnxNode):
+    attrs = _pool_attrs(n)
+    if any(d != 1 for d in n.attr("dilations", [])):
+        msg = f"AveragePool '{n.name}': dilations are not supported by AvgPool"
+        raise ValueError(msg)
+    return [n.op("AvgPool", [n.input(0)], **{"exclude-pad": not n.attr("count_include_pad", 0)},
+                 **attrs)]
+
+
+@onnx_op("LpPool")
+def lp_pool(n: OnnxNode):
+    attrs = _pool_attrs(n)
+    if any(d != 1 for d in n.attr("dilations", [])):
+        msg = f"LpPool '{n.name}': dilations are not supported"
+        raise ValueError(msg)
+    p = float(n.attr("p", 2))
+    powered = n.op("Power", [n.op("Abs", [n.input(0)]), n.const(p, np.float32)])
+    mean = n.op("AvgPool", [powered], **{"exclude-pad": False}, **attrs)
+    total = n.op("Multiply", [mean, n.const(float(np.prod(attrs["kernel"])), np.float32)])
+    return [n.op("Power", [total, n.const(1.0 / p, np.float32)])]
+
+
+@onnx_op("GlobalAveragePool", "GlobalMaxPool")
+def global_pool(n: OnnxNode):
+    kind = "ReduceMean" if n.op_type == "GlobalAveragePool" else "ReduceMax"
+    return [n.op(kind, [n.input(0), _axes_from(n, 0, 2)], keep_dims=True)]
+
+
+# -- matrix products ------------------------------------------------------------------------------
+@onnx_op("MatMul")
+def matmul(n: OnnxNode):
+    return [n.op("MatMul", [n.input(0), n.input(1)])]
+
+
+@onnx_op("Gemm")
+def gemm(n: OnnxNode):
+    y = n.op("MatMul", [n.input(0), n.input(1)], transpose_a=bool(n.attr("transA", 0)),
+             transpose_b=bool(n.attr("transB", 0)))
+    alpha, beta = float(n.attr("alpha", 1.0)), float(n.attr("beta", 1.0))
+    if alpha != 1.0:
+        y = n.op("Multiply", [y, n.const(alpha, np.float32)])
+    if n.has_input(2) and beta != 0.0:
+        c = n.input(2)
+        if beta != 1.0:
+            c = n.op("Multiply", [c, n.const(beta, np.float32)])
+        y = n.op("Add", [y, c])
+    return [y]
+
+
+# -- normalization --------------------------------------------------------------------------------
+@onnx_op("BatchNormalization")
+def batch_norm(n: OnnxNode):
+    inputs = [n.input(i) for i in range(5)]
+    return [n.op("BatchNormInference", inputs, epsilon=float(n.attr("epsilon", 1e-5)))]
+
+
+def _mvn(n: OnnxNode, x: Port, axes: Port, eps: float, normalize_variance: bool = True) -> Port:
+    return n.op("MVN", [x, axes], eps=eps, eps_mode="inside_sqrt",
+                normalize_variance=normalize_variance)
+
+
+@onnx_op("InstanceNormalization")
+def instance_norm(n: OnnxNode):
+    eps = float(n.attr("epsilon", 1e-5))
+    scale = _reshape(n, n.input(1), [-1, 1])
+    bias = _reshape(n, n.input(2), [-1, 1])
+
+    def normalize(flat: Port, axis: int) -> Port:
+        y = _mvn(n, flat, n.const([axis], np.int64), eps)
+        return n.op("Add", [n.op("Multiply", [y, scale]), bias])
+
+    return [_flat_apply(n, n.input(0), 2, normalize)]
+
+
+@onnx_op("MeanVarianceNormalization")
+def mean_variance_norm(n: OnnxNode):
+    axes = n.const(list(n.attr("axes", [0, 2, 3])), np.int64)
+    return [_mvn(n, n.input(0), axes, 1e-9)]
+
+
+@onnx_op("LayerNormalization")
+def layer_norm(n: OnnxNode):
+    eps = float(n.attr("epsilon", 1e-5))
+    x, axis = n.input(0), int(n.attr("axis", -1))
+    rank = _static_rank(n, 0)
+    if axis >= 0 and rank is not None:
+        axis -= rank
+    axes = _axes_from(n, 0, axis)
+    y = _mvn(n, x, axes, eps)
+    y = n.op("Multiply", [y, n.input(1)])
+    if n.has_input(2):
+        y = n.op("Add", [y, n.input(2)])
+    if n.num_outputs == 1:
+        return [y]
+    mean = n.op("ReduceMean", [x, axes], keep_dims=True)
+    centered = n.op("Subtract", [x, mean])
+    var = n.op("ReduceMean", [n.op("Multiply", [centered, centered]), axes], keep_dims=True)
+    std = n.op("Sqrt", [n.op("Add", [var, n.const(eps, np.float32)])])
+    return [y, mean, n.op("Divide", [n.const(1.0, np.float32), std])]
+
+
+@onnx_op("GroupNormalization")
+def group_norm(n: OnnxNode):
+    eps, groups = float(n.attr("epsilon", 1e-5)), int(n.attr("num_groups"))
+    if n.opset >= 21:
+        inputs = [n.input(i) for i in range(3)]
+        return [n.op("GroupNormalization", inputs, num_groups=groups, epsilon=eps)]
+    # opset 18: scale and bias hold one value per group
+    scale = _reshape(n, n.input(1), [-1, 1])
+    bias = _reshape(n, n.input(2), [-1, 1])
+    grouped = n.op("Reshape", [n.input(0), n.const([0, groups, -1], np.int64)], special_zero=True)
+    y = _mvn(n, grouped, n.const([2], np.int64), eps)
+    y = n.op("Add", [n.op("Multiply", [y, scale]), bias])
+    shape = n.op("ShapeOf", [n.input(0)], output_type=np.dtype(np.int64))
+    return [n.op("Reshape", [y, shape], special_zero=False)]
+
+
+@onnx_op("LRN")
+def lrn(n: OnnxNode):
+    return [n.op("LRN", [n.input(0), n.const([1], np.int64)], alpha=float(n.attr("alpha", 1e-4)),
+                 beta=float(n.attr("beta", 0.75)), bias=float(n.attr("bias", 1.0)),
+                 size=int(n.attr("size")))]
+
+
+@onnx_op("LpNormalization")
+def lp_normalization(n: OnnxNode):
+    axes = n.const([int(n.attr("axis", -1))], np.int64)
+    p = int(n.attr("p", 2))
+    if p == 2:
+        return [n.op("NormalizeL2", [n.input(0), axes], eps=1e-30, eps_mode="max")]
+    norm = n.op("ReduceL1", [n.input(0), axes], keep_dims=True)
+    return [n.op("Divide", [n.input(0), norm])]
+
+
+# -- softmax family -------------------------------------------------------------------------------
+def _softmax_like(kind: str):
+    def translate(n: OnnxNode):
+        if n.opset >= 13:
+            return [n.op(kind, [n.input(0)], axis=int(n.attr("axis", -1)))]
+        axis = int(n.attr("axis", 1))
+        rank = _static_rank(n, 0)
+        if axis < 0 and rank is not None:
+            axis += rank
+        if rank is not None and axis == rank - 1:
+            return [n.op(kind, [n.input(0)], axis=axis)]
+        return [_flat_apply(n, n.input(0), axis, lambda flat, a: n.op(kind, [flat], axis=a))]
+
+    return translate
+
+
+onnx_op("Softmax")(_softmax_like("Softmax"))
+onnx_op("LogSoftmax")(_softmax_like("LogSoftmax"))
+
+
+# -- resize and depth/space shuffles --------------------------------------------------------------
+_RESIZE_MODE = {"nearest": "nearest", "linear": "linear_onnx", "bilinear": "linear_onnx",
+                "cubic": "cubic"}
+
+
+def _interpolate(n: OnnxNode, x: Port, scales: Port | None, sizes: Port | None, **attrs) -> Port:
+    inputs = [x, sizes if sizes is not None else scales]
+    if n.has_attr("axes"):
+        inputs.append(n.const(list(n.attr("axes")), np.int64))
+    mode = "sizes" if sizes is not None else "scales"
+    return n.op("Interpolate", inputs, shape_calculation_mode=mode, **attrs)
+
+
+@onnx_op("Resize")
+def resize(n: OnnxNode):
+    mode = _RESIZE_MODE[n.attr("mode", "nearest")]
+    if n.opset < 11:
+        return [_interpolate(n, n.input(0), n.input(1), None, mode=mode, nearest_mode="floor",
+                             coordinate_transformation_mode="asymmetric")]
+    transform = n.attr("coordinate_transformation_mode", "half_pixel")
+    if transform in ("tf_crop_and_resize", "half_pixel_symmetric") or n.attr("exclude_outside", 0):
+        msg = f"Resize '{n.name}': {transform} / exclude_outside are not supported by Interpolate"
+        raise ValueError(msg)
+    if n.attr("keep_aspect_ratio_policy", "stretch") != "stretch":
+        msg = f"Resize '{n.name}': keep_aspect_ratio_policy is not supported"
+        raise ValueError(msg)
+    sizes = n.input(3) if n.has_input(3) else None
+    return [_interpolate(n, n.input(0), n.input(2), sizes, mode=mode,
+                         coordinate_transformation_mode=transform,
+                         nearest_mode=n.attr("nearest_mode", "round_prefer_floor"),
+                         antialias=bool(n.attr("antialias", 0)),
+                         cube_coeff=float(n.attr("cubic_coeff_a", -0.75)))]
+
+
+@onnx_op("Upsample")
+def upsample(n: OnnxNode):
+    scales = n.const(list(n.attr("scales")), np.float32) if n.has_attr("scales") else n.input(1)
+    return [_interpolate(n, n.input(0), scales, None, mode=_RESIZE_MODE[n.attr("mode", "nearest")],
+                         nearest_mode="floor", coordinate_transformation_mode="asymmetric")]
+
+
+@onnx_op("DepthToSpace")
+def depth_to_space(n: OnnxNode):
+    mode = "depth_first" if n.attr("mode", "DCR") == "CRD" else "blocks_first"
+    return [n.op("DepthToSpace", [n.input(0)], block_size=int(n.attr("blocksize")), mode=mode)]
+
+
+@onnx_op("SpaceToDepth")
+def space_to_depth(n: OnnxNode):
+    mode = "depth_first" if n.attr("mode", "DCR") == "CRD" else "blocks_first"
+    return [n.op("SpaceToDepth", [n.input(0)], block_size=int(n.attr("blocksize")), mode=mode)]

@@ -1,0 +1,25 @@
+"""BatchNormInference-5: per-channel (axis 1) normalization with given statistics. https://docs.openvino.ai/2025/documentation/openvino-ir-format/operation-sets/operation-specs/normalization/batch-norm-inference-5.html"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from converter.ops.op import Op
+
+__all__ = ["BatchNormInference"]
+
+
+class BatchNormInference(Op):
+    op = type = "BatchNormInference"
+    version = "opset5"
+    in_ports_count = 5
+    attr_types = {"epsilon": "float"}
+    defaults = {"epsilon": 1e-5}
+
+    @classmethod
+    def evaluate(cls, attrs, inputs):
+        x, gamma, beta, mean, var = inputs
+        shape = (1, -1) + (1,) * (x.ndim - 2)
+        scale = gamma / np.sqrt(var + np.asarray(attrs["epsilon"], var.dtype))
+        shift = beta - mean * scale
+        return [x * scale.reshape(shape) + shift.reshape(shape)]

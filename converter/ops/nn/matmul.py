@@ -1,0 +1,45 @@
+"""MatMul-1: batched matrix product with optional transposes. https://docs.openvino.ai/2025/documentation/openvino-ir-format/operation-sets/operation-specs/matrix/matmul-1.html"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from converter.graph.shape import DYN, broadcast
+from converter.ops.op import Op
+
+__all__ = ["MatMul"]
+
+
+def _swap(shape: tuple, flag: bool) -> tuple:
+    return shape[:-2] + (shape[-1], shape[-2]) if flag and len(shape) >= 2 else shape
+
+
+class MatMul(Op):
+    op = type = "MatMul"
+    version = "opset1"
+    in_ports_count = 2
+    attr_types = {"transpose_a": "bool", "transpose_b": "bool"}
+    defaults = {"transpose_a": False, "transpose_b": False}
+
+    @classmethod
+    def infer_shapes(cls, attrs, shapes, values):
+        a, b = shapes
+        if a is None or b is None:
+            return [None]
+        a, b = _swap(tuple(a), attrs["transpose_a"]), _swap(tuple(b), attrs["transpose_b"])
+        a2, b2 = (1,) + a if len(a) == 1 else a, b + (1,) if len(b) == 1 else b
+        out = broadcast(a2[:-2], b2[:-2]) + (a2[-2], b2[-1])
+        if len(a) == 1:
+            out = out[:-2] + out[-1:]
+        if len(b) == 1:
+            out = out[:-1]
+        return [tuple(DYN if d < 0 else d for d in out)]
+
+    @classmethod
+    def evaluate(cls, attrs, inputs):
+        a, b = inputs
+        if attrs["transpose_a"] and a.ndim >= 2:
+            a = np.swapaxes(a, -1, -2)
+        if attrs["transpose_b"] and b.ndim >= 2:
+            b = np.swapaxes(b, -1, -2)
+        return [np.matmul(a, b)]

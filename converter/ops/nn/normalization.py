@@ -1,0 +1,74 @@
+"""MVN-6, NormalizeL2-1 and GroupNormalization-12. https://docs.openvino.ai/2025/documentation/openvino-ir-format/operation-sets/operation-specs/normalization/mvn-6.html"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from converter.ops.op import Op
+
+__all__ = ["GroupNormalization", "MVN", "NormalizeL2"]
+
+
+def _axes(values: np.ndarray, rank: int) -> tuple[int, ...]:
+    return tuple(sorted({int(a) % rank for a in np.ravel(values)}))
+
+
+def mvn(x: np.ndarray, axes: tuple[int, ...], eps: float, inside: bool = True,
+        normalize_variance: bool = True) -> np.ndarray:
+    """(x - mean) / sqrt(var + eps) over axes ("inside_sqrt"), or / (sqrt(var) + eps)."""
+    centered = x - x.mean(axis=axes, keepdims=True)
+    if not normalize_variance:
+        return centered
+    var = np.mean(np.square(centered), axis=axes, keepdims=True)
+    eps = np.asarray(eps, x.dtype)
+    return centered / (np.sqrt(var + eps) if inside else np.sqrt(var) + eps)
+
+
+class MVN(Op):
+    op = type = "MVN"
+    version = "opset6"
+    in_ports_count = 2
+    attr_types = {"normalize_variance": "bool", "eps": "float", "eps_mode": "str"}
+    defaults = {"normalize_variance": True, "eps": 1e-9, "eps_mode": "inside_sqrt"}
+
+    @classmethod
+    def evaluate(cls, attrs, inputs):
+        x = inputs[0]
+        return [mvn(x, _axes(inputs[1], x.ndim), attrs["eps"], attrs["eps_mode"] == "inside_sqrt",
+                    attrs["normalize_variance"])]
+
+
+class NormalizeL2(Op):
+    """https://docs.openvino.ai/2025/documentation/openvino-ir-format/operation-sets/operation-specs/normalization/normalize-l2-1.html"""
+
+    op = type = "NormalizeL2"
+    version = "opset1"
+    in_ports_count = 2
+    attr_types = {"eps": "float", "eps_mode": "str"}
+    defaults = {"eps": 1e-10, "eps_mode": "add"}
+
+    @classmethod
+    def evaluate(cls, attrs, inputs):
+        x = inputs[0]
+        total = np.sum(np.square(x), axis=_axes(inputs[1], x.ndim), keepdims=True)
+        eps = np.asarray(attrs["eps"], x.dtype)
+        total = total + eps if attrs["eps_mode"] == "add" else np.maximum(total, eps)
+        return [x / np.sqrt(total)]
+
+
+class GroupNormalization(Op):
+    """https://docs.openvino.ai/2025/documentation/openvino-ir-format/operation-sets/operation-specs/normalization/group-normalization-12.html"""
+
+    op = type = "GroupNormalization"
+    version = "opset12"
+    in_ports_count = 3
+    attr_types = {"num_groups": "int", "epsilon": "float"}
+    defaults = {"num_groups": 1, "epsilon": 1e-5}
+
+    @classmethod
+    def evaluate(cls, attrs, inputs):
+        x, scale, bias = inputs
+        grouped = x.reshape(x.shape[0], attrs["num_groups"], -1)
+        y = mvn(grouped, (2,), attrs["epsilon"]).reshape(x.shape)
+        shape = (1, -1) + (1,) * (x.ndim - 2)
+        return [y * scale.reshape(shape) + bias.reshape(shape)]
