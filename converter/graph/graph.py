@@ -94,6 +94,11 @@ class Graph(nx.MultiDiGraph):
         keep = set(results)
         for nid in results:
             keep |= nx.ancestors(self, nid)
+        # unused outputs of live ops stay: IR output ports are numbered by position
+        keep |= {
+            v for u in list(keep) for v in self.successors(u)
+            if self.nodes[v].get("kind") == "data"
+        }
         dead = [
             nid
             for nid, d in self.nodes(data=True)
