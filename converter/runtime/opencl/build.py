@@ -1,0 +1,183 @@
+"""The OpenCL device, and program builds cached in process and on disk (keyed by sha256)."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import re
+import tempfile
+import warnings
+from pathlib import Path
+from typing import Any
+
+from extgen.errors import KernelBuildError, KernelConfigError
+
+__all__ = [
+    "cache_dir", "compile_count", "context", "disk_hits", "has_fp16", "kernel", "opencl", "program",
+    "queue",
+]
+
+log = logging.getLogger("extgen")
+_state: dict[str, Any] = {}
+_programs: dict[str, Any] = {}
+_kernels: dict[tuple[int, str], Any] = {}
+_counts = {"compiled": 0, "disk": 0}
+
+
+def compile_count() -> int:
+    """How many programs this process compiled from source (cache hits do not count)."""
+    return _counts["compiled"]
+
+
+def disk_hits() -> int:
+    """How many programs this process loaded from the on-disk binary cache."""
+    return _counts["disk"]
+
+
+def opencl() -> Any:
+    """The pyopencl module, imported on first use."""
+    try:
+        import pyopencl
+    except ImportError as err:
+        msg = (f"GPU/VPU kernels need pyopencl and an OpenCL driver "
+               f"(pip install pyopencl pocl-binary-distribution): {err}")
+        raise KernelBuildError(msg) from None
+    return pyopencl
+
+
+def _pick_device(cl: Any) -> Any:
+    """EXTGEN_OPENCL_DEVICE: 'P:D' (platform and device index) or a substring of the device or
+    platform name; default: the first device of the first platform."""
+    try:
+        devices = [(p, d) for p in cl.get_platforms() for d in p.get_devices()]
+    except cl.Error as err:
+        devices, reason = [], str(err)
+    else:
+        reason = "no devices"
+    if not devices:
+        msg = (f"no OpenCL device found ({reason}); "
+               "install an OpenCL driver such as pocl-binary-distribution")
+        raise KernelBuildError(msg)
+    want = os.environ.get("EXTGEN_OPENCL_DEVICE", "").strip()
+    if not want:
+        return devices[0][1]
+    m = re.fullmatch(r"(\d+):(\d+)", want)
+    for p, d in devices:
+        plat = cl.get_platforms().index(p)
+        if m and (plat, p.get_devices().index(d)) == (int(m[1]), int(m[2])):
+            return d
+        if not m and (want.lower() in d.name.lower() or want.lower() in p.name.lower()):
+            return d
+    names = ", ".join(f"{d.name} ({p.name})" for p, d in devices)
+    msg = f"EXTGEN_OPENCL_DEVICE='{want}' matches no OpenCL device (have: {names})"
+    raise KernelBuildError(msg)
+
+
+def _device() -> tuple[Any, Any, Any]:
+    if "ctx" not in _state:
+        cl = opencl()
+        dev = _pick_device(cl)
+        ctx = cl.Context([dev])
+        _state.update(ctx=ctx, queue=cl.CommandQueue(ctx), device=dev)
+    return _state["ctx"], _state["queue"], _state["device"]
+
+
+def context() -> Any:
+    """The OpenCL context of the chosen device."""
+    return _device()[0]
+
+
+def queue() -> Any:
+    """The command queue every kernel runs on."""
+    return _device()[1]
+
+
+def has_fp16() -> bool:
+    return "cl_khr_fp16" in _device()[2].extensions.split()
+
+
+def cache_dir() -> Path:
+    """$EXTGEN_CACHE_DIR, else $XDG_CACHE_HOME/extgen/opencl, else ~/.cache/extgen/opencl."""
+    if os.environ.get("EXTGEN_CACHE_DIR"):
+        return Path(os.environ["EXTGEN_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "extgen" / "opencl"
+
+
+def _key(source: str, options: str) -> str:
+    dev = _device()[2]
+    parts = [dev.platform.name, dev.platform.version, dev.name, dev.driver_version, options, source]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
+def _error_lines(log_text: str, limit: int = 4) -> str:
+    lines = [ln.strip() for ln in log_text.splitlines()]
+    errors = [ln for ln in lines if re.search(r"\berror\b", ln, re.I)
+              and not re.search(r"clBuildProgram failed|failed to build the program|errors? generated", ln)]
+    errors = [ln[:200] for ln in (errors or [ln for ln in lines if ln][-1:])]
+    more = f" (+{len(errors) - limit} more)" if len(errors) > limit else ""
+    return "; ".join(errors[:limit]) + more
+
+
+def _from_disk(key: str, options: str) -> Any:
+    cl = opencl()
+    ctx, _, dev = _device()
+    file = cache_dir() / f"{key}.bin"
+    try:
+        binary = file.read_bytes()
+        prg = cl.Program(ctx, [dev], [binary]).build(options)
+    except (OSError, cl.Error):
+        return None
+    _counts["disk"] += 1
+    return prg
+
+
+def _to_disk(key: str, prg: Any) -> None:
+    folder = cache_dir()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+        with os.fdopen(fd, "wb") as f:
+            f.write(prg.binaries[0])
+        Path(tmp).replace(folder / f"{key}.bin")
+    except (OSError, IndexError) as err:
+        log.debug("extgen: OpenCL binary cache not written (%s)", err)
+
+
+def program(source: str, options: str, label: str) -> Any:
+    """A built program for `source`: from memory, else from the disk cache, else compiled."""
+    key = _key(source, options)
+    prg = _programs.get(key)
+    if prg is None:
+        prg = _from_disk(key, options)
+    if prg is None:
+        cl = opencl()
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", cl.CompilerWarning)
+                prg = cl.Program(_device()[0], source).build(options)
+            for w in caught:
+                log.debug("%s: %s", label, w.message)
+        except cl.Error as err:
+            msg = f"{label}: OpenCL build failed: {_error_lines(str(err))}"
+            raise KernelBuildError(msg) from None
+        _counts["compiled"] += 1
+        _to_disk(key, prg)
+    _programs[key] = prg
+    return prg
+
+
+def kernel(source: str, options: str, label: str, entry: str) -> Any:
+    """The kernel `entry` of the built program, one object per program and entry."""
+    prg = program(source, options, label)
+    found = _kernels.get((id(prg), entry))
+    if found is None:
+        cl = opencl()
+        try:
+            found = cl.Kernel(prg, entry)
+        except cl.Error:
+            msg = f"{label}: the source defines no __kernel named '{entry}'"
+            raise KernelConfigError(msg) from None
+        _kernels[(id(prg), entry)] = found
+    return found

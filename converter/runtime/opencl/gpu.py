@@ -1,0 +1,121 @@
+"""GpuDevice: run SimpleGPU custom kernels (the OpenVINO GPU plugin's XML contract) via pyopencl."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from converter.runtime.executor import Device, Kernel
+from converter.runtime.ir_reader import IRLayer
+from converter.runtime.opencl import build, launch
+from converter.runtime.opencl.config import GpuLayer, GpuTensor, load_gpu
+from converter.runtime.opencl.jit import TensorDesc, bfyx, builtins, from_layout, map_half, to_layout
+from extgen.errors import KernelConfigError
+
+__all__ = ["GpuDevice"]
+
+
+def _define(d, attrs: dict[str, str]) -> str:
+    value = attrs[d.param] if d.param and d.param in attrs else d.default
+    if d.type.endswith("[]"):
+        value = f"({d.type}) {{ {value} }}"
+    return f"#define {d.name} {value}"
+
+
+def _check_args(cfg: GpuLayer, layer: IRLayer) -> None:
+    where = f"{cfg.config}:{cfg.line}"
+    if cfg.data:
+        names = ", ".join(n or "?" for n, _ in cfg.data)
+        msg = (f"{where}: <Data> ({names}) binds IR v7 weight blobs, which IR v10+ no longer has; "
+               "weights arrive as Const inputs: bind them with <Tensor type=\"input\" port-index=...>")
+        raise KernelConfigError(msg)
+    indices = sorted(t.arg_index for t in cfg.tensors)
+    if indices != list(range(len(indices))):
+        msg = f"{where}: Tensor arg-index values {indices} must be 0..{len(indices) - 1}, each once"
+        raise KernelConfigError(msg)
+    outs = [t for t in cfg.tensors if t.kind == "output"]
+    if len(outs) != 1:
+        msg = f"{where}: SimpleGPU supports exactly one output Tensor (OUTPUT0), found {len(outs)}"
+        raise KernelConfigError(msg)
+    for t in cfg.tensors:
+        if t.kind == "input" and t.port >= len(layer.inputs):
+            msg = (f"{where}: input Tensor port-index {t.port} but layer '{layer.name}' "
+                   f"has {len(layer.inputs)} inputs")
+            raise KernelConfigError(msg)
+
+
+class _GpuKernel:
+    """One SimpleGPU layer bound to one IR layer; call with the inputs in port order."""
+
+    def __init__(self, cfg: GpuLayer, layer: IRLayer) -> None:
+        _check_args(cfg, layer)
+        self.cfg, self.layer = cfg, layer
+        self.label = f"kernel '{cfg.entry}' of {cfg.name} ({cfg.config.name})"
+        self.user = "".join(f'#line 1 "{p.name}"\n{p.read_text(encoding="utf-8")}\n' for p in cfg.sources)
+        self.formats = {t.port: t.format for t in cfg.tensors if t.kind == "input"}
+        self.out_format = next(t.format for t in cfg.tensors if t.kind == "output")
+
+    def _sizes(self, ins: Sequence[np.ndarray], out_shape: tuple[int, ...]) -> tuple[list[int], list[int]]:
+        kind, port = self.cfg.work.dim
+        if kind == "input" and port >= len(ins):
+            msg = (f"{self.cfg.config}:{self.cfg.line}: WorkSizes dim='input,{port}' "
+                   f"but the layer has {len(ins)} inputs")
+            raise KernelConfigError(msg)
+        dims = dict(zip("BFYX", bfyx(ins[port].shape if kind == "input" else out_shape)))
+        try:
+            return ([e.evaluate(dims) for e in self.cfg.work.global_],
+                    [e.evaluate(dims) for e in self.cfg.work.local])
+        except ValueError as err:
+            msg = f"{self.cfg.config}:{self.cfg.line}: invalid WorkSizes for {dims}: {err}"
+            raise KernelConfigError(msg) from None
+
+    def source(self, ins: Sequence[np.ndarray], out_shape: tuple[int, ...], out_dtype: np.dtype,
+               gws: list[int], lws: list[int]) -> tuple[str, bool]:
+        descs = [TensorDesc(f"INPUT{i}", tuple(a.shape), a.dtype, self.formats.get(i, "BFYX"))
+                 for i, a in enumerate(ins)]
+        descs.append(TensorDesc("OUTPUT0", out_shape, out_dtype, self.out_format))
+        defines = "\n".join(_define(d, self.layer.attrs) for d in self.cfg.defines)
+        text = (f"// Custom layer {self.cfg.name}: {self.layer.name}\n"
+                f"{builtins(descs, len(ins), gws, lws)}"
+                f"// Custom Layer User Defines\n{defines}\n{self.user}")
+        return map_half(text, build.has_fp16())
+
+    def __call__(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
+        ins = [np.asarray(a) for a in inputs]
+        out_shape, out_dtype = launch.output_spec(self.layer, 0, ins)
+        gws, lws = self._sizes(ins, out_shape)
+        text, half = self.source(ins, out_shape, out_dtype, gws, lws)
+        if half:
+            launch.warn_half(self.label)
+        kernel = build.kernel(text, self.cfg.options, self.label, self.cfg.entry)
+        out_t = launch.transfer_dtype(out_dtype)
+        out_buf = launch.empty(int(np.prod(out_shape, dtype=np.int64)) * out_t.itemsize)
+        args = [self._arg(t, ins, out_buf) for t in sorted(self.cfg.tensors, key=lambda t: t.arg_index)]
+        launch.enqueue(kernel, gws, lws, args, self.label)
+        flat = launch.download(out_buf, out_t, int(np.prod(out_shape, dtype=np.int64)))
+        return [from_layout(flat, out_shape, self.out_format).astype(out_dtype, copy=False)]
+
+    def _arg(self, t: GpuTensor, ins: Sequence[np.ndarray], out_buf):
+        if t.kind == "output":
+            return out_buf
+        a = ins[t.port]
+        return launch.upload(to_layout(a.astype(launch.transfer_dtype(a.dtype), copy=False), t.format))
+
+
+class GpuDevice(Device):
+    """Custom ops bound by `<CustomLayer type="SimpleGPU">` configs; a later config (or a later
+    layer of the same name) overrides an earlier one, as in the GPU plugin."""
+
+    name = "GPU"
+
+    def __init__(self, configs: Sequence[str | Path]) -> None:
+        self.layers: dict[str, GpuLayer] = {}
+        for path in configs:
+            for cfg in load_gpu(path):
+                self.layers[cfg.name] = cfg
+
+    def kernel(self, layer: IRLayer) -> Kernel | None:
+        cfg = self.layers.get(layer.type)
+        return _GpuKernel(cfg, layer) if cfg is not None else None

@@ -1,0 +1,126 @@
+"""Layouts, the SimpleGPU built-in JIT macros, and running `half` kernels in float32."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from extgen.errors import KernelConfigError
+
+__all__ = [
+    "TensorDesc", "bfyx", "builtins", "cl_type", "from_layout", "map_half", "pitches", "to_layout",
+]
+
+# Axis order in memory (outermost first) of each format, as positions in B,F,Y,X.
+# ANY means "whatever the plugin has", which here is always plain BFYX.
+_ORDER = {"BFYX": (0, 1, 2, 3), "ANY": (0, 1, 2, 3), "BYXF": (0, 2, 3, 1),
+          "YXFB": (2, 3, 1, 0), "FYXB": (1, 2, 3, 0)}
+_CL_TYPES = {
+    "float32": "float", "float16": "half", "float64": "double", "int8": "char", "uint8": "uchar",
+    "int16": "short", "uint16": "ushort", "int32": "int", "uint32": "uint", "int64": "long",
+    "uint64": "ulong", "bool": "uchar",
+}
+
+
+def bfyx(shape: Sequence[int]) -> tuple[int, int, int, int]:
+    """A shape as 4D B,F,Y,X: rank < 4 fills the missing trailing dims with 1 ([N,C] -> N,C,1,1)."""
+    if len(shape) > 4:
+        msg = f"a rank-{len(shape)} tensor {list(shape)} cannot bind to a 4D BFYX kernel tensor"
+        raise KernelConfigError(msg)
+    dims = (*(int(d) for d in shape), *(1,) * (4 - len(shape)))
+    return dims[0], dims[1], dims[2], dims[3]
+
+
+def pitches(dims: Sequence[int], fmt: str) -> list[int]:
+    """Element strides of a 4D tensor stored in `fmt`, listed in B,F,Y,X order."""
+    out, step = [0] * 4, 1
+    for axis in reversed(_ORDER[fmt]):
+        out[axis] = step
+        step *= dims[axis]
+    return out
+
+
+def to_layout(a: np.ndarray, fmt: str) -> np.ndarray:
+    """A contiguous copy of `a` (any rank <= 4) laid out as `fmt`."""
+    return np.ascontiguousarray(a.reshape(bfyx(a.shape)).transpose(_ORDER[fmt]))
+
+
+def from_layout(flat: np.ndarray, shape: Sequence[int], fmt: str) -> np.ndarray:
+    """Undo `to_layout`: a flat buffer in `fmt` back to a plain array of `shape`."""
+    dims = bfyx(shape)
+    stored = flat.reshape([dims[a] for a in _ORDER[fmt]])
+    return np.ascontiguousarray(stored.transpose(np.argsort(_ORDER[fmt]))).reshape(tuple(shape))
+
+
+def cl_type(dtype: np.dtype) -> str:
+    return _CL_TYPES[np.dtype(dtype).name]
+
+
+@dataclass(frozen=True)
+class TensorDesc:
+    """What a SimpleGPU kernel is told about one tensor."""
+
+    prefix: str  # INPUT0, OUTPUT0, ...
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    format: str
+
+
+def _array(kind: str, values: Sequence[int]) -> str:
+    return f"({kind} []){{ {''.join(f'{v},' for v in values)} }}"
+
+
+def _tensor_macros(t: TensorDesc) -> list[str]:
+    dims = bfyx(t.shape)
+    fmt = "BFYX" if t.format == "ANY" else t.format
+    p = t.prefix
+    return [
+        f"#define {p}_DIMS {_array('int', dims)}", f"#define {p}_DIMS_SIZE 4",
+        f"#define {p}_TYPE {cl_type(t.dtype)}", f"#define {p}_FORMAT_{fmt} 1",
+        f"#define {p}_LOWER_PADDING {_array('int', [0] * 4)}", f"#define {p}_LOWER_PADDING_SIZE 4",
+        f"#define {p}_UPPER_PADDING {_array('int', [0] * 4)}", f"#define {p}_UPPER_PADDING_SIZE 4",
+        f"#define {p}_PITCHES {_array('int', pitches(dims, fmt))}", f"#define {p}_PITCHES_SIZE 4",
+        f"#define {p}_OFFSET 0",
+    ]
+
+
+def builtins(tensors: Sequence[TensorDesc], num_inputs: int, gws: Sequence[int],
+             lws: Sequence[int]) -> str:
+    """The '// Custom Layer Built-ins' header of a SimpleGPU kernel. An absent local size is
+    LOCAL_WORKSIZE_SIZE 0 with a one-element placeholder array."""
+    lines = [
+        "// Custom Layer Built-ins", f"#define NUM_INPUTS {num_inputs}",
+        f"#define GLOBAL_WORKSIZE {_array('size_t', gws)}", f"#define GLOBAL_WORKSIZE_SIZE {len(gws)}",
+        f"#define LOCAL_WORKSIZE {_array('size_t', lws or [0])}",
+        f"#define LOCAL_WORKSIZE_SIZE {len(lws)}",
+    ]
+    for t in tensors:
+        lines += _tensor_macros(t)
+    return "\n".join(lines) + "\n"
+
+
+_HALF_WORD = re.compile(r"\bhalf(2|3|4|8|16)?\b|cl_khr_fp16|vload_half|vstore_half")
+_FP16_PRAGMA = re.compile(r"^[ \t]*#[ \t]*pragma[ \t]+OPENCL[ \t]+EXTENSION[ \t]+cl_khr_fp16\b.*$", re.M)
+_HALF_PRELUDE = "\n".join([
+    "// extgen: this device has no cl_khr_fp16, so half runs as float",
+    "#define half float", *(f"#define half{n} float{n}" for n in (2, 3, 4, 8, 16)),
+    "#define convert_half convert_float",
+    *(f"#define convert_half{n} convert_float{n}" for n in (2, 3, 4, 8, 16)),
+    *(f"#undef v{op}_half{n}" for op in ("load", "store") for n in ("", 2, 4, 8, 16)),
+    "#define vload_half(i, p) ((p)[i])", "#define vstore_half(v, i, p) ((p)[i] = (v))",
+    *(f"#define vload_half{n} vload{n}" for n in (2, 4, 8, 16)),
+    *(f"#define vstore_half{n} vstore{n}" for n in (2, 4, 8, 16)),
+    "#ifndef HALF_MAX", "#define HALF_MAX 65504.0f", "#define HALF_MIN 6.103515625e-05f",
+    "#define HALF_EPSILON 9.765625e-04f", "#endif", "",
+])
+
+
+def map_half(source: str, has_fp16: bool) -> tuple[str, bool]:
+    """(source, mapped): on a device without cl_khr_fp16 a source that uses half gets half
+    #defined as float and its cl_khr_fp16 pragma blanked (line numbers kept)."""
+    if has_fp16 or not _HALF_WORD.search(source):
+        return source, False
+    return _HALF_PRELUDE + _FP16_PRAGMA.sub("", source), True
