@@ -45,10 +45,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from extgen.generator.generate import generate, load_config
 
+    extra = {}
     if args.config is None:
         from extgen.generator.interactive import ask_config
 
         config = ask_config(args.targets or [], args.output_dir)
+        replay = args.output_dir / f"{config.ops[0].snake}.extgen.json"
+        extra[replay] = config.model_dump_json(indent=2, exclude_defaults=True) + "\n"
     else:
         config = load_config(args.config)
     if args.targets:
@@ -56,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     if not config.targets:
         msg = f"nothing to generate: pass one or more of {' '.join('--' + t for t in TARGETS)}"
         raise ConfigError(msg)
-    reports = generate(config, args.output_dir, force=args.force)
+    reports = generate(config, args.output_dir, force=args.force, extra_files=extra)
     for report in reports:
         print(f"{report.status:10} {report.path}")
     ops = ", ".join(op.name for op in config.ops)

@@ -140,9 +140,12 @@ def _write_atomic(path: Path, content: str) -> None:
         raise
 
 
-def generate(config: GeneratorConfig, out_dir: Path, *, force: bool = False) -> list[FileReport]:
-    """Write the generated files under out_dir; refuses to overwrite changed files unless force."""
+def generate(config: GeneratorConfig, out_dir: Path, *, force: bool = False,
+             extra_files: dict[Path, str] | None = None) -> list[FileReport]:
+    """Write the generated files (and extra_files) under out_dir; refuses to overwrite changed
+    files unless force, and then writes nothing."""
     reports = plan_files(config, out_dir)
+    reports += [_status(path, text) for path, text in (extra_files or {}).items()]
     clashes = [r for r in reports if r.status == "overwrite"]
     if clashes and not force:
         listed = ", ".join(str(r.path) for r in clashes[:5]) + (" ..." if len(clashes) > 5 else "")

@@ -1,0 +1,197 @@
+"""Interactive `extgen new`: questionary prompts that fill the same GeneratorConfig a JSON file
+does. Every answer is validated as it is typed; a review step lets the user go back to any
+question; Ctrl-C or end of input at any prompt stops with nothing written."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import questionary
+from pydantic import TypeAdapter, ValidationError
+
+from extgen.errors import ConfigError
+from extgen.generator.config import TARGETS, GeneratorConfig, Identifier
+
+__all__ = ["ask_config", "parse_default"]
+
+_ATTR_TYPES = ["float", "int", "bool", "string", "int_list", "float_list"]
+_IDENT = TypeAdapter(Identifier)
+
+
+def _ident_check(text: str) -> bool | str:
+    try:
+        _IDENT.validate_python(text.strip())
+    except ValidationError as err:
+        return err.errors()[0]["msg"].removeprefix("Value error, ")
+    return True
+
+
+def _names_check(text: str) -> bool | str:
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if not names:
+        return "give at least one name"
+    for name in names:
+        result = _ident_check(name)
+        if result is not True:
+            return result
+    return True
+
+
+def parse_default(text: str, kind: str) -> Any:
+    """A typed default from what the user typed ('' = none); ValueError if it does not fit."""
+    text = text.strip()
+    if not text:
+        return None
+    if kind == "int":
+        return int(text)
+    if kind == "float":
+        return float(text)
+    if kind == "bool":
+        if text.lower() not in ("true", "false", "1", "0", "yes", "no"):
+            raise ValueError("write true or false")
+        return text.lower() in ("true", "1", "yes")
+    if kind == "string":
+        return text
+    items = [p for p in text.replace("[", "").replace("]", "").replace(",", " ").split() if p]
+    return [int(p) for p in items] if kind == "int_list" else [float(p) for p in items]
+
+
+def _ask(question: questionary.Question) -> Any:
+    try:
+        return question.unsafe_ask()
+    except (KeyboardInterrupt, EOFError):
+        msg = "cancelled: nothing was written (replay a generation with --config FILE.json)"
+        raise ConfigError(msg) from None
+
+
+class _Session:
+    """The answers and the questions that fill them, in order."""
+
+    def __init__(self, targets: list[str], prefill: dict[str, Any]) -> None:
+        self.a: dict[str, Any] = {"targets": targets, "attributes": [], **prefill}
+        self.questions: list[tuple[str, Callable[[], None], Callable[[], bool]]] = [
+            ("targets", self.q_targets, lambda: True),
+            ("op name", self.q_name, lambda: True),
+            ("framework op types", self.q_types, lambda: any(t.startswith("mo-") and t != "mo-op" for t in self.a["targets"])),
+            ("inputs and outputs", self.q_ports, lambda: True),
+            ("attributes", self.q_attributes, lambda: True),
+            ("output shape", self.q_shape, lambda: True),
+            ("math expression", self.q_expression, lambda: self.a.get("shape", "same") == "same"),
+            ("GPU work sizes", self.q_gpu, lambda: "ie-gpu-ext" in self.a["targets"]),
+        ]
+
+    def q_targets(self) -> None:
+        choices = [questionary.Choice(t, checked=t in self.a["targets"]) for t in TARGETS]
+        self.a["targets"] = _ask(questionary.checkbox(
+            "What should be generated?", choices=choices,
+            validate=lambda v: bool(v) or "choose at least one"))
+
+    def q_name(self) -> None:
+        self.a["name"] = _ask(questionary.text(
+            "Op name (also its IR type), e.g. Cosh:", default=self.a.get("name", ""),
+            validate=_ident_check)).strip()
+
+    def q_types(self) -> None:
+        types = self.a.setdefault("framework_types", {})
+        for fw in ("onnx", "tf", "caffe", "mxnet"):
+            if f"mo-{fw}-ext" in self.a["targets"]:
+                hint = " (custom domain: domain::Type)" if fw == "onnx" else ""
+                types[fw] = _ask(questionary.text(
+                    f"{fw} op type in the model{hint}:", default=types.get(fw, self.a["name"]),
+                    validate=lambda t: bool(t.strip()) or "give a type")).strip()
+
+    def q_ports(self) -> None:
+        for key, default in (("inputs", "x"), ("outputs", "y")):
+            text = _ask(questionary.text(
+                f"{key.capitalize()} (comma-separated names):",
+                default=", ".join(self.a.get(key, [default])), validate=_names_check))
+            self.a[key] = [n.strip() for n in text.split(",") if n.strip()]
+
+    def q_attributes(self) -> None:
+        attrs = []
+        while _ask(questionary.confirm(
+                f"Add an attribute? ({len(attrs)} so far)", default=not attrs and not self.a["attributes"])):
+            name = _ask(questionary.text("  attribute name:", validate=_ident_check)).strip()
+            kind = _ask(questionary.select("  type:", choices=_ATTR_TYPES))
+
+            def fits(text: str, kind: str = kind) -> bool | str:
+                try:
+                    parse_default(text, kind)
+                except ValueError as err:
+                    return f"not a {kind}: {err}"
+                return True
+
+            default = parse_default(_ask(questionary.text(
+                "  default (empty: none):", validate=fits)), kind)
+            in_ir = _ask(questionary.confirm("  write it to the IR?", default=True))
+            attrs.append({"name": name, "type": kind, "default": default, "in_ir": in_ir})
+        if attrs or not self.a["attributes"]:
+            self.a["attributes"] = attrs
+
+    def q_shape(self) -> None:
+        self.a["shape"] = _ask(questionary.select(
+            "Output shape:", choices=[
+                questionary.Choice("same as the first input", "same"),
+                questionary.Choice("changes: I will implement shape inference", "custom")],
+            default=self.a.get("shape", "same")))
+
+    def q_expression(self) -> None:
+        from extgen.expression import parse_expression
+
+        names = set(self.a["inputs"]) | {a["name"] for a in self.a["attributes"] if a["type"] != "string"}
+
+        def check(text: str) -> bool | str:
+            if not text.strip():
+                return True
+            try:
+                parse_expression(text, names)
+            except ConfigError as err:
+                return str(err)
+            return True
+
+        text = _ask(questionary.text(
+            "Elementwise math, e.g. (exp(x) + exp(-x)) / 2 (empty: write the kernels yourself):",
+            default=self.a.get("expression") or "", validate=check)).strip()
+        self.a["expression"] = text or None
+
+    def q_gpu(self) -> None:
+        self.a["gpu_global"] = _ask(questionary.text(
+            "GPU global work size over B,F,Y,X:", default=self.a.get("gpu_global", "B*F*Y*X")))
+
+    def config(self) -> dict[str, Any]:
+        a = self.a
+        op: dict[str, Any] = {
+            "name": a["name"], "framework_types": a.get("framework_types", {}),
+            "inputs": [{"name": n} for n in a.get("inputs", ["x"])],
+            "outputs": [{"name": n} for n in a.get("outputs", ["y"])],
+            "attributes": [{k: v for k, v in at.items() if v is not None} for at in a["attributes"]],
+            "shape": {"kind": "same_as_input" if a.get("shape", "same") == "same" else "custom"},
+        }
+        if a.get("expression") and a.get("shape", "same") == "same":
+            op["expression"] = a["expression"]
+        if a.get("gpu_global"):
+            op["gpu"] = {"global_work_size": a["gpu_global"]}
+        return {"targets": a["targets"], "ops": [op]}
+
+    def run(self) -> dict[str, Any]:
+        for _, ask, wanted in self.questions:
+            if wanted() and not (ask == self.q_targets and self.a["targets"]):
+                ask()
+        while True:
+            print(json.dumps(self.config(), indent=2))
+            labels = [label for label, _, wanted in self.questions if wanted()]
+            choice = _ask(questionary.select(
+                "Change an answer?", choices=["no, generate", *labels]))
+            if choice == "no, generate":
+                return self.config()
+            dict((label, ask) for label, ask, _ in self.questions)[choice]()
+
+
+def ask_config(targets: list[str], out_dir: Path, prefill: dict[str, Any] | None = None) -> GeneratorConfig:
+    """Ask for everything; returns the validated config (the caller writes it beside the output)."""
+    from extgen.generator.generate import validate_config
+
+    return validate_config(_Session(list(targets), prefill or {}).run(), "answers")

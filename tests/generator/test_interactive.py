@@ -1,0 +1,72 @@
+"""Interactive `extgen new` through the real prompts (prompt_toolkit pipe input): a full
+session, going back to change an answer, and Ctrl-C writing nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from prompt_toolkit.application import create_app_session
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from extgen.cli import main
+
+ENTER, DOWN, CTRL_C = "\r", "\x1b[B", "\x03"
+
+
+def _session(keys: list[str], argv: list[str], capsys) -> tuple[int, str, str]:
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
+        pipe.send_text("".join(keys))
+        pipe.close()  # out of keys = end of input, so a wrong key sequence fails instead of hanging
+        code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+ANSWERS = [
+    "Cosh" + ENTER,                 # op name
+    ENTER,                          # onnx op type: default (the op name)
+    ENTER, ENTER,                   # inputs x, outputs y
+    "y",                            # add an attribute (confirm answers on the key)
+    "scale" + ENTER,                # its name
+    ENTER,                          # type: float (first choice)
+    "2.5" + ENTER,                  # default
+    ENTER,                          # in IR: yes (default)
+    "n",                            # no more attributes
+    ENTER,                          # shape: same as first input
+    "scale * (exp(x) + exp(-x)) / 2" + ENTER,
+]
+
+
+def test_full_session_writes_files_and_replayable_config(tmp_path: Path, capsys) -> None:
+    code, out, _ = _session(ANSWERS + [ENTER], [  # review: "no, generate"
+        "new", "--mo-onnx-ext", "--mo-op", "--output_dir", str(tmp_path)], capsys)
+    assert code == 0, out
+    op = (tmp_path / "user_mo_extensions" / "ops" / "cosh.py").read_text()
+    assert "np.exp(inputs[0])" in op and '"scale": 2.5' in op
+    replay = json.loads((tmp_path / "cosh.extgen.json").read_text())
+    assert replay["ops"][0]["expression"] == "scale * (exp(x) + exp(-x)) / 2"
+    # the written config replays to identical files
+    code = main(["new", "--config", str(tmp_path / "cosh.extgen.json"), "--output_dir", str(tmp_path)])
+    assert code == 0
+    assert "identical" in capsys.readouterr().out
+
+
+def test_going_back_changes_an_answer(tmp_path: Path, capsys) -> None:
+    # review: pick "op name" (targets, then op name: two downs) and rename the op
+    keys = ANSWERS + [DOWN, DOWN, ENTER, "\x7f" * 4 + "Sinh2" + ENTER, ENTER]
+    code, out, _ = _session(keys, ["new", "--mo-onnx-ext", "--mo-op", "--output_dir", str(tmp_path)],
+                            capsys)
+    assert code == 0, out
+    assert (tmp_path / "user_mo_extensions" / "ops" / "sinh2.py").exists()
+    assert not (tmp_path / "user_mo_extensions" / "ops" / "cosh.py").exists()
+
+
+@pytest.mark.parametrize("stop_after", [0, 3, 7])
+def test_ctrl_c_writes_nothing(tmp_path: Path, capsys, stop_after: int) -> None:
+    code, _, err = _session(ANSWERS[:stop_after] + [CTRL_C],
+                            ["new", "--mo-op", "--output_dir", str(tmp_path / "out")], capsys)
+    assert code == 2 and "nothing was written" in err
+    assert not (tmp_path / "out").exists()
