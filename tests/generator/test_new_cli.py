@@ -1,0 +1,115 @@
+"""`extgen new --config`: bad configs give one line naming the field (exit 2, nothing written),
+the original extgen's keys map over, existing files are safe, `extgen schema` prints the schema."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper
+
+from extgen.cli import main
+from tests.conftest import make_model
+
+GOOD = {"targets": ["mo-onnx-ext", "mo-op"],
+        "ops": [{"name": "Cosh", "attributes": [{"name": "scale", "type": "float", "default": 1.0}],
+                 "expression": "scale * (exp(x) + exp(-x)) / 2"}]}
+
+
+def _run_config(tmp_path: Path, config, *extra: str) -> int:
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config) if not isinstance(config, str) else config)
+    return main(["new", "--config", str(path), "--output_dir", str(tmp_path / "out"), *extra])
+
+
+def _with(op_changes: dict) -> dict:
+    config = json.loads(json.dumps(GOOD))
+    config["ops"][0].update(op_changes)
+    return config
+
+
+@pytest.mark.parametrize(("config", "needle"), [
+    ({**GOOD, "colour": "blue"}, "colour: unknown key"),
+    (_with({"attributes": [{"name": "scale", "type": "float", "default": "big"}]}), "ops.0.attributes.0"),
+    (_with({"name": "2fast"}), "ops.0.name: '2fast' is not an identifier"),
+    (_with({"name": "class"}), "ops.0.name: 'class' is a keyword of Python"),
+    (_with({"name": "virtual"}), "ops.0.name: 'virtual' is a keyword of C++"),
+    (_with({"name": "../evil"}), "ops.0.name: '../evil' must not contain path separators"),
+    (_with({"attributes": [{"name": "a", "type": "int"}, {"name": "a", "type": "float"}]}),
+     "'a' is used twice"),
+    (_with({"expression": "exp(z)"}), "unknown name 'z'"),
+    (_with({"framework_types": {"onnx": "../../x"}}), "framework op type"),
+    ("{not json", "config.json:1: not valid JSON"),
+])
+def test_bad_config_is_one_line_and_writes_nothing(tmp_path: Path, capsys, config, needle) -> None:
+    code = _run_config(tmp_path, config)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1, err
+    assert needle in err[0]
+    assert not (tmp_path / "out").exists()
+
+
+def test_existing_files_are_kept_without_force(tmp_path: Path, capsys) -> None:
+    assert _run_config(tmp_path, GOOD) == 0
+    op_file = tmp_path / "out" / "user_mo_extensions" / "ops" / "cosh.py"
+    op_file.write_text("# my edits\n")
+    capsys.readouterr()
+    code = _run_config(tmp_path, _with({"expression": "x * 2"}))
+    err = capsys.readouterr().err
+    assert code == 2 and "cosh.py" in err and "--force" in err
+    assert op_file.read_text() == "# my edits\n"
+    assert _run_config(tmp_path, GOOD, "--force") == 0
+    assert "np.exp" in op_file.read_text()
+
+
+def test_original_extgen_keys_tf_cosh_flow(tmp_path: Path, capsys) -> None:
+    """The original tool's tutorial (TF cosh: --mo-tf-ext --mo-op --ie-cpu-ext --ie-gpu-ext) in
+    silent mode: `extgen config.json`, with the original keys."""
+    legacy = {
+        "mo_tf_extractor": {"op": "Cosh", "op_class_name": "Cosh", "all_copy": False,
+                            "params": [{"old_name": "T", "new_name": "elem_type", "type": "type"}]},
+        "mo_op": {"op": "Cosh", "change_shape": False, "has_infer": False, "pythonic": False,
+                  "supported_attrs": ["alpha"], "internal_attrs": ["elem_type"]},
+        "ie_op": {"op": "Cosh", "plugin": ["cpu", "cldnn"],
+                  "params": [{"name": "alpha", "type": "float", "default": 0.5}]},
+        "mo_mxnet_extractor": {"op": "cosh", "allCopy": True, "custom": False},
+    }
+    path = tmp_path / "config.extgen.json"
+    path.write_text(json.dumps(legacy))
+    from extgen.generator.generate import load_config
+
+    config = load_config(path)
+    assert config.targets == ["mo-tf-ext", "mo-mxnet-ext", "mo-op", "ie-cpu-ext", "ie-gpu-ext"]
+    op = config.ops[0]
+    assert op.framework_type("mxnet") == "cosh" and not op.tf.parse_all
+    attrs = {a.name: a for a in op.attributes}
+    assert attrs["alpha"].default == 0.5 and attrs["alpha"].type == "float"
+    assert attrs["elem_type"].framework_name == "T" and not attrs["elem_type"].in_ir
+
+
+def test_generated_onnx_extension_converts_and_runs(tmp_path: Path) -> None:
+    assert _run_config(tmp_path, _with({"framework_types": {"onnx": "my.domain::Cosh"}})) == 0
+    model = make_model(
+        [helper.make_node("Cosh", ["x"], ["y"], domain="my.domain", scale=2.0)],
+        [("x", TensorProto.FLOAT, [2, 3])], [("y", TensorProto.FLOAT, [2, 3])], domains=["my.domain"],
+    )
+    onnx.save(model, tmp_path / "m.onnx")
+    from converter.options import ConvertOptions
+    from converter.pipeline import convert
+    from converter.runtime.engines import open_engine
+
+    ext = tmp_path / "out" / "user_mo_extensions"
+    xml = convert(ConvertOptions(tmp_path / "m.onnx", output_dir=tmp_path / "ir", extensions=[ext])).xml
+    x = np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3)
+    y = open_engine("shim", xml, "CPU", extensions=[ext]).run({"x": x})["y"]
+    np.testing.assert_allclose(y, 2 * np.cosh(x), rtol=1e-6)
+
+
+def test_schema_lists_the_fields(capsys) -> None:
+    assert main(["schema"]) == 0
+    schema = json.loads(capsys.readouterr().out)
+    op = schema["$defs"]["OpConfig"]["properties"]
+    assert {"name", "expression", "attributes", "framework_types"} <= set(op)
