@@ -46,7 +46,7 @@ def _cut_input(graph: Graph, spec: InputSpec) -> Node:
     )
     param.out_port(0).add_tensor_names(names or [spec.name])
     port.get_connection().set_source(param.out_port(0))
-    graph.clean_up()
+    graph.clean_up(keep_parameters=False)  # inputs above the cut go, as in MO
     return param
 
 

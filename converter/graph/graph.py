@@ -88,8 +88,8 @@ class Graph(nx.MultiDiGraph):
     def pseudo_topological_sort(self) -> list[Node]:
         return self.topological_order()
 
-    def clean_up(self) -> None:
-        """Remove nodes that no Result depends on (Parameters are kept)."""
+    def clean_up(self, keep_parameters: bool = True) -> None:
+        """Remove nodes that no Result depends on (unused Parameters stay unless told)."""
         results = [nid for nid, d in self.nodes(data=True) if d.get("op") == "Result"]
         keep = set(results)
         for nid in results:
@@ -102,7 +102,7 @@ class Graph(nx.MultiDiGraph):
         dead = [
             nid
             for nid, d in self.nodes(data=True)
-            if nid not in keep and d.get("op") != "Parameter"
+            if nid not in keep and not (keep_parameters and d.get("op") == "Parameter")
         ]
         self.remove_nodes_from(dead)
 

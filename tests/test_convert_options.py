@@ -1,0 +1,92 @@
+"""MO flags change the IR the way the Model Optimizer did; checked by running it in OpenVINO."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper
+
+from converter.options import ConvertOptions, parse_input
+from converter.pipeline import convert
+from tests.conftest import make_model
+
+
+def _run(xml: Path, *inputs: np.ndarray) -> dict[str, np.ndarray]:
+    import openvino as ov
+
+    compiled = ov.Core().compile_model(str(xml), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    result = compiled(list(inputs))
+    return {min(p.get_names()): result[p] for p in compiled.outputs}
+
+
+@pytest.fixture
+def two_step(tmp_path: Path) -> Path:
+    """x -> Relu (mid) -> Mul by w (y); a dynamic input shape."""
+    w = np.array([1, 2, 3], np.float32).reshape(1, 3, 1, 1)
+    model = make_model(
+        [helper.make_node("Relu", ["x"], ["mid"], name="relu"),
+         helper.make_node("Mul", ["mid", "w"], ["y"], name="mul")],
+        [("x", TensorProto.FLOAT, ["N", 3, "H", "W"])], [("y", TensorProto.FLOAT, ["N", 3, "H", "W"])],
+        {"w": w},
+    )
+    onnx.save(model, tmp_path / "two.onnx")
+    return tmp_path / "two.onnx"
+
+
+def test_input_shape_makes_the_input_static(two_step: Path, tmp_path: Path) -> None:
+    xml = convert(ConvertOptions(two_step, output_dir=tmp_path, input_shape=[(1, 3, 4, 5)])).xml
+    assert 'shape="1,3,4,5"' in xml.read_text()
+    dynamic = convert(ConvertOptions(two_step, output_dir=tmp_path / "dyn")).xml
+    assert 'shape="?,3,?,?"' in dynamic.read_text()
+    x = np.random.default_rng(0).standard_normal((2, 3, 2, 2)).astype(np.float32)
+    np.testing.assert_allclose(_run(dynamic, x)["y"], np.maximum(x, 0) * [[[[1]], [[2]], [[3]]]])
+
+
+def test_output_cut_and_input_cut(two_step: Path, tmp_path: Path) -> None:
+    x = np.random.default_rng(1).standard_normal((1, 3, 2, 2)).astype(np.float32)
+    cut_out = convert(ConvertOptions(two_step, output_dir=tmp_path / "a", outputs=["mid"])).xml
+    assert list(_run(cut_out, x)) == ["mid"]
+    np.testing.assert_allclose(_run(cut_out, x)["mid"], np.maximum(x, 0))
+    cut_in = convert(ConvertOptions(two_step, output_dir=tmp_path / "b",
+                                    inputs=parse_input("mid[1,3,2,2]"))).xml
+    assert "ReLU" not in cut_in.read_text()
+    np.testing.assert_allclose(_run(cut_in, x)["y"], x * [[[[1]], [[2]], [[3]]]])
+
+
+def test_mean_scale_reverse_channels(two_step: Path, tmp_path: Path) -> None:
+    opts = ConvertOptions(two_step, output_dir=tmp_path, input_shape=[(1, 3, 2, 2)],
+                          mean_values={None: [1.0, 2.0, 3.0]}, scale_values={None: [2.0, 4.0, 8.0]},
+                          reverse_input_channels=True)
+    x = np.random.default_rng(2).standard_normal((1, 3, 2, 2)).astype(np.float32) * 5
+    pre = (x[:, ::-1] - np.array([1, 2, 3], np.float32).reshape(1, 3, 1, 1)) / np.array(
+        [2, 4, 8], np.float32).reshape(1, 3, 1, 1)
+    got = _run(convert(opts).xml, x)["y"]
+    np.testing.assert_allclose(got, np.maximum(pre, 0) * [[[[1]], [[2]], [[3]]]], rtol=1e-6)
+
+
+def test_compress_to_fp16_stores_half_weights(tmp_path: Path) -> None:
+    w = np.random.default_rng(3).standard_normal((4, 4)).astype(np.float32)
+    model = make_model([helper.make_node("MatMul", ["x", "w"], ["y"])],
+                       [("x", TensorProto.FLOAT, [2, 4])], [("y", TensorProto.FLOAT, [2, 4])], {"w": w})
+    onnx.save(model, tmp_path / "mm.onnx")
+    result = convert(ConvertOptions(tmp_path / "mm.onnx", output_dir=tmp_path, compress_to_fp16=True))
+    text = result.xml.read_text()
+    assert 'element_type="f16"' in text and 'name="decompression"' in text
+    assert result.bin.stat().st_size == w.size * 2
+    x = np.ones((2, 4), np.float32)
+    np.testing.assert_allclose(_run(result.xml, x)["y"], x @ w.astype(np.float16).astype(np.float32),
+                               rtol=1e-6)
+
+
+def test_identical_constants_are_stored_once(tmp_path: Path) -> None:
+    c = np.arange(6, dtype=np.float32).reshape(2, 3)
+    model = make_model([helper.make_node("Add", ["x", "a"], ["t"]), helper.make_node("Add", ["t", "b"], ["y"])],
+                       [("x", TensorProto.FLOAT, [2, 3])], [("y", TensorProto.FLOAT, [2, 3])],
+                       {"a": c, "b": c.copy()})
+    onnx.save(model, tmp_path / "dup.onnx")
+    result = convert(ConvertOptions(tmp_path / "dup.onnx", output_dir=tmp_path))
+    assert result.bin.stat().st_size == c.nbytes
+    assert result.xml.read_text().count('offset="0"') == 2
