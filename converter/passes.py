@@ -16,7 +16,7 @@ from converter.graph.graph import Graph
 from converter.graph.pattern import apply_pattern
 from extgen.errors import ConversionError, ExtensionError, ExtgenError
 
-__all__ = ["ReplacementPattern", "order_passes", "run_passes"]
+__all__ = ["Anchor", "ReplacementPattern", "order_passes", "run_passes"]
 
 log = logging.getLogger("extgen.convert")
 
@@ -54,6 +54,19 @@ class ReplacementPattern:
     def replace_pattern(self, graph: Graph, match: dict) -> None:
         msg = f"{type(self).__name__} must implement replace_pattern(graph, match)"
         raise NotImplementedError(msg)
+
+
+class Anchor:
+    """Mixin for a phase's Start/Finish marker: it only orders the passes around it."""
+
+    def run_before(self) -> list:
+        return []
+
+    def run_after(self) -> list:
+        return []
+
+    def find_and_replace_pattern(self, graph: Graph) -> None:
+        """Nothing to do: anchors only order."""
 
 
 def _key(cls: type) -> str:

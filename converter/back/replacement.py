@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from converter.graph.graph import Graph
-from converter.passes import ReplacementPattern
+from converter.passes import Anchor, ReplacementPattern
 
 __all__ = ["BackFinish", "BackReplacementPattern", "BackStart"]
 
@@ -18,26 +17,15 @@ class BackReplacementPattern(ReplacementPattern):
         return [BackFinish]
 
 
-class BackStart(BackReplacementPattern):
-    def run_after(self):
-        return []
-
-    def run_before(self):
-        return []
-
-    def find_and_replace_pattern(self, graph: Graph) -> None:
-        pass
+class BackStart(Anchor, BackReplacementPattern):
+    """Anchor: user back transformations run after it."""
 
 
-class BackFinish(BackReplacementPattern):
+class BackFinish(Anchor, BackReplacementPattern):
+    """Anchor: the end of the back phase."""
+
     def run_after(self):
         return [BackStart]
-
-    def run_before(self):
-        return []
-
-    def find_and_replace_pattern(self, graph: Graph) -> None:
-        pass
 
 
 ReplacementPattern.excluded_replacers.append(BackReplacementPattern)

@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from converter.graph.graph import Graph, Node
 from converter.graph.port import Port
-from converter.passes import ReplacementPattern
+from converter.passes import Anchor, ReplacementPattern
 
 __all__ = [
     "FrontFinish",
@@ -27,30 +27,15 @@ class FrontReplacementPattern(ReplacementPattern):
         return [FrontFinish]
 
 
-class FrontStart(FrontReplacementPattern):
+class FrontStart(Anchor, FrontReplacementPattern):
     """Anchor: user front transformations run after it."""
 
-    def run_after(self):
-        return []
 
-    def run_before(self):
-        return []
-
-    def find_and_replace_pattern(self, graph: Graph) -> None:
-        pass
-
-
-class FrontFinish(FrontReplacementPattern):
+class FrontFinish(Anchor, FrontReplacementPattern):
     """Anchor: the end of the front phase."""
 
     def run_after(self):
         return [FrontStart]
-
-    def run_before(self):
-        return []
-
-    def find_and_replace_pattern(self, graph: Graph) -> None:
-        pass
 
 
 class FrontReplacementSubgraph(FrontReplacementPattern):

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from converter.graph.graph import Graph
-from converter.passes import ReplacementPattern
+from converter.passes import Anchor, ReplacementPattern
 
 __all__ = ["MiddleFinish", "MiddleReplacementPattern", "MiddleStart"]
 
@@ -18,26 +17,15 @@ class MiddleReplacementPattern(ReplacementPattern):
         return [MiddleFinish]
 
 
-class MiddleStart(MiddleReplacementPattern):
-    def run_after(self):
-        return []
-
-    def run_before(self):
-        return []
-
-    def find_and_replace_pattern(self, graph: Graph) -> None:
-        pass
+class MiddleStart(Anchor, MiddleReplacementPattern):
+    """Anchor: user middle transformations run after it."""
 
 
-class MiddleFinish(MiddleReplacementPattern):
+class MiddleFinish(Anchor, MiddleReplacementPattern):
+    """Anchor: the end of the middle phase."""
+
     def run_after(self):
         return [MiddleStart]
-
-    def run_before(self):
-        return []
-
-    def find_and_replace_pattern(self, graph: Graph) -> None:
-        pass
 
 
 ReplacementPattern.excluded_replacers.append(MiddleReplacementPattern)
