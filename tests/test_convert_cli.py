@@ -111,3 +111,37 @@ def test_usage_error_is_one_line(capsys) -> None:
         main(["convert"])
     assert exc.value.code == 2
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+def test_external_data_beside_the_model_loads(tmp_path: Path) -> None:
+    import openvino as ov
+
+    from converter.options import ConvertOptions
+    from converter.pipeline import convert
+
+    w = np.arange(4096, dtype=np.float32).reshape(64, 64) / 4096
+    model = make_model([helper.make_node("MatMul", ["x", "w"], ["y"])],
+                       [("x", TensorProto.FLOAT, [1, 64])], [("y", TensorProto.FLOAT, [1, 64])], {"w": w})
+    onnx.save(model, tmp_path / "ext.onnx", save_as_external_data=True, location="ext.weights",
+              size_threshold=0)
+    xml = convert(ConvertOptions(tmp_path / "ext.onnx", output_dir=tmp_path / "ir")).xml
+    compiled = ov.Core().compile_model(str(xml), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    x = np.ones((1, 64), np.float32)
+    np.testing.assert_allclose(compiled([x])[compiled.output("y")], x @ w, rtol=1e-5)
+
+
+def test_external_data_outside_the_folder_is_refused(tmp_path: Path, capsys) -> None:
+    w = np.ones((8, 8), np.float32)
+    model = make_model([helper.make_node("MatMul", ["x", "w"], ["y"])],
+                       [("x", TensorProto.FLOAT, [1, 8])], [("y", TensorProto.FLOAT, [1, 8])], {"w": w})
+    (tmp_path / "m").mkdir()
+    onnx.save(model, tmp_path / "m" / "m.onnx", save_as_external_data=True, location="w.bin",
+              size_threshold=0)
+    proto = onnx.load(tmp_path / "m" / "m.onnx", load_external_data=False)
+    for entry in proto.graph.initializer[0].external_data:
+        if entry.key == "location":
+            entry.value = "../../etc/passwd"
+    onnx.save(proto, tmp_path / "m" / "evil.onnx")
+    code, _, err = _run(capsys, "--input_model", str(tmp_path / "m" / "evil.onnx"), "-o", str(tmp_path / "o"))
+    _assert_one_line_error(code, err, "outside the model's folder")
+    assert _no_output(tmp_path / "o")
