@@ -69,9 +69,9 @@ def _identity(dtype: np.dtype, reduction: str):
     if reduction == "prod":
         return 1
     if reduction in ("min", "max"):
-        info = np.finfo(dtype) if dtype.kind == "f" else np.iinfo(dtype) if dtype.kind in "iu" else None
-        if info is None:
+        if dtype.kind not in "fiu":
             return reduction == "min"
+        info = np.finfo(dtype) if dtype.kind == "f" else np.iinfo(dtype)
         return info.max if reduction == "min" else info.min
     return 0
 

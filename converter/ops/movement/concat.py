@@ -33,10 +33,6 @@ class Concat(Op):
         return [tuple(out)]
 
     @classmethod
-    def infer_types(cls, attrs, types):
-        return [types[0]]
-
-    @classmethod
     def evaluate(cls, attrs, inputs):
         axis = normalize_axis(attrs["axis"], inputs[0].ndim)
         return [np.concatenate(inputs, axis=axis)]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 
 from converter.graph.shape import DYN, Shape
 from converter.ops.movement._private import as_ints, unknown_of_length
@@ -15,18 +14,21 @@ __all__ = ["Reshape", "reshape_target"]
 
 def reshape_target(shape: Shape, target: list[int], special_zero: bool) -> Shape:
     """The output shape: 0 copies the input dim (special_zero), -1 takes what is left."""
-    out = [shape[i] if t == 0 and special_zero else t for i, t in enumerate(target)]
-    if out.count(-1) > 1:
+    if target.count(-1) > 1:
         msg = f"reshape target {target} has more than one -1"
         raise ValueError(msg)
-    if -1 in out:
-        i = out.index(-1)
-        rest = [d for j, d in enumerate(out) if j != i]
-        if any(d < 0 for d in shape) or any(d < 0 for d in rest):
+    copied = {i for i, t in enumerate(target) if t == 0 and special_zero}
+    out = [shape[i] if i in copied else t for i, t in enumerate(target)]
+    if -1 in target:
+        # copied dims cancel out, so dynamic ones among them do not hide the -1 dim
+        i = target.index(-1)
+        left = [d for j, d in enumerate(shape) if j not in copied]
+        rest = [d for j, d in enumerate(out) if j != i and j not in copied]
+        if any(d < 0 for d in left + rest):
             out[i] = DYN
         else:
             known = math.prod(rest)
-            out[i] = math.prod(shape) // known if known else 0
+            out[i] = math.prod(left) // known if known else 0
     return tuple(out)
 
 

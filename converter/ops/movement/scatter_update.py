@@ -24,6 +24,7 @@ class ScatterUpdate(Op):
         # updates: data.shape[:axis] + indices.shape + data.shape[axis+1:]
         lead = list(range(axis, axis + np.ndim(inputs[1])))
         rest = [d for d in range(updates.ndim) if d not in lead]
-        moved = updates.transpose(lead + rest).reshape((idx.size,) + tuple(updates.shape[d] for d in rest))
+        rest_shape = tuple(updates.shape[d] for d in rest)
+        moved = updates.transpose(lead + rest).reshape((idx.size, *rest_shape))
         np.moveaxis(out, axis, 0)[idx] = moved
         return [out]

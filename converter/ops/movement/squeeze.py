@@ -6,7 +6,7 @@ https://docs.openvino.ai/2025/documentation/openvino-ir-format/operation-sets/op
 from __future__ import annotations
 
 from converter.graph.shape import DYN, Shape
-from converter.ops.movement._private import axes_of
+from converter.ops.movement._private import as_ints, axes_of
 from converter.ops.op import Op
 
 __all__ = ["Squeeze", "Unsqueeze"]
@@ -24,7 +24,7 @@ def squeezed(shape: Shape, axes) -> Shape | None:
 
 def unsqueezed(shape: Shape, axes) -> Shape:
     """Shape with size-1 axes inserted at the given positions of the output."""
-    rank = len(shape) + len(axes_of(axes, 1 << 30) if False else list(axes))
+    rank = len(shape) + len(as_ints(axes))
     out: list[int] = []
     rest = iter(shape)
     new = set(axes_of(axes, rank))
@@ -58,7 +58,11 @@ class Unsqueeze(Op):
     @classmethod
     def infer_shapes(cls, attrs, shapes, values):
         if shapes[0] is None or values[1] is None:
-            return [None]
+            axes_shape = shapes[1]
+            count = 1 if axes_shape == () else axes_shape[0] if axes_shape else DYN
+            if shapes[0] is None or count < 0:
+                return [None]
+            return [(DYN,) * (len(shapes[0]) + count)]
         return [unsqueezed(shapes[0], values[1])]
 
     @classmethod

@@ -28,8 +28,3 @@ def identity(n: OnnxNode):
 def cast(n: OnnxNode):
     to = np.dtype(onnx.helper.tensor_dtype_to_np_dtype(n.attr("to")))
     return [n.op("Convert", [n.input(0)], destination_type=to)]
-
-
-@onnx_op("Shape")
-def shape(n: OnnxNode):
-    return [n.op("ShapeOf", [n.input(0)], output_type=np.dtype(np.int64))]
