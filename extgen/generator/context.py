@@ -88,7 +88,9 @@ def op_context(op: OpConfig) -> dict[str, Any]:
         expression = {
             "numpy": expr.render("numpy", lambda v: f"inputs[{index[v]}]" if v in index else f"attrs[{v!r}]"),
             "cpp": expr.render("cpp", lambda v: f"in{index[v]}[i]" if v in index else f"m_{v}"),
-            "opencl": expr.render("opencl", lambda v: f"in{index[v]}[i]" if v in index else v.upper()),
+            # float math: input k is the kernel's local x<k>, an attribute its macro cast to float
+            "opencl": expr.render(
+                "opencl", lambda v: f"x{index[v]}" if v in index else f"((float){v.upper()})"),
             "uses_erf": "erf(" in op.expression,
         }
     return {
