@@ -1,6 +1,7 @@
-"""The ONNX backend node cases pinned in tests/data/onnx_node_openvino_pass.txt must keep passing
-through our converter with the IR run in real OpenVINO. Regenerate the list with
-`../shared/bench/onnx_node_suite.py py:converter.onnx_backend:ExtgenBackend:engine=openvino --json F`."""
+"""The ONNX backend node cases pinned in tests/data/onnx_node_pass_<engine>.txt must keep passing
+through our converter, with the IR run in real OpenVINO and in the shim. Regenerate a list with
+`../shared/bench/onnx_node_suite.py py:converter.onnx_backend:ExtgenBackend:engine=ENGINE --json F`
+and keep the names whose value is "pass"."""
 
 from __future__ import annotations
 
@@ -10,8 +11,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-PINNED = Path(__file__).parent / "data" / "onnx_node_openvino_pass.txt"
-NAMES = [n for n in PINNED.read_text().split() if n] if PINNED.exists() else []
+DATA = Path(__file__).parent / "data"
+ENGINES = ("openvino", "shim")
+
+
+def _pinned(engine: str) -> list[str]:
+    return (DATA / f"onnx_node_pass_{engine}.txt").read_text().split()
 
 
 @functools.cache
@@ -32,15 +37,17 @@ def _compare(expected, got, rtol: float, atol: float) -> None:
             np.testing.assert_array_equal(g, e)
 
 
-def test_pinned_list_is_large() -> None:
-    assert len(NAMES) >= 800
+def test_pinned_lists_meet_the_targets() -> None:
+    openvino, shim = _pinned("openvino"), _pinned("shim")
+    assert len(openvino) >= 800
+    assert len(shim) >= 0.95 * len(openvino)
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_node_case(name: str) -> None:
+@pytest.mark.parametrize(("engine", "name"), [(e, n) for e in ENGINES for n in _pinned(e)])
+def test_node_case(engine: str, name: str) -> None:
     from converter.onnx_backend import ExtgenBackend
 
     case = _cases()[name]
     for inputs, outputs in case.data_sets:
-        got = ExtgenBackend.prepare(case.model, engine="openvino").run(list(inputs))
+        got = ExtgenBackend.prepare(case.model, engine=engine).run(list(inputs))
         _compare(outputs, got, case.rtol, case.atol)

@@ -150,13 +150,15 @@ class Executor:
                 raise UsageError(msg)
             value = np.asarray(feed[key])
             want = dtype_of(param.attrs.get("element_type", "f32"))
-            shape = param.outputs[0].dims if param.outputs else ()
-            bad_shape = len(value.shape) != len(shape) or any(
+            shape = parse_attr(param.attrs["shape"], "shape") if "shape" in param.attrs else (
+                param.outputs[0].dims if param.outputs else ())
+            bad_shape = shape is not None and (len(value.shape) != len(shape) or any(
                 d >= 0 and d != v for d, v in zip(shape, value.shape)
-            )
+            ))
             if value.dtype != want or bad_shape:
                 msg = (
-                    f"input '{key}' must be {want.name} of shape {list(shape)} (-1: any), "
+                    f"input '{key}' must be {want.name} of shape "
+                    f"{'any' if shape is None else list(shape)} (-1: any), "
                     f"got {value.dtype.name} of shape {list(value.shape)}"
                 )
                 raise UsageError(msg)
