@@ -1,0 +1,199 @@
+"""The ie-cpu-ext target: generated C++ builds with cmake, and the same kernels run in OpenVINO
+(IR and ONNX frontend) and in the shim through the extgen C ABI. One build per module."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper
+
+from converter.options import ConvertOptions
+from converter.pipeline import convert
+from converter.runtime.cpu import CpuLibrary
+from converter.runtime.engines import open_engine
+from extgen.errors import ExtgenError
+from tests.conftest import make_model
+from tests.generator._cpu_build import OPS, Built, build, generate_ops, tools_missing
+
+ov = pytest.importorskip("openvino")
+if tools_missing():
+    pytest.skip(tools_missing(), allow_module_level=True)
+
+SHAPE = [2, 3, 4]
+SHARED = ["CMakeLists.txt", "extgen_abi.cpp", "extgen_abi.h", "extgen_kernel.hpp", "extgen_ov.hpp",
+          "ov_extension.cpp"]
+UNFINISHED = "implement execute\\(\\) in user_ie_extensions/cpu/unfinished_kernel.hpp"
+TAG_ATTRS = {"axes": [2, 3], "mode": "slow", "flag": False, "gains": [1.5]}
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("cpu_target")
+
+
+@pytest.fixture(scope="module")
+def built(work: Path) -> Built:
+    generate_ops(OPS, work)
+    return build(work / "user_ie_extensions" / "cpu", work / "build")
+
+
+def _save(work: Path, name: str, nodes, inputs, outputs, domains=()) -> Path:
+    path = work / f"{name}.onnx"
+    onnx.save(make_model(nodes, inputs, outputs, domains=domains), path)
+    return path
+
+
+def _convert(work: Path, model: Path) -> Path:
+    """The IR, converted with the generated MO extensions."""
+    options = ConvertOptions(model, output_dir=work / f"ir_{model.stem}",
+                             extensions=[work / "user_mo_extensions"])
+    return convert(options).xml
+
+
+@pytest.fixture(scope="module")
+def chain(work: Path, built: Built) -> SimpleNamespace:
+    """x -> ScaledCosh -> WeightedSum(., x2) -> TagScale -> com.example::SoftSignX -> y; its IR."""
+    f = TensorProto.FLOAT
+    onnx_path = _save(work, "chain", [
+        helper.make_node("ScaledCosh", ["x"], ["a"], name="cosh", scale=3.0),
+        helper.make_node("WeightedSum", ["a", "x2"], ["b"], name="wsum", alpha=0.25),
+        helper.make_node("TagScale", ["b"], ["c"], name="tag", **{**TAG_ATTRS, "flag": 0}),
+        helper.make_node("SoftSignX", ["c"], ["y"], name="soft", domain="com.example", n_steps=4),
+    ], [("x", f, SHAPE), ("x2", f, SHAPE)], [("y", f, SHAPE)], domains=["com.example"])
+    rng = np.random.default_rng(0)
+    x, x2 = (rng.uniform(-2, 2, SHAPE).astype(np.float32) for _ in range(2))
+    c = (0.25 * 3 * np.cosh(x) + 0.75 * x2) * 2
+    return SimpleNamespace(onnx=onnx_path, xml=_convert(work, onnx_path), feed={"x": x, "x2": x2},
+                           ref=c / (1 + np.abs(c)) * 4)
+
+
+def _openvino_run(built: Built, model, feed: dict) -> list[np.ndarray]:
+    core = ov.Core()
+    core.add_extension(str(built.openvino_library))
+    if isinstance(model, Path):
+        model = core.read_model(str(model))
+    result = core.compile_model(model, "CPU")(feed)
+    return [result[out] for out in result.keys()]
+
+
+def _layer(op_type: str, n_out: int = 1, **attrs: str) -> SimpleNamespace:
+    return SimpleNamespace(type=op_type, name="t", attrs=attrs, outputs=[None] * n_out)
+
+
+def test_shared_files_do_not_depend_on_the_ops(tmp_path: Path) -> None:
+    generate_ops(OPS[:1], tmp_path / "one")
+    generate_ops(OPS, tmp_path / "all")
+    for name in SHARED:
+        one = (tmp_path / "one/user_ie_extensions/cpu" / name).read_text()
+        assert one == (tmp_path / "all/user_ie_extensions/cpu" / name).read_text(), name
+    # a second op into the same folder: only new files, nothing to overwrite
+    reports = generate_ops(OPS[1:2], tmp_path / "one")
+    cpu = [r for r in reports if "user_ie_extensions" in r.path.parts]
+    assert {r.status for r in cpu if r.path.name in SHARED} == {"identical"}
+    created = {r.path.name for r in cpu if r.status == "create"}
+    parts = ("kernel.hpp", "kernel.cpp", "op.hpp", "op.cpp")
+    assert created == {f"weighted_sum_{part}" for part in parts}
+
+
+def test_generated_sources_say_what_to_edit(tmp_path: Path) -> None:
+    generate_ops(OPS, tmp_path, ["ie-cpu-ext"])
+    cpu = tmp_path / "user_ie_extensions/cpu"
+    unfinished = (cpu / "unfinished_kernel.hpp").read_text()
+    assert "TODO(extgen)" in unfinished
+    assert "user_ie_extensions/cpu/unfinished_kernel.hpp" in unfinished
+    custom = (cpu / "custom_shaped_kernel.hpp").read_text()
+    assert "implement infer() in user_ie_extensions/cpu/custom_shaped_kernel.hpp" in custom
+    cosh = (cpu / "scaled_cosh_kernel.hpp").read_text()
+    assert "TODO" not in cosh and "std::exp" in cosh and "m_scale" in cosh
+    assert "cmake -S user_ie_extensions/cpu -B build -DOpenVINO_DIR=" in cosh
+    assert 'OPENVINO_OP("SoftSignX", "extension")' in (cpu / "soft_sign_x_op.hpp").read_text()
+
+
+def test_both_libraries_build(built: Built) -> None:
+    assert built.abi_library.is_file() and built.openvino_library.is_file()
+    assert "warning" not in built.log.lower()
+    assert CpuLibrary(built.abi_library).types == {op["name"] for op in OPS}
+    assert CpuLibrary(built.openvino_library).types == {op["name"] for op in OPS}
+
+
+def test_abi_library_builds_without_openvino(work: Path, built: Built) -> None:
+    plain = build(built.source, work / "build_plain", openvino=False)
+    assert plain.abi_library.is_file() and not plain.openvino_library.exists()
+    assert "OpenVINO not found" in plain.log
+
+
+def test_ir_runs_in_openvino(built: Built, chain: SimpleNamespace) -> None:
+    (y,) = _openvino_run(built, chain.xml, chain.feed)
+    np.testing.assert_allclose(y, chain.ref, rtol=1e-5, atol=1e-6)
+
+
+def test_ir_runs_in_the_shim_through_the_abi(built: Built, chain: SimpleNamespace) -> None:
+    engine = open_engine("shim", chain.xml, "CPU", extensions=[built.abi_library])
+    np.testing.assert_allclose(engine.run(chain.feed)["y"], chain.ref, rtol=1e-5, atol=1e-6)
+
+
+def test_ir_attributes_go_through_visit_attributes(built: Built, chain: SimpleNamespace) -> None:
+    core = ov.Core()
+    core.add_extension(str(built.openvino_library))
+    ops = {op.get_friendly_name(): op for op in core.read_model(str(chain.xml)).get_ordered_ops()}
+    assert ops["tag"].get_attributes() == TAG_ATTRS
+    assert ops["soft"].get_type_info().version_id == "extension"
+    assert ops["soft"].get_attributes() == {"steps": 4}
+
+
+def test_onnx_frontend_converts_with_the_extension(built: Built, chain: SimpleNamespace) -> None:
+    core = ov.Core()
+    core.add_extension(str(built.openvino_library))
+    model = core.read_model(str(chain.onnx))
+    ops = {op.get_type_name(): op for op in model.get_ordered_ops()}
+    assert ops["TagScale"].get_attributes() == TAG_ATTRS
+    assert ops["SoftSignX"].get_attributes() == {"steps": 4}  # ONNX n_steps, custom domain
+    (y,) = _openvino_run(built, model, chain.feed)
+    np.testing.assert_allclose(y, chain.ref, rtol=1e-5, atol=1e-6)
+    # what `ovc chain.onnx --extension lib` does
+    converted = ov.convert_model(str(chain.onnx), extension=str(built.openvino_library))
+    assert "SoftSignX" in {op.get_type_name() for op in converted.get_ordered_ops()}
+
+
+def test_abi_kernels_take_f16_and_f64_and_report_bad_attributes(built: Built) -> None:
+    lib = CpuLibrary(built.abi_library)
+    x = np.linspace(-2, 2, 7)
+    for dtype, rtol in ((np.float64, 1e-12), (np.float16, 2e-3)):
+        xt = x.astype(dtype)
+        (y,) = lib.kernel(_layer("ScaledCosh", scale="2"))([xt])
+        assert y.dtype == dtype
+        expected = 2 * np.cosh(xt.astype(np.float64))
+        np.testing.assert_allclose(y.astype(np.float64), expected, rtol=rtol)
+    with pytest.raises(ExtgenError, match="TagScale: attribute axes='1,x' cannot be read"):
+        lib.kernel(_layer("TagScale", axes="1,x"))([x.astype(np.float32)])
+    with pytest.raises(ExtgenError, match="element type i32 is not supported"):
+        lib.kernel(_layer("ScaledCosh"))([x.astype(np.int32)])
+
+
+def test_unfinished_kernel_fails_naming_the_file(work: Path, built: Built) -> None:
+    f = TensorProto.FLOAT
+    path = _save(work, "unfinished", [helper.make_node("Unfinished", ["x"], ["y", "z"], name="u")],
+                 [("x", f, [3])], [("y", f, [3]), ("z", f, [3])])
+    xml = _convert(work, path)
+    feed = {"x": np.ones(3, np.float32)}
+    with pytest.raises(RuntimeError, match=UNFINISHED):
+        _openvino_run(built, xml, feed)
+    with pytest.raises(ExtgenError, match=UNFINISHED):
+        open_engine("shim", xml, "CPU", extensions=[built.abi_library]).run(feed)
+
+
+def test_custom_shape_rule_fails_naming_the_file(work: Path, built: Built) -> None:
+    message = "implement infer\\(\\) in user_ie_extensions/cpu/custom_shaped_kernel.hpp"
+    with pytest.raises(ExtgenError, match=message):
+        CpuLibrary(built.abi_library).kernel(_layer("CustomShaped"))([np.ones(2, np.float32)] * 2)
+    f = TensorProto.FLOAT
+    path = _save(work, "custom", [helper.make_node("CustomShaped", ["x", "k"], ["y"])],
+                 [("x", f, [2]), ("k", f, [2])], [("y", TensorProto.INT64, None)])
+    core = ov.Core()
+    core.add_extension(str(built.openvino_library))
+    with pytest.raises(RuntimeError, match=message):
+        core.read_model(str(path))
