@@ -1,7 +1,12 @@
-"""The frameworks the converter reads, and how a model file picks one."""
+"""The frameworks the converter reads, and how a model file picks one.
+
+Each framework lives in `converter/front/<name>/framework.py`, which defines
+`FRAMEWORK = Framework(...)`; it is imported only when a model of that framework is converted.
+"""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,33 +15,38 @@ from converter.graph.graph import Graph, Node
 from converter.options import ConvertOptions
 from extgen.errors import InputFileError, UsageError
 
-__all__ = ["Framework", "resolve"]
+__all__ = ["SUFFIXES", "Framework", "detect", "resolve"]
 
 
 @dataclass(frozen=True)
 class Framework:
+    """load(opts) builds the front-stage graph; translate(node) replaces one framework node by
+    opset ops (False when it has no built-in translator)."""
+
     name: str
-    suffixes: tuple[str, ...]
     load: Callable[[ConvertOptions], Graph]
     translate: Callable[[Node], bool]
 
 
-def _onnx_load(opts: ConvertOptions) -> Graph:
-    from converter.front.onnx.loader import load_model, model_to_graph
-
-    return model_to_graph(load_model(opts.input_model), opts.input_model.parent)
-
-
-def _onnx_translate(node: Node) -> bool:
-    from converter.front.onnx.extract import translate
-
-    return translate(node)
-
-
-_FRAMEWORKS = {
-    "onnx": Framework("onnx", (".onnx",), _onnx_load, _onnx_translate),
+SUFFIXES = {
+    "onnx": (".onnx",),
+    "tf": (".pb", ".pbtxt"),
+    "caffe": (".caffemodel", ".prototxt"),
+    "mxnet": (".params", ".json"),
 }
-_PLANNED = {"tf": (".pb", ".pbtxt"), "caffe": (".caffemodel", ".prototxt"), "mxnet": (".params", ".json")}
+
+
+def detect(model: Path) -> str:
+    """The framework a model file's extension implies."""
+    suffix = Path(model).suffix.lower()
+    for name, suffixes in SUFFIXES.items():
+        if suffix in suffixes:
+            return name
+    msg = (
+        f"{model}: cannot tell the framework from the extension '{suffix}'; "
+        f"pass --framework ({', '.join(SUFFIXES)})"
+    )
+    raise UsageError(msg)
 
 
 def resolve(model: Path, name: str | None) -> Framework:
@@ -45,19 +55,15 @@ def resolve(model: Path, name: str | None) -> Framework:
         if not Path(model).exists():
             msg = f"{model}: no such model file"
             raise InputFileError(msg)
-        suffix = Path(model).suffix.lower()
-        name = next((f.name for f in _FRAMEWORKS.values() if suffix in f.suffixes), None)
-        name = name or next((k for k, v in _PLANNED.items() if suffix in v), None)
-        if name is None:
-            msg = (
-                f"{model}: cannot tell the framework from the extension '{suffix}'; "
-                f"pass --framework ({', '.join(sorted(_FRAMEWORKS))})"
-            )
-            raise UsageError(msg)
-    if name not in _FRAMEWORKS:
-        msg = (
-            f"--framework {name}: this framework is not supported yet; "
-            f"supported: {', '.join(sorted(_FRAMEWORKS))}"
-        )
+        name = detect(model)
+    if name not in SUFFIXES:
+        msg = f"--framework {name}: unknown; choose one of {', '.join(SUFFIXES)}"
         raise UsageError(msg)
-    return _FRAMEWORKS[name]
+    try:
+        module = importlib.import_module(f"converter.front.{name}.framework")
+    except ModuleNotFoundError as err:
+        if err.name != f"converter.front.{name}.framework" and err.name != f"converter.front.{name}":
+            raise
+        msg = f"--framework {name}: this framework is not supported yet"
+        raise UsageError(msg) from None
+    return module.FRAMEWORK

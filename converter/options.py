@@ -45,6 +45,12 @@ class ConvertOptions:
     scale_values: dict[str | None, list[float]] = field(default_factory=dict)
     reverse_input_channels: bool = False
     compress_to_fp16: bool = False
+    # framework-specific (MO's names)
+    input_proto: Path | None = None  # Caffe .prototxt (default: derived from the model name)
+    caffe_parser_path: Path | None = None  # a user caffe.proto, or a folder holding one
+    custom_layers_mapping: Path | None = None  # Caffe CustomLayersMapping.xml (-k)
+    transformations_config: Path | None = None  # TF sub-graph replacement JSON
+    input_symbol: Path | None = None  # MXNet *-symbol.json (default: derived from the .params)
     extra: dict[str, str] = field(default_factory=dict)
 
 

@@ -56,7 +56,8 @@ def _rt_info(opts: ConvertOptions, framework: str) -> dict:
 
 
 def convert_to_graph(opts: ConvertOptions, progress: Progress | None = None) -> tuple[Graph, str]:
-    """Run every phase but emission; returns the back-stage graph and the framework."""
+    """Run every phase but emission; returns the back-stage graph and the framework.
+    Call it inside extension_scope() once the framework module is imported (resolve())."""
     step = progress or (lambda phase: None)
     fw = frameworks.resolve(opts.input_model, opts.framework)
     load_extension_dirs(opts.extensions, fw.name)
@@ -87,6 +88,7 @@ def convert_to_graph(opts: ConvertOptions, progress: Progress | None = None) -> 
 def convert(opts: ConvertOptions, progress: Progress | None = None) -> ConvertResult:
     """Convert opts.input_model to IR v11 in opts.output_dir."""
     start = time.perf_counter()
+    frameworks.resolve(opts.input_model, opts.framework)  # its built-in passes register outside the scope
     with extension_scope():
         graph, fw = convert_to_graph(opts, progress)
         if progress:

@@ -28,7 +28,7 @@ examples:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--input_model", "-m", "-w", required=True, type=Path, metavar="FILE",
-                   help="the model file (.onnx)")
+                   help="the model file (.onnx, .pb/.pbtxt, .caffemodel, .params)")
     p.add_argument("--framework", choices=["onnx", "tf", "caffe", "mxnet"],
                    help="framework of the model; guessed from the file extension when omitted")
     p.add_argument("--output_dir", "-o", type=Path, default=Path("."), metavar="DIR",
@@ -54,6 +54,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="swap RGB<->BGR on 3-channel inputs (before mean/scale)")
     p.add_argument("--compress_to_fp16", action="store_true",
                    help="store float32 weights as float16 (decompressed to f32 at load)")
+    fw = p.add_argument_group("framework-specific")
+    fw.add_argument("--input_proto", "-d", type=Path, metavar="FILE.prototxt",
+                    help="Caffe: the network .prototxt (default: the model's name with .prototxt)")
+    fw.add_argument("--caffe_parser_path", type=Path, metavar="PATH",
+                    help="Caffe: your own caffe.proto (or its folder) for layers with new parameters")
+    fw.add_argument("-k", "--custom_layers_mapping", type=Path, metavar="FILE.xml",
+                    help="Caffe: CustomLayersMapping.xml (NativeType, hasParam, protoParamName)")
+    fw.add_argument("--transformations_config", type=Path, metavar="FILE.json",
+                    help="TensorFlow: sub-graph replacement descriptions (scope, points, general)")
+    fw.add_argument("--input_symbol", type=Path, metavar="FILE-symbol.json",
+                    help="MXNet: the symbol file (default: derived from the .params name)")
 
 
 def options_from_args(args: argparse.Namespace) -> ConvertOptions:
@@ -70,6 +81,11 @@ def options_from_args(args: argparse.Namespace) -> ConvertOptions:
         scale_values=parse_per_input_values("--scale_values", args.scale_values) if args.scale_values else {},
         reverse_input_channels=args.reverse_input_channels,
         compress_to_fp16=args.compress_to_fp16,
+        input_proto=args.input_proto,
+        caffe_parser_path=args.caffe_parser_path,
+        custom_layers_mapping=args.custom_layers_mapping,
+        transformations_config=args.transformations_config,
+        input_symbol=args.input_symbol,
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from converter.front.onnx import ops as _ops  # noqa: F401  (registers the translators)
 from converter.front.onnx.translator import OnnxNode, find_translator
+from converter.front.translator import splice
 from converter.graph.graph import Node
 
 __all__ = ["translate"]
@@ -11,22 +12,12 @@ __all__ = ["translate"]
 
 def translate(node: Node) -> bool:
     """Replace node by the ops its translator builds; False when there is no translator."""
-    graph = node.graph
     domain = node.pb.domain or "ai.onnx"
-    opset = graph.graph["opsets"].get(domain, 1)
+    opset = node.graph.graph["opsets"].get(domain, 1)
     fn = find_translator(node.op, opset)
     if fn is None:
         return False
     ctx = OnnxNode(node, opset)
-    outputs = list(fn(ctx))
-    prefix = ctx.name + "/"
-    renamed = False
-    for i, port in enumerate(outputs):
-        if port is None or i >= ctx.num_outputs:
-            continue
-        node.out_port(i).get_connection().set_source(port)
-        if not renamed and port.node.soft_get("name", "").startswith(prefix):
-            port.node["name"] = ctx.name
-            renamed = True
-    graph.remove_node(node.id)
+    outputs = list(fn(ctx))[: ctx.num_outputs]
+    splice(node, outputs, ctx.name)
     return True

@@ -12,57 +12,41 @@ per op type (`since=` opset); the newest one not newer than the model's opset is
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
-import numpy as np
 from onnx import helper
 
+from converter.front.translator import NodeContext, Translator, TranslatorRegistry
 from converter.graph.graph import Node
 from converter.graph.port import Port
-from converter.ops.op import Op
 
 __all__ = ["OnnxNode", "Translator", "find_translator", "onnx_op", "translators"]
 
-Translator = Callable[["OnnxNode"], Sequence[Port | None]]
-_TRANSLATORS: dict[str, list[tuple[int, Translator]]] = {}
+REGISTRY = TranslatorRegistry()
 
 
 def onnx_op(*op_types: str, since: int = 1) -> Callable[[Translator], Translator]:
     """Register a translator for ONNX op types (`domain::Type` for custom domains)."""
-
-    def register(fn: Translator) -> Translator:
-        for op_type in op_types:
-            versions = _TRANSLATORS.setdefault(op_type, [])
-            versions.append((since, fn))
-            versions.sort(key=lambda v: v[0])
-        return fn
-
-    return register
+    return REGISTRY.op(*op_types, since=since)
 
 
 def find_translator(op_type: str, opset: int) -> Translator | None:
-    for since, fn in reversed(_TRANSLATORS.get(op_type, [])):
-        if since <= opset:
-            return fn
-    return None
+    return REGISTRY.find(op_type, opset)
 
 
-def translators() -> dict[str, list[tuple[int, Translator]]]:
-    return _TRANSLATORS
+def translators() -> list[str]:
+    return REGISTRY.types()
 
 
-class OnnxNode:
-    """What a translator sees: the ONNX node's attributes, its input ports and an op builder."""
+class OnnxNode(NodeContext):
+    """What an ONNX translator sees: the node's attributes, its input ports and an op builder."""
 
     def __init__(self, node: Node, opset: int) -> None:
-        self.node = node
-        self.graph = node.graph
+        super().__init__(node)
         self.pb = node.pb
         self.opset = opset
-        self.name: str = node.soft_get("name", node.id)
         self._attrs = {a.name: a for a in self.pb.attribute}
-        self._count = 0
 
     # -- reading the ONNX node ------------------------------------------------------------------
     @property
@@ -105,47 +89,3 @@ class OnnxNode:
         if i >= len(self.pb.input) or not self.pb.input[i]:
             return None
         return self.node.in_port(i).get_source()
-
-    def has_input(self, i: int) -> bool:
-        return self.input(i) is not None
-
-    def const_value(self, i: int) -> np.ndarray | None:
-        """The value of input i when it comes straight from a Const, else None."""
-        src = self.input(i)
-        if src is None or src.node.soft_get("op") != "Const":
-            return None
-        return np.asarray(src.node.value)
-
-    # -- building opset ops -----------------------------------------------------------------------
-    def const(self, value: Any, dtype: Any = None, name: str | None = None) -> Port:
-        value = np.asarray(value, dtype=dtype)
-        self._count += 1
-        node = Op.builtin_ops["Const"](self.graph).create_node(
-            attrs={"name": name or f"{self.name}/Const_{self._count}", "value": value}
-        )
-        return node.out_port(0)
-
-    def op(
-        self, type_name: str, inputs: Sequence[Port | np.ndarray | int | float | None],
-        name: str | None = None, **attrs: Any,
-    ) -> Port:
-        """Create op `type_name` fed by inputs (ports, or values that become Consts); port 0."""
-        return self.op_node(type_name, inputs, name, **attrs).out_port(0)
-
-    def op_node(
-        self, type_name: str, inputs: Sequence[Port | np.ndarray | int | float | None],
-        name: str | None = None, **attrs: Any,
-    ) -> Node:
-        """Like op(), returning the node (for ops with several outputs)."""
-        cls = Op.builtin_ops[type_name]
-        self._count += 1
-        node = cls(self.graph).create_node(
-            attrs={"name": name or f"{self.name}/{type_name}_{self._count}", **attrs}
-        )
-        for i, src in enumerate(inputs):
-            if src is None:
-                continue
-            if not isinstance(src, Port):
-                src = self.const(src)
-            src.connect(node.in_port(i))
-        return node

@@ -1,0 +1,22 @@
+"""ONNX as a converter framework."""
+
+from __future__ import annotations
+
+from converter.frameworks import Framework
+from converter.graph.graph import Graph
+from converter.options import ConvertOptions
+
+
+def _load(opts: ConvertOptions) -> Graph:
+    from converter.front.onnx.loader import load_model, model_to_graph
+
+    return model_to_graph(load_model(opts.input_model), opts.input_model.parent)
+
+
+def _translate(node) -> bool:
+    from converter.front.onnx.extract import translate
+
+    return translate(node)
+
+
+FRAMEWORK = Framework("onnx", _load, _translate)

@@ -1,0 +1,123 @@
+"""What every framework's translators share: a registry of functions per op type (with
+versions), the context a translator builds opset ops with, and splicing the result in.
+
+A translator takes a context and returns one output port per framework output:
+
+    @registry.op("Relu")
+    def relu(n):
+        return [n.op("ReLU", [n.input(0)])]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from converter.graph.graph import Node
+from converter.graph.port import Port
+from converter.ops.op import Op
+
+__all__ = ["NodeContext", "Translator", "TranslatorRegistry", "splice"]
+
+Translator = Callable[[Any], Sequence[Port | None]]
+
+
+class TranslatorRegistry:
+    """Translators per framework op type; several versions each (`since`), newest that fits wins."""
+
+    def __init__(self) -> None:
+        self._by_type: dict[str, list[tuple[int, Translator]]] = {}
+
+    def op(self, *op_types: str, since: int = 1) -> Callable[[Translator], Translator]:
+        def register(fn: Translator) -> Translator:
+            for op_type in op_types:
+                versions = self._by_type.setdefault(op_type, [])
+                versions.append((since, fn))
+                versions.sort(key=lambda v: v[0])
+            return fn
+
+        return register
+
+    def find(self, op_type: str, version: int = 1 << 30) -> Translator | None:
+        for since, fn in reversed(self._by_type.get(op_type, [])):
+            if since <= version:
+                return fn
+        return None
+
+    def types(self) -> list[str]:
+        return sorted(self._by_type)
+
+
+class NodeContext:
+    """A framework node as its translator sees it: inputs as ports, and an opset-op builder.
+    Framework subclasses add attribute access (`attr`)."""
+
+    def __init__(self, node: Node) -> None:
+        self.node = node
+        self.graph = node.graph
+        self.name: str = node.soft_get("name", node.id)
+        self._count = 0
+
+    @property
+    def num_inputs(self) -> int:
+        return len([p for p in self.node.in_ports().values() if not p.disconnected()])
+
+    def input(self, i: int) -> Port | None:
+        """Source port of input i, None when absent."""
+        port = self.node.in_port(i)
+        return None if port.disconnected() else port.get_source()
+
+    def has_input(self, i: int) -> bool:
+        return self.input(i) is not None
+
+    def const_value(self, i: int) -> np.ndarray | None:
+        """The value of input i when it comes straight from a Const, else None."""
+        src = self.input(i)
+        if src is None or src.node.soft_get("op") != "Const":
+            return None
+        return np.asarray(src.node.value)
+
+    def const(self, value: Any, dtype: Any = None, name: str | None = None) -> Port:
+        value = np.asarray(value, dtype=dtype)
+        self._count += 1
+        node = Op.builtin_ops["Const"](self.graph).create_node(
+            attrs={"name": name or f"{self.name}/Const_{self._count}", "value": value}
+        )
+        return node.out_port(0)
+
+    def op(self, type_name: str, inputs: Sequence[Port | np.ndarray | int | float | None],
+           name: str | None = None, **attrs: Any) -> Port:
+        """Create opset op `type_name` fed by inputs (ports, or values that become Consts); port 0."""
+        return self.op_node(type_name, inputs, name, **attrs).out_port(0)
+
+    def op_node(self, type_name: str, inputs: Sequence[Port | np.ndarray | int | float | None],
+                name: str | None = None, **attrs: Any) -> Node:
+        """Like op(), returning the node (for ops with several outputs)."""
+        cls = Op.builtin_ops[type_name]
+        self._count += 1
+        node = cls(self.graph).create_node(
+            attrs={"name": name or f"{self.name}/{type_name}_{self._count}", **attrs}
+        )
+        for i, src in enumerate(inputs):
+            if src is None:
+                continue
+            if not isinstance(src, Port):
+                src = self.const(src)
+            src.connect(node.in_port(i))
+        return node
+
+
+def splice(node: Node, outputs: Sequence[Port | None], name: str) -> None:
+    """Move node's consumers (and tensor names) onto the translator's outputs, drop node; the
+    op producing the first output takes the framework node's name."""
+    prefix, renamed = name + "/", False
+    for i, port in enumerate(outputs):
+        if port is None or i not in node.out_ports():
+            continue
+        node.out_port(i).get_connection().set_source(port)
+        if not renamed and port.node.soft_get("name", "").startswith(prefix):
+            port.node["name"] = name
+            renamed = True
+    node.graph.remove_node(node.id)
