@@ -10,6 +10,7 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from converter.graph.graph import Graph, Node
 from converter.options import ConvertOptions
@@ -21,11 +22,13 @@ __all__ = ["SUFFIXES", "Framework", "detect", "resolve"]
 @dataclass(frozen=True)
 class Framework:
     """load(opts) builds the front-stage graph; translate(node) replaces one framework node by
-    opset ops (False when it has no built-in translator)."""
+    opset ops (False when it has no built-in translator); node_attrs(node) gives a framework
+    node's attributes as plain values (for `extgen check`)."""
 
     name: str
     load: Callable[[ConvertOptions], Graph]
     translate: Callable[[Node], bool]
+    node_attrs: Callable[[Node], dict[str, Any]] | None = None
 
 
 SUFFIXES = {

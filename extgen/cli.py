@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from extgen import __version__
+from extgen.commands import check as check_cmd
 from extgen.commands import convert as convert_cmd
 from extgen.commands import new as new_cmd
 from extgen.commands import run as run_cmd
@@ -17,7 +18,8 @@ from extgen.errors import ExtgenError
 __all__ = ["main"]
 
 _COMMANDS = {
-    "new": new_cmd, "convert": convert_cmd, "run": run_cmd, "schema": schema_cmd,
+    "check": check_cmd, "new": new_cmd, "convert": convert_cmd, "run": run_cmd,
+    "schema": schema_cmd,
 }
 LOG_LEVELS = ("CRITICAL", "ERROR", "WARN", "WARNING", "INFO", "DEBUG", "NOTSET")
 

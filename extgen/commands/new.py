@@ -40,6 +40,30 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--config", type=Path, metavar="FILE.json",
                    help="read the op description from this file instead of asking")
     p.add_argument("--force", action="store_true", help="overwrite files that exist with other content")
+    p.add_argument("--from-model", dest="from_model", type=Path, metavar="MODEL",
+                   help="pre-fill the questions from an op of this model (with --op)")
+    p.add_argument("--op", metavar="TYPE", help="the op type to pre-fill from --from-model")
+
+
+def _prefill(model: Path | None, op_type: str | None) -> dict:
+    """Answers taken from the model's unknown op op_type (extgen check's view of it)."""
+    from extgen.model_ops import config_for, find_unknown_ops
+
+    if model is None or op_type is None:
+        msg = "--from-model and --op go together: extgen new --from-model model.onnx --op MyOp"
+        raise ConfigError(msg)
+    unknown = {u.op_type: u for u in find_unknown_ops(model)}
+    if op_type not in unknown:
+        listed = ", ".join(unknown) or "none"
+        msg = f"--op {op_type}: {model} has no unsupported op of that type (unsupported: {listed})"
+        raise ConfigError(msg)
+    config = config_for(unknown[op_type])
+    op = config["ops"][0]
+    return {
+        "targets": config["targets"], "name": op["name"], "framework_types": op["framework_types"],
+        "inputs": [p["name"] for p in op["inputs"]], "outputs": [p["name"] for p in op["outputs"]],
+        "attributes": op["attributes"],
+    }
 
 
 def run(args: argparse.Namespace) -> int:
@@ -49,7 +73,9 @@ def run(args: argparse.Namespace) -> int:
     if args.config is None:
         from extgen.generator.interactive import ask_config
 
-        config = ask_config(args.targets or [], args.output_dir)
+        prefill = _prefill(args.from_model, args.op) if args.from_model or args.op else {}
+        targets = args.targets or prefill.pop("targets", [])
+        config = ask_config(targets, args.output_dir, prefill)
         replay = args.output_dir / f"{config.ops[0].snake}.extgen.json"
         extra[replay] = config.model_dump_json(indent=2, exclude_defaults=True) + "\n"
     else:

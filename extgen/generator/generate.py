@@ -18,7 +18,7 @@ from extgen.errors import ConfigError, OutputError
 from extgen.generator.config import GeneratorConfig
 from extgen.generator.context import op_context
 
-__all__ = ["TEMPLATES", "FileReport", "generate", "load_config", "plan_files"]
+__all__ = ["TEMPLATES", "FileReport", "generate", "load_config", "plan_files", "status", "write_reports"]
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 # target -> (template folder, destination folder)
@@ -114,10 +114,10 @@ def plan_files(config: GeneratorConfig, out_dir: Path, root: Path = TEMPLATES) -
                 if parent == out_dir:
                     break
                 files.setdefault(parent / "__init__.py", "")
-    return [_status(p, text) for p, text in sorted(files.items())]
+    return [status(p, text) for p, text in sorted(files.items())]
 
 
-def _status(path: Path, content: str) -> FileReport:
+def status(path: Path, content: str) -> FileReport:
     if not path.exists():
         return FileReport(path, "create", content)
     try:
@@ -145,7 +145,13 @@ def generate(config: GeneratorConfig, out_dir: Path, *, force: bool = False,
     """Write the generated files (and extra_files) under out_dir; refuses to overwrite changed
     files unless force, and then writes nothing."""
     reports = plan_files(config, out_dir)
-    reports += [_status(path, text) for path, text in (extra_files or {}).items()]
+    reports += [status(path, text) for path, text in (extra_files or {}).items()]
+    write_reports(reports, out_dir, force=force)
+    return reports
+
+
+def write_reports(reports: list[FileReport], out_dir: Path, *, force: bool = False) -> None:
+    """Write every planned file, or none when one would overwrite other content without force."""
     clashes = [r for r in reports if r.status == "overwrite"]
     if clashes and not force:
         listed = ", ".join(str(r.path) for r in clashes[:5]) + (" ..." if len(clashes) > 5 else "")
@@ -158,5 +164,4 @@ def generate(config: GeneratorConfig, out_dir: Path, *, force: bool = False,
     except OSError as err:
         msg = f"cannot write under {out_dir}: {err.strerror or err}"
         raise OutputError(msg) from err
-    return reports
 

@@ -111,9 +111,12 @@ class _Session:
             self.a[key] = [n.strip() for n in text.split(",") if n.strip()]
 
     def q_attributes(self) -> None:
-        attrs = []
-        while _ask(questionary.confirm(
-                f"Add an attribute? ({len(attrs)} so far)", default=not attrs and not self.a["attributes"])):
+        attrs = list(self.a["attributes"])
+        if attrs:
+            names = ", ".join(a["name"] for a in attrs)
+            if not _ask(questionary.confirm(f"Keep the attributes {names}?", default=True)):
+                attrs = []
+        while _ask(questionary.confirm(f"Add an attribute? ({len(attrs)} so far)", default=not attrs)):
             name = _ask(questionary.text("  attribute name:", validate=_ident_check)).strip()
             kind = _ask(questionary.select("  type:", choices=_ATTR_TYPES))
 
@@ -128,8 +131,7 @@ class _Session:
                 "  default (empty: none):", validate=fits)), kind)
             in_ir = _ask(questionary.confirm("  write it to the IR?", default=True))
             attrs.append({"name": name, "type": kind, "default": default, "in_ir": in_ir})
-        if attrs or not self.a["attributes"]:
-            self.a["attributes"] = attrs
+        self.a["attributes"] = attrs
 
     def q_shape(self) -> None:
         self.a["shape"] = _ask(questionary.select(

@@ -19,4 +19,11 @@ def _translate(node) -> bool:
     return translate(node)
 
 
-FRAMEWORK = Framework("onnx", _load, _translate)
+def _node_attrs(node) -> dict:
+    from converter.front.onnx.translator import OnnxNode
+
+    ctx = OnnxNode(node, 1)
+    return {a.name: ctx.attr(a.name) for a in node.pb.attribute}
+
+
+FRAMEWORK = Framework("onnx", _load, _translate, _node_attrs)

@@ -1,0 +1,92 @@
+"""`extgen check` lists unknown ops (0, 1 and 3 types) with their attributes, and the configs it
+writes generate extensions that convert the model; `extgen new --from-model` pre-fills prompts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import onnx
+import pytest
+from onnx import TensorProto, helper
+
+from extgen.cli import main
+from tests.conftest import make_model
+
+F = TensorProto.FLOAT
+
+
+def _model(tmp_path: Path, unknown: int) -> Path:
+    nodes = [helper.make_node("Relu", ["x"], ["a0"], name="relu")]
+    customs = [
+        helper.make_node("Blur", ["a0"], ["a1"], name="blur1", domain="my.domain", sigma=1.5, mode="fast"),
+        helper.make_node("Pick", ["a1"], ["a2"], name="pick1", domain="my.domain", idx=[1, 2]),
+        helper.make_node("Mix", ["a2", "x"], ["a3"], name="mix1", domain="my.domain", k=3),
+    ][:unknown]
+    nodes += customs
+    if unknown:
+        nodes.append(helper.make_node("Blur", [f"a{unknown}"], ["y"], name="blur2", domain="my.domain",
+                                      sigma=1.5, mode="fast") if unknown == 3 else
+                     helper.make_node("Identity", [f"a{unknown}"], ["y"]))
+    else:
+        nodes.append(helper.make_node("Identity", ["a0"], ["y"]))
+    model = make_model(nodes, [("x", F, [1, 4])], [("y", F, [1, 4])], domains=["my.domain"])
+    path = tmp_path / f"m{unknown}.onnx"
+    onnx.save(model, path)
+    return path
+
+
+def test_no_unknown_ops(tmp_path: Path, capsys) -> None:
+    assert main(["check", str(_model(tmp_path, 0)), "--output_dir", str(tmp_path / "cfg")]) == 0
+    assert "every op is supported" in capsys.readouterr().out
+    assert not (tmp_path / "cfg").exists()
+
+
+@pytest.mark.parametrize("count", [1, 3])
+def test_unknown_ops_listed_and_configs_convert(tmp_path: Path, capsys, count: int) -> None:
+    model = _model(tmp_path, count)
+    assert main(["check", str(model), "--output_dir", str(tmp_path / "cfg")]) == 0
+    out = capsys.readouterr().out
+    assert f"{count} op type(s) need an extension" in out
+    assert "- my.domain::Blur: " + ("2 node(s) (blur1, blur2)" if count == 3 else "1 node(s) (blur1)") in out
+    assert "sigma: float = 1.5" in out and "mode: str = 'fast'" in out
+    if count == 3:
+        assert "- my.domain::Mix: 1 node(s) (mix1); 2 input(s), 1 output(s)" in out
+        assert "idx: list = [1, 2]" in out
+    configs = sorted((tmp_path / "cfg").glob("*.extgen.json"))
+    assert len(configs) == count
+    for cfg in configs:
+        assert main(["new", "--config", str(cfg), "--output_dir", str(tmp_path / "ext")]) == 0
+    capsys.readouterr()
+    ext = tmp_path / "ext" / "user_mo_extensions"
+    assert main(["convert", "--input_model", str(model), "--extensions", str(ext),
+                 "--output_dir", str(tmp_path / "ir")]) == 0
+    xml = (tmp_path / "ir" / model.with_suffix(".xml").name).read_text()
+    assert 'type="Blur" version="extension"' in xml and 'sigma="1.5"' in xml and 'mode="fast"' in xml
+    # with the extensions, nothing is unknown any more
+    assert main(["check", str(model), "--extensions", str(ext)]) == 0
+    assert "every op is supported" in capsys.readouterr().out
+
+
+def test_new_from_model_prefills_the_prompts(tmp_path: Path, capsys) -> None:
+    from prompt_toolkit.application import create_app_session
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    model = _model(tmp_path, 1)
+    keys = "\r" * 6 + "\r" * 4  # accept every pre-filled answer, then generate
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
+        pipe.send_text(keys)
+        pipe.close()
+        code = main(["new", "--from-model", str(model), "--op", "my.domain::Blur", "--mo-onnx-ext",
+                     "--mo-op", "--output_dir", str(tmp_path / "out")])
+    assert code == 0, capsys.readouterr().err
+    op = (tmp_path / "out" / "user_mo_extensions" / "ops" / "blur.py").read_text()
+    assert '"sigma": 1.5' in op and '"mode": \'fast\'' in op
+    ext = (tmp_path / "out" / "user_mo_extensions" / "front" / "onnx" / "blur_ext.py").read_text()
+    assert 'op = "my.domain::Blur"' in ext
+
+
+def test_from_model_with_an_op_it_does_not_hold(tmp_path: Path, capsys) -> None:
+    code = main(["new", "--from-model", str(_model(tmp_path, 1)), "--op", "Nope", "--mo-op"])
+    err = capsys.readouterr().err
+    assert code == 2 and "--op Nope" in err and "my.domain::Blur" in err
