@@ -6,7 +6,7 @@ setup:
 	@bash scripts/setup.sh
 
 example: setup
-	@$(PY) examples/quickstart.py
+	@$(PY) examples/cosh/run_example.py
 
 test: setup
 	@$(PY) -m pytest -n 2 -q $(PYTEST_ARGS)

@@ -1,4 +1,4 @@
-"""The README's main-job command: the bundled example runs and every engine agrees."""
+"""The README's main-job command: the bundled example runs and every engine/device agrees."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_bundled_example_runs() -> None:
-    done = subprocess.run([sys.executable, str(ROOT / "examples" / "quickstart.py")],
-                          capture_output=True, text=True, timeout=300, cwd=ROOT)
-    assert done.returncode == 0, done.stderr
-    rows = [line for line in done.stdout.splitlines() if line.strip().endswith(("OK", "MISMATCH"))]
-    assert len(rows) == 2 and all(r.strip().endswith("OK") for r in rows)
+def test_bundled_example_runs_and_agrees() -> None:
+    done = subprocess.run([sys.executable, str(ROOT / "examples" / "cosh" / "run_example.py")],
+                          capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    rows = [line for line in done.stdout.splitlines() if line.rstrip().endswith(("OK", "MISMATCH"))]
+    assert len(rows) == 5 and all(r.rstrip().endswith("OK") for r in rows)
+    assert "my.domain" not in done.stdout and "org.example::Cosh: 1 node(s) (cosh)" in done.stdout

@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""Write the example model: a small CNN whose activation is a custom op, org.example::Cosh
+(scale * cosh(x)), that no converter knows. Also writes the input and a reference output
+computed by onnxruntime on the same net with ONNX's standard Cosh op.
+
+Usage: make_model.py OUTDIR"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+SCALE = 0.5
+
+
+def build(custom: bool) -> onnx.ModelProto:
+    rng = np.random.default_rng(0)
+    weights = {
+        "w": (rng.standard_normal((4, 3, 3, 3)) * 0.3).astype(np.float32),
+        "b": np.zeros(4, np.float32),
+        "fc": (rng.standard_normal((4 * 4 * 4, 5)) * 0.2).astype(np.float32),
+    }
+    if custom:
+        act = [helper.make_node("Cosh", ["c"], ["a"], name="cosh", domain="org.example", scale=SCALE)]
+    else:
+        act = [helper.make_node("Cosh", ["c"], ["h"], name="cosh"),
+               helper.make_node("Mul", ["h", "half"], ["a"], name="scale")]
+        weights["half"] = np.array(SCALE, np.float32)
+    nodes = [
+        helper.make_node("Conv", ["image", "w", "b"], ["c"], name="conv", pads=[1, 1, 1, 1]),
+        *act,
+        helper.make_node("MaxPool", ["a"], ["p"], name="pool", kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node("Flatten", ["p"], ["f"], name="flatten"),
+        helper.make_node("MatMul", ["f", "fc"], ["logits"], name="fc"),
+        helper.make_node("Softmax", ["logits"], ["probs"], name="softmax", axis=1),
+    ]
+    graph = helper.make_graph(
+        nodes, "cosh_net",
+        [helper.make_tensor_value_info("image", TensorProto.FLOAT, [1, 3, 8, 8])],
+        [helper.make_tensor_value_info("probs", TensorProto.FLOAT, [1, 5])],
+        [numpy_helper.from_array(v, k) for k, v in weights.items()],
+    )
+    opsets = [helper.make_opsetid("", 17)] + ([helper.make_opsetid("org.example", 1)] if custom else [])
+    return helper.make_model(graph, opset_imports=opsets, ir_version=8)
+
+
+def main(out: Path) -> None:
+    import onnxruntime as ort
+
+    out.mkdir(parents=True, exist_ok=True)
+    onnx.save(build(custom=True), out / "cosh_net.onnx")
+    image = np.random.default_rng(1).standard_normal((1, 3, 8, 8)).astype(np.float32)
+    np.save(out / "image.npy", image)
+    session = ort.InferenceSession(build(custom=False).SerializeToString())
+    np.save(out / "reference.npy", session.run(None, {"image": image})[0])
+    print(f"wrote {out / 'cosh_net.onnx'}, image.npy and reference.npy (onnxruntime, standard Cosh)")
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1] if len(sys.argv) > 1 else "."))
