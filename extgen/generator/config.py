@@ -76,9 +76,10 @@ class _Model(BaseModel):
 class Attribute(_Model):
     """An op attribute: its type, default, name in the framework model, and whether it is in the IR."""
 
-    name: Identifier
-    type: AttrType
-    default: int | float | bool | str | list[int] | list[float] | None = None
+    name: Identifier = Field(description="attribute name in the IR and the generated code")
+    type: AttrType = Field(description="value type")
+    default: int | float | bool | str | list[int] | list[float] | None = Field(
+        None, description="default when the model does not set it (none: zero/empty)")
     framework_name: str | None = Field(None, description="name in the framework model (default: name)")
     in_ir: bool = Field(True, description="written to the IR (False: internal to the converter)")
     tf_type: str | None = Field(None, description="TF attribute type code: b f i s list.b list.f "
@@ -104,20 +105,22 @@ class Attribute(_Model):
 
 
 class Port(_Model):
-    name: Identifier
+    name: Identifier = Field(description="name of the input or output in the generated code")
 
 
 class ShapeRule(_Model):
     """Output shape: the same as input N, or a custom inference the user fills in."""
 
-    kind: Literal["same_as_input", "custom"] = "same_as_input"
-    input: int = 0
+    kind: Literal["same_as_input", "custom"] = Field(
+        "same_as_input", description="custom: the generated shape inference is a TODO to fill in")
+    input: int = Field(0, description="which input the output shape copies")
 
 
 class DtypeRule(_Model):
-    kind: Literal["same_as_input", "fixed"] = "same_as_input"
-    input: int = 0
-    type: ElementType = "f32"
+    kind: Literal["same_as_input", "fixed"] = Field(
+        "same_as_input", description="output element type: that of an input, or fixed")
+    input: int = Field(0, description="which input the output type copies")
+    type: ElementType = Field("f32", description="the fixed output element type")
 
 
 class CaffeOptions(_Model):
@@ -140,12 +143,13 @@ class MxnetOptions(_Model):
 class GpuOptions(_Model):
     global_work_size: str = Field("B*F*Y*X", description="WorkSizes global, over B,F,Y,X")
     local_work_size: str = Field("", description="WorkSizes local")
-    format: Literal["BFYX", "BYXF", "YXFB", "FYXB", "ANY"] = "BFYX"
+    format: Literal["BFYX", "BYXF", "YXFB", "FYXB", "ANY"] = Field(
+        "BFYX", description="tensor layout the kernel indexes in (Tensor format)")
 
 
 class VpuOptions(_Model):
-    global_work_size: str = "B*F*Y*X"
-    local_work_size: str = "1,1,1"
+    global_work_size: str = Field("B*F*Y*X", description="WorkSizes global, over B,F,Y,X")
+    local_work_size: str = Field("1,1,1", description="WorkSizes local")
 
 
 class OpConfig(_Model):
@@ -158,19 +162,21 @@ class OpConfig(_Model):
         description="op type in each framework model (ONNX custom domain: 'domain::Type'); "
         "default: the op name",
     )
-    inputs: list[Port] = Field(default_factory=lambda: [Port(name="x")], min_length=1)
-    outputs: list[Port] = Field(default_factory=lambda: [Port(name="y")], min_length=1)
-    attributes: list[Attribute] = Field(default_factory=list)
-    shape: ShapeRule = Field(default_factory=ShapeRule)
-    dtype: DtypeRule = Field(default_factory=DtypeRule)
+    inputs: list[Port] = Field(default_factory=lambda: [Port(name="x")], min_length=1,
+                               description="inputs in order (default: one, x)")
+    outputs: list[Port] = Field(default_factory=lambda: [Port(name="y")], min_length=1,
+                                description="outputs in order (default: one, y)")
+    attributes: list[Attribute] = Field(default_factory=list, description="the op's attributes")
+    shape: ShapeRule = Field(default_factory=ShapeRule, description="output shape rule")
+    dtype: DtypeRule = Field(default_factory=DtypeRule, description="output element type rule")
     expression: str | None = Field(
         None, description="elementwise math over inputs and attributes, e.g. (exp(x) + exp(-x)) / 2"
     )
-    caffe: CaffeOptions = Field(default_factory=CaffeOptions)
-    tf: TfOptions = Field(default_factory=TfOptions)
-    mxnet: MxnetOptions = Field(default_factory=MxnetOptions)
-    gpu: GpuOptions = Field(default_factory=GpuOptions)
-    vpu: VpuOptions = Field(default_factory=VpuOptions)
+    caffe: CaffeOptions = Field(default_factory=CaffeOptions, description="Caffe extractor options")
+    tf: TfOptions = Field(default_factory=TfOptions, description="TensorFlow extractor options")
+    mxnet: MxnetOptions = Field(default_factory=MxnetOptions, description="MXNet extractor options")
+    gpu: GpuOptions = Field(default_factory=GpuOptions, description="GPU kernel options")
+    vpu: VpuOptions = Field(default_factory=VpuOptions, description="VPU kernel options")
 
     @model_validator(mode="after")
     def _consistent(self) -> OpConfig:
@@ -207,7 +213,7 @@ class GeneratorConfig(_Model):
     targets: list[Target] = Field(
         default_factory=list, description="what to generate (the command-line flags take precedence)"
     )
-    ops: list[OpConfig] = Field(min_length=1)
+    ops: list[OpConfig] = Field(min_length=1, description="the ops, generated into the same folders")
 
     @model_validator(mode="after")
     def _unique_ops(self) -> GeneratorConfig:
