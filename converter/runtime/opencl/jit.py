@@ -118,9 +118,13 @@ _HALF_PRELUDE = "\n".join([
 ])
 
 
+_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+
+
 def map_half(source: str, has_fp16: bool) -> tuple[str, bool]:
     """(source, mapped): on a device without cl_khr_fp16 a source that uses half gets half
     #defined as float and its cl_khr_fp16 pragma blanked (line numbers kept)."""
-    if has_fp16 or not _HALF_WORD.search(source):
+    code = _FP16_PRAGMA.sub("", _COMMENTS.sub("", source))
+    if has_fp16 or not _HALF_WORD.search(code):  # only real uses, not the pragma or comments
         return source, False
     return _HALF_PRELUDE + _FP16_PRAGMA.sub("", source), True
