@@ -43,6 +43,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--from-model", dest="from_model", type=Path, metavar="MODEL",
                    help="pre-fill the questions from an op of this model (with --op)")
     p.add_argument("--op", metavar="TYPE", help="the op type to pre-fill from --from-model")
+    p.add_argument("--template-dir", dest="template_dir", type=Path, metavar="DIR",
+                   help="render your own cookiecutter template per op (with op_name, op_snake, "
+                   "attributes, expression, ... as its context) instead of the built-in targets")
 
 
 def _prefill(model: Path | None, op_type: str | None) -> dict:
@@ -82,6 +85,12 @@ def run(args: argparse.Namespace) -> int:
         config = load_config(args.config)
     if args.targets:
         config = config.model_copy(update={"targets": list(dict.fromkeys(args.targets))})
+    if args.template_dir is not None:
+        from extgen.generator.user_templates import render_user_templates
+
+        for folder in render_user_templates(args.template_dir, config, args.output_dir, force=args.force):
+            print(f"create     {folder}")
+        return 0
     if not config.targets:
         msg = f"nothing to generate: pass one or more of {' '.join('--' + t for t in TARGETS)}"
         raise ConfigError(msg)

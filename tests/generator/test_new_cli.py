@@ -113,3 +113,14 @@ def test_schema_lists_the_fields(capsys) -> None:
     schema = json.loads(capsys.readouterr().out)
     op = schema["$defs"]["OpConfig"]["properties"]
     assert {"name", "expression", "attributes", "framework_types"} <= set(op)
+
+
+def test_user_cookiecutter_template(tmp_path: Path, capsys) -> None:
+    template = Path(__file__).parent / "fixtures" / "cc_template"
+    assert _run_config(tmp_path, GOOD, "--template-dir", str(template)) == 0
+    text = (tmp_path / "out" / "cosh_plugin" / "README.md").read_text()
+    assert "# Cosh (extension), from Cosh" in text
+    assert "math: scale * (exp(x) + exp(-x)) / 2" in text and "- scale: float = 1.0" in text
+    capsys.readouterr()
+    assert _run_config(tmp_path, GOOD, "--template-dir", str(template)) == 2  # exists: no overwrite
+    assert "--force" in capsys.readouterr().err
