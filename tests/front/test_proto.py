@@ -26,7 +26,8 @@ message Net {
      comment */
   reserved 8, 9;
 }
-message Layer { optional string type = 1; optional float scale = 2 [default = 1.5]; }
+message Layer { optional string type = 1; optional float scale = 2 [default = 1.5];
+  optional float decay = 3 [default = .999]; }
 """
 B = 'syntax = "proto2";\npackage demo;\nmessage Val { optional int64 i = 1; repeated int64 list = 2; }\n'
 
@@ -41,6 +42,7 @@ def test_messages_parse_text_and_binary(tmp_path: Path) -> None:
     again = pb["demo.Net"]()
     again.ParseFromString(net.SerializeToString())
     assert again.layer[0].scale == 1.5 and again.attrs["k"].i == 3
+    assert abs(again.layer[0].decay - 0.999) < 1e-6
     assert again.mode == 1 and again.WhichOneof("kind") == "f" and list(again.data) == [1.0, 2.0]
 
 

@@ -1,0 +1,23 @@
+"""Caffe as a converter framework."""
+
+from __future__ import annotations
+
+from converter.frameworks import Framework
+from converter.front.caffe.extractor import CaffePythonFrontExtractorOp  # noqa: F401  (MO's name)
+from converter.graph.graph import Graph, Node
+from converter.options import ConvertOptions
+
+
+def _load(opts: ConvertOptions) -> Graph:
+    from converter.front.caffe.loader import load
+
+    return load(opts)
+
+
+def _translate(node: Node) -> bool:
+    from converter.front.caffe.extract import translate
+
+    return translate(node)
+
+
+FRAMEWORK = Framework("caffe", _load, _translate)

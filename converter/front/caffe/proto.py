@@ -1,0 +1,109 @@
+"""The Caffe message classes (the project's caffe.proto, or the user's via --caffe_parser_path)
+and reading .prototxt (text) and .caffemodel (binary) files with them; one-line errors."""
+
+from __future__ import annotations
+
+import mmap
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from google.protobuf import text_format
+from google.protobuf.message import DecodeError
+
+from converter.front.proto import load_proto
+from extgen.errors import InputFileError, ModelFormatError, UsageError
+
+__all__ = ["DEFAULT_PROTO", "net_class", "read_caffemodel", "read_prototxt"]
+
+DEFAULT_PROTO = Path(__file__).with_name("caffe.proto")
+_NO_FIELD = re.compile(r'has no field named "(\w+)"')
+
+
+def _proto_file(parser_path: Path | None) -> Path:
+    if parser_path is None:
+        return DEFAULT_PROTO
+    path = Path(parser_path)
+    if path.is_dir():
+        path = path / "caffe.proto"
+    if not path.is_file():
+        msg = f"--caffe_parser_path {parser_path}: no caffe.proto there (give the .proto file or its folder)"
+        raise UsageError(msg)
+    return path
+
+
+@lru_cache(maxsize=8)
+def _classes(path: Path, mtime: float) -> dict[str, type]:
+    return load_proto(path)
+
+
+def net_class(parser_path: Path | None = None) -> type:
+    """NetParameter of the caffe.proto in use (any package: caffe, mo_caffe, ...)."""
+    path = _proto_file(parser_path).resolve()
+    classes = _classes(path, path.stat().st_mtime)
+    for name, cls in classes.items():
+        if name == "NetParameter" or name.endswith(".NetParameter"):
+            return cls
+    msg = f"{path}: defines no NetParameter message; is it Caffe's caffe.proto?"
+    raise UsageError(msg)
+
+
+def read_prototxt(path: Path, cls: type, custom_parser: bool = False) -> Any:
+    """Parse a .prototxt; a syntax error names the file and line."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        msg = f"{path}: no such .prototxt (pass the network description with --input_proto)"
+        raise InputFileError(msg) from None
+    except OSError as err:
+        msg = f"{path}: cannot read the .prototxt ({err.strerror})"
+        raise InputFileError(msg) from None
+    except UnicodeDecodeError:
+        msg = f"{path}: not a text .prototxt (binary data; is it the .caffemodel?)"
+        raise ModelFormatError(msg) from None
+    net = cls()
+    try:
+        text_format.Merge(text, net)
+    except text_format.ParseError as err:
+        line = err.GetLine() if err.GetLine() is not None else "?"
+        detail = re.sub(r"^\d+:\d+ : ", "", str(err)).replace("\n", " ")
+        unknown = _NO_FIELD.search(detail)
+        if unknown and unknown.group(1).endswith("_param"):
+            hint = ("pass the caffe.proto of the Caffe that defines it with --caffe_parser_path"
+                    if not custom_parser else "the --caffe_parser_path proto does not define it either")
+            msg = f"{path}:{line}: layer parameter '{unknown.group(1)}' is unknown to the caffe.proto in use; {hint}"
+        else:
+            msg = f"{path}:{line}: not a valid .prototxt: {detail}"
+        raise ModelFormatError(msg) from None
+    return net
+
+
+def read_caffemodel(path: Path, cls: type) -> Any:
+    """Parse a binary .caffemodel (mapped, not copied into a bytes object first)."""
+    path = Path(path)
+    if not path.is_file():
+        msg = f"{path}: no such model file"
+        raise InputFileError(msg)
+    net = cls()
+    try:
+        with path.open("rb") as f:
+            size = path.stat().st_size
+            if size == 0:
+                raise DecodeError("the file is empty")
+            with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+                view = memoryview(data)
+                try:
+                    net.ParseFromString(view)
+                finally:
+                    view.release()
+    except OSError as err:
+        msg = f"{path}: cannot read the model ({err.strerror})"
+        raise InputFileError(msg) from None
+    except (DecodeError, RuntimeError, ValueError) as err:
+        msg = f"{path}: not a valid .caffemodel (truncated or corrupt protobuf: {err})"
+        raise ModelFormatError(msg) from None
+    if not len(net.layer) and not len(net.layers):
+        msg = f"{path}: not a valid .caffemodel (it holds no layers; truncated or not a Caffe model?)"
+        raise ModelFormatError(msg)
+    return net
