@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from converter.front.extractor import FrontExtractorOp
+from converter.legacy import legacy_imports
 from converter.ops import op as op_module
 from converter.ops.op import Op
 from converter.passes import ReplacementPattern
@@ -23,7 +24,8 @@ _SUBDIRS = ("ops", "front", "front/{fw}", "front/{fw}/extractors", "middle", "ba
 
 @contextlib.contextmanager
 def extension_scope() -> Iterator[None]:
-    """Restore every registry on exit, so one conversion's extensions do not leak."""
+    """Restore every registry on exit, so one conversion's extensions do not leak. Legacy MO
+    imports (mo.*, extensions.*, openvino.tools.mo.*) resolve inside the scope only."""
     saved = (
         dict(Op.registered_ops), list(Op.registered_cls), dict(op_module._IR_REGISTRY),
         dict(FrontExtractorOp.registered_ops), list(FrontExtractorOp.registered_cls),
@@ -32,7 +34,8 @@ def extension_scope() -> Iterator[None]:
     modules = set(sys.modules)
     path = list(sys.path)
     try:
-        yield
+        with legacy_imports():
+            yield
     finally:
         Op.registered_ops.clear(); Op.registered_ops.update(saved[0])  # noqa: E702
         Op.registered_cls[:] = saved[1]
@@ -42,7 +45,7 @@ def extension_scope() -> Iterator[None]:
         FrontExtractorOp.registered_cls[:] = saved[4]
         ReplacementPattern.registered_cls[:] = saved[5]
         for name in set(sys.modules) - modules:
-            if not name.startswith(("converter.", "extgen.", "onnx", "numpy")):
+            if not name.startswith(("converter.", "extgen.", "onnx", "numpy", "openvino")):
                 del sys.modules[name]
         sys.path[:] = path
 
@@ -64,6 +67,11 @@ def _import_file(root: Path, file: Path) -> None:
 
 def load_extension_dirs(dirs: list[Path], framework: str, subdirs: tuple[str, ...] = _SUBDIRS) -> None:
     """Import every module of the folders MO would load, in MO's order, dir by dir."""
+    with legacy_imports():
+        _load_dirs(dirs, framework, subdirs)
+
+
+def _load_dirs(dirs: list[Path], framework: str, subdirs: tuple[str, ...]) -> None:
     for ext_dir in dirs:
         ext_dir = Path(ext_dir).resolve()
         if not ext_dir.is_dir():

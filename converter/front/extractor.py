@@ -48,12 +48,15 @@ def extract_nodes(graph: Graph, translate: Callable[[Node], bool]) -> None:
             continue
         key = node.soft_get("op", None)
         ext = FrontExtractorOp.registered_ops.get(key)
+        bare = key.split("::", 1)[1] if isinstance(key, str) and "::" in key else None
+        if ext is None and bare is not None:  # MO keyed ONNX custom-domain ops by type alone
+            ext = FrontExtractorOp.registered_ops.get(bare)
         if ext is not None and ext.enabled and ext.extract(node):
             node["extracted"] = True
             continue
         if translate(node):
             continue
-        op_cls = Op.registered_ops.get(key)
+        op_cls = Op.registered_ops.get(key) or (bare and Op.registered_ops.get(bare))
         if op_cls is not None and _is_user_op(op_cls):
             op_cls.update_node_stat(node)
             node["extracted"] = True

@@ -141,7 +141,11 @@ class Port:
             g.remove_edges_from(list(g.out_edges(data, keys=True)))
 
     def connect(self, dst: Port, edge_attrs: dict | None = None) -> None:
-        """Connect this output port to the input port dst (dst is disconnected first)."""
+        """Connect this output port to the input port dst (dst is disconnected first).
+        `in_port.connect(out_port)` works too, as in MO."""
+        if self.type == "in" and dst.type == "out":
+            dst.connect(self, edge_attrs)
+            return
         if self.type != "out" or dst.type != "in":
             msg = "connect() goes from an output port to an input port"
             raise ValueError(msg)
@@ -207,7 +211,9 @@ class PortData:
         return self.get_attr("shape")
 
     def set_shape(self, shape: Any) -> None:
-        self.set_attr("shape", None if shape is None else tuple(int(d) for d in shape))
+        from converter.graph.shape import as_shape
+
+        self.set_attr("shape", as_shape(shape))  # numpy and MO's masked shapes too
 
     def get_value(self) -> Any:
         return self.get_attr("value")
@@ -233,8 +239,9 @@ class Connection:
 
     def __init__(self, port: Port) -> None:
         self.source = port if port.type == "out" else port.get_source()
+        # MO: an input port's connection is its source and that port alone
         self.destinations = (
-            self.source.get_destinations() if self.source is not None else [port]
+            self.source.get_destinations() if port.type == "out" else [port]
         )
 
     def get_source(self) -> Port | None:

@@ -7,7 +7,9 @@ from collections.abc import Iterable, Sequence
 Shape = tuple[int, ...]
 DYN = -1
 
-__all__ = ["DYN", "Shape", "broadcast", "dim", "is_static", "normalize_axis", "parse_shape"]
+__all__ = [
+    "DYN", "Shape", "as_shape", "broadcast", "dim", "is_static", "normalize_axis", "parse_shape",
+]
 
 
 def is_static(shape: Sequence[int] | None) -> bool:
@@ -60,3 +62,15 @@ def parse_shape(text: str) -> Shape:
         else:
             raise ValueError(f"'{item}' is not a dimension (use a number, -1 or ?)")
     return tuple(out)
+
+
+def as_shape(value) -> Shape | None:
+    """Any shape (tuple, list, numpy array, MO's masked array) as a Shape: masked, negative and
+    None dimensions become DYN."""
+    if value is None or isinstance(value, tuple) and all(type(d) is int for d in value):
+        return value
+    import numpy as np
+
+    if isinstance(value, np.ma.MaskedArray):
+        value = value.astype(np.int64).filled(DYN)
+    return tuple(DYN if d is None or d is np.ma.masked or int(d) < 0 else int(d) for d in value)

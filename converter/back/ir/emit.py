@@ -16,6 +16,7 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from converter.graph.graph import Graph, Node
+from converter.graph.shape import as_shape
 from converter.ops.op import Op
 from converter.ops.types import element_type, format_attr, precision
 from extgen.errors import ConversionError, OutputError, UnsupportedOpError
@@ -41,8 +42,8 @@ class _BinWriter:
 
 
 def _dims(parent: ET.Element, shape: Any) -> None:
-    for d in shape or ():
-        ET.SubElement(parent, "dim").text = str(int(d) if int(d) >= 0 else -1)
+    for d in as_shape(shape) or ():  # as_shape: MO's masked shapes from legacy extensions too
+        ET.SubElement(parent, "dim").text = str(d)
 
 
 def _op_class(node: Node) -> type[Op] | None:

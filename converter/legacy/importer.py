@@ -1,0 +1,130 @@
+"""The import hook that lets legacy Model Optimizer extensions import `mo.*`, `extensions.*` and
+`openvino.tools.mo.*` while they load and run, and nothing afterwards.
+
+A sys.meta_path finder answers only for those roots, with shim packages built from
+converter.legacy.names. A name the shim lacks fails with one line naming the name, its legacy
+module and the extension file and line that asked for it. No top-level `mo`/`extensions`
+package is installed, and the real `openvino` package stays as it is: `openvino.tools.mo` exists
+only inside `legacy_imports()`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import importlib.abc
+import importlib.machinery
+import sys
+import types
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from converter.legacy.names import ROOTS, legacy_modules
+from extgen.errors import ExtensionError
+
+__all__ = ["LegacyImportError", "legacy_imports"]
+
+_HERE = str(Path(__file__).parent)
+_MIGRATION = "see docs/migration.md"
+
+
+class LegacyImportError(ExtensionError, ImportError):
+    """A legacy MO name extgen does not provide (an ImportError, so `try: ... except
+    ImportError` fallbacks in extension code still work)."""
+
+
+def _is_legacy(fullname: str) -> bool:
+    return any(fullname == r or fullname.startswith(r + ".") for r in ROOTS)
+
+
+def _caller() -> str:
+    """file:line of the first frame outside the import machinery and this package."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if not name.startswith(("<frozen", _HERE)) and "importlib" not in name:
+            return f"{name}:{frame.f_lineno}: "
+        frame = frame.f_back
+    return ""
+
+
+def _resolve(module: str, name: str, target: str) -> Any:
+    where, _, attr = target.partition(":")
+    try:
+        if where == "op":
+            from converter.legacy.ops import builtin_op
+
+            return builtin_op(attr)
+        return getattr(importlib.import_module(where), attr)
+    except (ImportError, AttributeError, KeyError) as err:
+        if isinstance(err, ImportError) and err.name and not where.startswith(err.name):
+            raise
+        fw = where.split(".")[2] if where.startswith("converter.front.") else None
+        why = f"extgen's {fw} frontend does not provide it yet" if fw else "extgen lacks it"
+        msg = f"{_caller()}'{name}' from {module} is not supported: {why}; {_MIGRATION}"
+        raise LegacyImportError(msg, name=module) from None
+
+
+class _LegacyModule(types.ModuleType):
+    """A shim package: names resolve on first use, child shims import on attribute access."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        table = legacy_modules().get(self.__name__, {})
+        if name in table:
+            value = _resolve(self.__name__, name, table[name])
+            setattr(self, name, value)
+            return value
+        child = f"{self.__name__}.{name}"
+        if any(m == child or m.startswith(child + ".") for m in legacy_modules()):
+            return importlib.import_module(child)
+        msg = (f"{_caller()}'{name}' from {self.__name__} is not supported by extgen's legacy "
+               f"Model Optimizer layer; {_MIGRATION}")
+        raise LegacyImportError(msg, name=self.__name__)
+
+
+class _LegacyFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None):
+        if not _is_legacy(fullname):
+            return None
+        return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+
+    def create_module(self, spec) -> types.ModuleType:
+        return _LegacyModule(spec.name)
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        module.__path__ = []
+        module.__all__ = list(legacy_modules().get(module.__name__, {}))
+        module.__file__ = f"<extgen legacy shim {module.__name__}>"
+
+
+_FINDER = _LegacyFinder()
+_depth = 0
+
+
+def _remove_shims() -> None:
+    for name in [m for m in sys.modules if _is_legacy(m)]:
+        del sys.modules[name]
+    tools = sys.modules.get("openvino.tools")
+    if tools is not None and isinstance(getattr(tools, "__dict__", {}).get("mo"), _LegacyModule):
+        delattr(tools, "mo")
+
+
+@contextlib.contextmanager
+def legacy_imports() -> Iterator[None]:
+    """Legacy MO imports resolve inside this block (re-entrant); on exit the shims are gone."""
+    global _depth
+    if _depth == 0:
+        _remove_shims()
+        sys.meta_path.insert(0, _FINDER)
+    _depth += 1
+    try:
+        yield
+    finally:
+        _depth -= 1
+        if _depth == 0:
+            if _FINDER in sys.meta_path:
+                sys.meta_path.remove(_FINDER)
+            _remove_shims()

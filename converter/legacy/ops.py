@@ -1,0 +1,172 @@
+"""The legacy `Op` base (mo.ops.op) and the MO names of built-in ops.
+
+A legacy op class passes its `mandatory_props` dict as attrs1, lists its IR attributes in
+`supported_attrs()`/`backend_attrs()` (each a name, `(ir_name, callable)` or `(ir_name,
+node_attr)`), and writes an `infer(node)` that sees shapes as MO did: int64 numpy arrays,
+masked where dynamic. `legacy_infer` gives it that view.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import namedtuple
+from typing import Any
+
+import numpy as np
+
+from converter.graph.graph import Graph, Node
+from converter.ops import op as _op
+
+__all__ = [
+    "MO_OP_NAMES", "Cast", "Op", "PermuteAttrs", "PermuteInputs", "builtin_op", "legacy_infer",
+]
+
+# MO's op name -> the converter's, where they differ (pattern matching, get_op_class_by_name)
+MO_OP_NAMES = {
+    "Mul": "Multiply", "Sub": "Subtract", "Div": "Divide", "Pow": "Power", "SoftMax": "Softmax",
+    "Cast": "Convert", "Shape": "ShapeOf", "AttributedClamp": "Clamp", "Gelu": "Gelu",
+    "GeLU": "Gelu", "Relu": "ReLU", "LeakyReLU": "PReLU",
+}
+
+
+def builtin_op(name: str) -> type[_op.Op]:
+    """The built-in op class for an op name, MO's names included."""
+    import converter.ops  # noqa: F401  (registers the built-ins)
+
+    return _op.Op.builtin_ops[MO_OP_NAMES.get(name, name)]
+
+
+def _is_legacy_fn(fn: Any) -> bool:
+    func = getattr(fn, "__func__", fn)
+    module = getattr(func, "__module__", None) or ""
+    return not module.startswith("converter.") or module.startswith("converter.legacy.")
+
+
+def legacy_infer(fn: Any) -> Any:
+    """Wrap an MO infer function: input shapes are MO arrays while it runs, tuples after."""
+    if fn is None or getattr(fn, "legacy_shapes", False) or not _is_legacy_fn(fn):
+        return fn
+    from converter.legacy.shapes import shape_array
+
+    @functools.wraps(fn)
+    def infer(node: Node) -> None:
+        saved = {}
+        for port in node.in_ports().values():
+            data = port.data_node() if not port.disconnected() else None
+            if data is not None and isinstance(data.soft_get("shape", None), tuple):
+                saved[data.id] = data["shape"]
+                data["shape"] = shape_array(data["shape"])
+        try:
+            fn(node)
+            if node.has_valid("type_infer") and _is_legacy_fn(node.type_infer):
+                node.type_infer(node)
+        finally:
+            for data_id, shape in saved.items():
+                if data_id in node.graph:
+                    node.graph.nodes[data_id]["shape"] = shape
+
+    infer.legacy_shapes = True
+    return infer
+
+
+class Op(_op.Op):
+    """mo.ops.op.Op: `__init__(graph, attrs1, attrs2)`, the later dict winning."""
+
+    def __init__(
+        self, graph: Graph, attrs1: dict | None = None, attrs2: dict | None = None
+    ) -> None:
+        super().__init__(graph, attrs1, attrs2)
+        if self.attrs.get("version") is None and self.attrs.get("type") is not None:
+            self.attrs["version"] = "extension"
+        if "infer" in self.attrs:
+            self.attrs["infer"] = legacy_infer(self.attrs["infer"])
+
+    def supported_attrs(self) -> list:
+        return []
+
+    @staticmethod
+    def get_op_class_by_name(name: str) -> type[_op.Op]:
+        if name in _op.Op.registered_ops:
+            return _op.Op.registered_ops[name]
+        try:
+            return builtin_op(name)
+        except KeyError:
+            return _op.Op.get_op_class_by_name(name)
+
+    @staticmethod
+    def create_data_node(graph: Graph, op_node: Node, attrs: dict | None = None,
+                         edge_attrs: dict | None = None, out_port: int = 0) -> Node:
+        data = op_node.out_port(out_port).data_node()
+        data.attrs().update(attrs or {})
+        return data
+
+    @staticmethod
+    def create_input_data_node(
+        graph: Graph, name: str, value: np.ndarray, attrs: dict | None = None
+    ) -> Node:
+        data_id = graph.unique_id(name)
+        value = np.array(value)
+        graph.add_node(data_id, kind="data", name=data_id, value=value, shape=tuple(value.shape),
+                       data_type=value.dtype, **(attrs or {}))
+        return Node(graph, data_id)
+
+
+_op.Op.excluded_classes.append(Op)
+
+
+class Cast(builtin_op("Convert")):
+    """MO's Cast: `dst_type` is the converter's `destination_type`."""
+
+    def __init__(self, graph: Graph, attrs: dict | None = None) -> None:
+        attrs = dict(attrs or {})
+        if "dst_type" in attrs:
+            attrs["destination_type"] = np.dtype(attrs.pop("dst_type"))
+        super().__init__(graph, attrs)
+
+
+class PermuteAttrs:
+    """Minimal MO PermuteAttrs: records which attributes follow a layout permutation. The
+    converter does not permute legacy ops' attributes; the record is kept on the node."""
+
+    Permutation = namedtuple("Permutation", ["perm", "inv"])
+    Attr = namedtuple("Attr", ["name", "port", "func"])
+
+    def __init__(self) -> None:
+        self.attrs: dict[str, PermuteAttrs.Attr] = {}
+
+    def update_attrs(self, attrs: list) -> PermuteAttrs:
+        for name, port, *func in attrs:
+            self.attrs[name] = PermuteAttrs.Attr(name, port, func[0] if func else None)
+        return self
+
+    @staticmethod
+    def create_permute_attrs(node: Node, attrs: list | None = None) -> None:
+        if not node.has_valid("permute_attrs"):
+            node["permute_attrs"] = PermuteAttrs()
+        node["permute_attrs"].update_attrs(attrs or [])
+
+    @staticmethod
+    def set_permutation(node1: Node, node2: Node, permutation: Any, override: bool = False) -> None:
+        return None
+
+    @staticmethod
+    def get_nhwc_to_nchw_permutation(dims_number: int) -> PermuteAttrs.Permutation:
+        if dims_number < 3:
+            perm = list(range(dims_number))
+        else:
+            perm = [0, dims_number - 1, *range(1, dims_number - 1)]
+        return PermuteAttrs.Permutation(np.array(perm, np.int64), np.argsort(perm).astype(np.int64))
+
+    @staticmethod
+    def get_nchw_to_nhwc_permutation(dims_number: int) -> PermuteAttrs.Permutation:
+        p = PermuteAttrs.get_nhwc_to_nchw_permutation(dims_number)
+        return PermuteAttrs.Permutation(p.inv, p.perm)
+
+
+class PermuteInputs:
+    """Minimal MO PermuteInputs: input permutations are recorded, not applied."""
+
+    def set_input_permutation(
+        self, node1: Node, node2: Node, port_info: str, permutation_rule: str
+    ) -> None:
+        return None

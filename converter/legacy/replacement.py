@@ -1,0 +1,101 @@
+"""Legacy transformation bases: the converter's, with MO's op names accepted in pattern().
+
+MO named some ops differently (`Mul` for Multiply, `Sub`, `Div`, `Pow`, ...) and keyed ONNX
+custom-domain ops by type alone; a legacy pattern's `op` matches either name. The extra
+anchors PreMiddleStart and PostMiddleStart order around MiddleStart and MiddleFinish.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from converter.back import replacement as _back
+from converter.front import replacement as _front
+from converter.legacy.ops import MO_OP_NAMES
+from converter.middle import replacement as _middle
+from converter.passes import Anchor, ReplacementPattern
+
+__all__ = [
+    "BackReplacementPattern", "FrontReplacementOp", "FrontReplacementPattern",
+    "FrontReplacementSubgraph", "MiddleReplacementPattern", "PostMiddleStart", "PreMiddleStart",
+]
+
+
+def _op_matcher(want: str):
+    names = {want, MO_OP_NAMES.get(want, want)}
+
+    def match(have: Any) -> bool:
+        if not isinstance(have, str):
+            return False
+        return have in names or ("::" in have and have.split("::", 1)[1] in names)
+
+    return match
+
+
+def _aliased(pattern_fn):
+    @functools.wraps(pattern_fn)
+    def pattern(self) -> dict:
+        found = dict(pattern_fn(self))
+        nodes = []
+        for alias, attrs in found.get("nodes", []):
+            attrs = dict(attrs)
+            if isinstance(attrs.get("op"), str):
+                attrs["op"] = _op_matcher(attrs["op"])
+            nodes.append((alias, attrs))
+        found["nodes"] = nodes
+        found.setdefault("edges", [])
+        return found
+
+    return pattern
+
+
+class _LegacyPatterns:
+    """Wraps every pattern() a subclass defines so MO's op names match."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "pattern" in cls.__dict__:
+            cls.pattern = _aliased(cls.__dict__["pattern"])
+
+
+class FrontReplacementPattern(_LegacyPatterns, _front.FrontReplacementPattern):
+    pass
+
+
+class FrontReplacementSubgraph(_LegacyPatterns, _front.FrontReplacementSubgraph):
+    pass
+
+
+class FrontReplacementOp(_LegacyPatterns, _front.FrontReplacementOp):
+    def pattern(self) -> dict:
+        return {"nodes": [("op", {"op": type(self).op, "kind": "op"})], "edges": []}
+
+
+class MiddleReplacementPattern(_LegacyPatterns, _middle.MiddleReplacementPattern):
+    pass
+
+
+class BackReplacementPattern(_LegacyPatterns, _back.BackReplacementPattern):
+    pass
+
+
+class PreMiddleStart(Anchor, _middle.MiddleReplacementPattern):
+    """Anchor before MiddleStart. MO ran its passes before shape inference; here the middle
+    phase (and so these passes) follows inference."""
+
+    def run_before(self) -> list:
+        return [_middle.MiddleStart]
+
+
+class PostMiddleStart(Anchor, _middle.MiddleReplacementPattern):
+    """Anchor after MiddleFinish (MO: where the back-phase preparations began)."""
+
+    def run_after(self) -> list:
+        return [_middle.MiddleFinish]
+
+
+ReplacementPattern.excluded_replacers.extend([
+    FrontReplacementPattern, FrontReplacementSubgraph, FrontReplacementOp,
+    MiddleReplacementPattern, BackReplacementPattern,
+])
