@@ -1,0 +1,23 @@
+"""MXNet as a converter framework: `<prefix>-symbol.json` + `<prefix>-<epoch>.params`, read
+without MXNet."""
+
+from __future__ import annotations
+
+from converter.frameworks import Framework
+from converter.graph.graph import Graph, Node
+from converter.options import ConvertOptions
+
+
+def _load(opts: ConvertOptions) -> Graph:
+    from converter.front.mxnet.loader import load
+
+    return load(opts)
+
+
+def _translate(node: Node) -> bool:
+    from converter.front.mxnet.extract import translate
+
+    return translate(node)
+
+
+FRAMEWORK = Framework("mxnet", _load, _translate)
