@@ -1,0 +1,32 @@
+"""TensorFlow (frozen GraphDef, .pb or .pbtxt) as a converter framework."""
+
+from __future__ import annotations
+
+from converter.frameworks import Framework
+from converter.graph.graph import Graph
+from converter.options import ConvertOptions
+
+# built-in passes: --transformations_config replacements (front) and the NHWC->NCHW change (middle)
+from converter.front.tf import replacement as _replacement  # noqa: F401
+from converter.middle.layout import transposes as _layout  # noqa: F401
+
+
+def _load(opts: ConvertOptions) -> Graph:
+    from converter.front.tf.loader import graph_def_to_graph, load_graph_def
+    from converter.front.tf.replacement import load_transformations_config
+
+    graph_def = load_graph_def(opts.input_model)
+    graph = graph_def_to_graph(graph_def, opts.input_model.stem)
+    if opts.transformations_config is not None:
+        graph.graph["custom_replacement_descriptions"] = load_transformations_config(
+            opts.transformations_config)
+    return graph
+
+
+def _translate(node) -> bool:
+    from converter.front.tf.extract import translate
+
+    return translate(node)
+
+
+FRAMEWORK = Framework("tf", _load, _translate)

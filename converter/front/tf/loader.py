@@ -1,0 +1,189 @@
+"""Read a frozen TensorFlow GraphDef (.pb binary or .pbtxt text) with the converter's own
+protos into a front-stage Graph.
+
+- Placeholder -> Parameter (shape and dtype from its attributes; --input_shape overrides),
+  Const -> Const, every other NodeDef -> a framework node with `pb` (the NodeDef) and `op`.
+- Inputs `name`, `name:1` become edges from that output port; `^control` inputs are dropped.
+- Outputs: every node whose outputs nobody consumes (NoOp, Const, Placeholder and sinks such
+  as Assert/SaveV2 excepted) gets a Result on port 0, in GraphDef order.
+- graph.graph['layout'] is 'NHWC' when a layout-sensitive op (convolution, pooling, batch norm)
+  uses NHWC data; then the middle phase changes the IR to NCHW (converter.middle.layout).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+from google.protobuf import text_format
+from google.protobuf.message import DecodeError
+
+from converter.front.proto import load_proto
+from converter.front.tf.attrs import (
+    attr_value,
+    get_tf_node_port,
+    tf_dtype_extractor,
+    tf_tensor_content,
+    tf_tensor_shape,
+)
+from converter.graph.graph import Graph, Node
+from converter.graph.shape import DYN
+from converter.ops.op import Op
+from extgen.errors import InputFileError, ModelFormatError
+
+__all__ = ["LAYOUT_OPS", "graph_def_class", "graph_def_to_graph", "load_graph_def"]
+
+PROTO_DIR = Path(__file__).resolve().parent / "proto"
+# ops whose data_format decides the model's layout (MO's list, plus pooling and batch norm)
+LAYOUT_OPS = {
+    "Conv2D", "Conv3D", "DepthwiseConv2dNative", "Conv2DBackpropInput", "Conv3DBackpropInputV2",
+    "MaxPool", "AvgPool", "MaxPool3D", "AvgPool3D", "FusedBatchNorm", "FusedBatchNormV2",
+    "FusedBatchNormV3",
+}
+_NO_OUTPUT = {"NoOp", "Const", "Placeholder", "Assert", "SaveV2", "RestoreV2", "VarHandleOp",
+              "VariableV2", "PlaceholderWithDefault"}
+
+
+@cache
+def graph_def_class() -> type:
+    """tensorflow.GraphDef, built from converter/front/tf/proto/*.proto (no protoc)."""
+    return load_proto(PROTO_DIR / "graph.proto")["tensorflow.GraphDef"]
+
+
+def load_graph_def(path: str | Path, is_text: bool | None = None):
+    """Parse a frozen GraphDef; .pbtxt (or is_text) as text format. One clear error for a
+    missing, unreadable, corrupt or syntactically wrong file."""
+    path = Path(path)
+    if not path.is_file():
+        msg = f"{path}: no such model file"
+        raise InputFileError(msg)
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        msg = f"{path}: cannot read the model ({err.strerror})"
+        raise InputFileError(msg) from err
+    graph_def = graph_def_class()()
+    text = path.suffix.lower() == ".pbtxt" if is_text is None else is_text
+    if text:
+        try:
+            text_format.Parse(data.decode("utf-8"), graph_def)
+        except UnicodeDecodeError as err:
+            msg = f"{path}: not a text-format GraphDef (not UTF-8 text at byte {err.start})"
+            raise ModelFormatError(msg) from None
+        except text_format.ParseError as err:
+            line = err.GetLine() or 1
+            what = str(err).split(" : ", 1)[-1] if " : " in str(err) else str(err)
+            msg = f"{path}:{line}: not a valid text-format GraphDef ({what})"
+            raise ModelFormatError(msg) from None
+    else:
+        try:
+            graph_def.ParseFromString(data)
+        except (DecodeError, RuntimeError, ValueError) as err:
+            msg = f"{path}: not a valid frozen TensorFlow GraphDef (truncated or corrupt protobuf: {err})"
+            raise ModelFormatError(msg) from None
+    if not graph_def.node:
+        msg = f"{path}: the GraphDef holds no nodes (empty, truncated or not a TensorFlow model)"
+        raise ModelFormatError(msg)
+    for node in graph_def.node:
+        if not node.name or not node.op:
+            msg = f"{path}: a node without a name or op (corrupt or not a TensorFlow GraphDef)"
+            raise ModelFormatError(msg)
+    return graph_def
+
+
+def _placeholder_shape(pb) -> tuple[int, ...] | None:
+    for key in ("shape", "_output_shapes"):
+        if key in pb.attr:
+            av = pb.attr[key]
+            shape = av.shape if av.HasField("shape") else (av.list.shape[0] if av.list.shape else None)
+            if shape is None or shape.unknown_rank:
+                return None
+            return tuple(int(d) if d >= 0 else DYN for d in tf_tensor_shape(shape))
+    return None
+
+
+def _const_value(pb) -> np.ndarray:
+    if "value" not in pb.attr or not pb.attr["value"].HasField("tensor"):
+        msg = f"Const node '{pb.name}' has no value"
+        raise ModelFormatError(msg)
+    tensor = pb.attr["value"].tensor
+    try:
+        return tf_tensor_content(tensor.dtype, tf_tensor_shape(tensor.tensor_shape), tensor)
+    except ModelFormatError as err:
+        msg = f"Const node '{pb.name}': {err}"
+        raise ModelFormatError(msg) from None
+
+
+def _add_op(graph: Graph, op: str, name: str, **attrs) -> Node:
+    return Op.builtin_ops[op](graph).create_node(attrs={"name": name, **attrs})
+
+
+def model_layout(graph_def) -> str:
+    """'NHWC' when some layout-sensitive op works on channels-last data, else 'NCHW'."""
+    for pb in graph_def.node:
+        if pb.op in LAYOUT_OPS:
+            fmt = attr_value(pb.attr["data_format"]) if "data_format" in pb.attr else "NHWC"
+            if fmt in ("NHWC", "NDHWC"):
+                return "NHWC"
+    return "NCHW"
+
+
+def graph_def_to_graph(graph_def, name: str = "model") -> Graph:
+    """Front-stage graph of a GraphDef: Parameter/Const/framework nodes/Result."""
+    layout = model_layout(graph_def)
+    graph = Graph()
+    graph.graph.update(
+        fw="tf", layout=layout, feature_dim=-1 if layout == "NHWC" else 1, name=name,
+        fw_opset_version=graph_def.versions.producer,
+    )
+    nodes: dict[str, Node] = {}
+    for pb in graph_def.node:
+        if pb.name in nodes:
+            msg = f"two nodes are named '{pb.name}' (corrupt GraphDef)"
+            raise ModelFormatError(msg)
+        if pb.op == "Placeholder":
+            dtype = (tf_dtype_extractor(pb.attr["dtype"].type, np.float32) if "dtype" in pb.attr
+                     else np.dtype(np.float32))
+            node = _add_op(graph, "Parameter", pb.name, shape=_placeholder_shape(pb),
+                           element_type=dtype, pb=pb, extracted=True)
+        elif pb.op == "Const":
+            node = _add_op(graph, "Const", pb.name, value=_const_value(pb), pb=pb, extracted=True)
+        else:
+            node_id = graph.unique_id(pb.name)
+            graph.add_node(node_id, kind="op", op=pb.op, name=pb.name, pb=pb,
+                           in_ports_count=len(pb.input), out_ports_count=1)
+            node = Node(graph, node_id)
+            node.update_node()
+        nodes[pb.name] = node
+    consumed: set[str] = set()
+    for pb in graph_def.node:
+        node = nodes[pb.name]
+        port = 0
+        for tensor in pb.input:
+            if tensor.startswith("^"):
+                continue  # control dependency
+            src_name, out = get_tf_node_port(tensor)
+            src = nodes.get(src_name)
+            if src is None:
+                msg = (f"input '{tensor}' of node '{pb.name}' ({pb.op}) names no node in the "
+                       "graph (truncated or corrupt model)")
+                raise ModelFormatError(msg)
+            src.out_port(out).connect(node.in_port(port))
+            consumed.add(src_name)
+            port += 1
+    for pb in graph_def.node:
+        node = nodes[pb.name]
+        for idx in node.out_ports():
+            names = [f"{pb.name}:{idx}"] + ([pb.name] if idx == 0 else [])
+            node.out_port(idx).add_tensor_names(names)
+    outputs = [pb.name for pb in graph_def.node if pb.name not in consumed and pb.op not in _NO_OUTPUT]
+    if not outputs:
+        msg = "the graph has no output: every node's result is consumed or a Const/Placeholder"
+        raise ModelFormatError(msg)
+    for out in outputs:
+        result = _add_op(graph, "Result", f"{out}/sink_port_0")
+        nodes[out].out_port(0).connect(result.in_port(0))
+    graph.graph["output_order"] = outputs
+    graph.graph["input_order"] = [pb.name for pb in graph_def.node if pb.op == "Placeholder"]
+    return graph

@@ -1,0 +1,117 @@
+"""TensorFlow translators for elementwise ops: arithmetic, comparison, activations, Cast."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from converter.front.tf.translator import TfNode, tf_op
+
+# TF op -> opset op, same inputs
+_BINARY = {
+    "Add": "Add", "AddV2": "Add", "Sub": "Subtract", "Mul": "Multiply", "RealDiv": "Divide",
+    "Maximum": "Maximum", "Minimum": "Minimum", "Pow": "Power",
+    "SquaredDifference": "SquaredDifference", "FloorMod": "FloorMod", "Equal": "Equal",
+    "NotEqual": "NotEqual", "Less": "Less", "LessEqual": "LessEqual", "Greater": "Greater",
+    "GreaterEqual": "GreaterEqual", "LogicalAnd": "LogicalAnd", "LogicalOr": "LogicalOr",
+}
+_UNARY = {
+    "Relu": "ReLU", "Sigmoid": "Sigmoid", "Tanh": "Tanh", "Exp": "Exp", "Log": "Log",
+    "Sqrt": "Sqrt", "Abs": "Abs", "Neg": "Negative", "Floor": "Floor", "Ceil": "Ceiling",
+    "Sin": "Sin", "Cos": "Cos", "Erf": "Erf", "Softplus": "SoftPlus", "Softsign": "SoftSign",
+    "Sign": "Sign", "LogicalNot": "LogicalNot", "Round": "Round",
+}
+
+
+def _binary(kind: str):
+    def translate(n: TfNode):
+        return [n.op(kind, [n.input(0), n.input(1)])]
+
+    return translate
+
+
+def _unary(kind: str):
+    def translate(n: TfNode):
+        return [n.op(kind, [n.input(0)])]
+
+    return translate
+
+
+for _tf, _ov in _BINARY.items():
+    tf_op(_tf)(_binary(_ov))
+for _tf, _ov in _UNARY.items():
+    tf_op(_tf)(_unary(_ov))
+
+
+def _scalar(n: TfNode, value: float):
+    dtype = n.attr("T", np.dtype(np.float32))
+    return n.const(np.asarray(value, dtype=dtype))
+
+
+@tf_op("Div")
+def div(n: TfNode):
+    # Div truncates integers (C semantics); FloorDiv floors
+    return [n.op("Divide", [n.input(0), n.input(1)], m_pythondiv=False)]
+
+
+@tf_op("FloorDiv")
+def floor_div(n: TfNode):
+    dtype = n.attr("T", np.dtype(np.float32))
+    if np.issubdtype(dtype, np.integer):
+        return [n.op("Divide", [n.input(0), n.input(1)], m_pythondiv=True)]
+    return [n.op("Floor", [n.op("Divide", [n.input(0), n.input(1)])])]
+
+
+@tf_op("Relu6")
+def relu6(n: TfNode):
+    return [n.op("Clamp", [n.input(0)], min=0.0, max=6.0)]
+
+
+@tf_op("Elu")
+def elu(n: TfNode):
+    return [n.op("Elu", [n.input(0)], alpha=1.0)]
+
+
+@tf_op("Selu")
+def selu(n: TfNode):
+    return [n.op("Selu", [n.input(0), _scalar(n, 1.6732632423543772),
+                          _scalar(n, 1.0507009873554805)])]
+
+
+@tf_op("LeakyRelu")
+def leaky_relu(n: TfNode):
+    alpha = float(n.attr("alpha", 0.2))
+    x = n.input(0)
+    return [n.op("PReLU", [x, n.const(np.array([alpha], dtype=n.attr("T", np.dtype(np.float32))))])]
+
+
+@tf_op("Rsqrt")
+def rsqrt(n: TfNode):
+    return [n.op("Power", [n.input(0), _scalar(n, -0.5)])]
+
+
+@tf_op("Square")
+def square(n: TfNode):
+    return [n.op("Multiply", [n.input(0), n.input(0)])]
+
+
+@tf_op("Reciprocal", "Inv")
+def reciprocal(n: TfNode):
+    return [n.op("Divide", [_scalar(n, 1.0), n.input(0)])]
+
+
+@tf_op("Swish")
+def swish(n: TfNode):
+    return [n.op("Swish", [n.input(0)])]
+
+
+@tf_op("AddN")
+def add_n(n: TfNode):
+    y = n.input(0)
+    for i in range(1, n.num_inputs):
+        y = n.op("Add", [y, n.input(i)])
+    return [y]
+
+
+@tf_op("Cast")
+def cast(n: TfNode):
+    return [n.op("Convert", [n.input(0)], destination_type=n.attr("DstT"))]

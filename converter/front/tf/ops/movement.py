@@ -1,0 +1,197 @@
+"""TensorFlow translators that move data or pass it through: Identity/NoOp, Reshape, Squeeze,
+ExpandDims, Concat, Pack, Transpose, Pad, Shape, (Strided)Slice, Split, Gather, Fill, Tile,
+Range and the reductions (Mean, Sum, Max, Min, Prod)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from converter.front.tf.translator import TfNode, tf_op
+from converter.graph.port import Port
+
+_I64 = np.dtype(np.int64)
+_REDUCE = {"Mean": "ReduceMean", "Sum": "ReduceSum", "Max": "ReduceMax", "Min": "ReduceMin",
+           "Prod": "ReduceProd", "All": "ReduceLogicalAnd", "Any": "ReduceLogicalOr"}
+
+
+def _const_input(n: TfNode, i: int, what: str) -> np.ndarray:
+    value = n.const_value(i)
+    if value is None:
+        msg = f"{n.op_type} '{n.name}': {what} (input {i}) must be a constant"
+        raise ValueError(msg)
+    return value
+
+
+@tf_op("Identity", "StopGradient", "Snapshot", "PreventGradient", "PlaceholderWithDefault",
+       "CheckNumerics", "EnsureShape")
+def identity(n: TfNode):
+    return [n.input(0)]
+
+
+@tf_op("IdentityN")
+def identity_n(n: TfNode):
+    return [n.input(i) for i in range(n.num_inputs)]
+
+
+@tf_op("NoOp")
+def no_op(n: TfNode):
+    return []
+
+
+@tf_op("Reshape")
+def reshape(n: TfNode):
+    return [n.op("Reshape", [n.input(0), n.input(1)], special_zero=False)]
+
+
+@tf_op("Squeeze")
+def squeeze(n: TfNode):
+    axes = list(n.attr("squeeze_dims", []) or n.attr("axis", []))
+    if not axes:
+        return [n.op("Squeeze", [n.input(0)])]
+    return [n.op("Squeeze", [n.input(0), n.const(axes, np.int64)])]
+
+
+@tf_op("ExpandDims")
+def expand_dims(n: TfNode):
+    return [n.op("Unsqueeze", [n.input(0), n.input(1)])]
+
+
+@tf_op("ConcatV2")
+def concat_v2(n: TfNode):
+    count = n.num_inputs - 1
+    axis = int(_const_input(n, count, "axis"))
+    return [n.op("Concat", [n.input(i) for i in range(count)], axis=axis)]
+
+
+@tf_op("Concat")
+def concat(n: TfNode):
+    axis = int(_const_input(n, 0, "concat_dim"))
+    return [n.op("Concat", [n.input(i) for i in range(1, n.num_inputs)], axis=axis)]
+
+
+@tf_op("Pack")
+def pack(n: TfNode):
+    axis = int(n.attr("axis", 0))
+    parts = [n.op("Unsqueeze", [n.input(i), n.const([axis], np.int64)]) for i in range(n.num_inputs)]
+    return [n.op("Concat", parts, axis=axis)]
+
+
+@tf_op("Unpack")
+def unpack(n: TfNode):
+    axis, num = int(n.attr("axis", 0)), int(n.attr("num"))
+    split = n.op_node("Split", [n.input(0), n.const(axis, np.int64)], num_splits=num)
+    return [n.op("Squeeze", [split.out_port(i), n.const([axis], np.int64)]) for i in range(num)]
+
+
+@tf_op("Split")
+def split(n: TfNode):
+    num = int(n.attr("num_split"))
+    node = n.op_node("Split", [n.input(1), n.input(0)], num_splits=num)
+    return [node.out_port(i) for i in range(num)]
+
+
+@tf_op("SplitV")
+def split_v(n: TfNode):
+    num = int(n.attr("num_split"))
+    node = n.op_node("VariadicSplit", [n.input(0), n.input(2), n.input(1)])
+    node["out_ports_count"] = num
+    return [node.out_port(i) for i in range(num)]
+
+
+@tf_op("Transpose")
+def transpose(n: TfNode):
+    return [n.op("Transpose", [n.input(0), n.input(1)])]
+
+
+def _pads(n: TfNode) -> tuple[Port, Port]:
+    value = n.const_value(1)
+    if value is not None:
+        value = np.asarray(value, dtype=np.int64).reshape(-1, 2)
+        return n.const(value[:, 0]), n.const(value[:, 1])
+    pads = n.op("Convert", [n.input(1)], destination_type=_I64)
+    return tuple(n.op("Gather", [pads, n.const(i, np.int64), n.const(1, np.int64)], batch_dims=0)
+                 for i in (0, 1))
+
+
+@tf_op("Pad", "PadV2")
+def pad(n: TfNode):
+    begin, end = _pads(n)
+    inputs = [n.input(0), begin, end] + ([n.input(2)] if n.num_inputs > 2 else [])
+    return [n.op("Pad", inputs, pad_mode="constant")]
+
+
+@tf_op("MirrorPad")
+def mirror_pad(n: TfNode):
+    begin, end = _pads(n)
+    mode = {"REFLECT": "reflect", "SYMMETRIC": "symmetric"}[n.attr("mode", "REFLECT")]
+    return [n.op("Pad", [n.input(0), begin, end], pad_mode=mode)]
+
+
+@tf_op("Shape")
+def shape(n: TfNode):
+    return [n.op("ShapeOf", [n.input(0)], output_type=n.attr("out_type", np.dtype(np.int32)))]
+
+
+def _bits(mask: int, count: int) -> list[int]:
+    return [(int(mask) >> i) & 1 for i in range(count)]
+
+
+@tf_op("StridedSlice")
+def strided_slice(n: TfNode):
+    begin = n.const_value(1)
+    count = begin.size if begin is not None else 1 + max(
+        int(n.attr(k, 0)).bit_length() for k in ("begin_mask", "end_mask", "ellipsis_mask",
+                                                   "new_axis_mask", "shrink_axis_mask"))
+    masks = {k: _bits(n.attr(k, 0), count) for k in ("begin_mask", "end_mask", "ellipsis_mask",
+                                                        "new_axis_mask", "shrink_axis_mask")}
+    return [n.op("StridedSlice", [n.input(0), n.input(1), n.input(2), n.input(3)], **masks)]
+
+
+@tf_op("Slice")
+def slice_(n: TfNode):
+    begin = np.asarray(_const_input(n, 1, "begin"), dtype=np.int64)
+    size = np.asarray(_const_input(n, 2, "size"), dtype=np.int64)
+    end = np.where(size < 0, 0, begin + size)
+    end_mask = [int(s < 0) for s in size]
+    return [n.op("StridedSlice", [n.input(0), n.const(begin), n.const(end),
+                                  n.const(np.ones_like(begin))],
+                 begin_mask=[0] * begin.size, end_mask=end_mask)]
+
+
+@tf_op("GatherV2")
+def gather_v2(n: TfNode):
+    batch_dims = int(n.attr("batch_dims", 0))
+    return [n.op("Gather", [n.input(0), n.input(1), n.input(2)], batch_dims=batch_dims)]
+
+
+@tf_op("Gather")
+def gather(n: TfNode):
+    return [n.op("Gather", [n.input(0), n.input(1), n.const(0, np.int64)], batch_dims=0)]
+
+
+@tf_op("Fill")
+def fill(n: TfNode):
+    return [n.op("Broadcast", [n.input(1), n.input(0)], mode="numpy")]
+
+
+@tf_op("Tile")
+def tile(n: TfNode):
+    return [n.op("Tile", [n.input(0), n.input(1)])]
+
+
+@tf_op("Range")
+def range_(n: TfNode):
+    return [n.op("Range", [n.input(0), n.input(1), n.input(2)],
+                 output_type=n.attr("Tidx", np.dtype(np.int32)))]
+
+
+def _reduce(kind: str):
+    def translate(n: TfNode):
+        keep = bool(n.attr("keep_dims", False))
+        return [n.op(kind, [n.input(0), n.input(1)], keep_dims=keep)]
+
+    return translate
+
+
+for _tf, _ov in _REDUCE.items():
+    tf_op(_tf)(_reduce(_ov))

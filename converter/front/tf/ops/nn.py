@@ -1,0 +1,161 @@
+"""TensorFlow translators for the nn family: convolution, pooling, batch norm, bias, matmul,
+softmax. NHWC data goes through converter.front.tf.ops._layout (NCHW op between Transposes)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from converter.front.tf.attrs import convert_tf_padding_to_str, tf_data_format_spatial
+from converter.front.tf.ops._layout import channels_last, permuted, to_nchw, to_nhwc
+from converter.front.tf.translator import TfNode, tf_op
+from converter.graph.port import Port
+
+# TF filter layout -> OpenVINO weights layout: HWIO -> OIHW, DHWIO -> OIDHW
+_FILTER_PERM = {4: [3, 2, 0, 1], 5: [4, 3, 0, 1, 2]}
+
+
+def _rank(n: TfNode) -> int:
+    return 5 if n.op_type.endswith("3D") or n.op_type.endswith("3DBackpropInputV2") else 4
+
+
+def _window(n: TfNode, rank: int) -> dict:
+    """strides and padding (auto_pad, pads_begin, pads_end) over the spatial axes."""
+    fmt = n.data_format()
+    spatial = tf_data_format_spatial(fmt)
+    strides = list(n.attr("strides", [1] * rank))
+    auto_pad = convert_tf_padding_to_str(n.attr("padding", "VALID"))
+    nsp = rank - 2
+    pads_begin, pads_end = [0] * nsp, [0] * nsp
+    if auto_pad == "explicit":
+        pads = list(n.attr("explicit_paddings", [0] * 2 * rank))
+        pads_begin = [pads[2 * i] for i in spatial]
+        pads_end = [pads[2 * i + 1] for i in spatial]
+    return {"strides": [strides[i] for i in spatial], "auto_pad": auto_pad,
+            "pads_begin": pads_begin, "pads_end": pads_end}
+
+
+def _around(n: TfNode, x: Port, rank: int, build) -> Port:
+    """build(x) in NCHW; transposes around it when the node's data is channels-last."""
+    if not channels_last(n):
+        return build(x)
+    return to_nhwc(n, build(to_nchw(n, x, rank)), rank)
+
+
+@tf_op("Conv2D", "Conv3D")
+def conv(n: TfNode):
+    rank = _rank(n)
+    spatial = tf_data_format_spatial(n.data_format())
+    dilations = list(n.attr("dilations", [1] * rank))
+    attrs = {**_window(n, rank), "dilations": [dilations[i] for i in spatial]}
+    w = permuted(n, n.input(1), _FILTER_PERM[rank])
+    return [_around(n, n.input(0), rank, lambda x: n.op("Convolution", [x, w], **attrs))]
+
+
+@tf_op("DepthwiseConv2dNative")
+def depthwise_conv(n: TfNode):
+    spatial = tf_data_format_spatial(n.data_format())
+    dilations = list(n.attr("dilations", [1] * 4))
+    attrs = {**_window(n, 4), "dilations": [dilations[i] for i in spatial]}
+    src = n.input(1)
+    if src.node.soft_get("op") == "Const":
+        f = np.asarray(src.node.value)  # [kh, kw, C, M] -> [C, M, 1, kh, kw]
+        w = n.const(np.ascontiguousarray(f.transpose(2, 3, 0, 1)[:, :, None]))
+    else:
+        w = n.op("Unsqueeze", [permuted(n, src, [2, 3, 0, 1]), n.const([2], np.int64)])
+    return [_around(n, n.input(0), 4, lambda x: n.op("GroupConvolution", [x, w], **attrs))]
+
+
+@tf_op("Conv2DBackpropInput")
+def conv_backprop_input(n: TfNode):
+    """input_sizes (NHWC/NCHW full shape), filter [kh, kw, out, in], out_backprop."""
+    rank = 4
+    spatial = tf_data_format_spatial(n.data_format())
+    dilations = list(n.attr("dilations", [1] * rank))
+    attrs = {**_window(n, rank), "dilations": [dilations[i] for i in spatial]}
+    sizes = n.const_value(0)
+    if sizes is None:
+        msg = f"Conv2DBackpropInput '{n.name}': input_sizes must be a constant"
+        raise ValueError(msg)
+    out_shape = n.const([int(sizes[i]) for i in spatial], np.int64)
+    w = permuted(n, n.input(1), [3, 2, 0, 1])
+    if attrs["auto_pad"] == "same_upper":
+        # with output_shape given, OpenVINO's same_lower puts the odd padding where TF does
+        attrs["auto_pad"] = "same_lower"
+    return [_around(n, n.input(2), rank, lambda x: n.op(
+        "ConvolutionBackpropData", [x, w, out_shape], output_padding=[0, 0], **attrs))]
+
+
+def _pool(n: TfNode, kind: str, **extra) -> Port:
+    rank = 5 if n.op_type.endswith("3D") else 4
+    spatial = tf_data_format_spatial(n.data_format())
+    ksize = list(n.attr("ksize"))
+    attrs = {**_window(n, rank), "kernel": [ksize[i] for i in spatial], "rounding_type": "floor",
+             **extra}
+    return _around(n, n.input(0), rank, lambda x: n.op(kind, [x], **attrs))
+
+
+@tf_op("MaxPool", "MaxPool3D")
+def max_pool(n: TfNode):
+    nsp = 3 if n.op_type.endswith("3D") else 2
+    return [_pool(n, "MaxPool", dilations=[1] * nsp, index_element_type=np.dtype(np.int64), axis=0)]
+
+
+@tf_op("AvgPool", "AvgPool3D")
+def avg_pool(n: TfNode):
+    # TF averages over the window's valid elements only
+    return [_pool(n, "AvgPool", **{"exclude-pad": True})]
+
+
+@tf_op("FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3")
+def fused_batch_norm(n: TfNode):
+    if n.attr("is_training", False) and n.num_inputs >= 5:
+        mean = n.const_value(3)
+        if mean is None or mean.size == 0:
+            msg = f"{n.op_type} '{n.name}': is_training=True without mean/variance cannot be inferred"
+            raise ValueError(msg)
+    eps = float(n.attr("epsilon", 1e-4))
+    params = [n.input(i) for i in (1, 2, 3, 4)]
+    y = _around(n, n.input(0), 4, lambda x: n.op("BatchNormInference", [x, *params], epsilon=eps))
+    return [y] + [None] * 5
+
+
+@tf_op("BiasAdd", "BiasAddV1")
+def bias_add(n: TfNode):
+    bias = n.input(1)
+    if not channels_last(n):
+        value = n.const_value(1)
+        bias = (n.const(value.reshape(-1, 1, 1)) if value is not None
+                else n.op("Unsqueeze", [bias, n.const([1, 2], np.int64)]))
+    return [n.op("Add", [n.input(0), bias])]
+
+
+@tf_op("MatMul")
+def matmul(n: TfNode):
+    return [n.op("MatMul", [n.input(0), n.input(1)], transpose_a=bool(n.attr("transpose_a", False)),
+                 transpose_b=bool(n.attr("transpose_b", False)))]
+
+
+@tf_op("BatchMatMul", "BatchMatMulV2", "BatchMatMulV3")
+def batch_matmul(n: TfNode):
+    return [n.op("MatMul", [n.input(0), n.input(1)], transpose_a=bool(n.attr("adj_x", False)),
+                 transpose_b=bool(n.attr("adj_y", False)))]
+
+
+@tf_op("Softmax")
+def softmax(n: TfNode):
+    return [n.op("Softmax", [n.input(0)], axis=-1)]
+
+
+@tf_op("LogSoftmax")
+def log_softmax(n: TfNode):
+    return [n.op("LogSoftmax", [n.input(0)], axis=-1)]
+
+
+@tf_op("LRN")
+def lrn(n: TfNode):
+    """TF LRN (NHWC, over channels): depth_radius r -> size 2r+1; alpha is per element."""
+    radius = int(n.attr("depth_radius", 5))
+    size = 2 * radius + 1
+    attrs = {"alpha": float(n.attr("alpha", 1.0)) * size, "beta": float(n.attr("beta", 0.5)),
+             "bias": float(n.attr("bias", 1.0)), "size": size}
+    return [_around(n, n.input(0), 4, lambda x: n.op("LRN", [x, n.const([1], np.int64)], **attrs))]
