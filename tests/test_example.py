@@ -14,5 +14,5 @@ def test_bundled_example_runs_and_agrees() -> None:
                           capture_output=True, text=True, timeout=600, cwd=ROOT)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     rows = [line for line in done.stdout.splitlines() if line.rstrip().endswith(("OK", "MISMATCH"))]
-    assert len(rows) == 5 and all(r.rstrip().endswith("OK") for r in rows)
+    assert len(rows) == 7 and all(r.rstrip().endswith("OK") for r in rows)
     assert "my.domain" not in done.stdout and "org.example::Cosh: 1 node(s) (cosh)" in done.stdout

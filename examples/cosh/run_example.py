@@ -35,6 +35,7 @@ def main() -> int:
     extgen = BIN / "extgen"
     sh(sys.executable, HERE / "make_model.py", OUT)
     sh(extgen, "check", "cosh_net.onnx", "--output_dir", "check", "--force")
+    sh(extgen, "check", "cosh_net.pb", "--output_dir", "check_tf", "--force")
     shutil.copy(HERE / "cosh.extgen.json", OUT / "cosh.extgen.json")
     sh(extgen, "new", "--config", "cosh.extgen.json", "--output_dir", "ext", "--force", quiet=True)
     from openvino.utils import get_cmake_path
@@ -42,27 +43,31 @@ def main() -> int:
     sh("cmake", "-S", "ext/user_ie_extensions/cpu", "-B", "build", f"-DOpenVINO_DIR={get_cmake_path()}",
        quiet=True)
     sh("cmake", "--build", "build", "-j2", quiet=True)
-    sh(extgen, "convert", "--input_model", "cosh_net.onnx", "--extensions", "ext/user_mo_extensions",
-       "--output_dir", "ir")
-    runs = {
-        ("shim", "CPU"): ["--extension", "build/libuser_cpu_extension_abi.so"],
-        ("shim", "GPU"): ["--config", "ext/user_ie_extensions/gpu/cosh_kernel.xml"],
-        ("shim", "VPU"): ["--config", "ext/user_ie_extensions/vpu/cosh_kernel.xml"],
-        ("shim", "HETERO:GPU,CPU"): ["--config", "ext/user_ie_extensions/gpu/cosh_kernel.xml"],
-        ("openvino", "CPU"): ["--extension", "build/libuser_cpu_extension.so"],
-    }
+    for model, ir in (("cosh_net.onnx", "ir"), ("cosh_net.pb", "ir_tf")):
+        sh(extgen, "convert", "--input_model", model, "--extensions", "ext/user_mo_extensions",
+           "--output_dir", ir)
+    gpu = ["--config", "ext/user_ie_extensions/gpu/cosh_kernel.xml"]
+    runs = [
+        ("ONNX", "ir", "shim", "CPU", ["--extension", "build/libuser_cpu_extension_abi.so"]),
+        ("ONNX", "ir", "shim", "GPU", gpu),
+        ("ONNX", "ir", "shim", "VPU", ["--config", "ext/user_ie_extensions/vpu/cosh_kernel.xml"]),
+        ("ONNX", "ir", "shim", "HETERO:GPU,CPU", gpu),
+        ("ONNX", "ir", "openvino", "CPU", ["--extension", "build/libuser_cpu_extension.so"]),
+        ("TF", "ir_tf", "shim", "GPU", gpu),
+        ("TF", "ir_tf", "openvino", "CPU", ["--extension", "build/libuser_cpu_extension.so"]),
+    ]
     reference = np.load(OUT / "reference.npy")
     rows = []
-    for (engine, device), extra in runs.items():
-        out = f"probs_{engine}_{device.replace(':', '_').replace(',', '_')}.npz"
-        sh(extgen, "run", "--model", "ir/cosh_net.xml", "--input", "image=image.npy", "--engine", engine,
+    for framework, ir, engine, device, extra in runs:
+        out = f"probs_{ir}_{engine}_{device.replace(':', '_').replace(',', '_')}.npz"
+        sh(extgen, "run", "--model", f"{ir}/cosh_net.xml", "--input", "image=image.npy", "--engine", engine,
            "--device", device, "--output", out, *extra, quiet=True)
-        diff = float(np.abs(np.load(OUT / out)["probs"] - reference).max())
-        rows.append((engine, device, diff))
-    print("\nengine     device           max |diff| vs reference  result")
-    for engine, device, diff in rows:
-        print(f"{engine:10} {device:16} {diff:24.2e}  {'OK' if diff < 1e-5 else 'MISMATCH'}")
-    bad = [r for r in rows if r[2] >= 1e-5]
+        diff = float(np.abs(next(iter(np.load(OUT / out).values())) - reference).max())
+        rows.append((framework, engine, device, diff))
+    print("\nmodel  engine     device           max |diff| vs reference  result")
+    for framework, engine, device, diff in rows:
+        print(f"{framework:6} {engine:10} {device:16} {diff:24.2e}  {'OK' if diff < 1e-5 else 'MISMATCH'}")
+    bad = [r for r in rows if r[3] >= 1e-5]
     print(f"\n{len(rows) - len(bad)} of {len(rows)} engine/device runs agree with the reference")
     return 1 if bad else 0
 
