@@ -73,8 +73,14 @@ class OpenVinoEngine:
             msg = "--engine openvino needs the openvino package: pip install 'extgen[openvino]'"
             raise ExtgenError(msg) from err
         core = ov.Core()
-        for lib in extensions:
-            core.add_extension(str(lib))
+        for path in map(Path, extensions):
+            if path.is_dir():  # an extensions folder: its Python ops run as OpenVINO Python ops
+                from converter.runtime.openvino_ops import load_python_ops, openvino_extension
+
+                for cls in load_python_ops(path).values():
+                    core.add_extension(openvino_extension(cls))
+            else:
+                core.add_extension(str(path))
         available = core.available_devices
         for dev in devices:
             if not any(a.startswith(dev) for a in available):
@@ -84,7 +90,8 @@ class OpenVinoEngine:
             for cfg in configs:
                 core.set_property("GPU", {"CONFIG_FILE": str(Path(cfg).resolve())})
         target = devices[0] if len(devices) == 1 else "HETERO:" + ",".join(devices)
-        self.compiled = core.compile_model(core.read_model(str(model)), target)
+        config = {"INFERENCE_PRECISION_HINT": "f32"} if target == "CPU" else {}  # compare, not race
+        self.compiled = core.compile_model(core.read_model(str(model)), target, config)
 
     def inputs(self):
         out = []
@@ -97,8 +104,13 @@ class OpenVinoEngine:
         request = self.compiled.create_infer_request()
         ports = {n: p for p in self.compiled.inputs for n in p.get_names()}
         result = request.infer({ports[k]: v for k, v in feed.items() if k in ports})
-        return {min(port.get_names() or {port.any_name}): np.asarray(result[port])
-                for port in self.compiled.outputs}
+        return {_output_name(port): np.asarray(result[port]) for port in self.compiled.outputs}
+
+
+def _output_name(port) -> str:
+    """Like the shim: the smallest tensor name, else the Result layer's name."""
+    names = port.get_names()
+    return min(names) if names else port.get_node().get_friendly_name()
 
 
 def open_engine(kind: str, model: Path, device: str = "CPU", extensions: list[Path] | None = None,

@@ -35,8 +35,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--output", "-o", type=Path, metavar="OUT.npz", help="save all outputs here")
     p.add_argument("--device", "-d", default="CPU",
                    help="CPU, GPU, VPU or HETERO:DEV1,DEV2 (default: CPU)")
-    p.add_argument("--extension", "-l", action="append", default=[], type=Path, metavar="LIB.so",
-                   help="CPU extension library built from the generated C++ (repeatable)")
+    p.add_argument("--extension", "-l", action="append", default=[], type=Path, metavar="LIB.so|DIR",
+                   help="CPU kernels: a library built from the generated C++, or an extensions "
+                   "folder whose ops/ have a numpy evaluate (in OpenVINO they run as Python ops); "
+                   "repeatable")
     p.add_argument("--config", "-c", action="append", default=[], type=Path, metavar="KERNELS.xml",
                    help="GPU (SimpleGPU) or VPU (MVCL) custom kernel XML (repeatable)")
     p.add_argument("--engine", choices=["shim", "openvino"], default="shim",

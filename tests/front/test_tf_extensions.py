@@ -51,7 +51,8 @@ def test_generated_extractor_converts_custom_layer_in_conv_net(tmp_path: Path, p
     # a custom op's layout semantics are unknown: it keeps TF's NHWC data (one Transpose before it)
     assert text.count('type="Transpose"') == 1
     want = 2 * np.cosh(ref.conv2d(xv, w))
-    (got,) = ref.run_both(xml, {"x": ref.nchw(xv)}, extensions=[ext], openvino=False)
+    got, real = ref.run_both(xml, {"x": ref.nchw(xv)}, extensions=[ext])
+    np.testing.assert_allclose(real[next(iter(got))], next(iter(got.values())), rtol=1e-5)
     np.testing.assert_allclose(got["cosh"], want, rtol=1e-5, atol=1e-5)
 
 

@@ -1,0 +1,88 @@
+"""Run extension ops defined in Python (an extensions folder's ops/ with a numpy `evaluate`)
+inside the real OpenVINO runtime, as OpenVINO Python ops: no C++ build needed to try a model.
+`extgen run --engine openvino --extension user_mo_extensions` uses this."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from converter.ops.op import Op
+from converter.ops.types import format_attr, parse_attr
+
+__all__ = ["load_python_ops", "openvino_extension"]
+
+
+def load_python_ops(folder: Path) -> dict[str, type[Op]]:
+    """IR type -> Op class, for the ops of an extensions folder that have an evaluate."""
+    from converter.extensions import extension_scope, load_extension_dirs
+
+    found: dict[str, type[Op]] = {}
+    with extension_scope():
+        before = dict(Op.registered_ops)
+        load_extension_dirs([folder], framework="", subdirs=("ops",))
+        for cls in Op.registered_ops.values():
+            if cls.type and cls.has_evaluate() and before.get(cls.op) is not cls:
+                found[cls.type] = cls
+    return found
+
+
+def openvino_extension(cls: type[Op]) -> Any:
+    """An ov.OpExtension whose op evaluates with cls (shapes and types from its inference)."""
+    import openvino as ov
+
+    def typed(attrs: dict[str, Any]) -> dict[str, Any]:
+        out = dict(cls.defaults)
+        for key, value in attrs.items():
+            kind = cls.attr_types.get(key)
+            out[key] = parse_attr(value, kind) if isinstance(value, str) and kind else value
+        return out
+
+    class PythonOp(ov.Op):
+        class_type_info = ov.DiscreteTypeInfo(cls.type, cls.version or "extension")
+
+        def __init__(self, inputs: Any = None, attrs: dict | None = None) -> None:
+            # kept as the IR's strings (the attribute visitor cannot type an empty list)
+            self._attrs = dict(attrs) if attrs is not None else {
+                k: format_attr(cls.defaults[k], kind) for k, kind in cls.attr_types.items()
+                if k in cls.defaults
+            }
+            super().__init__(self, inputs)  # validates when given inputs: _attrs first
+
+        def get_type_info(self) -> Any:
+            return PythonOp.class_type_info
+
+        def validate_and_infer_types(self) -> None:
+            n = self.get_input_size()
+            if not n:
+                return
+            shapes = [tuple(d.get_length() if d.is_static else -1 for d in self.get_input_partial_shape(i))
+                      for i in range(n)]
+            types = [np.dtype(self.get_input_element_type(i).to_dtype()) for i in range(n)]
+            out_shapes = cls.infer_shapes(typed(self._attrs), shapes, [None] * n)
+            out_types = cls.infer_types(typed(self._attrs), types)
+            for i, shape in enumerate(out_shapes):
+                pshape = ov.PartialShape([d if d >= 0 else -1 for d in shape]) if shape is not None \
+                    else ov.PartialShape.dynamic()
+                self.set_output_type(i, ov.Type(out_types[i] if i < len(out_types) else types[0]), pshape)
+
+        def clone_with_new_inputs(self, new_inputs: Any) -> PythonOp:
+            return PythonOp(new_inputs, self._attrs)
+
+        def visit_attributes(self, visitor: Any) -> bool:
+            visitor.on_attributes(self._attrs)
+            return True
+
+        def has_evaluate(self) -> bool:
+            return True
+
+        def evaluate(self, outputs: Any, inputs: Any) -> bool:
+            results = cls.compute(typed(self._attrs), [np.array(t.data) for t in inputs])
+            for tensor, value in zip(outputs, results):
+                tensor.shape = list(value.shape)
+                tensor.data[...] = value
+            return True
+
+    return ov.OpExtension(PythonOp)
