@@ -124,3 +124,30 @@ def test_user_cookiecutter_template(tmp_path: Path, capsys) -> None:
     capsys.readouterr()
     assert _run_config(tmp_path, GOOD, "--template-dir", str(template)) == 2  # exists: no overwrite
     assert "--force" in capsys.readouterr().err
+
+
+def test_original_tutorial_flow_tf_cosh(tmp_path: Path, monkeypatch, capsys) -> None:
+    """The original tutorial: `extgen new --mo-tf-ext --mo-op --ie-cpu-ext --ie-gpu-ext` for a TF
+    Cosh layer (silent mode with the original keys), then convert a TF graph holding it."""
+    from converter.front.tf.writer import GraphBuilder
+
+    legacy = {"mo_tf_extractor": {"op": "Cosh", "all_copy": True},
+              "mo_op": {"op": "Cosh", "change_shape": False},
+              "ie_op": {"op": "Cosh", "plugin": ["cpu", "cldnn"], "params": []}}
+    (tmp_path / "config.json").write_text(json.dumps(legacy))
+    monkeypatch.chdir(tmp_path)
+    assert main(["config.json"]) == 0  # silent mode: extgen FILE.json
+    out = capsys.readouterr().out
+    for part in ("user_mo_extensions/front/tf/cosh_ext.py", "user_mo_extensions/ops/cosh.py",
+                 "user_ie_extensions/cpu/cosh_op.cpp", "user_ie_extensions/gpu/cosh_kernel.cl",
+                 "user_ie_extensions/gpu/cosh_kernel.xml"):
+        assert part in out and (tmp_path / part).is_file()
+    assert main(["new", "--mo-tf-ext", "--mo-op", "--ie-cpu-ext", "--ie-gpu-ext", "--config",
+                 "config.json"]) == 0  # the same with the original flags: identical files
+    assert "overwrite" not in capsys.readouterr().out
+    g = GraphBuilder()
+    g.node("Cosh", "ModCosh/cosh/Cosh", [g.placeholder("x", [1, 4])], T=np.dtype(np.float32))
+    g.save(tmp_path / "cosh.pb")
+    assert main(["convert", "--input_model", "cosh.pb", "--extensions", "user_mo_extensions",
+                 "--output_dir", "ir"]) == 0
+    assert 'type="Cosh" version="extension"' in (tmp_path / "ir" / "cosh.xml").read_text()
