@@ -1,5 +1,6 @@
 """Legacy MO extractors for Caffe (a native layer through merge_attrs, a Python layer through
-CaffePythonFrontExtractorOp) and TensorFlow (node.pb.attr with the TF helpers)."""
+CaffePythonFrontExtractorOp), TensorFlow (node.pb.attr with the TF helpers) and MXNet
+(get_mxnet_layer_attrs on node.symbol_dict), through every legacy import root."""
 
 from __future__ import annotations
 
@@ -183,5 +184,42 @@ def test_caffe_python_layer_registered_by_op(tmp_path: Path, layout) -> None:
     model = write_model(tmp_path, "net", net, {})
     ext = write_ext(tmp_path, "ext", PY_ELU, layout)
     xml = convert(ConvertOptions(model, output_dir=tmp_path / "ir", extensions=[ext])).xml
+    x = np.linspace(-2, 2, 6, dtype=np.float32).reshape(2, 3)
+    np.testing.assert_allclose(_run(xml, x), _elu(x, 0.5), rtol=1e-5)
+
+
+MXNET = {
+    **ELU_OP,
+    "front/mxnet/my_elu_ext.py": """
+        from {MO}.front.extractor import FrontExtractorOp
+        from {MO}.front.mxnet.extractors.utils import get_mxnet_layer_attrs
+        from ext.ops.legacy_elu import LegacyEluOp
+
+
+        class MyEluFrontExtractor(FrontExtractorOp):
+            op = 'MyElu'
+            enabled = True
+
+            @classmethod
+            def extract(cls, node):
+                attrs = get_mxnet_layer_attrs(node.symbol_dict)
+                LegacyEluOp.update_node_stat(node, {'alpha': attrs.float('slope', 1.0)})
+                return cls.enabled
+    """,
+}
+
+
+def test_mxnet_legacy_extractor(tmp_path: Path, layout) -> None:
+    from converter.front.mxnet.params import write_ndarray_file
+    from converter.front.mxnet.symbol import SymbolBuilder
+
+    sym = SymbolBuilder()
+    out = sym.op("MyElu", "my_elu", [sym.var("data")], slope="0.5")
+    sym.save(tmp_path / "net-symbol.json", [out])
+    write_ndarray_file(tmp_path / "net-0000.params", {})
+    ext = write_ext(tmp_path, "ext", MXNET, layout)
+    xml = convert(ConvertOptions(tmp_path / "net-0000.params", output_dir=tmp_path / "ir",
+                                 extensions=[ext], input_shape=[(2, 3)])).xml
+    assert 'type="Elu"' in xml.read_text()
     x = np.linspace(-2, 2, 6, dtype=np.float32).reshape(2, 3)
     np.testing.assert_allclose(_run(xml, x), _elu(x, 0.5), rtol=1e-5)
