@@ -7,7 +7,7 @@ import logging
 import sys
 from collections.abc import Callable, Iterator
 
-__all__ = ["phases"]
+__all__ = ["activity", "phases"]
 
 log = logging.getLogger("extgen")
 
@@ -33,3 +33,16 @@ def phases(title: str, names: tuple[str, ...]) -> Iterator[Callable[[str], None]
 
         yield step
         progress.update(task, completed=len(names))
+
+
+@contextlib.contextmanager
+def activity(text: str) -> Iterator[None]:
+    """A spinner with text on a terminal (a log line otherwise) while one long step runs."""
+    if not sys.stderr.isatty():
+        log.info(text)
+        yield
+        return
+    from rich.console import Console
+
+    with Console(stderr=True).status(text):
+        yield

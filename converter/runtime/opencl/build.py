@@ -152,9 +152,11 @@ def program(source: str, options: str, label: str) -> Any:
     if prg is None:
         prg = _from_disk(key, options)
     if prg is None:
+        from extgen.progress import activity
+
         cl = opencl()
         try:
-            with warnings.catch_warnings(record=True) as caught:
+            with warnings.catch_warnings(record=True) as caught, activity(f"building OpenCL {label}"):
                 warnings.simplefilter("always", cl.CompilerWarning)
                 prg = cl.Program(_device()[0], source).build(options)
             for w in caught:
