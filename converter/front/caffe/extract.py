@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from converter.front.caffe import ops as _ops  # noqa: F401  (registers the translators)
+from converter.front.caffe import detection as _detection  # noqa: F401  (registers translators)
+from converter.front.caffe import ops as _ops  # noqa: F401
 from converter.front.caffe.translator import CaffeNode, find_translator
 from converter.front.translator import splice
 from converter.graph.graph import Node

@@ -1,0 +1,101 @@
+"""Caffe translators for the SSD detection layers: PriorBox and DetectionOutput."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from converter.front.caffe.ops import I64, _enum, _shape_part
+from converter.front.caffe.translator import CaffeNode, caffe_op
+from converter.graph.port import Port
+
+def _floats(n: CaffeNode, name: str) -> list[float]:
+    return [float(v) for v in n.attr(name, [])]
+
+
+def _hw(n: CaffeNode, x: Port) -> Port:
+    """[H, W] of an NCHW blob."""
+    return _shape_part(n, n.op("ShapeOf", [x], output_type=np.dtype(I64)), 2, 4)
+
+
+@caffe_op("PriorBox")
+def prior_box(n: CaffeNode):
+    """SSD's PriorBox over the feature map (bottom 0) of the image (bottom 1, or img_size /
+    img_h, img_w): PriorBox-8 with Caffe's box order, [2, L] made Caffe's [1, 2, L]."""
+    min_size, max_size = _floats(n, "min_size"), _floats(n, "max_size")
+    fixed_size = _floats(n, "fixed_size")  # fields of Model Optimizer's caffe.proto, when in use
+    if not min_size and not fixed_size:
+        raise n.error("min_size is not given")
+    if max_size and len(max_size) != len(min_size):
+        raise n.error(f"{len(max_size)} max_size values for {len(min_size)} min_size values")
+    if n.has_attr("step_h") or n.has_attr("step_w"):
+        step_h, step_w = float(n.attr("step_h", 0.0)), float(n.attr("step_w", 0.0))
+        if step_h != step_w:
+            raise n.error(f"step_h {step_h:g} and step_w {step_w:g} differ; PriorBox takes one "
+                          "step")
+        step = step_h
+    else:
+        step = float(n.attr("step")) if n.has_attr("step") else 0.0
+    offset = float(n.attr("offset"))
+    if step == 0 and abs(offset - 0.5) > 1e-6:
+        raise n.error(f"offset {offset:g} needs an explicit step (PriorBox centres the cells "
+                      "when the step is derived from the image)")
+    if n.has_attr("img_h") or n.has_attr("img_w"):
+        img_h, img_w = int(n.attr("img_h", 0)), int(n.attr("img_w", 0))
+        if img_h <= 0 or img_w <= 0:
+            raise n.error("img_h and img_w are given together, both positive")
+        image = n.const([img_h, img_w], I64)
+    elif n.has_attr("img_size"):
+        image = n.const([int(n.attr("img_size"))] * 2, I64)
+    elif n.num_inputs > 1:
+        image = _hw(n, n.input(1))
+    else:
+        raise n.error("needs the image as its second bottom, or img_size / img_h and img_w")
+    variance = _floats(n, "variance")
+    if len(variance) not in (0, 1, 4):
+        raise n.error(f"{len(variance)} variance values (give 1 or 4)")
+    boxes = n.op("PriorBox", [_hw(n, n.input(0)), image], min_size=min_size, max_size=max_size,
+                 aspect_ratio=_floats(n, "aspect_ratio"), flip=bool(n.attr("flip")),
+                 clip=bool(n.attr("clip")), step=step, offset=offset, variance=variance,
+                 scale_all_sizes=bool(n.attr("scale_all_sizes", True)),
+                 fixed_size=fixed_size, fixed_ratio=_floats(n, "fixed_ratio"),
+                 density=_floats(n, "density"), min_max_aspect_ratios_order=True)
+    return [n.op("Unsqueeze", [boxes, n.const([0], I64)])]
+
+
+@caffe_op("DetectionOutput")
+def detection_output(n: CaffeNode):
+    """SSD's DetectionOutput: loc [N, P*4], conf [N, P*C] (after the softmax) and the priors
+    [1, 2, P*4] (5 bottoms: RefineDet's ARM conf and loc too) onto DetectionOutput-8."""
+    nms = n.param.nms_param
+    eta = float(nms.eta) if nms.HasField("eta") else 1.0
+    if eta != 1.0:
+        raise n.error(f"adaptive NMS (eta {eta:g}) is not supported; eta must be 1")
+    threshold = float(nms.nms_threshold)
+    top_k = int(nms.top_k) if nms.HasField("top_k") else -1
+    if n.has_attr("nms_threshold"):  # the old SSD fields, outside nms_param
+        threshold = float(n.attr("nms_threshold"))
+    if n.has_attr("top_k"):
+        top_k = int(n.attr("top_k"))
+    # Caffe keeps every box when no threshold is given
+    confidence = (float(n.attr("confidence_threshold")) if n.has_attr("confidence_threshold")
+                  else -float(np.finfo(np.float32).max))
+    if n.num_inputs not in (3, 5):
+        raise n.error(f"{n.num_inputs} bottoms (loc, conf and priors are needed, and RefineDet's "
+                      "ARM conf and loc may follow)")
+    flat = [n.op("Reshape", [n.input(i), n.const([0, -1], I64)], special_zero=True)
+            for i in range(n.num_inputs) if i != 2]
+    priors = n.input(2)
+    encoded = bool(n.attr("variance_encoded_in_target"))
+    if encoded:  # Caffe passes the variances along unused; DetectionOutput takes the boxes alone
+        priors = n.op("Slice", [priors, n.const([0], I64), n.const([1], I64), n.const([1], I64),
+                                n.const([1], I64)])
+    inputs = [flat[0], flat[1], priors, *flat[2:]]
+    return [n.op("DetectionOutput", inputs,
+                 background_label_id=int(n.attr("background_label_id")), top_k=top_k,
+                 variance_encoded_in_target=encoded,
+                 keep_top_k=[int(n.attr("keep_top_k"))],
+                 code_type=f"caffe.PriorBoxParameter.{_enum(n, 'code_type')}",
+                 share_location=bool(n.attr("share_location")), nms_threshold=threshold,
+                 confidence_threshold=confidence, clip_after_nms=False, clip_before_nms=False,
+                 decrease_label_id=False, normalized=True, input_height=1, input_width=1,
+                 objectness_score=float(n.attr("objectness_score", 0.0)))]
