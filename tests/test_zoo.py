@@ -12,6 +12,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from _common import materialize  # noqa: E402
+from zoo_check import _logits_error  # noqa: E402
 
 SMALL = ["squeezenet", "shufflenet", "inception_v1"]
 
@@ -30,6 +31,8 @@ def test_zoo_model_matches_onnxruntime(zoo: Path, name: str, engine: str) -> Non
 
     x = np.load(zoo / f"{name}.input.npy")
     expected = np.load(zoo / f"{name}.expected.npy")
-    (y,) = ExtgenBackend.prepare(onnx.load(zoo / f"{name}.onnx"), engine=engine).run([x])[:1]
+    model = onnx.load(zoo / f"{name}.onnx")
+    (y,) = ExtgenBackend.prepare(model, engine=engine).run([x])[:1]
     assert y.shape == expected.shape
     assert np.abs(y - expected).max() <= 1e-4 * np.abs(expected).max()
+    assert _logits_error(model, x, engine) <= 1e-4  # a saturated softmax would hide errors
