@@ -34,22 +34,26 @@ def conv_shape(attrs: dict, x: tuple | None, kernel: list[int] | None, out_ch: i
 
 
 def grouped_conv(attrs: dict, x: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Convolution of x [N, G*Cg, ...] with w [G, Og, Cg, *k] -> [N, G*Og, *out]."""
+    """Convolution of x [N, G*Cg, ...] with w [G, Og, Cg, *k] -> [N, G*Og, *out]:
+    columns [N, G, Cg*K, P] (one strided copy per kernel position; none for a 1x1 kernel),
+    then one batched matmul that lands in NCHW order."""
     groups, og, cg, *kernel = w.shape
     n = len(kernel)
     out = conv_shape(attrs, x.shape, kernel, groups * og)[2:]
     strides, dilations, pb, pe = spatial_attrs(attrs, n, kernel)
     pb, _ = resolve_pads(attrs.get("auto_pad", "explicit"), x.shape[2:], kernel, strides,
                          dilations, pb, pe)
-    win = windows(x, kernel, strides, dilations, pb, out)  # [N, C, *out, *k]
-    batch = x.shape[0]
-    win = win.reshape(batch, groups, cg, *win.shape[2:])
-    order = (1, 0) + tuple(range(3, 3 + n)) + (2,) + tuple(range(3 + n, 3 + 2 * n))
-    cols = win.transpose(order).reshape(groups, -1, cg * int(np.prod(kernel)))
-    res = np.matmul(cols, w.reshape(groups, og, -1).transpose(0, 2, 1))  # [G, N*P, Og]
-    res = res.reshape(groups, batch, *out, og)
-    res = np.moveaxis(res, -1, 1).swapaxes(0, 2)  # [N, Og, G, *out]
-    return res.swapaxes(1, 2).reshape(batch, groups * og, *out)
+    win = windows(x, kernel, strides, dilations, pb, out)  # [N, C, *out, *k] view
+    batch, taps, positions = x.shape[0], int(np.prod(kernel)), int(np.prod(out))
+    if taps == 1:
+        cols = np.ascontiguousarray(win[(Ellipsis, *([0] * n))])
+    else:
+        cols = np.empty((batch, x.shape[1], taps, *out), dtype=x.dtype)
+        for t, pos in enumerate(np.ndindex(*kernel)):
+            cols[:, :, t] = win[(Ellipsis, *pos)]
+    cols = cols.reshape(batch, groups, cg * taps, positions)
+    res = np.matmul(w.reshape(groups, og, cg * taps), cols)  # [N, G, Og, P]
+    return res.reshape(batch, groups * og, *out)
 
 
 class Convolution(Op):
