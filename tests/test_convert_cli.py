@@ -145,3 +145,31 @@ def test_external_data_outside_the_folder_is_refused(tmp_path: Path, capsys) -> 
     code, _, err = _run(capsys, "--input_model", str(tmp_path / "m" / "evil.onnx"), "-o", str(tmp_path / "o"))
     _assert_one_line_error(code, err, "outside the model's folder")
     assert _no_output(tmp_path / "o")
+
+
+def test_ir_files_get_the_usual_mode(relu_add_model: Path, tmp_path: Path) -> None:
+    import os
+
+    from converter.options import ConvertOptions
+    from converter.pipeline import convert
+
+    old = os.umask(0o022)
+    try:
+        result = convert(ConvertOptions(relu_add_model, output_dir=tmp_path / "ir"))
+    finally:
+        os.umask(old)
+    assert (result.xml.stat().st_mode & 0o777) == 0o644
+    assert (result.bin.stat().st_mode & 0o777) == 0o644
+
+
+def test_tensor_names_with_commas_and_backslashes_round_trip(tmp_path: Path) -> None:
+    from converter.options import ConvertOptions
+    from converter.pipeline import convert
+    from converter.runtime.ir_reader import read_ir
+
+    model = make_model([helper.make_node("Relu", ["in,put"], ["a\\b,c"])],
+                       [("in,put", TensorProto.FLOAT, [2])], [("a\\b,c", TensorProto.FLOAT, [2])])
+    onnx.save(model, tmp_path / "names.onnx")
+    ir = read_ir(convert(ConvertOptions(tmp_path / "names.onnx", output_dir=tmp_path / "ir")).xml)
+    names = sorted(n for layer in ir.layers.values() for p in layer.outputs for n in p.names)
+    assert names == ["a\\b,c", "in,put"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import mmap
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from xml.etree.ElementTree import Element, ParseError
@@ -52,22 +53,11 @@ def _dims(port: Element) -> tuple[int, ...]:
 
 
 def _names(text: str | None) -> list[str]:
+    """Split a port's names on commas; the writer escapes a comma inside a name as \\,."""
     if not text:
         return []
-    out, cur, esc = [], [], False
-    for ch in text:
-        if esc:
-            cur.append(ch)
-            esc = False
-        elif ch == "\\":
-            esc = True
-        elif ch == ",":
-            out.append("".join(cur).strip())
-            cur = []
-        else:
-            cur.append(ch)
-    out.append("".join(cur).strip())
-    return [n for n in out if n]
+    parts = re.split(r"(?<!\\),", text)
+    return [p.replace("\\,", ",").strip() for p in parts if p.strip()]
 
 
 def _const_value(layer: IRLayer, weights, bin_path: Path) -> np.ndarray:

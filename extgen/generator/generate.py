@@ -5,8 +5,6 @@ each file is written to a temporary name and renamed."""
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,6 +13,7 @@ import jinja2
 from pydantic import ValidationError
 
 from extgen.errors import ConfigError, OutputError
+from extgen.files import write_atomic
 from extgen.generator.config import GeneratorConfig
 from extgen.generator.context import op_context
 
@@ -127,19 +126,6 @@ def status(path: Path, content: str) -> FileReport:
     return FileReport(path, "identical" if same else "overwrite", content)
 
 
-def _write_atomic(path: Path, content: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(content)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 def generate(config: GeneratorConfig, out_dir: Path, *, force: bool = False,
              extra_files: dict[Path, str] | None = None) -> list[FileReport]:
     """Write the generated files (and extra_files) under out_dir; refuses to overwrite changed
@@ -160,7 +146,7 @@ def write_reports(reports: list[FileReport], out_dir: Path, *, force: bool = Fal
     try:
         for report in reports:
             if report.status != "identical":
-                _write_atomic(report.path, report.content)
+                write_atomic(report.path, lambda f, text=report.content: f.write(text.encode()))
     except OSError as err:
         msg = f"cannot write under {out_dir}: {err.strerror or err}"
         raise OutputError(msg) from err

@@ -7,8 +7,6 @@ ports after them; Const values go to the .bin once per distinct content.
 from __future__ import annotations
 
 import hashlib
-import os
-import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -20,6 +18,7 @@ from converter.graph.shape import as_shape
 from converter.ops.op import Op
 from converter.ops.types import element_type, format_attr, precision
 from extgen.errors import ConversionError, OutputError, UnsupportedOpError
+from extgen.files import write_atomic
 
 __all__ = ["emit_ir"]
 
@@ -181,27 +180,16 @@ def _net_rt_info(net: ET.Element, rt_info: dict[str, Any]) -> None:
 
 
 def emit_ir(graph: Graph, output_dir: Path, model_name: str, rt_info: dict[str, Any]) -> tuple[Path, Path]:
-    """Write <output_dir>/<model_name>.xml/.bin; on any failure nothing is left behind."""
+    """Write <output_dir>/<model_name>.xml/.bin; on any failure nothing is left behind (the .bin
+    is renamed into place before the .xml that refers to it)."""
     xml_path, bin_path = output_dir / f"{model_name}.xml", output_dir / f"{model_name}.bin"
-    tmp_bin = tmp_xml = None
+    built: list[ET.Element] = []
     try:
-        output_dir.mkdir(parents=True, exist_ok=True)
-        fd, tmp_bin = tempfile.mkstemp(prefix=f".{model_name}.", suffix=".bin", dir=output_dir)
-        with os.fdopen(fd, "wb") as f:
-            net = build_xml(graph, _BinWriter(f), rt_info)
-        fd, tmp_xml = tempfile.mkstemp(prefix=f".{model_name}.", suffix=".xml", dir=output_dir)
-        ET.indent(net)
-        with os.fdopen(fd, "wb") as f:
-            ET.ElementTree(net).write(f, encoding="utf-8", xml_declaration=True)
-        os.replace(tmp_bin, bin_path)
-        tmp_bin = None
-        os.replace(tmp_xml, xml_path)
-        tmp_xml = None
+        write_atomic(bin_path, lambda f: built.append(build_xml(graph, _BinWriter(f), rt_info)))
+        ET.indent(built[0])
+        write_atomic(xml_path, lambda f: ET.ElementTree(built[0]).write(f, encoding="utf-8",
+                                                                       xml_declaration=True))
     except OSError as err:
         msg = f"cannot write the IR to {output_dir}: {err.strerror or err}"
         raise OutputError(msg) from err
-    finally:
-        for tmp in (tmp_bin, tmp_xml):
-            if tmp is not None and os.path.exists(tmp):
-                os.unlink(tmp)
     return xml_path, bin_path
