@@ -16,7 +16,7 @@ from converter.graph.graph import Graph
 from converter.graph.pattern import apply_pattern
 from extgen.errors import ConversionError, ExtensionError, ExtgenError
 
-__all__ = ["Anchor", "ReplacementPattern", "order_passes", "run_passes"]
+__all__ = ["Anchor", "ReplacementPattern", "order_passes", "reinfer", "run_passes"]
 
 log = logging.getLogger("extgen.convert")
 
@@ -112,7 +112,18 @@ def _applies(inst: ReplacementPattern, graph: Graph) -> bool:
     return all(cond(graph) for cond in getattr(inst, "graph_condition", []) or [])
 
 
-def run_passes(graph: Graph, classes: list[type[ReplacementPattern]], after_each=None) -> None:
+def reinfer(graph: Graph) -> None:
+    """Shape inference again after a pass rewired the graph (force_shape_inference): computed
+    shapes are dropped, constants kept."""
+    from converter.middle.partial_infer import partial_infer
+
+    for node in graph.get_data_nodes():
+        if node.soft_get("value", None) is None:
+            node["shape"] = None
+    partial_infer(graph)
+
+
+def run_passes(graph: Graph, classes: list[type[ReplacementPattern]]) -> None:
     """Instantiate and run each enabled pass; errors name the pass."""
     for cls in classes:
         inst = cls()
@@ -123,8 +134,8 @@ def run_passes(graph: Graph, classes: list[type[ReplacementPattern]], after_each
             inst.find_and_replace_pattern(graph)
             if getattr(inst, "force_clean_up", False):
                 graph.clean_up()
-            if after_each is not None:
-                after_each(graph, inst)
+            if getattr(inst, "force_shape_inference", False) and graph.stage in ("middle", "back"):
+                reinfer(graph)
         except ExtgenError:
             raise
         except Exception as err:  # a failing pass is reported by name, with its cause

@@ -9,7 +9,6 @@ import numpy as np
 
 from converter.graph.graph import Graph, Node
 from converter.graph.port import Port
-from converter.middle.partial_infer import partial_infer
 from converter.middle.replacement import MiddleReplacementPattern
 from converter.ops.elementwise._base import BinaryOp, UnaryOp
 from converter.ops.op import Op
@@ -248,15 +247,12 @@ def _nchw_parameters(graph: Graph) -> None:
 
 
 def change_layout(graph: Graph) -> None:
-    """Parameters to NCHW, then sink and cancel the layout Transposes; re-infer shapes."""
+    """Parameters to NCHW, then sink and cancel the layout Transposes (the pass runner
+    re-infers shapes afterwards: force_shape_inference)."""
     _nchw_parameters(graph)
     while _step(graph):
         graph.clean_up()
     graph.clean_up()
-    for node in graph.get_data_nodes():
-        if node.soft_get("value", None) is None:
-            node["shape"] = None
-    partial_infer(graph)
     graph.graph["layout"] = "NCHW"
 
 
@@ -264,6 +260,7 @@ class LayoutChangeNHWCtoNCHW(MiddleReplacementPattern):
     """MO's NHWC->NCHW change for channels-last models; skipped when no op needs it."""
 
     enabled = True
+    force_shape_inference = True
     graph_condition = [lambda graph: graph.graph.get("layout") == "NHWC"]
 
     def find_and_replace_pattern(self, graph: Graph) -> None:
