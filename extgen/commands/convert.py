@@ -5,11 +5,10 @@ from __future__ import annotations
 import argparse
 import os
 import resource
-import tempfile
 import sys
+import tempfile
 from pathlib import Path
 
-from converter.options import ConvertOptions, parse_input, parse_input_shape, parse_per_input_values
 from extgen.errors import OutputError
 
 HELP = "convert a model to OpenVINO IR v11 (.xml + .bin)"
@@ -67,7 +66,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                     help="MXNet: the symbol file (default: derived from the .params name)")
 
 
-def options_from_args(args: argparse.Namespace) -> ConvertOptions:
+def options_from_args(args: argparse.Namespace):
+    """ConvertOptions from the parsed flags (converter imports stay out of `extgen --help`)."""
+    from converter.options import ConvertOptions, parse_input, parse_input_shape, parse_per_input_values
+
     return ConvertOptions(
         input_model=args.input_model,
         framework=args.framework,

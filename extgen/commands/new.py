@@ -6,7 +6,6 @@ import argparse
 from pathlib import Path
 
 from extgen.errors import ConfigError
-from extgen.generator.config import TARGETS
 
 HELP = "generate Model Optimizer extensions and CPU/GPU/VPU kernels for a custom op"
 DESCRIPTION = """\
@@ -92,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"create     {folder}")
         return 0
     if not config.targets:
-        msg = f"nothing to generate: pass one or more of {' '.join('--' + t for t in TARGETS)}"
+        msg = f"nothing to generate: pass one or more of {' '.join('--' + t for t in _FLAGS)}"
         raise ConfigError(msg)
     reports = generate(config, args.output_dir, force=args.force, extra_files=extra)
     for report in reports:

@@ -8,8 +8,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
 from extgen.errors import InputFileError, UsageError
 
 HELP = "run an IR in extgen's runtime shim or in OpenVINO, with custom kernels"
@@ -49,7 +47,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="run both engines and print the max abs difference per output")
 
 
-def _load_inputs(specs: list[str]) -> dict[str, np.ndarray]:
+def _load_inputs(specs: list[str]) -> dict:
+    import numpy as np
+
     feed = {}
     for spec in specs:
         name, sep, file = spec.partition("=")
@@ -68,7 +68,9 @@ def _load_inputs(specs: list[str]) -> dict[str, np.ndarray]:
     return feed
 
 
-def _random_inputs(engine, feed: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+def _random_inputs(engine, feed: dict) -> dict:
+    import numpy as np
+
     rng = np.random.default_rng(0)
     for name, dtype, shape in engine.inputs():
         if name in feed:
@@ -83,6 +85,8 @@ def _random_inputs(engine, feed: dict[str, np.ndarray]) -> dict[str, np.ndarray]
 
 
 def run(args: argparse.Namespace) -> int:
+    import numpy as np
+
     from converter.runtime.engines import open_engine
 
     engine = open_engine(args.engine, args.model, args.device, args.extension, args.config)
