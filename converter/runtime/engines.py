@@ -52,6 +52,7 @@ def _shim_device(name: str, extensions: list[Path], configs: list[Path]) -> Devi
 class ShimEngine:
     def __init__(self, model: Path, devices: list[str], extensions: list[Path], configs: list[Path]):
         self.executor = Executor(read_ir(model), [_shim_device(d, extensions, configs) for d in devices])
+        self.keys = [min(self.executor.result_names(r)[:-1] or [r.name]) for r in self.executor.results]
 
     def inputs(self):
         return [
@@ -61,8 +62,7 @@ class ShimEngine:
 
     def run(self, feed):
         result = self.executor.run(feed)
-        keys = [min(self.executor.result_names(r)[:-1] or [r.name]) for r in self.executor.results]
-        return {key: result[key] for key in keys}
+        return {key: result[key] for key in self.keys}
 
 
 class OpenVinoEngine:
@@ -92,6 +92,8 @@ class OpenVinoEngine:
         target = devices[0] if len(devices) == 1 else "HETERO:" + ",".join(devices)
         config = {"INFERENCE_PRECISION_HINT": "f32"} if target == "CPU" else {}  # compare, not race
         self.compiled = core.compile_model(core.read_model(str(model)), target, config)
+        self.request = self.compiled.create_infer_request()
+        self.ports = {n: p for p in self.compiled.inputs for n in p.get_names()}
 
     def inputs(self):
         out = []
@@ -101,9 +103,7 @@ class OpenVinoEngine:
         return out
 
     def run(self, feed):
-        request = self.compiled.create_infer_request()
-        ports = {n: p for p in self.compiled.inputs for n in p.get_names()}
-        result = request.infer({ports[k]: v for k, v in feed.items() if k in ports})
+        result = self.request.infer({self.ports[k]: v for k, v in feed.items() if k in self.ports})
         return {_output_name(port): np.asarray(result[port]) for port in self.compiled.outputs}
 
 

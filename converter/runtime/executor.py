@@ -92,6 +92,8 @@ class Executor:
         self.parameters = [lay for lay in model.layers.values() if lay.type == "Parameter"]
         self.results = [lay for lay in model.layers.values() if lay.type == "Result"]
         self.steps = self._plan()
+        self._result_names = {r.id: self.result_names(r) for r in self.results}
+        self._inputs = [self._input_spec(p) for p in self.parameters]
 
     def _source(self, layer: IRLayer, position: int) -> tuple[int, int]:
         port = layer.inputs[position]
@@ -140,18 +142,22 @@ class Executor:
             steps[idx].free_after.append(ref)
         return steps
 
+    @staticmethod
+    def _input_spec(param: IRLayer) -> tuple[int, list[str], np.dtype, tuple[int, ...] | None]:
+        """(layer id, names it answers to, element type, shape or None for any rank)."""
+        names = [param.name, *(param.outputs[0].names if param.outputs else [])]
+        shape = parse_attr(param.attrs["shape"], "shape") if "shape" in param.attrs else (
+            param.outputs[0].dims if param.outputs else ())
+        return param.id, names, dtype_of(param.attrs.get("element_type", "f32")), shape
+
     def _feed(self, feed: dict[str, np.ndarray]) -> dict[tuple[int, int], np.ndarray]:
         buffers = {}
-        for param in self.parameters:
-            names = [param.name, *(param.outputs[0].names if param.outputs else [])]
+        for layer_id, names, want, shape in self._inputs:
             key = next((n for n in names if n in feed), None)
             if key is None:
                 msg = f"no value for model input '{names[-1]}' (inputs: {', '.join(self.input_names)})"
                 raise UsageError(msg)
             value = np.asarray(feed[key])
-            want = dtype_of(param.attrs.get("element_type", "f32"))
-            shape = parse_attr(param.attrs["shape"], "shape") if "shape" in param.attrs else (
-                param.outputs[0].dims if param.outputs else ())
             bad_shape = shape is not None and (len(value.shape) != len(shape) or any(
                 d >= 0 and d != v for d, v in zip(shape, value.shape)
             ))
@@ -162,7 +168,7 @@ class Executor:
                     f"got {value.dtype.name} of shape {list(value.shape)}"
                 )
                 raise UsageError(msg)
-            buffers[(param.id, 0)] = value
+            buffers[(layer_id, 0)] = value
         return buffers
 
     @property
@@ -192,7 +198,7 @@ class Executor:
                 msg = f"layer '{step.layer.name}' ({step.layer.type}) failed: {type(err).__name__}: {err}"
                 raise ExtgenError(msg) from err
             if step.layer.type == "Result":
-                outputs.update(dict.fromkeys(self.result_names(step.layer), outs[0]))
+                outputs.update(dict.fromkeys(self._result_names[step.layer.id], outs[0]))
             for i, out in enumerate(outs):
                 buffers[(step.layer.id, i)] = out
             for ref in step.free_after:
