@@ -3,6 +3,7 @@ input/output counts and the attributes seen on them, and a ready generator confi
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,15 +71,22 @@ def find_unknown_ops(model: Path, framework: str | None = None,
 
 
 def _valid(name: str) -> bool:
-    from pydantic import TypeAdapter, ValidationError
-
-    from extgen.generator.config import Identifier
+    from pydantic import ValidationError
 
     try:
-        TypeAdapter(Identifier).validate_python(name)
+        _identifier_adapter().validate_python(name)
     except ValidationError:
         return False
     return True
+
+
+@functools.cache
+def _identifier_adapter():
+    from pydantic import TypeAdapter
+
+    from extgen.generator.config import Identifier
+
+    return TypeAdapter(Identifier)
 
 
 def _identifier(op_type: str) -> str:

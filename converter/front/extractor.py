@@ -77,11 +77,10 @@ def check_unsupported(graph: Graph, framework: str) -> None:
         f"{', ...' if len(names) > 5 else ''})"
         for op, names in sorted(found.items())
     ]
-    flag = {"onnx": "onnx", "tf": "tf", "caffe": "caffe", "mxnet": "mxnet"}.get(framework, framework)
     msg = (
         f"{len(found)} op type{'s are' if len(found) > 1 else ' is'} not supported: "
         f"{'; '.join(parts)}. Scaffold an extension with "
-        f"'extgen new --mo-{flag}-ext --mo-op --ie-cpu-ext' and pass its folder "
+        f"'extgen new --mo-{framework}-ext --mo-op --ie-cpu-ext' and pass its folder "
         f"with --extensions"
     )
     raise UnsupportedOpError(msg, found)

@@ -157,7 +157,7 @@ def build_xml(graph: Graph, bin_writer: _BinWriter, rt_info: dict[str, Any]) -> 
         if not producers:
             continue
         src, _, pd = producers[0]
-        for _, dst, cd in sorted(graph.out_edges(data, data=True), key=lambda e: ids[e[1]]):
+        for _, dst, cd in graph.out_edges(data, data=True):
             edges.append(ET.Element("edge", {
                 "from-layer": str(ids[src]), "from-port": str(port_ids[(src, "out", pd["out"])]),
                 "to-layer": str(ids[dst]), "to-port": str(port_ids[(dst, "in", cd["in"])]),
