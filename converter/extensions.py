@@ -17,7 +17,7 @@ from converter.ops.op import Op
 from converter.passes import ReplacementPattern
 from extgen.errors import ExtensionError
 
-__all__ = ["extension_scope", "load_extension_dirs"]
+__all__ = ["extension_scope", "load_extension_dirs", "python_op_classes"]
 
 _SUBDIRS = ("ops", "front", "front/{fw}", "front/{fw}/extractors", "middle", "back")
 
@@ -88,3 +88,16 @@ def _load_dirs(dirs: list[Path], framework: str, subdirs: tuple[str, ...]) -> No
             for file in sorted(sub.glob("*.py")):
                 if file.name != "__init__.py":
                     _import_file(ext_dir.parent, file)
+
+
+def python_op_classes(folder: Path) -> dict[str, type[Op]]:
+    """IR type -> Op class, for the ops of an extensions folder that have a numpy evaluate
+    (kernels for the shim's CPU device and for OpenVINO Python ops); registries left as they were."""
+    found: dict[str, type[Op]] = {}
+    with extension_scope():
+        before = dict(Op.registered_ops)
+        load_extension_dirs([folder], framework="", subdirs=("ops",))
+        for cls in Op.registered_ops.values():
+            if cls.type and cls.has_evaluate() and before.get(cls.op) is not cls:
+                found[cls.type] = cls
+    return found

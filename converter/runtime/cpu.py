@@ -21,9 +21,9 @@ from pathlib import Path
 
 import numpy as np
 
+from converter.extensions import python_op_classes
 from converter.ops.op import Op
-from converter.ops.types import parse_attr
-from converter.runtime.executor import Device, Kernel
+from converter.runtime.executor import Device, Kernel, op_kernel
 from converter.runtime.ir_reader import IRLayer
 from extgen.errors import ExtgenError, InputFileError
 
@@ -97,13 +97,6 @@ class CpuLibrary:
         return run
 
 
-def _python_kernel(cls: type[Op], layer: IRLayer) -> Kernel:
-    attrs = dict(cls.defaults)
-    for key, text in layer.attrs.items():
-        attrs[key] = parse_attr(text, cls.attr_types.get(key))
-    return lambda inputs: cls.compute(attrs, inputs)
-
-
 class CpuDevice(Device):
     """Custom-op kernels from --extension: .so libraries and extension folders (ops/*.py)."""
 
@@ -114,23 +107,13 @@ class CpuDevice(Device):
         self.op_classes: dict[str, type[Op]] = {}
         for path in map(Path, extensions):
             if path.is_dir():
-                self._load_ops(path)
+                self.op_classes.update(python_op_classes(path))
             else:
                 self.libraries.append(CpuLibrary(path))
-
-    def _load_ops(self, folder: Path) -> None:
-        from converter.extensions import extension_scope, load_extension_dirs
-
-        with extension_scope():
-            before = dict(Op.registered_ops)
-            load_extension_dirs([folder], framework="", subdirs=("ops",))
-            for cls in Op.registered_ops.values():
-                if cls.type and cls.has_evaluate() and before.get(cls.op) is not cls:
-                    self.op_classes[cls.type] = cls
 
     def kernel(self, layer: IRLayer) -> Kernel | None:
         for lib in self.libraries:
             if layer.type in lib.types:
                 return lib.kernel(layer)
         cls = self.op_classes.get(layer.type)
-        return _python_kernel(cls, layer) if cls is not None else None
+        return op_kernel(cls, layer) if cls is not None else None

@@ -75,9 +75,10 @@ class OpenVinoEngine:
         core = ov.Core()
         for path in map(Path, extensions):
             if path.is_dir():  # an extensions folder: its Python ops run as OpenVINO Python ops
-                from converter.runtime.openvino_ops import load_python_ops, openvino_extension
+                from converter.extensions import python_op_classes
+                from converter.runtime.openvino_ops import openvino_extension
 
-                for cls in load_python_ops(path).values():
+                for cls in python_op_classes(path).values():
                     core.add_extension(openvino_extension(cls))
             else:
                 core.add_extension(str(path))

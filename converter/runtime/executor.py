@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from converter.ops.op import ir_op_class
+from converter.ops.op import Op, ir_op_class
 from converter.ops.types import dtype_of, parse_attr
 from converter.runtime.ir_reader import IRLayer, IRModel
 from extgen.errors import ExtgenError, ModelFormatError, UsageError
@@ -35,20 +35,28 @@ class Device:
         return None
 
 
-def builtin_kernel(layer: IRLayer) -> Kernel | None:
-    """The numpy kernel of a built-in opset op, or None for an unknown type/opset."""
-    cls = ir_op_class(layer.type, layer.version)
-    if cls is None:
-        return None
+def layer_attrs(cls: type[Op], layer: IRLayer) -> dict[str, Any]:
+    """The layer's IR attribute strings as the op's typed values, its defaults filled in."""
     attrs: dict[str, Any] = dict(cls.defaults)
     for key, text in layer.attrs.items():
-        kind = cls.attr_types.get(key)
         try:
-            attrs[key] = parse_attr(text, kind)
+            attrs[key] = parse_attr(text, cls.attr_types.get(key))
         except ValueError as err:
             msg = f"layer '{layer.name}' ({layer.type}): attribute {key}='{text}' is malformed ({err})"
             raise ModelFormatError(msg) from None
+    return attrs
+
+
+def op_kernel(cls: type[Op], layer: IRLayer) -> Kernel:
+    """The numpy kernel of op class cls for this layer."""
+    attrs = layer_attrs(cls, layer)
     return lambda inputs: cls.compute(attrs, inputs)
+
+
+def builtin_kernel(layer: IRLayer) -> Kernel | None:
+    """The numpy kernel of a built-in opset op, or None for an unknown type/opset."""
+    cls = ir_op_class(layer.type, layer.version)
+    return None if cls is None else op_kernel(cls, layer)
 
 
 @dataclass

@@ -4,7 +4,6 @@ inside the real OpenVINO runtime, as OpenVINO Python ops: no C++ build needed to
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -12,21 +11,7 @@ import numpy as np
 from converter.ops.op import Op
 from converter.ops.types import format_attr, parse_attr
 
-__all__ = ["load_python_ops", "openvino_extension"]
-
-
-def load_python_ops(folder: Path) -> dict[str, type[Op]]:
-    """IR type -> Op class, for the ops of an extensions folder that have an evaluate."""
-    from converter.extensions import extension_scope, load_extension_dirs
-
-    found: dict[str, type[Op]] = {}
-    with extension_scope():
-        before = dict(Op.registered_ops)
-        load_extension_dirs([folder], framework="", subdirs=("ops",))
-        for cls in Op.registered_ops.values():
-            if cls.type and cls.has_evaluate() and before.get(cls.op) is not cls:
-                found[cls.type] = cls
-    return found
+__all__ = ["openvino_extension"]
 
 
 def openvino_extension(cls: type[Op]) -> Any:
