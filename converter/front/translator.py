@@ -19,7 +19,7 @@ from converter.graph.graph import Node
 from converter.graph.port import Port
 from converter.ops.op import Op
 
-__all__ = ["NodeContext", "Translator", "TranslatorRegistry", "splice"]
+__all__ = ["NodeContext", "Translator", "TranslatorRegistry", "splice", "static_rank"]
 
 Translator = Callable[[Any], Sequence[Port | None]]
 
@@ -50,6 +50,15 @@ class TranslatorRegistry:
         return sorted(self._by_type)
 
 
+def static_rank(port: Port) -> int | None:
+    """The rank of a tensor known before inference: a Const's, or a Parameter's with a shape."""
+    node = port.node
+    if node.soft_get("op") == "Const":
+        return np.ndim(node.value)
+    shape = node.soft_get("shape", None) if node.soft_get("op") == "Parameter" else None
+    return None if shape is None else len(shape)
+
+
 class NodeContext:
     """A framework node as its translator sees it: inputs as ports, and an opset-op builder.
     Framework subclasses add attribute access (`attr`)."""
@@ -71,6 +80,11 @@ class NodeContext:
 
     def has_input(self, i: int) -> bool:
         return self.input(i) is not None
+
+    def static_rank(self, i: int) -> int | None:
+        """Rank of input i when known before inference (see static_rank)."""
+        src = self.input(i)
+        return None if src is None else static_rank(src)
 
     def const_value(self, i: int) -> np.ndarray | None:
         """The value of input i when it comes straight from a Const, else None."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from converter.front.caffe.translator import CaffeNode, caffe_op
+from converter.front.translator import static_rank
 from converter.graph.port import Port
 
 I64 = np.int64
@@ -25,14 +26,6 @@ def _spatial(n: CaffeNode, name: str, default: int | None, nsp: int) -> list[int
     return [int(v) for v in values] * nsp if len(values) == 1 else [int(v) for v in values]
 
 
-def _static_rank(port: Port) -> int | None:
-    node = port.node
-    if node.soft_get("op") == "Const":
-        return np.asarray(node.value).ndim
-    if node.soft_get("op") == "Parameter" and node.soft_get("shape", None) is not None:
-        return len(node.shape)
-    return None
-
 
 def _rank(n: CaffeNode, x: Port) -> Port:
     rank = n.op("ShapeOf", [n.op("ShapeOf", [x], output_type=np.dtype(I64))], output_type=np.dtype(I64))
@@ -42,13 +35,13 @@ def _rank(n: CaffeNode, x: Port) -> Port:
 def _along(n: CaffeNode, value: np.ndarray, x: Port, axis: int) -> Port:
     """A per-axis parameter (shape covering x's axes from `axis`) shaped to broadcast against x."""
     if axis < 0:
-        rank = _static_rank(x)
+        rank = static_rank(x)
         if rank is None:
             raise n.error(f"a negative axis ({axis}) needs a known input rank")
         axis += rank
     value = np.asarray(value, dtype=np.float32)
     lead = value.reshape((1,) * axis + value.shape)
-    rank = _static_rank(x)
+    rank = static_rank(x)
     if rank is not None:
         return n.const(lead.reshape(lead.shape + (1,) * (rank - lead.ndim)))
     axes = n.op("Range", [n.const(lead.ndim, I64), _rank(n, x), n.const(1, I64)],
@@ -231,7 +224,7 @@ def scale(n: CaffeNode):
     axis = int(n.attr("axis"))
     if n.num_inputs > 1:
         s = n.input(1)
-        if axis != 0 or _static_rank(s) is None:
+        if axis != 0 or static_rank(s) is None:
             s = _unsqueeze_input(n, s, x, axis)
         y = n.op("Multiply", [x, s])
         index = 0
@@ -277,7 +270,7 @@ def normalize(n: CaffeNode):
     """SSD's Normalize: L2 over channels (or channels and space), times a learned scale."""
     x = n.input(0)
     if n.attr("across_spatial"):
-        rank = _static_rank(x)
+        rank = static_rank(x)
         axes = n.const(list(range(1, rank)), I64) if rank is not None else n.op(
             "Range", [n.const(1, I64), _rank(n, x), n.const(1, I64)], output_type=np.dtype(I64))
     else:
@@ -293,7 +286,7 @@ def normalize(n: CaffeNode):
 @caffe_op("MVN")
 def mvn(n: CaffeNode):
     x = n.input(0)
-    rank = _static_rank(x)
+    rank = static_rank(x)
     first = 1 if n.attr("across_channels") else 2
     axes = n.const(list(range(first, rank)), I64) if rank is not None else n.op(
         "Range", [n.const(first, I64), _rank(n, x), n.const(1, I64)], output_type=np.dtype(I64))
@@ -398,7 +391,7 @@ def reshape(n: CaffeNode):
 @caffe_op("Permute")
 def permute(n: CaffeNode):
     order = [int(o) for o in n.attr("order", [])]
-    rank = _static_rank(n.input(0))
+    rank = static_rank(n.input(0))
     if rank is not None and len(order) < rank:  # Caffe keeps the unnamed axes in order
         order += [i for i in range(rank) if i not in order]
     return [n.op("Transpose", [n.input(0), n.const(order, I64)])]

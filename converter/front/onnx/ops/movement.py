@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import onnx
 
+from converter.front.translator import static_rank
 from converter.front.onnx.translator import OnnxNode, onnx_op
 from converter.graph.port import Port
 
@@ -282,7 +283,7 @@ def pad(n: OnnxNode):
 
 def _wrap_pad(n: OnnxNode, x: Port, begin: Port | np.ndarray, end: Port | np.ndarray) -> Port:
     """Pad in 'wrap' mode (no OpenVINO mode): per axis, Gather at indices taken modulo the dim."""
-    rank = _static_rank(x)
+    rank = static_rank(x)
     if rank is None:
         msg = f"Pad '{n.name}': mode 'wrap' needs the input rank before inference"
         raise ValueError(msg)
@@ -294,13 +295,6 @@ def _wrap_pad(n: OnnxNode, x: Port, begin: Port | np.ndarray, end: Port | np.nda
         x = n.op("Gather", [x, n.op("FloorMod", [positions, dim]), np.int64(axis)])
     return x
 
-
-def _static_rank(x: Port) -> int | None:
-    node = x.node
-    if node.soft_get("op") == "Const":
-        return np.ndim(node.value)
-    shape = node.soft_get("shape") if node.soft_get("op") == "Parameter" else None
-    return None if shape is None else len(shape)
 
 
 # -- generation ----------------------------------------------------------------------------------

@@ -13,17 +13,6 @@ _AUTO_PAD = {"NOTSET": "explicit", "SAME_UPPER": "same_upper", "SAME_LOWER": "sa
 
 
 # -- helpers ----------------------------------------------------------------------------------
-def _static_rank(n: OnnxNode, i: int) -> int | None:
-    """Rank of input i when it is a Const or a Parameter with a known shape."""
-    src = n.input(i)
-    if src is None:
-        return None
-    node = src.node
-    if node.soft_get("op") == "Const":
-        return np.asarray(node.value).ndim
-    shape = node.soft_get("shape", None) if node.soft_get("op") == "Parameter" else None
-    return None if shape is None else len(shape)
-
 
 def _spatial_rank(n: OnnxNode, weights: int | None = None) -> int:
     for key in ("kernel_shape", "strides", "dilations"):
@@ -32,7 +21,7 @@ def _spatial_rank(n: OnnxNode, weights: int | None = None) -> int:
     if n.has_attr("pads"):
         return len(n.attr("pads")) // 2
     for i in (weights, 0):
-        rank = None if i is None else _static_rank(n, i)
+        rank = None if i is None else n.static_rank(i)
         if rank is not None:
             return rank - 2
     msg = f"{n.op_type} node '{n.name}': cannot tell the number of spatial axes"
@@ -76,7 +65,7 @@ def _channel_bias(n: OnnxNode, y: Port, i: int, nsp: int) -> Port:
 
 def _axes_from(n: OnnxNode, x: int, start: int) -> Port:
     """The axes [start, rank) of input x (negative start counts from the end)."""
-    rank = _static_rank(n, x)
+    rank = n.static_rank(x)
     if start < 0:
         return n.const(np.arange(start, 0), np.int64)
     if rank is not None:
@@ -235,7 +224,7 @@ def mean_variance_norm(n: OnnxNode):
 def layer_norm(n: OnnxNode):
     eps = float(n.attr("epsilon", 1e-5))
     x, axis = n.input(0), int(n.attr("axis", -1))
-    rank = _static_rank(n, 0)
+    rank = n.static_rank(0)
     if axis >= 0 and rank is not None:
         axis -= rank
     axes = _axes_from(n, 0, axis)
@@ -291,7 +280,7 @@ def _softmax_like(kind: str):
         if n.opset >= 13:
             return [n.op(kind, [n.input(0)], axis=int(n.attr("axis", -1)))]
         axis = int(n.attr("axis", 1))
-        rank = _static_rank(n, 0)
+        rank = n.static_rank(0)
         if axis < 0 and rank is not None:
             axis += rank
         if rank is not None and axis == rank - 1:
