@@ -50,12 +50,13 @@ def normalize_axis(axis: int, rank: int) -> int:
 
 
 def parse_shape(text: str) -> Shape:
-    """Parse '1,3,224,224', '[1,3,?,-1]' or '1 3 224 224' into a Shape."""
+    """Parse '1,3,224,224', '[1,3,?,-1]' or '1 3 224 224' into a Shape (a bounded
+    dimension '1..10' of an IR is dynamic too)."""
     body = text.strip().strip("[]()").replace(" ", ",")
     items: Iterable[str] = (p for p in body.split(",") if p)
     out = []
     for item in items:
-        if item in ("?", "-1"):
+        if item in ("?", "-1") or ".." in item:
             out.append(DYN)
         elif item.isdigit():
             out.append(int(item))

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from converter.graph.shape import DYN
+from converter.graph.shape import DYN, parse_shape
 
 __all__ = [
     "ATTR_KINDS",
@@ -67,10 +67,7 @@ def _fmt_shape(v: Any) -> str:
 
 
 def _parse_shape(s: str) -> tuple[int, ...] | None:
-    s = s.strip().strip("[]")
-    if s == "...":
-        return None
-    return tuple(DYN if p.strip() in ("?", "-1") else int(p) for p in s.split(",") if p.strip())
+    return None if s.strip().strip("[]") == "..." else parse_shape(s)
 
 
 def _split(s: str) -> list[str]:

@@ -11,6 +11,7 @@ from xml.etree.ElementTree import Element, ParseError
 import numpy as np
 from defusedxml import ElementTree
 
+from converter.graph.shape import parse_shape
 from converter.ops.types import dtype_of
 from extgen.errors import InputFileError, ModelFormatError
 
@@ -63,7 +64,7 @@ def _names(text: str | None) -> list[str]:
 def _const_value(layer: IRLayer, weights, bin_path: Path) -> np.ndarray:
     a = layer.attrs
     dtype = dtype_of(a["element_type"])
-    shape = tuple(int(d) for d in a.get("shape", "").split(",") if d.strip())
+    shape = parse_shape(a.get("shape", ""))
     offset, size = int(a.get("offset", 0)), int(a.get("size", 0))
     count = int(np.prod(shape, dtype=np.int64))
     if offset + size > len(weights):
