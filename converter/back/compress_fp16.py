@@ -31,14 +31,12 @@ def compress_to_fp16(graph: Graph) -> None:
             {"name": name, "destination_type": np.dtype(np.float32),
              "rt_info": {"decompression": {}}}
         )
-        out = graph.unique_id(f"{name}/Output_0/Data_")
-        graph.add_node(out, kind="data", name=out, shape=tuple(value.shape), value=None,
-                       data_type=np.dtype(np.float32))
+        out = graph.add_data_node(convert.id, 0, shape=tuple(value.shape),
+                                  data_type=np.dtype(np.float32))
         for _, v, k, d in consumers:
             graph.remove_edge(data.id, v, k)
             graph.add_edge(out, v, **d)
         graph.add_edge(data.id, convert.id, **{"in": 0})
-        graph.add_edge(convert.id, out, out=0)
         names = const._ports("out").get(0, {}).pop("fw_tensor_debug_info", None)
         if names:
             convert.out_port(0).add_tensor_names([t for _, t in names])

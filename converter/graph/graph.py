@@ -40,6 +40,15 @@ class Graph(nx.MultiDiGraph):
             if candidate not in self:
                 return candidate
 
+    def add_data_node(self, producer: str, port: int, **attrs: Any) -> str:
+        """A data node (middle/back stage) for output `port` of op `producer`, wired to it."""
+        name = f"{self.nodes[producer].get('name', producer)}/Output_{port}/Data_"
+        data_id = self.unique_id(name)
+        self.add_node(data_id, **{"kind": "data", "name": name, "shape": None, "value": None,
+                                  "data_type": None, **attrs})
+        self.add_edge(producer, data_id, out=port)
+        return data_id
+
     def node_by_id(self, node_id: str) -> Node:
         return Node(self, node_id)
 

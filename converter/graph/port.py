@@ -48,15 +48,7 @@ class Port:
         for _, v, d in self.graph.out_edges(self.node.id, data=True):
             if d.get("out") == self.idx:
                 return v
-        if not create:
-            return None
-        name = f"{self.node.soft_get('name', self.node.id)}/Output_{self.idx}/Data_"
-        data_id = self.graph.unique_id(name)
-        self.graph.add_node(
-            data_id, kind="data", name=name, shape=None, value=None, data_type=None
-        )
-        self.graph.add_edge(self.node.id, data_id, out=self.idx)
-        return data_id
+        return self.graph.add_data_node(self.node.id, self.idx) if create else None
 
     def data_node(self) -> Node | None:
         """The data node behind this port (middle/back stage)."""

@@ -16,13 +16,8 @@ def create_tensor_nodes(graph: Graph) -> None:
         ports = set(by_port) | set(graph.nodes[nid].get("_out_ports", {}))
         if graph.nodes[nid].get("op") == "Result":
             ports = set()
-        name = graph.nodes[nid].get("name", nid)
         for port in sorted(ports):
-            data_name = f"{name}/Output_{port}/Data_"
-            data_id = graph.unique_id(data_name)
-            graph.add_node(data_id, kind="data", name=data_name, shape=None, value=None,
-                           data_type=None)
-            graph.add_edge(nid, data_id, out=port)
+            data_id = graph.add_data_node(nid, port)
             for v, k, d in by_port.get(port, []):
                 graph.remove_edge(nid, v, k)
                 attrs = {key: val for key, val in d.items() if key != "out"}
