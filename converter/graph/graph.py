@@ -100,9 +100,12 @@ class Graph(nx.MultiDiGraph):
     def clean_up(self, keep_parameters: bool = True) -> None:
         """Remove nodes that no Result depends on (unused Parameters stay unless told)."""
         results = [nid for nid, d in self.nodes(data=True) if d.get("op") == "Result"]
-        keep = set(results)
-        for nid in results:
-            keep |= nx.ancestors(self, nid)
+        keep, stack = set(results), list(results)
+        while stack:  # one reverse sweep from every Result at once
+            for pred in self.predecessors(stack.pop()):
+                if pred not in keep:
+                    keep.add(pred)
+                    stack.append(pred)
         # unused outputs of live ops stay: IR output ports are numbered by position
         keep |= {
             v for u in list(keep) for v in self.successors(u)
