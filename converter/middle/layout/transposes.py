@@ -219,10 +219,11 @@ def _rule(node: Node) -> Rule | None:
     return None
 
 
-def _step(graph: Graph) -> bool:
-    """Apply one rule somewhere; False when none applies."""
+def _sweep(graph: Graph) -> int:
+    """Apply a rule at each layout Transpose that has one; the number applied."""
+    applied = 0
     for t in graph.get_op_nodes(op="Transpose"):
-        if not t.has_and_set("layout_transpose"):
+        if t.id not in graph or not t.has_and_set("layout_transpose"):
             continue
         p = _perm(t)
         src = t.in_port(0).get_source()
@@ -231,8 +232,9 @@ def _step(graph: Graph) -> bool:
         for dst in t.out_port(0).get_destinations():
             rule = _rule(dst.node)
             if rule is not None and rule(graph, dst, src, p):
-                return True
-    return False
+                applied += 1
+                break  # t's consumers changed: on to the next Transpose
+    return applied
 
 
 def _nchw_parameters(graph: Graph) -> None:
@@ -250,7 +252,7 @@ def change_layout(graph: Graph) -> None:
     """Parameters to NCHW, then sink and cancel the layout Transposes (the pass runner
     re-infers shapes afterwards: force_shape_inference)."""
     _nchw_parameters(graph)
-    while _step(graph):
+    while _sweep(graph):
         graph.clean_up()
     graph.clean_up()
     graph.graph["layout"] = "NCHW"
