@@ -13,7 +13,7 @@ import numpy as np
 
 from converter import frameworks
 from converter.extensions import extension_scope, load_extension_dirs
-from converter.front.extractor import extract_nodes
+from converter.front.extractor import extract_nodes, unsupported_nodes
 from converter.options import ConvertOptions
 
 __all__ = ["UnknownOp", "config_for", "find_unknown_ops"]
@@ -58,9 +58,7 @@ def find_unknown_ops(model: Path, framework: str | None = None,
         load_extension_dirs(opts.extensions, fw.name)
         graph = fw.load(opts)
         extract_nodes(graph, fw.translate)
-        for node in graph.get_op_nodes():
-            if not node.has_and_set("unsupported") or node.has_and_set("extracted"):
-                continue
+        for node in unsupported_nodes(graph):
             entry = found.setdefault(node.op, UnknownOp(fw.name, node.op))
             entry.nodes.append(node.soft_get("name", node.id))
             entry.inputs = max(entry.inputs, len(node.in_ports()))

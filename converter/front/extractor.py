@@ -15,7 +15,7 @@ from converter.graph.graph import Graph, Node
 from converter.ops.op import Op
 from extgen.errors import UnsupportedOpError
 
-__all__ = ["FrontExtractorOp", "check_unsupported", "extract_nodes"]
+__all__ = ["FrontExtractorOp", "check_unsupported", "extract_nodes", "unsupported_nodes"]
 
 
 class FrontExtractorOp:
@@ -64,12 +64,17 @@ def extract_nodes(graph: Graph, translate: Callable[[Node], bool]) -> None:
         node["unsupported"] = True
 
 
+def unsupported_nodes(graph: Graph) -> list[Node]:
+    """The framework nodes no extractor, translator or user op handled."""
+    return [n for n in graph.get_op_nodes()
+            if n.has_and_set("unsupported") and not n.has_and_set("extracted")]
+
+
 def check_unsupported(graph: Graph, framework: str) -> None:
     """Raise one error listing every op type left without an extractor."""
     found: dict[str, list[str]] = {}
-    for node in graph.get_op_nodes():
-        if node.has_and_set("unsupported") and not node.has_and_set("extracted"):
-            found.setdefault(node.op, []).append(node.soft_get("name", node.id))
+    for node in unsupported_nodes(graph):
+        found.setdefault(node.op, []).append(node.soft_get("name", node.id))
     if not found:
         return
     parts = [
