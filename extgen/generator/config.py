@@ -15,6 +15,7 @@ __all__ = [
     "GeneratorConfig",
     "OpConfig",
     "Target",
+    "VpuScalar",
 ]
 
 TARGETS = ("mo-caffe-ext", "mo-mxnet-ext", "mo-tf-ext", "mo-onnx-ext", "mo-op",
@@ -147,9 +148,28 @@ class GpuOptions(_Model):
         "BFYX", description="tensor layout the kernel indexes in (Tensor format)")
 
 
+class VpuScalar(_Model):
+    """An extra kernel argument the MVCL XML fills: a dimension or an IR attribute."""
+
+    name: Identifier = Field(description="the kernel argument's name")
+    type: Literal["int", "float"] = Field("int", description="its OpenCL type")
+    source: str = Field(description="I.X, O.F, I1.Y, ... (a tensor dimension) or an IR attribute name")
+    port_index: int = Field(0, ge=0, description="the tensor a dimension source refers to")
+
+    @model_validator(mode="after")
+    def _source_form(self) -> VpuScalar:
+        if not re.match(r"^([IO]\d*\.[BFYX]|[A-Za-z_][\w-]*)$", self.source):
+            msg = f"source '{self.source}' is neither a dimension like I.X / O.F nor an attribute name"
+            raise ValueError(msg)
+        return self
+
+
 class VpuOptions(_Model):
     global_work_size: str = Field("B*F*Y*X", description="WorkSizes global, over B,F,Y,X")
     local_work_size: str = Field("1,1,1", description="WorkSizes local")
+    scalars: list[VpuScalar] = Field(
+        default_factory=list, description="extra Scalar arguments (besides one per int/float "
+        "attribute and the output's dims, which are always passed)")
 
 
 class OpConfig(_Model):
@@ -186,6 +206,11 @@ class OpConfig(_Model):
                 msg = f"'{name}' is used twice among inputs, outputs and attributes"
                 raise ValueError(msg)
             seen.add(name)
+        taken = {"dim_b", "dim_f", "dim_y", "dim_x"} | {a.name.upper() for a in self.attributes}
+        clash = [sc.name for sc in self.vpu.scalars if sc.name in taken or sc.name in seen]
+        if clash:
+            msg = f"VPU scalar '{clash[0]}' clashes with a kernel argument extgen already passes"
+            raise ValueError(msg)
         if self.shape.input >= len(self.inputs) or self.dtype.input >= len(self.inputs):
             msg = f"shape/dtype rule refers to input {max(self.shape.input, self.dtype.input)}, the op has {len(self.inputs)}"
             raise ValueError(msg)

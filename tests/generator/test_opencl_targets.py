@@ -197,3 +197,27 @@ def test_converted_model_runs_on_the_generated_kernels(tmp_path: Path) -> None:
                         ("VPU", kernels / "vpu" / "cosh_kernel.xml")):
         y = open_engine("shim", xml, device, configs=[cfg]).run({"x": x})["y"]
         np.testing.assert_allclose(y, 2 * np.cosh(x), rtol=1e-5, err_msg=device)
+
+
+def test_vpu_scalars_from_the_config(tmp_path: Path) -> None:
+    op = {"name": "Twice", "expression": "x * 2",
+          "attributes": [{"name": "gain", "type": "float", "default": 1.0}],
+          "vpu": {"scalars": [{"name": "width", "source": "I.X"},
+                              {"name": "gain_copy", "type": "float", "source": "gain"}]}}
+    _, vpu_xml = _generate(tmp_path, op)
+    text = vpu_xml.read_text()
+    assert '<Scalar arg-name="width" type="int" port-index="0" source="I.X"/>' in text
+    assert '<Scalar arg-name="gain_copy" type="float" port-index="0" source="gain"/>' in text
+    assert "int width" in vpu_xml.with_suffix(".cl").read_text()
+    ins = _inputs(op)
+    (y,) = VpuDevice([vpu_xml]).kernel(_layer(op, {"gain": "3"}))(ins)  # every argument bound
+    np.testing.assert_allclose(y, ins[0] * 2, rtol=1e-6)
+
+
+def test_vpu_scalar_name_clash_is_refused() -> None:
+    from extgen.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="clashes"):
+        validate_config({"targets": ["ie-vpu-ext"], "ops": [{
+            "name": "Twice", "attributes": [{"name": "gain", "type": "float"}],
+            "vpu": {"scalars": [{"name": "GAIN", "source": "gain"}]}}]})
