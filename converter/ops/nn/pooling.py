@@ -50,9 +50,14 @@ class MaxPool(Op):
         low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
         win, out, strides, dilations, pb, _ = _pool_windows(attrs, x, low)
         n = len(out)
-        flat = win.reshape(*win.shape[: 2 + n], -1)
-        arg = flat.argmax(-1)
-        values = np.take_along_axis(flat, arg[..., None], -1)[..., 0]
+        taps = list(np.ndindex(*attrs["kernel"]))
+        values = win[(Ellipsis, *taps[0])].copy()
+        for pos in taps[1:]:  # running maximum over kernel positions (strided views, no copies)
+            np.maximum(values, win[(Ellipsis, *pos)], out=values)
+        arg = np.zeros(values.shape, np.int64)
+        for t in range(len(taps) - 1, 0, -1):  # backwards, so the first maximum wins
+            arg[win[(Ellipsis, *taps[t])] == values] = t
+        arg[win[(Ellipsis, *taps[0])] == values] = 0
         offsets = np.unravel_index(arg, attrs["kernel"])
         grid = np.indices(arg.shape, sparse=True)
         coords = list(grid[:2]) + [
