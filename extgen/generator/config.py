@@ -16,6 +16,7 @@ __all__ = [
     "OpConfig",
     "Target",
     "VpuScalar",
+    "snake_case",
 ]
 
 TARGETS = ("mo-caffe-ext", "mo-mxnet-ext", "mo-tf-ext", "mo-onnx-ext", "mo-op",
@@ -36,6 +37,11 @@ __private private read_only write_only read_write half uchar ushort uint ulong s
 intptr_t uintptr_t image2d_t image3d_t sampler_t event_t bool2 float2 float4 int2 int4
 restrict""".split())
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def snake_case(name: str) -> str:
+    """ScaledCosh -> scaled_cosh (also how Caffe names a layer's parameter field)."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
 
 
 def _identifier(value: str) -> str:
@@ -229,7 +235,7 @@ class OpConfig(_Model):
 
     @property
     def snake(self) -> str:
-        return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", self.name).lower()
+        return snake_case(self.name)
 
 
 class GeneratorConfig(_Model):

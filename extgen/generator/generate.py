@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from extgen.errors import ConfigError, OutputError
 from extgen.files import write_atomic
-from extgen.generator.config import GeneratorConfig
+from extgen.generator.config import GeneratorConfig, snake_case
 from extgen.generator.context import op_context
 
 __all__ = ["TEMPLATES", "FileReport", "generate", "load_config", "plan_files", "status", "write_reports"]
@@ -77,6 +77,7 @@ def _environment(root: Path) -> jinja2.Environment:
         keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True, autoescape=False,
     )
     env.filters["pystr"] = lambda s: json.dumps(str(s))  # a Python string literal
+    env.filters["snake"] = snake_case
     env.filters["cstr"] = lambda s: json.dumps(str(s))  # a C/C++ string literal (ASCII-escaped)
     env.filters["xmlattr"] = lambda s: (
         str(s).replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;").replace(">", "&gt;")

@@ -146,9 +146,9 @@ def test_caffe_model_converts_with_the_generated_extractors(generated: Path, tmp
     from tests.front.test_caffe import convert_model, user_proto, write_model
 
     proto = user_proto(tmp_path / "proto", "message ScaledCoshParameter {\n  optional float scale = 1;\n}",
-                       "  optional ScaledCoshParameter scaledcosh_param = 6000;")
+                       "  optional ScaledCoshParameter scaled_cosh_param = 6000;")
     net = ('name: "m"\ninput: "data"\ninput_shape { dim: 2 dim: 3 }\n'
-           'layer { name: "sc" type: "ScaledCosh" bottom: "data" top: "y" scaledcosh_param { scale: 4 } }\n')
+           'layer { name: "sc" type: "ScaledCosh" bottom: "data" top: "y" scaled_cosh_param { scale: 4 } }\n')
     model = write_model(tmp_path, "m", net, {}, proto=proto)
     ext = generated / "user_mo_extensions"
     xml = convert_model(model, tmp_path / "ir", extensions=[ext], caffe_parser_path=proto.parent)
