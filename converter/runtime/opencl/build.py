@@ -6,15 +6,16 @@ import hashlib
 import logging
 import os
 import re
-import tempfile
 import warnings
 from pathlib import Path
 from typing import Any
 
+from converter.runtime.opencl import device
 from extgen.errors import KernelBuildError, KernelConfigError
+from extgen.files import write_atomic
 
 __all__ = [
-    "cache_dir", "compile_count", "context", "disk_hits", "has_fp16", "kernel", "opencl", "program",
+    "cache_dir", "chosen_device", "compile_count", "context", "disk_hits", "has_fp16", "kernel", "opencl", "program",
     "queue",
 ]
 
@@ -46,38 +47,24 @@ def opencl() -> Any:
     return pyopencl
 
 
-def _pick_device(cl: Any) -> Any:
-    """EXTGEN_OPENCL_DEVICE: 'P:D' (platform and device index) or a substring of the device or
-    platform name; default: the first device of the first platform."""
-    try:
-        devices = [(p, d) for p in cl.get_platforms() for d in p.get_devices()]
-    except cl.Error as err:
-        devices, reason = [], str(err)
-    else:
-        reason = "no devices"
-    if not devices:
-        msg = (f"no OpenCL device found ({reason}); "
-               "install an OpenCL driver such as pocl-binary-distribution")
-        raise KernelBuildError(msg)
-    want = os.environ.get("EXTGEN_OPENCL_DEVICE", "").strip()
-    if not want:
-        return devices[0][1]
-    m = re.fullmatch(r"(\d+):(\d+)", want)
-    for p, d in devices:
-        plat = cl.get_platforms().index(p)
-        if m and (plat, p.get_devices().index(d)) == (int(m[1]), int(m[2])):
-            return d
-        if not m and (want.lower() in d.name.lower() or want.lower() in p.name.lower()):
-            return d
-    names = ", ".join(f"{d.name} ({p.name})" for p, d in devices)
-    msg = f"EXTGEN_OPENCL_DEVICE='{want}' matches no OpenCL device (have: {names})"
-    raise KernelBuildError(msg)
+def chosen_device() -> device.Candidate:
+    """The device kernels run on: the first that builds and runs a probe kernel (device.py)."""
+    if "chosen" not in _state:
+        wanted = os.environ.get("EXTGEN_OPENCL_DEVICE", "").strip()
+        if wanted.lower() == "oclgrind":
+            device.register_oclgrind(cache_dir() / "icd")
+        cl = opencl()
+        verdicts = device.Verdicts(cache_dir() / "devices.json")
+        _state["chosen"] = device.choose(device.candidates(cl), wanted, verdicts,
+                                         lambda cand: device.probe(cl, cand))
+        log.info("OpenCL device: %s", _state["chosen"].label)
+    return _state["chosen"]
 
 
 def _device() -> tuple[Any, Any, Any]:
     if "ctx" not in _state:
         cl = opencl()
-        dev = _pick_device(cl)
+        dev = chosen_device().handle
         ctx = cl.Context([dev])
         _state.update(ctx=ctx, queue=cl.CommandQueue(ctx), device=dev)
     return _state["ctx"], _state["queue"], _state["device"]
@@ -134,13 +121,9 @@ def _from_disk(key: str, options: str) -> Any:
 
 
 def _to_disk(key: str, prg: Any) -> None:
-    folder = cache_dir()
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-        with os.fdopen(fd, "wb") as f:
-            f.write(prg.binaries[0])
-        Path(tmp).replace(folder / f"{key}.bin")
+        binary = prg.binaries[0]
+        write_atomic(cache_dir() / f"{key}.bin", lambda f: f.write(binary))
     except (OSError, IndexError) as err:
         log.debug("extgen: OpenCL binary cache not written (%s)", err)
 

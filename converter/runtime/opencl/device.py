@@ -1,0 +1,216 @@
+"""Choose the OpenCL device by trying it: a probe kernel is built and run on each candidate in
+order, the first that works is used, and each verdict is remembered per host, platform, device
+and driver version, so only the first run on a machine pays for the probe."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import re
+import shutil
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from converter.system import install_command
+from extgen.errors import KernelBuildError
+from extgen.files import write_atomic
+
+__all__ = ["Candidate", "Verdicts", "candidates", "choose", "driver_fix", "probe",
+           "register_oclgrind"]
+
+log = logging.getLogger("extgen")
+
+PROBE_SOURCE = """
+__kernel void extgen_probe(__global float* x) {
+    const size_t i = get_global_id(0);
+    x[i] = x[i] * 2.0f + 1.0f;
+}
+"""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One OpenCL device as a probe sees it; `handle` is the pyopencl device."""
+
+    platform: str
+    device: str
+    driver: str
+    version: str = ""
+    index: tuple[int, int] = (0, 0)
+    handle: Any = field(default=None, compare=False, repr=False)
+
+    @property
+    def label(self) -> str:
+        return f"{self.device} ({self.platform}, driver {self.driver})"
+
+    def matches(self, wanted: str) -> bool:
+        """EXTGEN_OPENCL_DEVICE: 'P:D' (platform and device index) or a name substring."""
+        m = re.fullmatch(r"(\d+):(\d+)", wanted)
+        if m:
+            return self.index == (int(m[1]), int(m[2]))
+        return wanted.lower() in f"{self.device} {self.platform}".lower()
+
+
+def candidates(cl: Any) -> list[Candidate]:
+    """Every device of every platform pyopencl sees, in the ICD loader's order."""
+    found = []
+    try:
+        platforms = cl.get_platforms()
+    except cl.Error as err:
+        log.debug("extgen: no OpenCL platforms: %s", err)
+        return []
+    for p_index, plat in enumerate(platforms):
+        try:
+            devices = plat.get_devices()
+        except cl.Error as err:
+            log.debug("extgen: OpenCL platform %s lists no devices: %s", plat.name, err)
+            continue
+        for d_index, dev in enumerate(devices):
+            found.append(Candidate(plat.name.strip(), dev.name.strip(), dev.driver_version.strip(),
+                                   plat.version.strip(), (p_index, d_index), dev))
+    return found
+
+
+def probe(cl: Any, cand: Candidate) -> str:
+    """'' when the probe kernel builds and computes right on `cand`, else the reason."""
+    import numpy as np
+
+    try:
+        ctx = cl.Context([cand.handle])
+        prg = cl.Program(ctx, PROBE_SOURCE).build()
+        queue = cl.CommandQueue(ctx)
+        host = np.arange(4, dtype=np.float32)
+        buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=host)
+        prg.extgen_probe(queue, (4,), None, buf)
+        out = np.empty_like(host)
+        cl.enqueue_copy(queue, out, buf)
+        queue.finish()
+    except cl.Error as err:
+        return _first_error(str(err))
+    if not np.array_equal(out, host * 2 + 1):
+        return f"the probe kernel computed {out.tolist()} instead of {(host * 2 + 1).tolist()}"
+    return ""
+
+
+def _first_error(text: str) -> str:
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    errors = [ln for ln in lines if re.search(r"\berror\b", ln, re.I)
+              and "clBuildProgram failed" not in ln]
+    return (errors or lines or ["unknown error"])[0][:200]
+
+
+class Verdicts:
+    """Probe results in a JSON file: {key: reason}, '' meaning the device works."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            self.data: dict[str, str] = json.loads(path.read_text())
+        except (OSError, ValueError):
+            self.data = {}
+        if not isinstance(self.data, dict):
+            self.data = {}
+
+    @staticmethod
+    def key(cand: Candidate) -> str:
+        text = "\0".join((_host(), cand.platform, cand.version, cand.device, cand.driver))
+        return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+    def get(self, cand: Candidate) -> str | None:
+        value = self.data.get(self.key(cand))
+        return value if isinstance(value, str) else None
+
+    def put(self, cand: Candidate, reason: str) -> None:
+        self.data[self.key(cand)] = reason
+        text = json.dumps(self.data, indent=1).encode()
+        try:
+            write_atomic(self.path, lambda f: f.write(text))
+        except OSError as err:
+            log.debug("extgen: OpenCL probe verdicts not saved (%s)", err)
+
+
+def _host() -> str:
+    """The CPU, as far as it decides whether a CPU driver's compiler knows it."""
+    try:
+        first = Path("/proc/cpuinfo").read_text().split("\n\n", 1)[0]
+    except OSError:
+        first = ""
+    pairs = (ln.split(":", 1) for ln in first.splitlines() if ":" in ln)
+    keep = [v.strip() for k, v in pairs if k.strip() in ("vendor_id", "cpu family", "model",
+                                                         "model name")]
+    return "|".join([os.uname().machine, *keep])
+
+
+def choose(cands: Iterable[Candidate], wanted: str, verdicts: Verdicts,
+           try_device: Callable[[Candidate], str]) -> Candidate:
+    """The first candidate that works: those matching `wanted` only, when it is set."""
+    cands = list(cands)
+    if wanted:
+        pool = [c for c in cands if c.matches(wanted)]
+        if not pool:
+            have = ", ".join(c.label for c in cands) or "none"
+            msg = f"EXTGEN_OPENCL_DEVICE={wanted!r} matches no OpenCL device (have: {have})"
+            raise KernelBuildError(msg)
+    else:
+        pool = cands
+    failures = []
+    for cand in pool:
+        reason = verdicts.get(cand)
+        if reason is None:
+            reason = try_device(cand)
+            verdicts.put(cand, reason)
+            log.info("OpenCL probe: %s: %s", cand.label, reason or "works")
+        if not reason:
+            return cand
+        failures.append(f"{cand.label}: {reason}")
+    raise KernelBuildError(_nothing_builds(failures, wanted))
+
+
+def _nothing_builds(failures: list[str], wanted: str) -> str:
+    if wanted:
+        return (f"EXTGEN_OPENCL_DEVICE={wanted!r}: the device cannot build kernels: "
+                f"{'; '.join(failures)}; unset EXTGEN_OPENCL_DEVICE or name another device")
+    tried = "; ".join(failures) if failures else "no OpenCL device found"
+    return f"no OpenCL device can build kernels ({tried}); fix: {driver_fix()}"
+
+
+def driver_fix() -> str:
+    """How to install a CPU OpenCL driver (PoCL) on this system."""
+    command = install_command("pocl-opencl-icd", "pocl")
+    where = f": {command}" if command else " (PoCL) from your system's packages"
+    return f"install a CPU OpenCL driver{where}, or set EXTGEN_OPENCL_DEVICE to a device that works"
+
+
+OCLGRIND_LIBS = ("/usr/lib/oclgrind/liboclgrind-rt-icd.so",
+                 "/usr/lib/x86_64-linux-gnu/liboclgrind-rt-icd.so",
+                 "/usr/local/lib/liboclgrind-rt-icd.so")
+
+
+def register_oclgrind(icd_dir: Path) -> None:
+    """Make Oclgrind (a simulator that reports out-of-bounds accesses) an OpenCL platform.
+
+    The ICD loader reads its vendor list once, so this runs before the first platform query:
+    it writes a vendor folder holding the system's .icd files plus Oclgrind's."""
+    binary = shutil.which("oclgrind")
+    libs = list(OCLGRIND_LIBS)
+    if binary:
+        libs.insert(0, str(Path(binary).resolve().parents[1] / "lib/oclgrind/liboclgrind-rt-icd.so"))
+    lib = next((p for p in libs if Path(p).is_file()), None)
+    if lib is None:
+        how = install_command("oclgrind", "oclgrind") or "from your system's packages"
+        msg = f"EXTGEN_OPENCL_DEVICE='oclgrind': Oclgrind is not installed; install it: {how}"
+        raise KernelBuildError(msg)
+    system = Path(os.environ.get("OCL_ICD_VENDORS") or "/etc/OpenCL/vendors")
+    if system.resolve() == icd_dir.resolve():
+        system = Path("/etc/OpenCL/vendors")
+    icd_dir.mkdir(parents=True, exist_ok=True)
+    for old in icd_dir.glob("*.icd"):
+        old.unlink()
+    for icd in sorted(system.glob("*.icd")) if system.is_dir() else []:
+        shutil.copyfile(icd, icd_dir / icd.name)
+    (icd_dir / "extgen-oclgrind.icd").write_text(lib + "\n")
+    os.environ["OCL_ICD_VENDORS"] = str(icd_dir)

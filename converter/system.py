@@ -1,0 +1,27 @@
+"""Facts about the host that messages need: how this Linux distribution installs a package."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+__all__ = ["install_command"]
+
+_INSTALLERS = (({"debian", "ubuntu"}, "apt-get install {deb}"),
+               ({"fedora", "rhel", "centos"}, "dnf install {rpm}"),
+               ({"arch"}, "pacman -S {rpm}"),
+               ({"suse", "opensuse"}, "zypper install {rpm}"))
+
+
+def install_command(deb: str, rpm: str, os_release: Path = Path("/etc/os-release")) -> str:
+    """The command that installs a package here, given its Debian and RPM names ('' if unknown)."""
+    try:
+        fields = dict(ln.split("=", 1) for ln in os_release.read_text().splitlines() if "=" in ln)
+    except OSError:
+        fields = {}
+    ids = set(f"{fields.get('ID', '')} {fields.get('ID_LIKE', '')}".replace('"', "").split())
+    sudo = "" if os.geteuid() == 0 else "sudo "
+    for family, command in _INSTALLERS:
+        if ids & family:
+            return sudo + command.format(deb=deb, rpm=rpm)
+    return ""
