@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from extgen import __version__
 from extgen.commands import check as check_cmd
 from extgen.commands import convert as convert_cmd
+from extgen.commands import doctor as doctor_cmd
 from extgen.commands import new as new_cmd
 from extgen.commands import run as run_cmd
 from extgen.commands import schema as schema_cmd
@@ -19,7 +20,7 @@ __all__ = ["main"]
 
 _COMMANDS = {
     "check": check_cmd, "new": new_cmd, "convert": convert_cmd, "run": run_cmd,
-    "schema": schema_cmd,
+    "schema": schema_cmd, "doctor": doctor_cmd,
 }
 LOG_LEVELS = ("CRITICAL", "ERROR", "WARN", "WARNING", "INFO", "DEBUG", "NOTSET")
 

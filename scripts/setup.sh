@@ -1,13 +1,45 @@
 #!/usr/bin/env bash
-# Create .venv (once) and install extgen with its test dependencies into it.
+# Set up a checkout for the README's commands, in three steps:
+#   1. .venv with extgen (editable) and its test dependencies;
+#   2. a CPU OpenCL driver that works on this host, for the GPU/VPU kernels: when no OpenCL
+#      device can build a probe kernel and we are root on Debian/Ubuntu, install PoCL from apt
+#      (pocl-opencl-icd); otherwise print the command to run;
+#   3. the system tools the CPU target needs (a C++ compiler, cmake): one line per missing tool
+#      with the command that installs it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# 1. Python packages
+if ! command -v python3 >/dev/null; then
+    echo "setup: python3 not found; install Python 3.10 or newer (apt-get install python3-venv)" >&2
+    exit 1
+fi
 if [ ! -x .venv/bin/python ]; then
-    python3 -m venv .venv
+    python3 -m venv .venv || {
+        echo "setup: cannot create .venv; install the venv module (apt-get install python3-venv)" >&2
+        exit 1
+    }
 fi
 stamp=.venv/.extgen-installed
-if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ setup.py -nt "$stamp" ]; then
     .venv/bin/python -m pip install -q --upgrade pip
     .venv/bin/python -m pip install -q -e ".[test]"
     touch "$stamp"
+fi
+doctor=(.venv/bin/python -m extgen doctor)
+
+# 2. A CPU OpenCL driver
+if ! "${doctor[@]}" opencl >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "setup: no OpenCL device here builds kernels; installing PoCL (apt-get install pocl-opencl-icd)"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -q --no-install-recommends pocl-opencl-icd >/dev/null 2>&1 || {
+        apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends pocl-opencl-icd >/dev/null
+    }
+fi
+
+# 3. Check every system tool; one line for each that is missing
+if ! report=$("${doctor[@]}" c++ cmake opencl 2>&1); then
+    echo "$report" | grep -v '^ok' >&2
+    echo "setup: install what is missing above, then run the command again" >&2
+    exit 1
 fi

@@ -1,0 +1,91 @@
+"""`extgen doctor`: check the system tools extgen's targets need, one line each, with the
+command that installs what is missing."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import subprocess
+import time
+from collections.abc import Callable
+
+HELP = "check the C++ compiler, cmake, the OpenCL device and OpenVINO"
+DESCRIPTION = (
+    "Check what extgen's targets need on this machine and print one line per tool: 'ok' with\n"
+    "what was found, or 'missing' with the command that installs it. The OpenCL check builds a\n"
+    "probe kernel on each device until one works and remembers the verdict, so the GPU/VPU\n"
+    "devices of `extgen run` start at once later. Exit status 0 when every checked tool is\n"
+    "there, 1 otherwise."
+)
+EPILOG = "examples:\n  extgen doctor\n  extgen doctor opencl      # only the OpenCL device"
+
+Check = Callable[[], tuple[bool, str]]
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("checks", nargs="*", type=_check_name, metavar="CHECK",
+                   help=f"what to check: {', '.join(_CHECKS)} (default: all)")
+
+
+def _check_name(text: str) -> str:
+    if text not in _CHECKS:
+        msg = f"unknown check {text!r} (choose from {', '.join(_CHECKS)})"
+        raise argparse.ArgumentTypeError(msg)
+    return text
+
+
+def run(args: argparse.Namespace) -> int:
+    failed = 0
+    for name in args.checks or _CHECKS:
+        ok, text = _CHECKS[name]()
+        print(f"{'ok' if ok else 'missing':8} {name:9} {text}", flush=True)
+        failed += not ok
+    return 1 if failed else 0
+
+
+def _tool(names: tuple[str, ...], deb: str, rpm: str, purpose: str) -> tuple[bool, str]:
+    from converter.system import install_command
+
+    for name in names:
+        path = shutil.which(name)
+        if path:
+            out = subprocess.run([path, "--version"], capture_output=True, text=True, check=False)
+            first = (out.stdout or out.stderr).strip().splitlines()[:1]
+            return True, f"{first[0] if first else name} ({path})"
+    how = install_command(deb, rpm) or f"install {deb} from your system's packages"
+    return False, f"{names[0]} not found, {purpose}; install it: {how}"
+
+
+def _cxx() -> tuple[bool, str]:
+    return _tool(("c++", "g++", "clang++"), "g++", "gcc-c++", "needed to build the CPU target")
+
+
+def _cmake() -> tuple[bool, str]:
+    return _tool(("cmake",), "cmake", "cmake", "needed to build the CPU target")
+
+
+def _opencl() -> tuple[bool, str]:
+    from converter.runtime.opencl import build
+    from extgen.errors import ExtgenError
+
+    start = time.perf_counter()
+    try:
+        chosen = build.chosen_device()
+    except ExtgenError as err:
+        return False, str(err)
+    took = time.perf_counter() - start
+    return True, f"{chosen.label}, ready in {took:.2f} s (GPU and VPU kernels run here)"
+
+
+def _openvino() -> tuple[bool, str]:
+    try:
+        import openvino
+    except ImportError:
+        return False, "the openvino package is not installed (optional engine): pip install openvino"
+    version = re.sub(r"-.*", "", openvino.__version__)
+    return True, f"OpenVINO runtime {version} (--engine openvino, CPU extension builds)"
+
+
+_CHECKS: dict[str, Check] = {"c++": _cxx, "cmake": _cmake, "opencl": _opencl,
+                             "openvino": _openvino}
