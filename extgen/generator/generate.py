@@ -19,7 +19,10 @@ from extgen.generator.context import op_context
 
 __all__ = ["TEMPLATES", "FileReport", "generate", "load_config", "plan_files", "status", "write_reports"]
 
-TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
+# A wheel ships them as extgen/templates; a checkout keeps them at the top of the repository.
+_PACKAGE = Path(__file__).resolve().parents[1]
+TEMPLATES = next((d for d in (_PACKAGE / "templates", _PACKAGE.parent / "templates") if d.is_dir()),
+                 _PACKAGE / "templates")
 # target -> (template folder, destination folder)
 _LAYOUT = {
     "mo-op": ("mo/ops", "user_mo_extensions/ops"),
