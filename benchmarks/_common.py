@@ -4,25 +4,15 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
+from light_zoo import ZOO, cache_dir, materialize
+
+__all__ = ["ROOT", "ZOO", "ZOO_DIR", "materialize", "measure"]
+
 ROOT = Path(__file__).resolve().parents[1]
-SHARED_BENCH = ROOT.parent / "shared" / "bench"
-ZOO = ("resnet50", "vgg19", "densenet121", "inception_v1", "inception_v2", "shufflenet",
-       "squeezenet", "bvlc_alexnet", "zfnet512")
-ZOO_DIR = ROOT / ".bench" / "zoo"
-
-
-def materialize(names: list[str], out: Path = ZOO_DIR) -> None:
-    """Make <out>/<name>.onnx + .input.npy + .expected.npy for the names still missing."""
-    missing = [n for n in names if not (out / f"{n}.expected.npy").exists()]
-    if missing:
-        out.mkdir(parents=True, exist_ok=True)
-        script = SHARED_BENCH / "materialize_light.py"
-        subprocess.run([sys.executable, str(script), str(out), *missing], check=True,
-                       stdout=subprocess.DEVNULL)
+ZOO_DIR = cache_dir()
 
 
 def measure(cmd: list[str]) -> tuple[float, float]:

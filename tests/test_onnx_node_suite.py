@@ -1,7 +1,7 @@
 """The ONNX backend node cases pinned in tests/data/onnx_node_pass_<engine>.txt must keep passing
-through our converter, with the IR run in real OpenVINO and in the shim. Regenerate a list with
-`../shared/bench/onnx_node_suite.py py:converter.onnx_backend:ExtgenBackend:engine=ENGINE --json F`
-and keep the names whose value is "pass"."""
+through our converter, with the IR run in real OpenVINO and in the shim. Regenerate a list by
+running the node suite through the backend `py:converter.onnx_backend:ExtgenBackend:engine=ENGINE`
+and keeping the names that pass."""
 
 from __future__ import annotations
 
