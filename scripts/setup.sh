@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Set up a checkout for the README's commands, in three steps:
 #   1. .venv with extgen (editable) and its test dependencies;
-#   2. a CPU OpenCL driver that works on this host, for the GPU/VPU kernels: when no OpenCL
-#      device can build a probe kernel and we are root on Debian/Ubuntu, install PoCL from apt
-#      (pocl-opencl-icd); otherwise print the command to run;
-#   3. the system tools the CPU target needs (a C++ compiler, cmake): one line per missing tool
-#      with the command that installs it.
+#   2. a CPU OpenCL driver that works on this host, for the GPU/VPU kernels, and Oclgrind, the
+#      kernel debugger: when no OpenCL device can build a probe kernel, or oclgrind is missing,
+#      and we are root on Debian/Ubuntu, install them from apt (pocl-opencl-icd, oclgrind);
+#   3. the system tools (a C++ compiler and cmake for the CPU target, the OpenCL device,
+#      Oclgrind): one line per missing tool with the command that installs it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,17 +28,20 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ setup.py -nt "$stam
 fi
 doctor=(.venv/bin/python -m extgen doctor)
 
-# 2. A CPU OpenCL driver
-if ! "${doctor[@]}" opencl >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    echo "setup: no OpenCL device here builds kernels; installing PoCL (apt-get install pocl-opencl-icd)"
+# 2. A CPU OpenCL driver, and Oclgrind
+need=()
+"${doctor[@]}" opencl >/dev/null 2>&1 || need+=(pocl-opencl-icd)
+command -v oclgrind >/dev/null || need+=(oclgrind)
+if [ ${#need[@]} -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "setup: installing ${need[*]} (apt-get install ${need[*]})"
     export DEBIAN_FRONTEND=noninteractive
-    apt-get install -y -q --no-install-recommends pocl-opencl-icd >/dev/null 2>&1 || {
-        apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends pocl-opencl-icd >/dev/null
+    apt-get install -y -q --no-install-recommends "${need[@]}" >/dev/null 2>&1 || {
+        apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends "${need[@]}" >/dev/null
     }
 fi
 
 # 3. Check every system tool; one line for each that is missing
-if ! report=$("${doctor[@]}" c++ cmake opencl 2>&1); then
+if ! report=$("${doctor[@]}" c++ cmake opencl oclgrind 2>&1); then
     echo "$report" | grep -v '^ok' >&2
     echo "setup: install what is missing above, then run the command again" >&2
     exit 1

@@ -26,7 +26,8 @@ from extgen.errors import ExtensionError
 __all__ = ["LegacyImportError", "legacy_imports"]
 
 _HERE = str(Path(__file__).parent)
-_MIGRATION = "see docs/migration.md"
+_MIGRATION = ("copy what you need of it into your extension folder, or use extgen's own API "
+              "(converter.ops.op.Op, converter.front.extractor.FrontExtractorOp)")
 
 
 class LegacyImportError(ExtensionError, ImportError):

@@ -21,6 +21,9 @@ def sh(*cmd: str, quiet: bool = False) -> str:
     """Run one command, echoing it; stop the example with its output on failure."""
     shown = " ".join(str(c).replace(str(OUT) + "/", "") for c in cmd)
     print(f"\n$ {shown}", flush=True)
+    if shutil.which(str(cmd[0])) is None:
+        raise SystemExit(f"example step failed: {cmd[0]} is not installed "
+                         "(`extgen doctor` prints the command that installs it)")
     done = subprocess.run([str(c) for c in cmd], cwd=OUT, capture_output=True, text=True)
     if done.returncode != 0:
         print(done.stdout + done.stderr)

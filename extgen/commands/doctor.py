@@ -10,13 +10,14 @@ import subprocess
 import time
 from collections.abc import Callable
 
-HELP = "check the C++ compiler, cmake, the OpenCL device and OpenVINO"
+HELP = "check the C++ compiler, cmake, the OpenCL device, Oclgrind and OpenVINO"
 DESCRIPTION = (
     "Check what extgen's targets need on this machine and print one line per tool: 'ok' with\n"
     "what was found, or 'missing' with the command that installs it. The OpenCL check builds a\n"
     "probe kernel on each device until one works and remembers the verdict, so the GPU/VPU\n"
-    "devices of `extgen run` start at once later. Exit status 0 when every checked tool is\n"
-    "there, 1 otherwise."
+    "devices of `extgen run` start at once later. Oclgrind is the kernel debugger\n"
+    "(EXTGEN_OPENCL_DEVICE=oclgrind). Exit status 0 when every checked tool is there, 1\n"
+    "otherwise."
 )
 EPILOG = "examples:\n  extgen doctor\n  extgen doctor opencl      # only the OpenCL device"
 
@@ -78,6 +79,11 @@ def _opencl() -> tuple[bool, str]:
     return True, f"{chosen.label}, ready in {took:.2f} s (GPU and VPU kernels run here)"
 
 
+def _oclgrind() -> tuple[bool, str]:
+    return _tool(("oclgrind",), "oclgrind", "oclgrind",
+                 "the kernel debugger behind EXTGEN_OPENCL_DEVICE=oclgrind")
+
+
 def _openvino() -> tuple[bool, str]:
     try:
         import openvino
@@ -88,4 +94,4 @@ def _openvino() -> tuple[bool, str]:
 
 
 _CHECKS: dict[str, Check] = {"c++": _cxx, "cmake": _cmake, "opencl": _opencl,
-                             "openvino": _openvino}
+                             "oclgrind": _oclgrind, "openvino": _openvino}

@@ -1,0 +1,59 @@
+"""A wheel does everything a checkout does: built from the repository, installed into a new
+virtual environment outside it, and used from an unrelated folder for the cosh example's
+generate, convert and GPU run."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.slow
+
+
+def _run(cmd: list, cwd: Path, env: dict | None = None) -> str:
+    done = subprocess.run([str(c) for c in cmd], cwd=cwd, capture_output=True, text=True,
+                          env=env, check=False)
+    assert done.returncode == 0, f"{cmd}: {done.stdout}{done.stderr}"
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> Path:
+    """The bin/ folder of a new venv holding only the wheel and its declared dependencies."""
+    base = tmp_path_factory.mktemp("wheel")
+    _run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", ROOT, "-w", base / "dist"], base)
+    (wheel,) = (base / "dist").glob("extgen-*.whl")
+    _run([sys.executable, "-m", "venv", base / "venv"], base)
+    _run([base / "venv/bin/python", "-m", "pip", "install", "-q", wheel], base)
+    return base / "venv" / "bin"
+
+
+def test_the_wheel_runs_the_cosh_example_from_another_folder(installed: Path, tmp_path) -> None:
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env["EXTGEN_CACHE_DIR"] = str(tmp_path / "cache")
+    where = _run([installed / "python", "-c", "import extgen, converter; "
+                  "print(extgen.__file__, converter.__file__)"], work, env)
+    assert str(ROOT) not in where and "site-packages" in where
+    assert _run([installed / "python", "-m", "extgen", "--version"], work, env).startswith("extgen")
+
+    _run([sys.executable, ROOT / "examples/cosh/make_model.py", work], work)  # needs onnxruntime
+    config = work / "cosh.extgen.json"
+    config.write_text((ROOT / "examples/cosh/cosh.extgen.json").read_text())
+    extgen = installed / "extgen"
+    _run([extgen, "new", "--config", config, "--output_dir", "ext"], work, env)
+    assert (work / "ext/user_ie_extensions/gpu/cosh_kernel.cl").is_file()
+    _run([extgen, "convert", "--input_model", "cosh_net.onnx", "--extensions",
+          "ext/user_mo_extensions", "--output_dir", "ir"], work, env)
+    _run([extgen, "run", "--model", "ir/cosh_net.xml", "--input", "image=image.npy",
+          "--device", "GPU", "--config", "ext/user_ie_extensions/gpu/cosh_kernel.xml",
+          "--output", "probs.npz"], work, env)
+    (probs,) = np.load(work / "probs.npz").values()
+    np.testing.assert_allclose(probs, np.load(work / "reference.npy"), atol=1e-5)
