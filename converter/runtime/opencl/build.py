@@ -11,7 +11,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from extgen.errors import KernelBuildError, KernelConfigError
+from converter.errors import KernelBuildError, KernelConfigError
 
 __all__ = [
     "cache_dir", "compile_count", "context", "disk_hits", "has_fp16", "kernel", "opencl", "program",
