@@ -7,7 +7,8 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from extgen import __version__
+from converter.progress import set_activity
+from extgen import __version__, progress
 from extgen.commands import check as check_cmd
 from extgen.commands import convert as convert_cmd
 from extgen.commands import new as new_cmd
@@ -73,6 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     _setup_logging(args.log_level)
+    set_activity(progress.activity)
     debug = args.log_level == "DEBUG"
     try:
         return int(args.run(args) or 0)

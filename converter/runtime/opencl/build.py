@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from converter.errors import KernelBuildError, KernelConfigError
+from converter.progress import activity
 
 __all__ = [
     "cache_dir", "compile_count", "context", "disk_hits", "has_fp16", "kernel", "opencl", "program",
@@ -152,8 +153,6 @@ def program(source: str, options: str, label: str) -> Any:
     if prg is None:
         prg = _from_disk(key, options)
     if prg is None:
-        from extgen.progress import activity
-
         cl = opencl()
         try:
             with warnings.catch_warnings(record=True) as caught, activity(f"building OpenCL {label}"):
