@@ -22,10 +22,12 @@ def _silent(label: str) -> AbstractContextManager[None]:
 _display: Activity = _silent
 
 
-def set_activity(display: Activity | None) -> None:
-    """Show each later activity(label) as display(label); None restores the silent default."""
+def set_activity(display: Activity | None) -> Activity:
+    """Show each later activity(label) as display(label); None restores the silent default.
+    Returns the display it replaces."""
     global _display
-    _display = display or _silent
+    previous, _display = _display, display or _silent
+    return previous
 
 
 def activity(label: str) -> AbstractContextManager[None]:

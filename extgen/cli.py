@@ -74,8 +74,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     _setup_logging(args.log_level)
-    set_activity(progress.activity)
     debug = args.log_level == "DEBUG"
+    previous = set_activity(progress.activity)
     try:
         return int(args.run(args) or 0)
     except ExtgenError as err:
@@ -94,6 +94,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             "(rerun with --log_level DEBUG for the traceback, and please report it)\n"
         )
         return 1
+    finally:
+        set_activity(previous)
 
 
 if __name__ == "__main__":

@@ -1,21 +1,16 @@
-"""Progress is injected: the library's activity() is silent until the CLI installs its display."""
+"""Progress is injected: the library's activity() is silent unless the CLI's display is installed,
+which main() does for the length of one command."""
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 from collections.abc import Iterator
-
-import pytest
 
 from converter import progress as hook
 from extgen import progress
 from extgen.cli import main
-
-
-@pytest.fixture(autouse=True)
-def _silent_afterwards() -> Iterator[None]:
-    yield
-    hook.set_activity(None)
+from extgen.commands import schema
 
 
 def test_the_library_default_shows_nothing(capsys, caplog) -> None:
@@ -25,7 +20,7 @@ def test_the_library_default_shows_nothing(capsys, caplog) -> None:
     assert caplog.records == []
 
 
-def test_the_cli_installs_its_display(monkeypatch, capsys) -> None:
+def test_the_cli_shows_activities_while_a_command_runs(monkeypatch) -> None:
     shown: list[str] = []
 
     @contextlib.contextmanager
@@ -33,9 +28,14 @@ def test_the_cli_installs_its_display(monkeypatch, capsys) -> None:
         shown.append(label)
         yield
 
+    def run(args: argparse.Namespace) -> int:
+        with hook.activity("building OpenCL kernel"):
+            return 0
+
     monkeypatch.setattr(progress, "activity", display)
+    monkeypatch.setattr(schema, "run", run)
     assert main(["schema"]) == 0
-    capsys.readouterr()
-    with hook.activity("building OpenCL kernel"):
+    assert shown == ["building OpenCL kernel"]
+    with hook.activity("after the command"):
         pass
     assert shown == ["building OpenCL kernel"]
