@@ -10,12 +10,12 @@ import traceback
 from collections.abc import Iterator
 from pathlib import Path
 
+from converter.errors import ExtensionError
 from converter.front.extractor import FrontExtractorOp
 from converter.legacy import legacy_imports
 from converter.ops import op as op_module
 from converter.ops.op import Op
 from converter.passes import ReplacementPattern
-from extgen.errors import ExtensionError
 
 __all__ = ["extension_scope", "load_extension_dirs", "python_op_classes"]
 

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from converter.errors import InputFileError, UsageError
 from converter.graph.graph import Graph, Node
 from converter.options import ConvertOptions
-from extgen.errors import InputFileError, UsageError
 
 __all__ = ["SUFFIXES", "Framework", "detect", "resolve"]
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import numpy as np
 
+from converter.errors import UsageError
 from converter.graph.shape import Shape, parse_shape
 from converter.ops.types import dtype_of
-from extgen.errors import UsageError
 
 __all__ = [
     "ConvertOptions",

@@ -12,9 +12,9 @@ from typing import Any, ClassVar
 
 import networkx as nx
 
+from converter.errors import ConversionError, ExtensionError, ExtgenError
 from converter.graph.graph import Graph
 from converter.graph.pattern import apply_pattern
-from extgen.errors import ConversionError, ExtensionError, ExtgenError
 
 __all__ = ["Anchor", "ReplacementPattern", "order_passes", "reinfer", "run_passes"]
 

@@ -19,6 +19,7 @@ from converter.middle.partial_infer import partial_infer
 from converter.middle.tensor_nodes import create_tensor_nodes
 from converter.options import ConvertOptions
 from converter.passes import ReplacementPattern, order_passes, run_passes
+from converter.version import __version__
 
 __all__ = ["PHASES", "ConvertResult", "convert", "convert_to_graph"]
 
@@ -43,8 +44,6 @@ def _phase_passes(phase: str) -> list[type[ReplacementPattern]]:
 
 
 def _rt_info(opts: ConvertOptions, framework: str) -> dict:
-    from extgen import __version__
-
     params = {"framework": framework, "input_model": f"DIR/{opts.input_model.name}"}
     if opts.input_shape:
         params["input_shape"] = ",".join("[" + ",".join(map(str, s)) + "]" for s in opts.input_shape)

@@ -1,3 +1,5 @@
 """extgen: add a custom operation to an OpenVINO deployment and see it run end to end."""
 
-__version__ = "0.1.0"
+from converter.version import __version__
+
+__all__ = ["__version__"]

@@ -7,7 +7,8 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from extgen import __version__
+from converter.progress import set_activity
+from extgen import __version__, progress
 from extgen.commands import check as check_cmd
 from extgen.commands import convert as convert_cmd
 from extgen.commands import doctor as doctor_cmd
@@ -75,6 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     _setup_logging(args.log_level)
     debug = args.log_level == "DEBUG"
+    previous = set_activity(progress.activity)
     try:
         return int(args.run(args) or 0)
     except ExtgenError as err:
@@ -93,6 +95,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             "(rerun with --log_level DEBUG for the traceback, and please report it)\n"
         )
         return 1
+    finally:
+        set_activity(previous)
 
 
 if __name__ == "__main__":

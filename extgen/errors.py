@@ -1,6 +1,23 @@
-"""Every error extgen shows a user; the CLI catches ExtgenError and prints one line."""
+"""Every error extgen shows a user; the CLI catches ExtgenError and prints one line.
+
+The classes live in the library (converter.errors); this module re-exports them for the
+application, user code and generated extensions, and adds the generator's own ConfigError."""
 
 from __future__ import annotations
+
+from converter.errors import (
+    ExtgenError,
+    UsageError,
+    InputFileError,
+    ModelFormatError,
+    UnsupportedOpError,
+    ShapeInferenceError,
+    ConversionError,
+    OutputError,
+    ExtensionError,
+    KernelConfigError,
+    KernelBuildError,
+)
 
 __all__ = [
     "ConfigError",
@@ -18,78 +35,7 @@ __all__ = [
 ]
 
 
-class ExtgenError(Exception):
-    """Base of all user-facing errors. `exit_code` is what the CLI exits with."""
-
-    exit_code = 1
-
-
 class ConfigError(ExtgenError):
     """A generator config (JSON or answers) is invalid: names the field and the problem."""
-
-    exit_code = 2
-
-
-class UsageError(ExtgenError):
-    """A command-line value is malformed (bad --input_shape, unknown --framework, ...)."""
-
-    exit_code = 2
-
-
-class InputFileError(ExtgenError):
-    """An input file is missing or cannot be read."""
-
-    exit_code = 2
-
-
-class ModelFormatError(ExtgenError):
-    """A model file is truncated, corrupt or not of the format it claims."""
-
-    exit_code = 2
-
-
-class UnsupportedOpError(ExtgenError):
-    """The model holds ops that neither the built-ins nor the extensions handle."""
-
-    exit_code = 2
-
-    def __init__(self, message: str, ops: dict[str, list[str]] | None = None) -> None:
-        super().__init__(message)
-        self.ops = ops or {}
-
-
-class ShapeInferenceError(ExtgenError):
-    """Shape or type inference failed on a node; the message names the node."""
-
-    exit_code = 2
-
-
-class ConversionError(ExtgenError):
-    """A transformation failed on the model; the message names the pass."""
-
-    exit_code = 2
-
-
-class OutputError(ExtgenError):
-    """The output location cannot be written."""
-
-    exit_code = 2
-
-
-class ExtensionError(ExtgenError):
-    """A user extension folder fails to load or breaks a rule (duplicate id, cycle, ...)."""
-
-    exit_code = 2
-
-
-class KernelConfigError(ExtgenError):
-    """A GPU (SimpleGPU) or VPU (MVCL) kernel XML is malformed, names a missing file or an
-    invalid work size, or does not fit the layer it is bound to."""
-
-    exit_code = 2
-
-
-class KernelBuildError(ExtgenError):
-    """An OpenCL kernel fails to compile; the message carries the build log's error lines."""
 
     exit_code = 2

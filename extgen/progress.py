@@ -1,4 +1,7 @@
-"""Progress display for long work: a rich status line on a terminal, log lines otherwise."""
+"""Progress display for long work: a rich status line on a terminal, log lines otherwise.
+
+The CLI installs `activity` as the library's display (converter.progress.set_activity) and
+hands a `phases` step to the conversion pipeline."""
 
 from __future__ import annotations
 

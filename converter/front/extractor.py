@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import ClassVar
 
+from converter.errors import UnsupportedOpError
 from converter.graph.graph import Graph, Node
 from converter.ops.op import Op
-from extgen.errors import UnsupportedOpError
 
 __all__ = ["FrontExtractorOp", "check_unsupported", "extract_nodes", "unsupported_nodes"]
 

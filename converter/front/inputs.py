@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from converter.errors import UsageError
 from converter.graph.graph import Graph, Node
 from converter.graph.port import Port
 from converter.ops.op import Op
 from converter.options import ConvertOptions, InputSpec
-from extgen.errors import UsageError
 
 __all__ = ["apply_input_options"]
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import networkx as nx
 
+from converter.errors import ConversionError, UsageError
 from converter.graph.port import Port
 
 __all__ = ["Graph", "Node", "rename_nodes"]
@@ -72,8 +73,6 @@ class Graph(nx.MultiDiGraph):
         for nid, data in self.nodes(data=True):
             if data.get("name") == name:
                 return nid
-        from extgen.errors import UsageError
-
         msg = f"no node named '{name}' in the model"
         raise UsageError(msg)
 
@@ -87,8 +86,6 @@ class Graph(nx.MultiDiGraph):
             ids = nx.lexicographical_topological_sort(self, key=index.__getitem__)
             return [Node(self, nid) for nid in ids]
         except nx.NetworkXUnfeasible as err:
-            from extgen.errors import ConversionError
-
             cycle = nx.find_cycle(self)
             names = " -> ".join(str(self.nodes[u].get("name", u)) for u, *_ in cycle)
             msg = f"the model graph has a cycle: {names}"
@@ -120,8 +117,6 @@ class Graph(nx.MultiDiGraph):
 
     def check_empty_graph(self, where: str = "") -> None:
         if len(self) == 0:
-            from extgen.errors import ConversionError
-
             msg = f"the graph became empty{' after ' + where if where else ''}"
             raise ConversionError(msg)
 

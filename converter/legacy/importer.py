@@ -20,8 +20,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from converter.errors import ExtensionError
 from converter.legacy.names import ROOTS, legacy_modules
-from extgen.errors import ExtensionError
 
 __all__ = ["LegacyImportError", "legacy_imports"]
 

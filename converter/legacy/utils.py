@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from converter.errors import ConversionError
 from converter.graph.graph import Node
-from extgen.errors import ConversionError
 
 __all__ = [
     "Error", "FrameworkError", "InternalError", "get_batch_dim", "get_features_dim",

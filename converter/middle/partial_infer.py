@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from converter.errors import ExtgenError, ShapeInferenceError
 from converter.graph.graph import Graph, Node
 from converter.graph.shape import as_shape
-from extgen.errors import ExtgenError, ShapeInferenceError
 
 __all__ = ["infer_node", "partial_infer"]
 

@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from converter.errors import ExtensionError
 from converter.graph.graph import Graph, Node
 from converter.graph.shape import Shape
 
@@ -214,7 +215,5 @@ class Op:
         try:
             return Op.registered_ops[name]
         except KeyError:
-            from extgen.errors import ExtensionError
-
             msg = f"no Op class is registered for op '{name}'; is its ops/ module in an --extensions folder?"
             raise ExtensionError(msg) from None

@@ -21,11 +21,11 @@ from pathlib import Path
 
 import numpy as np
 
+from converter.errors import ExtgenError, InputFileError
 from converter.extensions import python_op_classes
 from converter.ops.op import Op
 from converter.runtime.executor import Device, Kernel, op_kernel
 from converter.runtime.ir_reader import IRLayer
-from extgen.errors import ExtgenError, InputFileError
 
 __all__ = ["ABI_VERSION", "CpuDevice", "CpuLibrary", "ELEMENT_TYPES"]
 

@@ -8,10 +8,10 @@ from typing import Protocol
 
 import numpy as np
 
+from converter.errors import ExtgenError, UsageError
 from converter.ops.types import dtype_of
 from converter.runtime.executor import Device, Executor
 from converter.runtime.ir_reader import read_ir
-from extgen.errors import ExtgenError, UsageError
 
 __all__ = ["Engine", "open_engine", "parse_device"]
 

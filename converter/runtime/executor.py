@@ -10,10 +10,10 @@ from typing import Any
 
 import numpy as np
 
+from converter.errors import ExtgenError, ModelFormatError, UsageError
 from converter.ops.op import Op, ir_op_class
 from converter.ops.types import dtype_of, parse_attr
 from converter.runtime.ir_reader import IRLayer, IRModel
-from extgen.errors import ExtgenError, ModelFormatError, UsageError
 
 __all__ = ["Device", "Executor", "KernelNotFoundError", "Step"]
 

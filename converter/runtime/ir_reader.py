@@ -11,9 +11,9 @@ from xml.etree.ElementTree import Element, ParseError
 import numpy as np
 from defusedxml import ElementTree
 
+from converter.errors import InputFileError, ModelFormatError
 from converter.graph.shape import parse_shape
 from converter.ops.types import dtype_of
-from extgen.errors import InputFileError, ModelFormatError
 
 __all__ = ["IRLayer", "IRModel", "OutPort", "read_ir"]
 

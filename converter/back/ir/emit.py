@@ -13,12 +13,12 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
+from converter.errors import ConversionError, OutputError, UnsupportedOpError
+from converter.files import write_atomic
 from converter.graph.graph import Graph, Node
 from converter.graph.shape import as_shape
 from converter.ops.op import Op
 from converter.ops.types import element_type, format_attr, precision
-from extgen.errors import ConversionError, OutputError, UnsupportedOpError
-from extgen.files import write_atomic
 
 __all__ = ["emit_ir"]
 

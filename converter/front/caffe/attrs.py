@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from converter.errors import ModelFormatError
 from converter.graph.graph import Node
 from converter.ops.op import Op
 
@@ -100,8 +101,6 @@ def blob_array(blob: Any) -> np.ndarray:
     if value.size != int(np.prod(shape, dtype=np.int64)):
         if not blob.HasField("shape") and value.size and shape == (0, 0, 0, 0):
             return value
-        from extgen.errors import ModelFormatError
-
         msg = f"a weights blob holds {value.size} values for the shape {list(shape)} (corrupt .caffemodel?)"
         raise ModelFormatError(msg)
     return value.reshape(shape)

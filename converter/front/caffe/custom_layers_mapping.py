@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from converter.errors import ExtensionError, InputFileError, ModelFormatError
 from converter.front.caffe.attrs import collect_attributes
 from converter.graph.graph import Node
 from converter.ops.op import Op
-from extgen.errors import ExtensionError, InputFileError, ModelFormatError
 
 __all__ = ["CustomLayer", "apply_mapping", "read_mapping"]
 

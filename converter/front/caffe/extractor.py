@@ -16,9 +16,9 @@ import ast
 import json
 from typing import Any
 
+from converter.errors import ModelFormatError
 from converter.front.extractor import FrontExtractorOp
 from converter.graph.graph import Node
-from extgen.errors import ModelFormatError
 
 __all__ = ["CaffePythonFrontExtractorOp"]
 

@@ -14,12 +14,12 @@ from typing import Any
 
 import numpy as np
 
+from converter.errors import InputFileError, ModelFormatError, UsageError
 from converter.front.caffe.proto import net_class, read_caffemodel, read_prototxt
 from converter.graph.graph import Graph, Node
 from converter.graph.port import Port
 from converter.ops.op import Op
 from converter.options import ConvertOptions
-from extgen.errors import InputFileError, ModelFormatError, UsageError
 
 __all__ = ["V1_TYPES", "load", "net_to_graph"]
 

@@ -12,8 +12,8 @@ from typing import Any
 from google.protobuf import text_format
 from google.protobuf.message import DecodeError
 
+from converter.errors import InputFileError, ModelFormatError, UsageError
 from converter.front.proto import load_proto
-from extgen.errors import InputFileError, ModelFormatError, UsageError
 
 __all__ = ["DEFAULT_PROTO", "net_class", "read_caffemodel", "read_prototxt"]
 

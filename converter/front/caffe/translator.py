@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
+from converter.errors import ModelFormatError
 from converter.front.caffe.attrs import blob_array, is_repeated
 from converter.front.translator import NodeContext, Translator, TranslatorRegistry
 from converter.graph.graph import Node
-from extgen.errors import ModelFormatError
 
 __all__ = ["PARAM_FIELDS", "CaffeNode", "caffe_op", "find_translator", "translators"]
 

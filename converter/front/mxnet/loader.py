@@ -15,13 +15,13 @@ from pathlib import Path
 
 import numpy as np
 
+from converter.errors import InputFileError, UsageError
 from converter.front.mxnet.attrs import get_mxnet_layer_attrs
 from converter.front.mxnet.params import DTYPES, load_params
 from converter.front.mxnet.symbol import Symbol, read_symbol
 from converter.graph.graph import Graph, Node
 from converter.ops.op import Op
 from converter.options import ConvertOptions
-from extgen.errors import InputFileError, UsageError
 
 __all__ = ["load", "model_files", "symbol_to_graph"]
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from extgen.errors import InputFileError, ModelFormatError
+from converter.errors import InputFileError, ModelFormatError
 
 __all__ = ["DTYPES", "load_params", "read_ndarray_file", "write_ndarray_file"]
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from extgen.errors import InputFileError, ModelFormatError
+from converter.errors import InputFileError, ModelFormatError
 
 __all__ = ["Symbol", "SymbolBuilder", "read_symbol"]
 

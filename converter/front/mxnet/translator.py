@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from converter.errors import ConversionError
 from converter.front.mxnet.attrs import AttrDictionary, get_mxnet_layer_attrs
 from converter.front.translator import NodeContext, Translator, TranslatorRegistry
 from converter.graph.graph import Node
-from extgen.errors import ConversionError
 
 __all__ = ["MxnetNode", "find_translator", "mxnet_op", "translators"]
 

@@ -10,11 +10,11 @@ import onnx
 from google.protobuf.message import DecodeError
 from onnx import TensorProto, numpy_helper
 
+from converter.errors import InputFileError, ModelFormatError
 from converter.graph.graph import Graph, Node
 from converter.front.onnx.weights import MappedModel, WireFormatError
 from converter.graph.shape import DYN
 from converter.ops.op import Op
-from extgen.errors import InputFileError, ModelFormatError
 
 __all__ = ["load_model", "model_to_graph", "tensor_value"]
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
-from extgen.errors import ModelFormatError
+from converter.errors import ModelFormatError
 
 __all__ = ["ProtoSyntaxError", "load_proto"]
 

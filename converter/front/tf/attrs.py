@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from extgen.errors import ModelFormatError
+from converter.errors import ModelFormatError
 
 __all__ = [
     "TF_DTYPES",

@@ -19,6 +19,7 @@ import numpy as np
 from google.protobuf import text_format
 from google.protobuf.message import DecodeError
 
+from converter.errors import InputFileError, ModelFormatError
 from converter.front.proto import load_proto
 from converter.front.tf.attrs import (
     attr_value,
@@ -30,7 +31,6 @@ from converter.front.tf.attrs import (
 from converter.graph.graph import Graph, Node
 from converter.graph.shape import DYN
 from converter.ops.op import Op
-from extgen.errors import InputFileError, ModelFormatError
 
 __all__ = ["LAYOUT_OPS", "graph_def_class", "graph_def_to_graph", "load_graph_def"]
 

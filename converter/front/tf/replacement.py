@@ -35,12 +35,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from converter.errors import ConversionError, InputFileError, ModelFormatError
 from converter.front.replacement import FrontReplacementPattern, FrontReplacementSubgraph
 from converter.graph.graph import Graph, Node
 from converter.graph.port import Port
 from converter.ops.op import Op
 from converter.passes import ReplacementPattern
-from extgen.errors import ConversionError, InputFileError, ModelFormatError
 
 __all__ = [
     "CustomReplacementDescriptor",

@@ -10,13 +10,14 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from converter.errors import KernelBuildError, KernelConfigError
+from converter.files import write_atomic
+from converter.progress import activity
 from converter.runtime.opencl import device
-from extgen.errors import KernelBuildError, KernelConfigError
-from extgen.files import write_atomic
 
 __all__ = [
-    "cache_dir", "chosen_device", "compile_count", "context", "disk_hits", "has_fp16", "kernel", "opencl", "program",
-    "queue",
+    "cache_dir", "chosen_device", "compile_count", "context", "disk_hits", "has_fp16", "kernel",
+    "opencl", "program", "queue",
 ]
 
 log = logging.getLogger("extgen")
@@ -135,8 +136,6 @@ def program(source: str, options: str, label: str) -> Any:
     if prg is None:
         prg = _from_disk(key, options)
     if prg is None:
-        from extgen.progress import activity
-
         cl = opencl()
         try:
             with warnings.catch_warnings(record=True) as caught, activity(f"building OpenCL {label}"):

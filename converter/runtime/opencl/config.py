@@ -10,8 +10,8 @@ from pathlib import Path
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import DefusedXMLParser
 
+from converter.errors import KernelConfigError
 from converter.runtime.opencl.expressions import Expression, parse_list
-from extgen.errors import KernelConfigError
 
 __all__ = [
     "GpuDefine", "GpuLayer", "GpuTensor", "VpuData", "VpuScalar", "VpuStage", "VpuTensor",

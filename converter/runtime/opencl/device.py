@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from converter.errors import KernelBuildError
+from converter.files import write_atomic
 from converter.system import install_command
-from extgen.errors import KernelBuildError
-from extgen.files import write_atomic
 
 __all__ = ["Candidate", "Verdicts", "candidates", "choose", "driver_fix", "probe",
            "register_oclgrind"]

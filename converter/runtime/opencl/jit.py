@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from extgen.errors import KernelConfigError
+from converter.errors import KernelConfigError
 
 __all__ = [
     "TensorDesc", "bfyx", "builtins", "cl_type", "from_layout", "map_half", "pitches", "to_layout",
