@@ -22,8 +22,13 @@ if [ ! -x .venv/bin/python ]; then
 fi
 stamp=.venv/.extgen-installed
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ setup.py -nt "$stamp" ]; then
-    .venv/bin/python -m pip install -q --upgrade pip
-    .venv/bin/python -m pip install -q -e ".[test]"
+    echo "setup: installing extgen and its test dependencies into .venv (log: .venv/setup.log)"
+    if ! { .venv/bin/python -m pip install --upgrade pip &&
+           .venv/bin/python -m pip install -e ".[test]"; } >.venv/setup.log 2>&1; then
+        tail -n 20 .venv/setup.log >&2
+        echo "setup: pip failed; the whole log is in .venv/setup.log" >&2
+        exit 1
+    fi
     touch "$stamp"
 fi
 doctor=(.venv/bin/python -m extgen doctor)
