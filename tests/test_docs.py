@@ -83,7 +83,7 @@ def test_reference_is_generated_from_the_code(monkeypatch) -> None:
     )
 
 
-@pytest.mark.parametrize("command", ["check", "new", "convert", "run", "schema"])
+@pytest.mark.parametrize("command", ["check", "new", "convert", "run", "schema", "doctor"])
 def test_every_command_help_shows_an_example(command: str, capsys) -> None:
     from extgen.cli import main
 
