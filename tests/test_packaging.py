@@ -57,3 +57,15 @@ def test_the_wheel_runs_the_cosh_example_from_another_folder(installed: Path, tm
           "--output", "probs.npz"], work, env)
     (probs,) = np.load(work / "probs.npz").values()
     np.testing.assert_allclose(probs, np.load(work / "reference.npy"), atol=1e-5)
+
+
+def test_missing_templates_stop_before_any_question(monkeypatch, tmp_path, capsys) -> None:
+    from extgen.cli import main
+    from extgen.generator import generate
+
+    monkeypatch.setattr(generate, "TEMPLATES", tmp_path / "gone")
+    monkeypatch.setattr("sys.stdin", None)  # a question asked would fail differently
+    assert main(["new", "--output_dir", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "templates are missing" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists()

@@ -69,8 +69,11 @@ def _prefill(model: Path | None, op_type: str | None) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
-    from extgen.generator.generate import generate, load_config
+    from extgen.generator.generate import TEMPLATES, generate, load_config
 
+    if args.template_dir is None and not TEMPLATES.is_dir():  # before any question is asked
+        msg = f"extgen's templates are missing ({TEMPLATES}): reinstall extgen"
+        raise ConfigError(msg)
     extra = {}
     if args.config is None:
         from extgen.generator.interactive import ask_config
