@@ -173,3 +173,18 @@ def test_tensor_names_with_commas_and_backslashes_round_trip(tmp_path: Path) -> 
     ir = read_ir(convert(ConvertOptions(tmp_path / "names.onnx", output_dir=tmp_path / "ir")).xml)
     names = sorted(n for layer in ir.layers.values() for p in layer.outputs for n in p.names)
     assert names == ["a\\b,c", "in,put"]
+
+
+def test_a_closed_pipe_stops_quietly(relu_add_model: Path, tmp_path: Path) -> None:
+    """`extgen convert ... | head -1`: the reader is gone before extgen prints; no traceback."""
+    import subprocess
+    import sys
+
+    code = (f"import sys; sys.argv = ['extgen', 'convert', '--input_model', {str(relu_add_model)!r},"
+            f" '--output_dir', {str(tmp_path / 'ir')!r}]\n"
+            "from extgen.cli import main; sys.exit(main())")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    proc.stdout.close()  # as `head` does once it has its line
+    err = proc.stderr.read()
+    assert proc.wait() == 141 and err == ""

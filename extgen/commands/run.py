@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -22,14 +23,14 @@ examples:
   extgen run --model ir/model.xml --input image=image.npy --output out.npz
   extgen run --model ir/model.xml --device HETERO:GPU,CPU --config user_ie_extensions/gpu/cosh_kernel.xml
   extgen run --model ir/model.xml --extension build/libuser_cpu_extension.so --compare
-  extgen run --model ir/model.xml --benchmark 20"""
+  extgen run --model ir/model.xml --input random --benchmark 20"""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", "-m", required=True, type=Path, metavar="M.xml", help="the IR .xml")
     p.add_argument("--input", "-i", action="append", default=[], metavar="NAME=FILE.npy",
-                   help="an input from a .npy file (repeat per input); missing inputs get "
-                   "seeded random data")
+                   help="an input from a .npy file (repeat per input); NAME=random, or plain "
+                   "'random' for every input not given, feeds seeded random data")
     p.add_argument("--output", "-o", type=Path, metavar="OUT.npz", help="save all outputs here")
     p.add_argument("--device", "-d", default="CPU",
                    help="CPU, GPU, VPU or HETERO:DEV1,DEV2 (default: CPU)")
@@ -47,15 +48,25 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="run both engines and print the max abs difference per output")
 
 
+RANDOM = "random"
+
+
 def _load_inputs(specs: list[str]) -> dict:
+    """NAME -> array, or -> RANDOM; the key '' (plain `--input random`) covers the rest."""
     import numpy as np
 
-    feed = {}
+    feed: dict = {}
     for spec in specs:
+        if spec == RANDOM:
+            feed[""] = RANDOM
+            continue
         name, sep, file = spec.partition("=")
         if not sep or not name or not file:
-            msg = f"--input '{spec}' is malformed; write NAME=FILE.npy"
+            msg = f"--input {spec!r} is malformed; write NAME=FILE.npy, NAME=random or random"
             raise UsageError(msg)
+        if file == RANDOM:
+            feed[name] = RANDOM
+            continue
         path = Path(file)
         if not path.is_file():
             msg = f"--input {name}: no such file {path}"
@@ -68,15 +79,29 @@ def _load_inputs(specs: list[str]) -> dict:
     return feed
 
 
-def _random_inputs(engine, feed: dict) -> dict:
+def _complete_inputs(engine, given: dict) -> dict:
+    """Every model input from `given`; random data only where asked for."""
     import numpy as np
 
+    specs = {name: (dtype, shape) for name, dtype, shape in engine.inputs()}
+    unknown = [n for n in given if n and n not in specs]
+    if unknown:
+        msg = (f"--input {unknown[0]!r}: the model has no input of that name "
+               f"(its inputs: {', '.join(specs)})")
+        raise UsageError(msg)
     rng = np.random.default_rng(0)
-    for name, dtype, shape in engine.inputs():
-        if name in feed:
+    feed = {}
+    for name, (dtype, shape) in specs.items():
+        value = given.get(name, given.get(""))
+        if value is None:
+            msg = (f"input {name!r} has no value: pass --input {name}=FILE.npy "
+                   "(or --input random for seeded random data)")
+            raise UsageError(msg)
+        if not isinstance(value, str):
+            feed[name] = value
             continue
         if any(d < 0 for d in shape):
-            msg = f"input '{name}' has a dynamic shape {list(shape)}: pass it with --input {name}=FILE.npy"
+            msg = f"input {name!r} has a dynamic shape {list(shape)}: pass --input {name}=FILE.npy"
             raise UsageError(msg)
         data = rng.standard_normal(shape) if dtype.kind == "f" else rng.integers(0, 10, shape)
         feed[name] = np.asarray(data).astype(dtype)
@@ -84,13 +109,28 @@ def _random_inputs(engine, feed: dict) -> dict:
     return feed
 
 
+def _check_output(path: Path | None) -> None:
+    """Refuse an --output that cannot be written before any work is done."""
+    if path is None:
+        return
+    folder = path.parent
+    if not folder.is_dir():
+        msg = f"--output {path}: no such folder {folder}"
+        raise UsageError(msg)
+    if not os.access(folder, os.W_OK):
+        msg = f"--output {path}: cannot write into {folder}"
+        raise UsageError(msg)
+
+
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
     from converter.runtime.engines import open_engine
 
+    _check_output(args.output)
+    given = _load_inputs(args.input)
     engine = open_engine(args.engine, args.model, args.device, args.extension, args.config)
-    feed = _random_inputs(engine, _load_inputs(args.input))
+    feed = _complete_inputs(engine, given)
     outputs = engine.run(feed)
     for name, value in outputs.items():
         stats = f"min {value.min():.6g} max {value.max():.6g}" if value.size else "empty"

@@ -72,7 +72,8 @@ def test_custom_op_runs_on_the_gpu_kernel(custom_ir: Path, tmp_path: Path, capsy
 
 
 def test_no_kernel_on_any_listed_device(custom_ir: Path, capsys) -> None:
-    code = main(["run", "--model", str(custom_ir), "--device", "HETERO:VPU,CPU", "--config", str(GPU_XML)])
+    code = main(["run", "--model", str(custom_ir), "--device", "HETERO:VPU,CPU", "--config", str(GPU_XML),
+                 "--input", "random"])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1
     assert "LeakyRelu" in err[0] and "no kernel on VPU, CPU" in err[0]

@@ -56,3 +56,27 @@ def test_malformed_xml_names_line(relu_add_ir: Path, capsys) -> None:
     code = main(["run", "--model", str(relu_add_ir)])
     err = capsys.readouterr().err.strip()
     assert code == 2 and f"{relu_add_ir}:" in err and "malformed IR XML" in err
+
+
+def test_an_unknown_input_name_lists_the_inputs(relu_add_ir: Path, tmp_path: Path, capsys) -> None:
+    np.save(tmp_path / "x.npy", np.zeros((1, 3, 4, 4), np.float32))
+    code = main(["run", "--model", str(relu_add_ir), "--input", f"WRONG={tmp_path / 'x.npy'}"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1
+    assert "'WRONG': the model has no input of that name (its inputs: x)" in err[0]
+
+
+def test_a_missing_input_is_an_error_unless_random_is_asked(relu_add_ir: Path, capsys) -> None:
+    assert main(["run", "--model", str(relu_add_ir)]) == 2
+    assert "input 'x' has no value: pass --input x=FILE.npy" in capsys.readouterr().err
+    assert main(["run", "--model", str(relu_add_ir), "--input", "random"]) == 0
+    assert "input 'x': random float32 [1, 3, 4, 4]" in capsys.readouterr().err
+    assert main(["run", "--model", str(relu_add_ir), "--input", "x=random"]) == 0
+
+
+def test_an_unwritable_output_stops_before_running(relu_add_ir: Path, tmp_path, capsys) -> None:
+    code = main(["run", "--model", str(relu_add_ir), "--input", "random",
+                 "--output", str(tmp_path / "nodir" / "o.npz")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "no such folder" in err[0]
+    assert not any("random" in line for line in err)  # nothing ran
