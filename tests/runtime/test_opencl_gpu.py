@@ -214,3 +214,22 @@ def test_data_blobs_are_refused(tmp_path):
         "</Buffers>", '<Data name="weights" arg-index="2"/></Buffers>'))
     with pytest.raises(KernelConfigError, match="IR v7 weight blobs"):
         GpuDevice([xml]).kernel(layer("K", (4,)))
+
+
+@pytest.mark.parametrize("value", ['0.5\n#include "/etc/hostname"', "0.5; x", "1e3e3", "", "nan"])
+def test_define_values_are_numbers_before_any_source_is_built(value: str) -> None:
+    dev = GpuDevice([KERNELS / "leaky_relu.xml"])
+    before = build.compile_count()
+    with pytest.raises(KernelConfigError) as err:
+        dev.kernel(layer("LeakyRelu", (1, 2), negative_slope=value))([np.zeros((1, 2), np.float32)])
+    text = str(err.value)
+    assert "Define neg_slope" in text and "attribute 'negative_slope'" in text and "\n" not in text
+    assert build.compile_count() == before  # nothing reached the compiler
+
+
+@pytest.mark.parametrize("value", ["0.5", "-2", "+1.", ".25", "1e-3", "3E+2"])
+def test_define_accepts_every_float_spelling(value: str) -> None:
+    x = np.array([[-1.0, 2.0]], np.float32)
+    (y,) = GpuDevice([KERNELS / "leaky_relu.xml"]).kernel(
+        layer("LeakyRelu", x.shape, negative_slope=value))([x])
+    np.testing.assert_allclose(y, leaky(x, float(value)), rtol=1e-6)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -17,10 +18,24 @@ from converter.runtime.opencl.jit import TensorDesc, bfyx, builtins, from_layout
 __all__ = ["GpuDevice"]
 
 
-def _define(d, attrs: dict[str, str]) -> str:
-    value = attrs[d.param] if d.param and d.param in attrs else d.default
+_NUMBER = {"int": r"[+-]?\d+", "float": r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?"}
+
+
+def _define(d, attrs: dict[str, str], where: str) -> str:
+    """`#define NAME value`, the value checked against the Define's type first: text from an
+    IR attribute never reaches the OpenCL compiler unless it is a number or a list of them."""
+    from_ir = bool(d.param) and d.param in attrs
+    value = (attrs[d.param] if from_ir else d.default).strip()
+    scalar = d.type.removesuffix("[]") or "float"
+    items = [v.strip() for v in value.split(",")] if d.type.endswith("[]") else [value]
+    if not all(re.fullmatch(_NUMBER[scalar], v) for v in items):
+        source = f"attribute {d.param!r}" if from_ir else "default"
+        kind = f"a list of {scalar}s" if d.type.endswith("[]") else {"int": "an int"}.get(
+            scalar, "a float")
+        msg = f"{where}: Define {d.name} got {value!r} from its {source}, not {kind}"
+        raise KernelConfigError(msg)
     if d.type.endswith("[]"):
-        value = f"({d.type}) {{ {value} }}"
+        value = f"({d.type}) {{ {', '.join(items)} }}"
     return f"#define {d.name} {value}"
 
 
@@ -76,7 +91,7 @@ class _GpuKernel:
         descs = [TensorDesc(f"INPUT{i}", tuple(a.shape), a.dtype, self.formats.get(i, "BFYX"))
                  for i, a in enumerate(ins)]
         descs.append(TensorDesc("OUTPUT0", out_shape, out_dtype, self.out_format))
-        defines = "\n".join(_define(d, self.layer.attrs) for d in self.cfg.defines)
+        defines = "\n".join(_define(d, self.layer.attrs, self.label) for d in self.cfg.defines)
         text = (f"// Custom layer {self.cfg.name}: {self.layer.name}\n"
                 f"{builtins(descs, len(ins), gws, lws)}"
                 f"// Custom Layer User Defines\n{defines}\n{self.user}")
