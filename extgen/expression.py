@@ -5,6 +5,7 @@ every name, number and operator is checked and re-emitted."""
 from __future__ import annotations
 
 import ast
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -54,15 +55,22 @@ class Expression:
         return _render(self.tree, lang, names or (lambda v: v))
 
 
+def _shown(text: str) -> str:
+    """The expression as errors quote it: escaped, and cut short when long."""
+    return repr(text if len(text) <= 60 else text[:57] + "...")
+
+
 def _fail(text: str, node: ast.AST, what: str) -> ConfigError:
     col = getattr(node, "col_offset", 0) + 1
-    return ConfigError(f"expression '{text}', column {col}: {what}")
+    return ConfigError(f"expression {_shown(text)}, column {col}: {what}")
 
 
 def _check(node: ast.AST, text: str, allowed: set[str], used: set[str]) -> None:
     if isinstance(node, ast.Constant):
         if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
             raise _fail(text, node, f"only numbers are allowed, not {node.value!r}")
+        if not _finite(node.value):
+            raise _fail(text, node, "a number beyond the float range (about 1.8e308)")
     elif isinstance(node, ast.Name):
         if node.id not in allowed:
             known = ", ".join(sorted(allowed)) or "none"
@@ -91,13 +99,39 @@ def _check(node: ast.AST, text: str, allowed: set[str], used: set[str]) -> None:
         raise _fail(text, node, f"'{ast.unparse(node)}' is not allowed here")
 
 
+MAX_DEPTH = 200  # nesting levels; deeper expressions are refused before any recursion
+
+
+def _finite(value: float | int) -> bool:
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
+
+
+def _depth(tree: ast.AST) -> int:
+    deepest, stack = 0, [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return deepest
+
+
 def parse_expression(text: str, names: set[str]) -> Expression:
     """Parse and check text; names are the inputs and attributes it may use."""
+    shown = _shown(text)
     try:
         tree = ast.parse(text.strip(), mode="eval").body
     except SyntaxError as err:
-        msg = f"expression '{text}': syntax error at column {err.offset or 0}"
+        msg = f"expression {shown}: syntax error at column {err.offset or 0} ({err.msg})"
         raise ConfigError(msg) from None
+    except (RecursionError, MemoryError):
+        msg = f"expression {shown}: nested too deeply to parse"
+        raise ConfigError(msg) from None
+    if _depth(tree) > MAX_DEPTH:
+        msg = f"expression {shown}: nested more than {MAX_DEPTH} levels deep; split it up"
+        raise ConfigError(msg)
     used: set[str] = set()
     _check(tree, text, set(names), used)
     return Expression(text, tree, frozenset(used))

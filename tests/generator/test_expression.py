@@ -49,3 +49,23 @@ def test_c_languages_use_their_spelling() -> None:
 def test_bad_expressions_are_refused(text, message) -> None:
     with pytest.raises(ConfigError, match=message):
         parse_expression(text, {"x"})
+
+
+@pytest.mark.parametrize(("text", "needle"), [
+    ("+".join(["x"] * 3000), "nested too deeply"),
+    ("+".join(["x"] * 300), "nested more than 200 levels"),
+    ("(" * 3000 + "x" + ")" * 3000, "too many nested parentheses"),
+    ("-" * 3000 + "x", "nested too deeply"),
+    ("x * 1" + "0" * 400, "beyond the float range"),
+    ("x * 1e400", "beyond the float range"),
+])
+def test_huge_or_deep_expressions_are_one_config_error(text: str, needle: str) -> None:
+    with pytest.raises(ConfigError, match=needle) as err:
+        parse_expression(text, {"x"})
+    assert "\n" not in str(err.value) and len(str(err.value)) < 200
+
+
+def test_a_newline_in_an_expression_is_escaped_in_errors() -> None:
+    with pytest.raises(ConfigError) as err:
+        parse_expression("x +\ny(", {"x"})
+    assert "\n" not in str(err.value) and "\\n" in str(err.value)

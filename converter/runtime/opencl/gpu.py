@@ -18,6 +18,7 @@ from converter.runtime.opencl.jit import TensorDesc, bfyx, builtins, from_layout
 __all__ = ["GpuDevice"]
 
 
+_BOOLS = {"true": "1", "false": "0"}
 _NUMBER = {"int": r"[+-]?\d+", "float": r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?"}
 
 
@@ -28,14 +29,14 @@ def _define(d, attrs: dict[str, str], where: str) -> str:
     value = (attrs[d.param] if from_ir else d.default).strip()
     scalar = d.type.removesuffix("[]") or "float"
     items = [v.strip() for v in value.split(",")] if d.type.endswith("[]") else [value]
+    items = [_BOOLS.get(v.lower(), v) for v in items]  # IR booleans bound to an int Define
     if not all(re.fullmatch(_NUMBER[scalar], v) for v in items):
         source = f"attribute {d.param!r}" if from_ir else "default"
         kind = f"a list of {scalar}s" if d.type.endswith("[]") else {"int": "an int"}.get(
             scalar, "a float")
         msg = f"{where}: Define {d.name} got {value!r} from its {source}, not {kind}"
         raise KernelConfigError(msg)
-    if d.type.endswith("[]"):
-        value = f"({d.type}) {{ {', '.join(items)} }}"
+    value = f"({d.type}) {{ {', '.join(items)} }}" if d.type.endswith("[]") else items[0]
     return f"#define {d.name} {value}"
 
 
