@@ -69,3 +69,25 @@ def test_a_newline_in_an_expression_is_escaped_in_errors() -> None:
     with pytest.raises(ConfigError) as err:
         parse_expression("x +\ny(", {"x"})
     assert "\n" not in str(err.value) and "\\n" in str(err.value)
+
+
+def test_generated_erf_is_the_built_in_erf(tmp_path) -> None:
+    """One evaluator: a generated op's erf is the one the built-in Erf op uses."""
+    import importlib.util
+
+    from converter.ops.elementwise.unary import Erf
+    from extgen.generator.config import GeneratorConfig
+    from extgen.generator.generate import generate
+
+    config = GeneratorConfig.model_validate({"targets": ["mo-op"], "ops": [{
+        "name": "GeluErf", "framework_types": {"onnx": "GeluErf"},
+        "expression": "0.5 * x * (1 + erf(x / sqrt(2)))"}]})
+    generate(config, tmp_path)
+    path = tmp_path / "user_mo_extensions" / "ops" / "gelu_erf.py"
+    spec = importlib.util.spec_from_file_location("gelu_erf_generated", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module._erf is Erf.fn
+    x = np.linspace(-4, 4, 17, dtype=np.float32)
+    (y,) = module.GeluErf.evaluate({}, [x])
+    np.testing.assert_allclose(y, 0.5 * x * (1 + Erf.fn(x / np.sqrt(2))), rtol=1e-6)

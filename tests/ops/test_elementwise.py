@@ -10,7 +10,7 @@ import pytest
 from onnx import TensorProto, helper
 
 from converter.ops import Op
-from converter.ops.elementwise._special import erf
+from converter.ops.elementwise.special import erf
 
 OPS = Op.registered_ops
 

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from converter.ops.elementwise._base import UnaryOp, scalar_like
-from converter.ops.elementwise._special import erf
+from converter.ops.elementwise.special import erf
 
 __all__ = [
     "Clamp", "Elu", "Gelu", "HSigmoid", "HSwish", "HardSigmoid", "Mish", "PRelu", "Relu",

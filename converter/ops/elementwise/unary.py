@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from converter.ops.elementwise._base import UnaryOp
-from converter.ops.elementwise._special import erf
+from converter.ops.elementwise.special import erf
 
 __all__ = [
     "Abs", "Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "Ceiling", "Cos", "Cosh", "Erf",

@@ -1,4 +1,5 @@
-"""Vectorised special functions numpy lacks: erf (float64-accurate, ~1e-15 relative)."""
+"""Vectorised special functions numpy lacks, shared by the built-in ops and generated ones: erf
+(float64-accurate, ~1e-15 relative)."""
 
 from __future__ import annotations
 
