@@ -9,9 +9,9 @@ from typing import Protocol
 import numpy as np
 
 from converter.errors import ExtgenError, UsageError
-from converter.ops.types import dtype_of
+from converter.ir.reader import read_ir
+from converter.ir.types import dtype_of
 from converter.runtime.executor import Device, Executor
-from converter.runtime.ir_reader import read_ir
 
 __all__ = ["Engine", "open_engine", "parse_device"]
 
