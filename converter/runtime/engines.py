@@ -75,7 +75,7 @@ class OpenVinoEngine:
         core = ov.Core()
         for path in map(Path, extensions):
             if path.is_dir():  # an extensions folder: its Python ops run as OpenVINO Python ops
-                from converter.extensions import python_op_classes
+                from converter.ops.loader import python_op_classes
                 from converter.runtime.openvino_ops import openvino_extension
 
                 for cls in python_op_classes(path).values():
