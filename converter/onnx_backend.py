@@ -54,7 +54,7 @@ def _openvino_runner(xml: Path):
 
 def _shim_runner(xml: Path):
     from converter.runtime.executor import Executor
-    from converter.runtime.ir_reader import read_ir
+    from converter.ir.reader import read_ir
 
     executor = Executor(read_ir(xml), [])
 

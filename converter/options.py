@@ -10,7 +10,7 @@ import numpy as np
 
 from converter.errors import UsageError
 from converter.graph.shape import Shape, parse_shape
-from converter.ops.types import dtype_of
+from converter.ir.types import dtype_of
 
 __all__ = [
     "ConvertOptions",

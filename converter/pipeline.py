@@ -10,11 +10,11 @@ from pathlib import Path
 from converter import frameworks
 from converter.back.compress_fp16 import compress_to_fp16
 from converter.back.fold_constants import fold_constants
-from converter.back.ir.emit import emit_ir
 from converter.extensions import extension_scope, load_extension_dirs
 from converter.front.extractor import check_unsupported, extract_nodes
 from converter.front.inputs import apply_input_options
 from converter.graph.graph import Graph
+from converter.ir.writer import emit_ir
 from converter.middle.partial_infer import partial_infer
 from converter.middle.tensor_nodes import create_tensor_nodes
 from converter.options import ConvertOptions

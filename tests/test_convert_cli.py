@@ -92,7 +92,7 @@ def test_unwritable_output_dir(relu_add_model: Path, tmp_path: Path, capsys) -> 
 
 
 def test_failed_emit_leaves_nothing(relu_add_model: Path, tmp_path: Path, monkeypatch) -> None:
-    from converter.back.ir import emit
+    from converter.ir import writer as emit
     from converter.options import ConvertOptions
     from converter.pipeline import convert
 

@@ -1,6 +1,20 @@
-"""Graph, Node, Port and Connection: the MO graph model on networkx."""
+"""Graph, Node, Port and Connection: the MO graph model on networkx. The names load on first
+use, so importing `converter.graph.shape` alone (as the ops and the runtime do) leaves networkx
+and the graph model unloaded."""
 
-from converter.graph.graph import Graph, Node, rename_nodes
-from converter.graph.port import Connection, Port
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 __all__ = ["Connection", "Graph", "Node", "Port", "rename_nodes"]
+
+_HOME = {"Graph": "graph", "Node": "graph", "rename_nodes": "graph", "Connection": "port",
+         "Port": "port"}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOME:
+        msg = f"module {__name__!r} has no attribute {name!r}"
+        raise AttributeError(msg)
+    return getattr(importlib.import_module(f"{__name__}.{_HOME[name]}"), name)

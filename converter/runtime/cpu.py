@@ -22,10 +22,10 @@ from pathlib import Path
 import numpy as np
 
 from converter.errors import ExtgenError, InputFileError
-from converter.extensions import python_op_classes
+from converter.ir.reader import IRLayer
+from converter.ops.loader import python_op_classes
 from converter.ops.op import Op
 from converter.runtime.executor import Device, Kernel, op_kernel
-from converter.runtime.ir_reader import IRLayer
 
 __all__ = ["ABI_VERSION", "CpuDevice", "CpuLibrary", "ELEMENT_TYPES"]
 

@@ -9,9 +9,9 @@ from typing import Protocol
 import numpy as np
 
 from converter.errors import ExtgenError, UsageError
-from converter.ops.types import dtype_of
+from converter.ir.reader import read_ir
+from converter.ir.types import dtype_of
 from converter.runtime.executor import Device, Executor
-from converter.runtime.ir_reader import read_ir
 
 __all__ = ["Engine", "open_engine", "parse_device"]
 
@@ -75,7 +75,7 @@ class OpenVinoEngine:
         core = ov.Core()
         for path in map(Path, extensions):
             if path.is_dir():  # an extensions folder: its Python ops run as OpenVINO Python ops
-                from converter.extensions import python_op_classes
+                from converter.ops.loader import python_op_classes
                 from converter.runtime.openvino_ops import openvino_extension
 
                 for cls in python_op_classes(path).values():

@@ -11,9 +11,10 @@ from typing import Any
 import numpy as np
 
 from converter.errors import ExtgenError, ModelFormatError, UsageError
+from converter.ir.attrs import typed_attrs
+from converter.ir.reader import IRLayer, IRModel
+from converter.ir.types import dtype_of, parse_attr
 from converter.ops.op import Op, ir_op_class
-from converter.ops.types import dtype_of, parse_attr
-from converter.runtime.ir_reader import IRLayer, IRModel
 
 __all__ = ["Device", "Executor", "KernelNotFoundError", "Step"]
 
@@ -37,14 +38,7 @@ class Device:
 
 def layer_attrs(cls: type[Op], layer: IRLayer) -> dict[str, Any]:
     """The layer's IR attribute strings as the op's typed values, its defaults filled in."""
-    attrs: dict[str, Any] = dict(cls.defaults)
-    for key, text in layer.attrs.items():
-        try:
-            attrs[key] = parse_attr(text, cls.attr_types.get(key))
-        except ValueError as err:
-            msg = f"layer '{layer.name}' ({layer.type}): attribute {key}='{text}' is malformed ({err})"
-            raise ModelFormatError(msg) from None
-    return attrs
+    return typed_attrs(cls, layer.attrs, f"layer '{layer.name}' ({layer.type})")
 
 
 def op_kernel(cls: type[Op], layer: IRLayer) -> Kernel:

@@ -8,8 +8,9 @@ from typing import Any
 
 import numpy as np
 
+from converter.ir.attrs import typed_attrs
+from converter.ir.types import format_attr
 from converter.ops.op import Op
-from converter.ops.types import format_attr, parse_attr
 
 __all__ = ["openvino_extension"]
 
@@ -19,11 +20,7 @@ def openvino_extension(cls: type[Op]) -> Any:
     import openvino as ov
 
     def typed(attrs: dict[str, Any]) -> dict[str, Any]:
-        out = dict(cls.defaults)
-        for key, value in attrs.items():
-            kind = cls.attr_types.get(key)
-            out[key] = parse_attr(value, kind) if isinstance(value, str) and kind else value
-        return out
+        return typed_attrs(cls, attrs, f"{cls.type} op")
 
     class PythonOp(ov.Op):
         class_type_info = ov.DiscreteTypeInfo(cls.type, cls.version or "extension")

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from converter.graph.graph import Node
 from converter.ops.op import Op
+
+if TYPE_CHECKING:
+    from converter.graph.graph import Node
 
 __all__ = ["ConvertLike"]
 

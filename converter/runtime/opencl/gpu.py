@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 
 from converter.errors import KernelConfigError
+from converter.ir.reader import IRLayer
 from converter.runtime.executor import Device, Kernel
-from converter.runtime.ir_reader import IRLayer
 from converter.runtime.opencl import build, launch
 from converter.runtime.opencl.config import GpuLayer, GpuTensor, load_gpu
 from converter.runtime.opencl.jit import TensorDesc, bfyx, builtins, from_layout, map_half, to_layout

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from converter.errors import KernelConfigError
-from converter.ops.types import dtype_of
+from converter.ir.types import dtype_of
 from converter.runtime.opencl import build
 
 __all__ = ["download", "empty", "enqueue", "output_spec", "transfer_dtype", "upload", "warn_half"]

@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 
 from converter.errors import KernelConfigError
+from converter.ir.reader import IRLayer
 from converter.runtime.executor import Device, Kernel
-from converter.runtime.ir_reader import IRLayer
 from converter.runtime.opencl import build, launch
 from converter.runtime.opencl.config import VpuScalar, VpuStage, load_vpu
 from converter.runtime.opencl.jit import bfyx, from_layout, map_half, to_layout

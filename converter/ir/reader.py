@@ -1,0 +1,135 @@
+"""Read OpenVINO IR (v10/v11) .xml + .bin: layers, ports and edges, Const values mapped from the .bin."""
+
+from __future__ import annotations
+
+import mmap
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from xml.etree.ElementTree import Element, ParseError
+
+import numpy as np
+from defusedxml import ElementTree
+
+from converter.errors import InputFileError, ModelFormatError
+from converter.graph.shape import parse_shape
+from converter.ir.types import dtype_of
+
+__all__ = ["IRLayer", "IRModel", "OutPort", "read_ir"]
+
+
+@dataclass
+class OutPort:
+    id: int
+    precision: str
+    names: list[str]
+    dims: tuple[int, ...]
+
+
+@dataclass
+class IRLayer:
+    id: int
+    name: str
+    type: str
+    version: str
+    attrs: dict[str, str]
+    inputs: list[int]  # port ids, in input order
+    outputs: list[OutPort]
+    rt_info: dict[str, dict[str, str]] = field(default_factory=dict)
+    value: np.ndarray | None = None  # Const only
+
+
+@dataclass
+class IRModel:
+    name: str
+    version: int
+    layers: dict[int, IRLayer]
+    # (to_layer, to_port) -> (from_layer, from_port)
+    edges: dict[tuple[int, int], tuple[int, int]]
+    path: Path
+
+
+def _dims(port: Element) -> tuple[int, ...]:
+    return tuple(int(d.text or "-1") for d in port.findall("dim"))
+
+
+def _names(text: str | None) -> list[str]:
+    """Split a port's names on commas; the writer escapes a comma inside a name as \\,."""
+    if not text:
+        return []
+    parts = re.split(r"(?<!\\),", text)
+    return [p.replace("\\,", ",").strip() for p in parts if p.strip()]
+
+
+def _const_value(layer: IRLayer, weights, bin_path: Path) -> np.ndarray:
+    a = layer.attrs
+    dtype = dtype_of(a["element_type"])
+    shape = parse_shape(a.get("shape", ""))
+    offset, size = int(a.get("offset", 0)), int(a.get("size", 0))
+    count = int(np.prod(shape, dtype=np.int64))
+    if offset + size > len(weights):
+        msg = (
+            f"{bin_path}: the .bin is shorter than the IR's offsets (Const '{layer.name}' needs "
+            f"bytes {offset}..{offset + size}, the file has {len(weights)}); regenerate the IR"
+        )
+        raise ModelFormatError(msg)
+    if size < count * dtype.itemsize:
+        msg = f"{bin_path}: Const '{layer.name}' has size {size} but shape {shape} needs {count * dtype.itemsize}"
+        raise ModelFormatError(msg)
+    return np.frombuffer(weights, dtype=dtype, count=count, offset=offset).reshape(shape)
+
+
+def _layer(el: Element) -> IRLayer:
+    data = el.find("data")
+    rt = {
+        a.get("name", ""): dict(a.attrib) for a in el.findall("rt_info/attribute")
+    }
+    return IRLayer(
+        id=int(el.get("id")), name=el.get("name", ""), type=el.get("type", ""),
+        version=el.get("version", ""), attrs=dict(data.attrib) if data is not None else {},
+        inputs=[int(p.get("id")) for p in el.findall("input/port")],
+        outputs=[
+            OutPort(int(p.get("id")), p.get("precision", ""), _names(p.get("names")), _dims(p))
+            for p in el.findall("output/port")
+        ],
+        rt_info=rt,
+    )
+
+
+def read_ir(xml_path: str | Path, bin_path: str | Path | None = None) -> IRModel:
+    """Parse the IR; one clear error for malformed XML, a missing or short .bin."""
+    xml_path = Path(xml_path)
+    bin_path = Path(bin_path) if bin_path else xml_path.with_suffix(".bin")
+    if not xml_path.is_file():
+        msg = f"{xml_path}: no such IR file"
+        raise InputFileError(msg)
+    try:
+        root = ElementTree.parse(str(xml_path)).getroot()
+    except ParseError as err:
+        line = err.position[0] if err.position else "?"
+        msg = f"{xml_path}:{line}: malformed IR XML ({err.msg if hasattr(err, 'msg') else err})"
+        raise ModelFormatError(msg) from None
+    if root.tag != "net":
+        msg = f"{xml_path}: not an OpenVINO IR (root element <{root.tag}>, expected <net>)"
+        raise ModelFormatError(msg)
+    try:
+        layers = {int(el.get("id")): _layer(el) for el in root.findall("layers/layer")}
+        edges = {
+            (int(e.get("to-layer")), int(e.get("to-port"))):
+            (int(e.get("from-layer")), int(e.get("from-port")))
+            for e in root.findall("edges/edge")
+        }
+    except (TypeError, ValueError) as err:
+        msg = f"{xml_path}: malformed layer or edge ({err})"
+        raise ModelFormatError(msg) from None
+    consts = [lay for lay in layers.values() if lay.type == "Const"]
+    if consts:
+        if not bin_path.is_file():
+            msg = f"{bin_path}: the IR's weights file is missing (it must sit beside the .xml)"
+            raise InputFileError(msg)
+        with open(bin_path, "rb") as f:
+            size = f.seek(0, 2)
+            weights = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
+        for layer in consts:
+            layer.value = _const_value(layer, weights, bin_path)
+    return IRModel(root.get("name", xml_path.stem), int(root.get("version", "11")), layers, edges, xml_path)

@@ -1,0 +1,195 @@
+"""Write the back-stage graph as OpenVINO IR v11: model.xml + model.bin, atomically.
+
+Layer ids follow a topological order; each layer numbers its input ports first and its output
+ports after them; Const values go to the .bin once per distinct content.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import numpy as np
+
+from converter.errors import ConversionError, OutputError, UnsupportedOpError
+from converter.files import write_atomic
+from converter.graph.graph import Graph, Node
+from converter.graph.shape import as_shape
+from converter.ir.types import element_type, format_attr, precision
+from converter.ops.op import Op
+
+__all__ = ["emit_ir"]
+
+
+class _BinWriter:
+    """Appends constant blobs to the .bin, each distinct content once."""
+
+    def __init__(self, f: BinaryIO) -> None:
+        self.f, self.offset, self.seen = f, 0, {}
+
+    def add(self, value: np.ndarray) -> tuple[int, int]:
+        blob = np.ascontiguousarray(value)
+        view = memoryview(blob).cast("B") if blob.size else memoryview(b"")
+        key = (hashlib.sha256(view).digest(), blob.nbytes)
+        if key not in self.seen:
+            self.f.write(view)
+            self.seen[key] = self.offset
+            self.offset += blob.nbytes
+        return self.seen[key], blob.nbytes
+
+
+def _dims(parent: ET.Element, shape: Any) -> None:
+    for d in as_shape(shape) or ():  # as_shape: MO's masked shapes from legacy extensions too
+        ET.SubElement(parent, "dim").text = str(d)
+
+
+def _op_class(node: Node) -> type[Op] | None:
+    cls = Op.registered_ops.get(node.soft_get("op", None))
+    return cls if cls is not None and cls.type == node.soft_get("type", None) else None
+
+
+def _data_attrs(node: Node, bin_writer: _BinWriter) -> dict[str, str]:
+    if node.soft_get("type") == "Const":
+        value = np.asarray(node.value)
+        offset, size = bin_writer.add(value)
+        return {
+            "element_type": element_type(value.dtype),
+            "shape": ",".join(str(d) for d in value.shape),
+            "offset": str(offset),
+            "size": str(size),
+        }
+    cls = _op_class(node)
+    kinds = cls.attr_types if cls is not None else {}
+    spec = node.soft_get("IE", None)
+    if spec is None:
+        spec = list(kinds)
+    out: dict[str, str] = {}
+    for item in spec:
+        if isinstance(item, str):
+            name, value = item, node.soft_get(item, None)
+        else:
+            name, getter = item
+            value = getter(node) if callable(getter) else node.soft_get(getter, None)
+        if value is None:
+            continue
+        out[name] = value if isinstance(value, str) else format_attr(value, kinds.get(name))
+    return out
+
+
+def _rt_info(parent: ET.Element, info: dict[str, Any]) -> None:
+    if not info:
+        return
+    rt = ET.SubElement(parent, "rt_info")
+    for name, attrs in info.items():
+        ET.SubElement(rt, "attribute", name=name, version="0", **{
+            k: str(v) for k, v in (attrs or {}).items()
+        })
+
+
+def _layer(node: Node, lid: int, bin_writer: _BinWriter, port_ids: dict) -> ET.Element:
+    graph = node.graph
+    layer = ET.Element("layer", id=str(lid), name=str(node.soft_get("name", node.id)),
+                       type=str(node.type), version=str(node.soft_get("version", None) or "extension"))
+    attrs = _data_attrs(node, bin_writer)
+    if attrs:
+        ET.SubElement(layer, "data", attrs)
+    _rt_info(layer, node.soft_get("rt_info", None) or {})
+    ins = sorted(((d["in"], u) for u, _, d in graph.in_edges(node.id, data=True)))
+    outs = sorted(((d["out"], v) for _, v, d in graph.out_edges(node.id, data=True)))
+    pid = 0
+    if ins:
+        inp = ET.SubElement(layer, "input")
+        for idx, data in ins:
+            port = ET.SubElement(inp, "port", id=str(pid))
+            _dims(port, graph.nodes[data].get("shape"))
+            port_ids[(node.id, "in", idx)] = pid
+            pid += 1
+    if outs:
+        out = ET.SubElement(layer, "output")
+        for idx, data in outs:
+            d = graph.nodes[data]
+            dtype = d.get("data_type")
+            if dtype is None and d.get("value") is not None:
+                dtype = np.asarray(d["value"]).dtype
+            if dtype is None:
+                msg = f"no element type known for output {idx} of '{node.soft_get('name')}'"
+                raise ConversionError(msg)
+            port = ET.SubElement(out, "port", id=str(pid), precision=precision(dtype))
+            names = node._ports("out").get(idx, {}).get("fw_tensor_debug_info", [])
+            if names:
+                port.set("names", ",".join(t.replace(",", "\\,") for _, t in names))
+            shape = d.get("shape")
+            if shape is None and d.get("value") is not None:
+                shape = np.asarray(d["value"]).shape
+            _dims(port, shape)
+            port_ids[(node.id, "out", idx)] = pid
+            pid += 1
+    return layer
+
+
+def _check_supported(ops: list[Node]) -> None:
+    bad: dict[str, list[str]] = {}
+    for node in ops:
+        if not node.has_valid("type"):
+            bad.setdefault(node.soft_get("op", "?"), []).append(node.soft_get("name", node.id))
+    if bad:
+        listed = "; ".join(f"{op} ({', '.join(names[:5])})" for op, names in sorted(bad.items()))
+        msg = (f"these ops have no IR type and cannot be written to the IR: {listed}; give their "
+               "Op class a 'type' (and 'version')")
+        raise UnsupportedOpError(msg, bad)
+
+
+def build_xml(graph: Graph, bin_writer: _BinWriter, rt_info: dict[str, Any]) -> ET.Element:
+    ops = [n for n in graph.topological_order() if n.kind == "op"]
+    _check_supported(ops)
+    net = ET.Element("net", name=str(graph.graph.get("name", "model")), version="11")
+    layers = ET.SubElement(net, "layers")
+    ids: dict[str, int] = {}
+    port_ids: dict[tuple, int] = {}
+    for lid, node in enumerate(ops):
+        ids[node.id] = lid
+        layers.append(_layer(node, lid, bin_writer, port_ids))
+    edges = ET.SubElement(net, "edges")
+    for data in (n for n in graph.nodes if graph.nodes[n].get("kind") == "data"):
+        producers = list(graph.in_edges(data, data=True))
+        if not producers:
+            continue
+        src, _, pd = producers[0]
+        for _, dst, cd in graph.out_edges(data, data=True):
+            edges.append(ET.Element("edge", {
+                "from-layer": str(ids[src]), "from-port": str(port_ids[(src, "out", pd["out"])]),
+                "to-layer": str(ids[dst]), "to-port": str(port_ids[(dst, "in", cd["in"])]),
+            }))
+    sorted_edges = sorted(edges, key=lambda e: (int(e.get("to-layer")), int(e.get("to-port"))))
+    edges[:] = sorted_edges
+    _net_rt_info(net, rt_info)
+    return net
+
+
+def _net_rt_info(net: ET.Element, rt_info: dict[str, Any]) -> None:
+    rt = ET.SubElement(net, "rt_info")
+    for key, value in rt_info.items():
+        if isinstance(value, dict):
+            group = ET.SubElement(rt, key)
+            for k, v in value.items():
+                ET.SubElement(group, k, value=str(v))
+        else:
+            ET.SubElement(rt, key, value=str(value))
+
+
+def emit_ir(graph: Graph, output_dir: Path, model_name: str, rt_info: dict[str, Any]) -> tuple[Path, Path]:
+    """Write <output_dir>/<model_name>.xml/.bin; on any failure nothing is left behind (the .bin
+    is renamed into place before the .xml that refers to it)."""
+    xml_path, bin_path = output_dir / f"{model_name}.xml", output_dir / f"{model_name}.bin"
+    built: list[ET.Element] = []
+    try:
+        write_atomic(bin_path, lambda f: built.append(build_xml(graph, _BinWriter(f), rt_info)))
+        ET.indent(built[0])
+        write_atomic(xml_path, lambda f: ET.ElementTree(built[0]).write(f, encoding="utf-8",
+                                                                       xml_declaration=True))
+    except OSError as err:
+        msg = f"cannot write the IR to {output_dir}: {err.strerror or err}"
+        raise OutputError(msg) from err
+    return xml_path, bin_path

@@ -1,0 +1,94 @@
+"""Import the Python modules of --extensions folders with what they register kept in a scope.
+
+The runtime loads an extensions folder's ops/ with this alone (`python_op_classes`), so it never
+imports the conversion machinery; converter.extensions builds the full MO layout (front/,
+middle/, back/, legacy imports) on top. Op modules loaded here may import converter.ops.op.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import sys
+import traceback
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from converter.errors import ExtensionError
+from converter.ops import op as op_module
+from converter.ops.op import Op
+
+__all__ = ["import_extension_dirs", "op_scope", "python_op_classes"]
+
+_KEPT_MODULES = ("converter.", "extgen.", "onnx", "numpy", "openvino")
+
+
+@contextlib.contextmanager
+def op_scope() -> Iterator[None]:
+    """Restore the op registries, sys.path and sys.modules (an extension's own modules) on exit."""
+    saved = (dict(Op.registered_ops), list(Op.registered_cls), dict(op_module._IR_REGISTRY))
+    modules = set(sys.modules)
+    path = list(sys.path)
+    try:
+        yield
+    finally:
+        Op.registered_ops.clear(); Op.registered_ops.update(saved[0])  # noqa: E702
+        Op.registered_cls[:] = saved[1]
+        op_module._IR_REGISTRY.clear(); op_module._IR_REGISTRY.update(saved[2])  # noqa: E702
+        for name in set(sys.modules) - modules:
+            if not name.startswith(_KEPT_MODULES):
+                del sys.modules[name]
+        sys.path[:] = path
+
+
+def _import_file(root: Path, file: Path) -> None:
+    name = ".".join(file.relative_to(root).with_suffix("").parts)
+    try:
+        importlib.import_module(name)
+    except ExtensionError:
+        raise
+    except Exception as err:  # a broken extension file: name the file and line
+        frames = [
+            f for f in traceback.extract_tb(err.__traceback__) if f.filename.startswith(str(root))
+        ]
+        where = f"{frames[-1].filename}:{frames[-1].lineno}" if frames else str(file)
+        if isinstance(err, SyntaxError) and err.filename:
+            where = f"{err.filename}:{err.lineno}"
+        msg = f"{where}: extension failed to load: {type(err).__name__}: {err}"
+        raise ExtensionError(msg) from err
+
+
+def import_extension_dirs(dirs: Iterable[Path], subdirs: Iterable[str]) -> None:
+    """Import every module of each folder's subdirs (relative paths), in order, dir by dir; each
+    folder is importable as a package named after it."""
+    subdirs = list(subdirs)
+    for ext_dir in dirs:
+        ext_dir = Path(ext_dir).resolve()
+        if not ext_dir.is_dir():
+            msg = f"--extensions: {ext_dir} is not a folder"
+            raise ExtensionError(msg)
+        if str(ext_dir.parent) not in sys.path:
+            sys.path.insert(0, str(ext_dir.parent))
+        prefix = ext_dir.name + "."
+        for stale in [m for m in sys.modules if m == ext_dir.name or m.startswith(prefix)]:
+            del sys.modules[stale]
+        for sub in (ext_dir / pattern for pattern in subdirs):
+            if not sub.is_dir():
+                continue
+            for file in sorted(sub.glob("*.py")):
+                if file.name != "__init__.py":
+                    _import_file(ext_dir.parent, file)
+
+
+def python_op_classes(folder: Path) -> dict[str, type[Op]]:
+    """IR type -> Op class, for the ops of an extensions folder that have a numpy evaluate
+    (kernels for the shim's CPU device and for OpenVINO Python ops); registries left as they
+    were."""
+    found: dict[str, type[Op]] = {}
+    with op_scope():
+        before = dict(Op.registered_ops)
+        import_extension_dirs([folder], ["ops"])
+        for cls in Op.registered_ops.values():
+            if cls.type and cls.has_evaluate() and before.get(cls.op) is not cls:
+                found[cls.type] = cls
+    return found
