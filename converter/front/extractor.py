@@ -63,7 +63,8 @@ def _failure(node: Node, code: object, err: Exception) -> ConversionError:
     detail = " ".join(str(err).split())
     raised = f"{type(err).__name__}: {detail}" if detail else type(err).__name__
     if getattr(code, "__module__", "").startswith("converter."):
-        fix = "please report this bug, or handle the node with an extension (--extensions)"
+        fix = ("check the node's attributes; if they are valid, please report this bug (an "
+               "extension, --extensions, can handle the node meanwhile)")
         return node_error(node, f"the built-in translator ({where}) raised {raised}", fix)
     return node_error(node, f"the extractor {where} raised {raised}", "fix the extractor")
 

@@ -101,15 +101,17 @@ def test_user_extractor_name_error_names_file_and_line(tmp_path: Path, capsys) -
     assert "NameError" in line and "undefined_helper" in line
 
 
-def test_builtin_translator_bug_names_its_file_and_line(tmp_path: Path, capsys, monkeypatch) -> None:
+def test_builtin_translator_bug_names_its_file_and_line(tmp_path: Path, capsys,
+                                                        monkeypatch) -> None:
     from converter.front.onnx.ops import nn
 
     def broken(n: object) -> dict:
         raise KeyError("kernel")
 
     monkeypatch.setattr(nn, "_pool_attrs", broken)
-    model = make_model([helper.make_node("MaxPool", ["x"], ["y"], name="pool", kernel_shape=[2, 2])],
-                       [("x", TensorProto.FLOAT, [1, 1, 4, 4])], [("y", TensorProto.FLOAT, [1, 1, 2, 2])])
+    model = make_model(
+        [helper.make_node("MaxPool", ["x"], ["y"], name="pool", kernel_shape=[2, 2])],
+        [("x", TensorProto.FLOAT, [1, 1, 4, 4])], [("y", TensorProto.FLOAT, [1, 1, 2, 2])])
     onnx.save(model, tmp_path / "pool.onnx")
     line = _one_line(capsys, tmp_path / "pool.onnx", tmp_path)
     assert "MaxPool node 'pool'" in line and f"{nn.__file__}:" in line and "KeyError" in line

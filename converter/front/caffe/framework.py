@@ -5,7 +5,7 @@ from __future__ import annotations
 from converter.frameworks import Framework
 from converter.front.caffe.translator import REGISTRY
 from converter.front.caffe.extractor import CaffePythonFrontExtractorOp  # noqa: F401  (MO's name)
-from converter.graph.graph import Graph, Node
+from converter.graph.graph import Graph
 from converter.options import ConvertOptions
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from converter.frameworks import Framework
 from converter.front.mxnet.translator import REGISTRY
-from converter.graph.graph import Graph, Node
+from converter.graph.graph import Graph
 from converter.options import ConvertOptions
 
 
