@@ -9,6 +9,7 @@ so a FrontReplacementOp can still replace them.
 from __future__ import annotations
 
 import inspect
+import os
 import traceback
 from collections.abc import Callable
 from functools import partial
@@ -58,7 +59,9 @@ def _source_file(code: object) -> str:
 def _failure(node: Node, code: object, err: Exception) -> ConversionError:
     """A clear error for an unexpected exception raised while `code` handled node."""
     path = _source_file(code)
-    frames = [f for f in traceback.extract_tb(err.__traceback__) if f.filename == path]
+    real = os.path.realpath(path)
+    frames = [f for f in traceback.extract_tb(err.__traceback__)
+              if os.path.realpath(f.filename) == real]
     where = f"{path}:{frames[-1].lineno}" if frames else path
     detail = " ".join(str(err).split())
     raised = f"{type(err).__name__}: {detail}" if detail else type(err).__name__
