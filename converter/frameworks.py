@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from converter.errors import InputFileError, UsageError
+from converter.front.translator import TranslatorRegistry
 from converter.graph.graph import Graph, Node
 from converter.options import ConvertOptions
 
@@ -21,13 +22,13 @@ __all__ = ["SUFFIXES", "Framework", "detect", "resolve"]
 
 @dataclass(frozen=True)
 class Framework:
-    """load(opts) builds the front-stage graph; translate(node) replaces one framework node by
-    opset ops (False when it has no built-in translator); node_attrs(node) gives a framework
-    node's attributes as plain values (for `extgen check`)."""
+    """load(opts) builds the front-stage graph; translators are the built-in translators of its
+    nodes; node_attrs(node) gives a framework node's attributes as plain values (for
+    `extgen check`)."""
 
     name: str
     load: Callable[[ConvertOptions], Graph]
-    translate: Callable[[Node], bool]
+    translators: TranslatorRegistry
     node_attrs: Callable[[Node], dict[str, Any]] | None = None
 
 

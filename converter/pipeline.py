@@ -64,7 +64,7 @@ def convert_to_graph(opts: ConvertOptions, progress: Progress | None = None) -> 
     graph = fw.load(opts)
     graph.graph["cmd_params"] = opts
     step("extract")
-    extract_nodes(graph, fw.translate)
+    extract_nodes(graph, fw.translators)
     step("front")
     apply_input_options(graph, opts)
     run_passes(graph, _phase_passes("front"))

@@ -57,7 +57,7 @@ def find_unknown_ops(model: Path, framework: str | None = None,
     with extension_scope():
         load_extension_dirs(opts.extensions, fw.name)
         graph = fw.load(opts)
-        extract_nodes(graph, fw.translate)
+        extract_nodes(graph, fw.translators)
         for node in unsupported_nodes(graph):
             entry = found.setdefault(node.op, UnknownOp(fw.name, node.op))
             entry.nodes.append(node.soft_get("name", node.id))

@@ -8,14 +8,21 @@ so a FrontReplacementOp can still replace them.
 
 from __future__ import annotations
 
+import inspect
+import os
+import traceback
 from collections.abc import Callable
-from typing import ClassVar
+from functools import partial
+from typing import ClassVar, TypeVar
 
-from converter.errors import UnsupportedOpError
+from converter.errors import ConversionError, ExtgenError, UnsupportedOpError
+from converter.front.translator import TranslatorRegistry, node_error, translate
 from converter.graph.graph import Graph, Node
 from converter.ops.op import Op
 
 __all__ = ["FrontExtractorOp", "check_unsupported", "extract_nodes", "unsupported_nodes"]
+
+_T = TypeVar("_T")
 
 
 class FrontExtractorOp:
@@ -41,27 +48,77 @@ def _is_user_op(cls: type[Op]) -> bool:
     return not cls.__module__.startswith("converter.ops")
 
 
-def extract_nodes(graph: Graph, translate: Callable[[Node], bool]) -> None:
-    """Run the extractors over every framework node (those with `pb`), in topological order."""
+def _source_file(code: object) -> str:
+    """The file that defines an extractor class, a translator function or an Op class."""
+    try:
+        return inspect.getsourcefile(code) or inspect.getfile(code)  # type: ignore[arg-type]
+    except (TypeError, OSError):
+        return "<unknown file>"
+
+
+def _failure(node: Node, code: object, err: Exception) -> ConversionError:
+    """A clear error for an unexpected exception raised while `code` handled node."""
+    path = _source_file(code)
+    real = os.path.realpath(path)
+    frames = [f for f in traceback.extract_tb(err.__traceback__)
+              if os.path.realpath(f.filename) == real]
+    where = f"{path}:{frames[-1].lineno}" if frames else path
+    detail = " ".join(str(err).split())
+    raised = f"{type(err).__name__}: {detail}" if detail else type(err).__name__
+    if getattr(code, "__module__", "").startswith("converter."):
+        fix = ("check the node's attributes; if they are valid, please report this bug (an "
+               "extension, --extensions, can handle the node meanwhile)")
+        return node_error(node, f"the built-in translator ({where}) raised {raised}", fix)
+    return node_error(node, f"the extractor {where} raised {raised}", "fix the extractor")
+
+
+def _guarded(node: Node, code: object, call: Callable[[], _T]) -> _T:
+    """call(), with any exception that is not already a user-facing error turned into one that
+    names node and the file (and line) of `code`."""
+    try:
+        return call()
+    except ExtgenError:
+        raise
+    except Exception as err:
+        raise _failure(node, code, err) from err
+
+
+def _run_user_extractor(node: Node, keys: list[str]) -> bool:
+    """The first enabled user FrontExtractorOp under one of keys that extracts node."""
+    for key in keys:
+        ext = FrontExtractorOp.registered_ops.get(key)
+        if ext is not None and ext.enabled and _guarded(node, ext, partial(ext.extract, node)):
+            node["extracted"] = True
+            return True
+    return False
+
+
+def _run_user_op(node: Node, keys: list[str]) -> bool:
+    """Give node the attributes of the first user Op class registered under one of keys."""
+    for key in keys:
+        op_cls = Op.registered_ops.get(key)
+        if op_cls is not None and _is_user_op(op_cls):
+            _guarded(node, op_cls, partial(op_cls.update_node_stat, node))
+            node["extracted"] = True
+            return True
+    return False
+
+
+def extract_nodes(graph: Graph, translators: TranslatorRegistry) -> None:
+    """Run the extractors over every framework node (those with `pb`), in topological order.
+    An unexpected exception in a translator or a user extractor becomes a ConversionError
+    naming the node and the file (and line) it came from."""
     for node in graph.topological_order():
         if node.id not in graph or not node.has("pb") or node.has_and_set("extracted"):
             continue
-        key = node.soft_get("op", None)
-        ext = FrontExtractorOp.registered_ops.get(key)
-        bare = key.split("::", 1)[1] if isinstance(key, str) and "::" in key else None
-        if ext is None and bare is not None:  # MO keyed ONNX custom-domain ops by type alone
-            ext = FrontExtractorOp.registered_ops.get(bare)
-        if ext is not None and ext.enabled and ext.extract(node):
-            node["extracted"] = True
+        keys = [k for k in translators.context.extractor_keys(node) if k is not None]
+        if _run_user_extractor(node, keys):
             continue
-        if translate(node):
-            continue
-        op_cls = Op.registered_ops.get(key) or (bare and Op.registered_ops.get(bare))
-        if op_cls is not None and _is_user_op(op_cls):
-            op_cls.update_node_stat(node)
-            node["extracted"] = True
-            continue
-        node["unsupported"] = True
+        fn = translators.for_node(node)
+        if fn is not None:
+            _guarded(node, fn, partial(translate, node, fn, translators.context))
+        elif not _run_user_op(node, keys):
+            node["unsupported"] = True
 
 
 def unsupported_nodes(graph: Graph) -> list[Node]:

@@ -1,36 +1,51 @@
 """What every framework's translators share: a registry of functions per op type (with
-versions), the context a translator builds opset ops with, and splicing the result in.
+versions), the context a translator builds opset ops with, the one way a translator reports a
+problem with its node (`n.reject`), and translating a node (running its translator, splicing the
+result in).
 
 A translator takes a context and returns one output port per framework output:
 
     @registry.op("Relu")
     def relu(n):
+        if n.attr("alpha") is None:
+            n.reject("alpha is not given", "set it in the model")
         return [n.op("ReLU", [n.input(0)])]
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
+from converter.errors import ConversionError
 from converter.graph.graph import Node
 from converter.graph.port import Port
 from converter.ops.op import Op
 
-__all__ = ["NodeContext", "Translator", "TranslatorRegistry", "splice", "static_rank"]
+__all__ = [
+    "NodeContext", "Translator", "TranslatorRegistry", "node_error", "splice", "static_rank",
+    "translate",
+]
 
 Translator = Callable[[Any], Sequence[Port | None]]
+DEFAULT_FIX = "change the model, or handle the node with an extension (--extensions)"
 
 
 class TranslatorRegistry:
-    """Translators per framework op type; several versions each (`since`), newest that fits wins."""
+    """One framework's translators per op type; several versions each (`since`), newest that fits
+    wins. `context` is the framework's NodeContext class (it reads a node's registry key);
+    `modules` are imported on first use, which registers the built-in translators."""
 
-    def __init__(self) -> None:
+    def __init__(self, context: type[NodeContext], modules: Sequence[str] = ()) -> None:
+        self.context = context
+        self._modules = list(modules)
         self._by_type: dict[str, list[tuple[int, Translator]]] = {}
 
     def op(self, *op_types: str, since: int = 1) -> Callable[[Translator], Translator]:
+        """Decorator: register a translator for op types (aliases share one function)."""
         def register(fn: Translator) -> Translator:
             for op_type in op_types:
                 versions = self._by_type.setdefault(op_type, [])
@@ -41,13 +56,24 @@ class TranslatorRegistry:
         return register
 
     def find(self, op_type: str, version: int = 1 << 30) -> Translator | None:
+        self._import()
         for since, fn in reversed(self._by_type.get(op_type, [])):
             if since <= version:
                 return fn
         return None
 
+    def for_node(self, node: Node) -> Translator | None:
+        """The translator of a framework node, None when it has none."""
+        op_type, version = self.context.key(node)
+        return None if op_type is None else self.find(op_type, version)
+
     def types(self) -> list[str]:
+        self._import()
         return sorted(self._by_type)
+
+    def _import(self) -> None:
+        while self._modules:
+            importlib.import_module(self._modules.pop(0))
 
 
 def static_rank(port: Port) -> int | None:
@@ -59,15 +85,41 @@ def static_rank(port: Port) -> int | None:
     return None if shape is None else len(shape)
 
 
+def node_error(node: Node, problem: str, fix: str, op_type: str | None = None) -> ConversionError:
+    """The error for a problem with one framework node: "<op> node '<name>': <problem>; <fix>"."""
+    op_type = op_type or node.soft_get("op", "?")
+    return ConversionError(f"{op_type} node '{node.soft_get('name', node.id)}': {problem}; {fix}")
+
+
 class NodeContext:
     """A framework node as its translator sees it: inputs as ports, and an opset-op builder.
-    Framework subclasses add attribute access (`attr`)."""
+    Framework subclasses add attribute access (`attr`) and may override `key` and `op_type`."""
+
+    num_outputs: int | None = None  # outputs a translator's result is cut to (None: all)
 
     def __init__(self, node: Node) -> None:
         self.node = node
         self.graph = node.graph
         self.name: str = node.soft_get("name", node.id)
         self._count = 0
+
+    @classmethod
+    def key(cls, node: Node) -> tuple[str | None, int]:
+        """node's op type in the registry (None: no built-in translation) and its version."""
+        return node.soft_get("op", None), 1 << 30
+
+    @classmethod
+    def extractor_keys(cls, node: Node) -> list[str]:
+        """The op names a user extractor (or Op) for node may be registered under, first wins."""
+        return [node.soft_get("op", None)]
+
+    @property
+    def op_type(self) -> str:
+        return self.node.soft_get("op", "?")
+
+    def reject(self, problem: str, fix: str = DEFAULT_FIX) -> NoReturn:
+        """Stop the conversion: this node has a problem the user must solve (exit status 2)."""
+        raise node_error(self.node, problem, fix, self.op_type)
 
     @property
     def num_inputs(self) -> int:
@@ -121,6 +173,12 @@ class NodeContext:
                 src = self.const(src)
             src.connect(node.in_port(i))
         return node
+
+
+def translate(node: Node, fn: Translator, context: type[NodeContext]) -> None:
+    """Replace node by the ops translator fn builds in a `context` of it."""
+    ctx = context(node)
+    splice(node, list(fn(ctx))[: ctx.num_outputs], ctx.name)
 
 
 def splice(node: Node, outputs: Sequence[Port | None], name: str) -> None:

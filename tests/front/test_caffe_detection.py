@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from extgen.errors import ModelFormatError
+from extgen.errors import ConversionError
 from tests.front.test_caffe import convert_model, run_both, write_model
 
 RNG = np.random.default_rng(11)
@@ -181,12 +181,12 @@ def test_priorbox_rejects_what_openvino_cannot_express(tmp_path: Path, param: st
         "variance: 0.2 step: 4 offset: 0.5",
         ("" if "min_size" in message else "min_size: 8 ") + param)
     model = write_model(tmp_path, "ssd", text, _weights())
-    with pytest.raises(ModelFormatError, match=message):
+    with pytest.raises(ConversionError, match=message):
         convert_model(model, tmp_path / "ir")
 
 
 def test_detection_output_rejects_adaptive_nms(tmp_path: Path) -> None:
     param = "nms_param { nms_threshold: 0.45 eta: 0.9 } keep_top_k: 10"
     model = write_model(tmp_path, "ssd", ssd(1, param), _weights())
-    with pytest.raises(ModelFormatError, match="eta 0.9"):
+    with pytest.raises(ConversionError, match="eta 0.9"):
         convert_model(model, tmp_path / "ir")

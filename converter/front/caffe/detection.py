@@ -24,35 +24,35 @@ def prior_box(n: CaffeNode):
     min_size, max_size = _floats(n, "min_size"), _floats(n, "max_size")
     fixed_size = _floats(n, "fixed_size")  # fields of Model Optimizer's caffe.proto, when in use
     if not min_size and not fixed_size:
-        raise n.error("min_size is not given")
+        n.reject("min_size is not given")
     if max_size and len(max_size) != len(min_size):
-        raise n.error(f"{len(max_size)} max_size values for {len(min_size)} min_size values")
+        n.reject(f"{len(max_size)} max_size values for {len(min_size)} min_size values")
     if n.has_attr("step_h") or n.has_attr("step_w"):
         step_h, step_w = float(n.attr("step_h", 0.0)), float(n.attr("step_w", 0.0))
         if step_h != step_w:
-            raise n.error(f"step_h {step_h:g} and step_w {step_w:g} differ; PriorBox takes one "
-                          "step")
+            n.reject(f"step_h {step_h:g} and step_w {step_w:g} differ; PriorBox takes one "
+                     "step")
         step = step_h
     else:
         step = float(n.attr("step")) if n.has_attr("step") else 0.0
     offset = float(n.attr("offset"))
     if step == 0 and abs(offset - 0.5) > 1e-6:
-        raise n.error(f"offset {offset:g} needs an explicit step (PriorBox centres the cells "
-                      "when the step is derived from the image)")
+        n.reject(f"offset {offset:g} needs an explicit step (PriorBox centres the cells "
+                 "when the step is derived from the image)")
     if n.has_attr("img_h") or n.has_attr("img_w"):
         img_h, img_w = int(n.attr("img_h", 0)), int(n.attr("img_w", 0))
         if img_h <= 0 or img_w <= 0:
-            raise n.error("img_h and img_w are given together, both positive")
+            n.reject("img_h and img_w are given together, both positive")
         image = n.const([img_h, img_w], I64)
     elif n.has_attr("img_size"):
         image = n.const([int(n.attr("img_size"))] * 2, I64)
     elif n.num_inputs > 1:
         image = _hw(n, n.input(1))
     else:
-        raise n.error("needs the image as its second bottom, or img_size / img_h and img_w")
+        n.reject("needs the image as its second bottom, or img_size / img_h and img_w")
     variance = _floats(n, "variance")
     if len(variance) not in (0, 1, 4):
-        raise n.error(f"{len(variance)} variance values (give 1 or 4)")
+        n.reject(f"{len(variance)} variance values (give 1 or 4)")
     boxes = n.op("PriorBox", [_hw(n, n.input(0)), image], min_size=min_size, max_size=max_size,
                  aspect_ratio=_floats(n, "aspect_ratio"), flip=bool(n.attr("flip")),
                  clip=bool(n.attr("clip")), step=step, offset=offset, variance=variance,
@@ -69,7 +69,7 @@ def detection_output(n: CaffeNode):
     nms = n.param.nms_param
     eta = float(nms.eta) if nms.HasField("eta") else 1.0
     if eta != 1.0:
-        raise n.error(f"adaptive NMS (eta {eta:g}) is not supported; eta must be 1")
+        n.reject(f"adaptive NMS (eta {eta:g}) is not supported; eta must be 1")
     threshold = float(nms.nms_threshold)
     top_k = int(nms.top_k) if nms.HasField("top_k") else -1
     if n.has_attr("nms_threshold"):  # the old SSD fields, outside nms_param
@@ -80,8 +80,8 @@ def detection_output(n: CaffeNode):
     confidence = (float(n.attr("confidence_threshold")) if n.has_attr("confidence_threshold")
                   else -float(np.finfo(np.float32).max))
     if n.num_inputs not in (3, 5):
-        raise n.error(f"{n.num_inputs} bottoms (loc, conf and priors are needed, and RefineDet's "
-                      "ARM conf and loc may follow)")
+        n.reject(f"{n.num_inputs} bottoms (loc, conf and priors are needed, and RefineDet's "
+                 "ARM conf and loc may follow)")
     flat = [n.op("Reshape", [n.input(i), n.const([0, -1], I64)], special_zero=True)
             for i in range(n.num_inputs) if i != 2]
     priors = n.input(2)

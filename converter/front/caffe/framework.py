@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from converter.frameworks import Framework
+from converter.front.caffe.translator import REGISTRY
 from converter.front.caffe.extractor import CaffePythonFrontExtractorOp  # noqa: F401  (MO's name)
-from converter.graph.graph import Graph, Node
+from converter.graph.graph import Graph
 from converter.options import ConvertOptions
 
 
@@ -14,10 +15,4 @@ def _load(opts: ConvertOptions) -> Graph:
     return load(opts)
 
 
-def _translate(node: Node) -> bool:
-    from converter.front.caffe.extract import translate
-
-    return translate(node)
-
-
-FRAMEWORK = Framework("caffe", _load, _translate)
+FRAMEWORK = Framework("caffe", _load, REGISTRY)

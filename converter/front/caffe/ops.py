@@ -21,7 +21,7 @@ def _spatial(n: CaffeNode, name: str, default: int | None, nsp: int) -> list[int
     values = ([] if value is None else list(value) if isinstance(value, list) else [value])
     if not values:
         if default is None:
-            raise n.error(f"{name} is not given")
+            n.reject(f"{name} is not given")
         return [default] * nsp
     return [int(v) for v in values] * nsp if len(values) == 1 else [int(v) for v in values]
 
@@ -37,7 +37,7 @@ def _along(n: CaffeNode, value: np.ndarray, x: Port, axis: int) -> Port:
     if axis < 0:
         rank = static_rank(x)
         if rank is None:
-            raise n.error(f"a negative axis ({axis}) needs a known input rank")
+            n.reject(f"a negative axis ({axis}) needs a known input rank")
         axis += rank
     value = np.asarray(value, dtype=np.float32)
     lead = value.reshape((1,) * axis + value.shape)
@@ -102,7 +102,7 @@ def deconvolution(n: CaffeNode):
 def pooling(n: CaffeNode):
     method = _enum(n, "pool")
     if method not in ("MAX", "AVE"):
-        raise n.error(f"{method} pooling is not supported (MAX and AVE are)")
+        n.reject(f"{method} pooling is not supported (MAX and AVE are)")
     x = n.input(0)
     if n.attr("global_pooling"):
         kind = "ReduceMax" if method == "MAX" else "ReduceMean"
@@ -307,7 +307,7 @@ def eltwise(n: CaffeNode):
     if operation == "SUM":
         coeff = [float(c) for c in n.attr("coeff", [])] or [1.0] * len(inputs)
         if len(coeff) != len(inputs):
-            raise n.error(f"{len(coeff)} coeff values for {len(inputs)} inputs")
+            n.reject(f"{len(coeff)} coeff values for {len(inputs)} inputs")
         terms = [x if c == 1 else n.op("Multiply", [x, n.const(c, np.float32)])
                  for x, c in zip(inputs, coeff)]
         kind = "Add"
@@ -336,7 +336,7 @@ def slice_(n: CaffeNode):
         node = n.op_node("Split", [n.input(0), n.const(axis, I64)], num_splits=outputs)
     else:
         if len(points) != outputs - 1:
-            raise n.error(f"{len(points)} slice points for {outputs} tops")
+            n.reject(f"{len(points)} slice points for {outputs} tops")
         bounds = [0, *points]
         lengths = [b - a for a, b in zip(bounds, bounds[1:])] + [-1]
         node = n.op_node("VariadicSplit", [n.input(0), n.const(axis, I64), n.const(lengths, I64)])

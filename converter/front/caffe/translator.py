@@ -11,19 +11,16 @@ A translator returns one output port per top blob. `n.param` is the layer's para
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from converter.errors import ModelFormatError
 from converter.front.caffe.attrs import blob_array, is_repeated
-from converter.front.translator import NodeContext, Translator, TranslatorRegistry
+from converter.front.translator import NodeContext, TranslatorRegistry
 from converter.graph.graph import Node
 
-__all__ = ["PARAM_FIELDS", "CaffeNode", "caffe_op", "find_translator", "translators"]
-
-REGISTRY = TranslatorRegistry()
+__all__ = ["PARAM_FIELDS", "REGISTRY", "CaffeNode", "caffe_op"]
 
 # layer type -> the LayerParameter field holding its parameters
 PARAM_FIELDS = {
@@ -41,19 +38,6 @@ PARAM_FIELDS = {
 }
 
 
-def caffe_op(*layer_types: str) -> Callable[[Translator], Translator]:
-    """Register a translator for Caffe layer types."""
-    return REGISTRY.op(*layer_types)
-
-
-def find_translator(layer_type: str) -> Translator | None:
-    return REGISTRY.find(layer_type)
-
-
-def translators() -> list[str]:
-    return REGISTRY.types()
-
-
 class CaffeNode(NodeContext):
     """What a Caffe translator sees: the layer, its parameters and weights, input ports, op builder."""
 
@@ -65,6 +49,16 @@ class CaffeNode(NodeContext):
         field = PARAM_FIELDS.get(self.type)
         fields = self.pb.DESCRIPTOR.fields_by_name
         self.param = getattr(self.pb, field) if field in fields else None
+
+    @classmethod
+    def key(cls, node: Node) -> tuple[str | None, int]:
+        """The layer type; Python layers have no built-in translation (their extractors do)."""
+        layer_type = node.soft_get("caffe_type", node.op)
+        return (None if layer_type == "Python" else layer_type), 1 << 30
+
+    @property
+    def op_type(self) -> str:
+        return self.type
 
     @property
     def num_outputs(self) -> int:
@@ -105,5 +99,7 @@ class CaffeNode(NodeContext):
             raise ModelFormatError(msg)
         return blob_array(self.model_pb.blobs[i])
 
-    def error(self, what: str) -> ModelFormatError:
-        return ModelFormatError(f"layer '{self.name}' ({self.type}): {what}")
+
+REGISTRY = TranslatorRegistry(
+    CaffeNode, ["converter.front.caffe.ops", "converter.front.caffe.detection"])
+caffe_op = REGISTRY.op

@@ -4,7 +4,8 @@ without MXNet."""
 from __future__ import annotations
 
 from converter.frameworks import Framework
-from converter.graph.graph import Graph, Node
+from converter.front.mxnet.translator import REGISTRY
+from converter.graph.graph import Graph
 from converter.options import ConvertOptions
 
 
@@ -14,10 +15,4 @@ def _load(opts: ConvertOptions) -> Graph:
     return load(opts)
 
 
-def _translate(node: Node) -> bool:
-    from converter.front.mxnet.extract import translate
-
-    return translate(node)
-
-
-FRAMEWORK = Framework("mxnet", _load, _translate)
+FRAMEWORK = Framework("mxnet", _load, REGISTRY)

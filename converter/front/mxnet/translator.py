@@ -9,30 +9,13 @@ A translator returns one output port per MXNet output it supports (the rest stay
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from converter.errors import ConversionError
 from converter.front.mxnet.attrs import AttrDictionary, get_mxnet_layer_attrs
-from converter.front.translator import NodeContext, Translator, TranslatorRegistry
+from converter.front.translator import NodeContext, TranslatorRegistry
 from converter.graph.graph import Node
 
-__all__ = ["MxnetNode", "find_translator", "mxnet_op", "translators"]
-
-REGISTRY = TranslatorRegistry()
-
-
-def mxnet_op(*op_types: str) -> Callable[[Translator], Translator]:
-    """Register a translator for MXNet op types (aliases share one function)."""
-    return REGISTRY.op(*op_types)
-
-
-def find_translator(op_type: str) -> Translator | None:
-    return REGISTRY.find(op_type)
-
-
-def translators() -> list[str]:
-    return REGISTRY.types()
+__all__ = ["MxnetNode", "REGISTRY", "mxnet_op"]
 
 
 class MxnetNode(NodeContext):
@@ -43,12 +26,26 @@ class MxnetNode(NodeContext):
         super().__init__(node)
         self.symbol_dict: dict[str, Any] = node.symbol_dict
         self.attrs: AttrDictionary = get_mxnet_layer_attrs(self.symbol_dict)
-        self.op_type: str = self.symbol_dict["op"]
+
+    @property
+    def op_type(self) -> str:
+        return self.symbol_dict["op"]
 
     def attr(self, name: str, default: Any = None) -> Any:
         """The attribute's raw string, or default."""
         return self.attrs.str(name, default)
 
-    def fail(self, what: str) -> ConversionError:
-        """An error naming this node, to raise."""
-        return ConversionError(f"{self.op_type} node '{self.name}': {what}")
+    @classmethod
+    def key(cls, node: Node) -> tuple[str | None, int]:
+        """Custom ops have no built-in translation (their extractors do)."""
+        return (None if node.symbol_dict.get("op") == "Custom" else node.op), 1 << 30
+
+    @classmethod
+    def extractor_keys(cls, node: Node) -> list[str]:
+        """A Custom op's op_type, then "Custom" (an MO-style extractor for every Custom op)."""
+        custom = ["Custom"] if node.symbol_dict.get("op") == "Custom" else []
+        return [node.op, *custom]
+
+
+REGISTRY = TranslatorRegistry(MxnetNode, ["converter.front.mxnet.ops"])
+mxnet_op = REGISTRY.op

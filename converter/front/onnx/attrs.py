@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from converter.errors import ModelFormatError
 from converter.graph.graph import Node
 
 __all__ = ["onnx_attr", "onnx_node_has_attr"]
@@ -16,7 +17,7 @@ def onnx_attr(node: Node, name: str, field: str, default: Any = None, dst_type: 
         return default
     if len(found) > 1:
         msg = f"attribute '{name}' appears {len(found)} times on node '{node.soft_get('name')}'"
-        raise ValueError(msg)
+        raise ModelFormatError(msg)
     value = getattr(found[0], field)
     if field in ("ints", "floats", "strings"):
         value = list(value)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from converter.frameworks import Framework
+from converter.front.onnx.translator import REGISTRY
 from converter.graph.graph import Graph
 from converter.options import ConvertOptions
 
@@ -13,12 +14,6 @@ def _load(opts: ConvertOptions) -> Graph:
     return model_to_graph(load_model(opts.input_model), opts.input_model.parent)
 
 
-def _translate(node) -> bool:
-    from converter.front.onnx.extract import translate
-
-    return translate(node)
-
-
 def _node_attrs(node) -> dict:
     from converter.front.onnx.translator import OnnxNode
 
@@ -26,4 +21,4 @@ def _node_attrs(node) -> dict:
     return {a.name: ctx.attr(a.name) for a in node.pb.attribute}
 
 
-FRAMEWORK = Framework("onnx", _load, _translate, _node_attrs)
+FRAMEWORK = Framework("onnx", _load, REGISTRY, _node_attrs)

@@ -12,7 +12,6 @@ per op type (`since=` opset); the newest one not newer than the model's opset is
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from onnx import helper
@@ -21,32 +20,31 @@ from converter.front.translator import NodeContext, Translator, TranslatorRegist
 from converter.graph.graph import Node
 from converter.graph.port import Port
 
-__all__ = ["OnnxNode", "Translator", "find_translator", "onnx_op", "translators"]
-
-REGISTRY = TranslatorRegistry()
+__all__ = ["REGISTRY", "OnnxNode", "Translator", "onnx_op"]
 
 
-def onnx_op(*op_types: str, since: int = 1) -> Callable[[Translator], Translator]:
-    """Register a translator for ONNX op types (`domain::Type` for custom domains)."""
-    return REGISTRY.op(*op_types, since=since)
-
-
-def find_translator(op_type: str, opset: int) -> Translator | None:
-    return REGISTRY.find(op_type, opset)
-
-
-def translators() -> list[str]:
-    return REGISTRY.types()
+def _opset(node: Node) -> int:
+    """The model's opset of node's domain."""
+    return node.graph.graph["opsets"].get(node.pb.domain or "ai.onnx", 1)
 
 
 class OnnxNode(NodeContext):
     """What an ONNX translator sees: the node's attributes, its input ports and an op builder."""
 
-    def __init__(self, node: Node, opset: int) -> None:
+    def __init__(self, node: Node, opset: int | None = None) -> None:
         super().__init__(node)
         self.pb = node.pb
-        self.opset = opset
+        self.opset = _opset(node) if opset is None else opset
         self._attrs = {a.name: a for a in self.pb.attribute}
+
+    @classmethod
+    def key(cls, node: Node) -> tuple[str | None, int]:
+        return node.op, _opset(node)
+
+    @classmethod
+    def extractor_keys(cls, node: Node) -> list[str]:
+        """`domain::Type`, then `Type` alone (MO keyed custom-domain ops by type)."""
+        return [node.op, *node.op.split("::", 1)[1:]]
 
     # -- reading the ONNX node ------------------------------------------------------------------
     @property
@@ -89,3 +87,8 @@ class OnnxNode(NodeContext):
         if i >= len(self.pb.input) or not self.pb.input[i]:
             return None
         return self.node.in_port(i).get_source()
+
+
+# `domain::Type` for custom domains; since= the opset a version applies from
+REGISTRY = TranslatorRegistry(OnnxNode, ["converter.front.onnx.ops"])
+onnx_op = REGISTRY.op

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from converter.frameworks import Framework
+from converter.front.tf.translator import REGISTRY
 from converter.graph.graph import Graph
 from converter.options import ConvertOptions
 
@@ -23,10 +24,4 @@ def _load(opts: ConvertOptions) -> Graph:
     return graph
 
 
-def _translate(node) -> bool:
-    from converter.front.tf.extract import translate
-
-    return translate(node)
-
-
-FRAMEWORK = Framework("tf", _load, _translate)
+FRAMEWORK = Framework("tf", _load, REGISTRY)

@@ -10,29 +10,13 @@ A translator returns one output port per TF output port (None for outputs it doe
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from converter.front.tf.attrs import attr_value
-from converter.front.translator import NodeContext, Translator, TranslatorRegistry
+from converter.front.translator import NodeContext, TranslatorRegistry
 from converter.graph.graph import Node
 
-__all__ = ["TfNode", "find_translator", "tf_op", "translators"]
-
-REGISTRY = TranslatorRegistry()
-
-
-def tf_op(*op_types: str) -> Callable[[Translator], Translator]:
-    """Register a translator for TF op types."""
-    return REGISTRY.op(*op_types)
-
-
-def find_translator(op_type: str) -> Translator | None:
-    return REGISTRY.find(op_type)
-
-
-def translators() -> list[str]:
-    return REGISTRY.types()
+__all__ = ["REGISTRY", "TfNode", "tf_op"]
 
 
 class TfNode(NodeContext):
@@ -63,3 +47,7 @@ class TfNode(NodeContext):
 
     def data_format(self) -> str:
         return self.attr("data_format", "NHWC")
+
+
+REGISTRY = TranslatorRegistry(TfNode, ["converter.front.tf.ops"])
+tf_op = REGISTRY.op

@@ -101,7 +101,7 @@ def add_n(n: MxnetNode):
 def clip(n: MxnetNode):
     lo, hi = n.attrs.float("a_min", None), n.attrs.float("a_max", None)
     if lo is None or hi is None:
-        raise n.fail("a_min and a_max are required")
+        n.reject("a_min and a_max are required")
     return [n.op("Clamp", [n.input(0)], min=lo, max=hi)]
 
 
@@ -109,6 +109,6 @@ def clip(n: MxnetNode):
 def cast(n: MxnetNode):
     name = n.attrs.str("dtype", "float32")
     if name not in _CAST:
-        raise n.fail(f"dtype {name} is not supported")
+        n.reject(f"dtype {name} is not supported")
     return [n.op("Convert", [n.input(0)], destination_type=np.dtype(_CAST[name]))]
 

@@ -54,7 +54,7 @@ def _target_shape(n: MxnetNode, x: Port, spec: list[int], reverse: bool) -> Port
     src, i = 0, 0
     if reverse:
         if any(d < -1 for d in spec):
-            raise n.fail("reverse=True with -2, -3 or -4 is not supported")
+            n.reject("reverse=True with -2, -3 or -4 is not supported")
         # 0 copies the input dimension at the same place counted from the end
         count = len(spec)
         pieces = [_dims(n, shape, [-(count - j)]) if d == 0 else n.const([d], np.int64)
@@ -78,7 +78,7 @@ def _target_shape(n: MxnetNode, x: Port, spec: list[int], reverse: bool) -> Port
             src += 2
         elif d == -4:  # one input dimension split in two (one of them may be -1)
             if i + 2 >= len(spec):
-                raise n.fail(f"-4 needs two dimensions after it in shape {tuple(spec)}")
+                n.reject(f"-4 needs two dimensions after it in shape {tuple(spec)}")
             d1, d2 = spec[i + 1], spec[i + 2]
             dim = _dims(n, shape, [src])
             if d1 == -1:
@@ -90,7 +90,7 @@ def _target_shape(n: MxnetNode, x: Port, spec: list[int], reverse: bool) -> Port
             src += 1
             i += 2
         else:
-            raise n.fail(f"shape value {d} is not one of MXNet's special values")
+            n.reject(f"shape value {d} is not one of MXNet's special values")
         i += 1
     return n.op("Concat", pieces, axis=0)
 
@@ -101,7 +101,7 @@ def reshape(n: MxnetNode):
     if spec is None:
         spec = n.attrs.tuple("target_shape", int, None)
         if spec is None:
-            raise n.fail("the 'shape' attribute is missing")
+            n.reject("the 'shape' attribute is missing")
         spec = tuple(-1 if d == 0 else d for d in spec)  # the old target_shape: 0 means infer
     spec = list(spec)
     reverse = n.attrs.bool("reverse", False)
@@ -158,7 +158,7 @@ def slice_(n: MxnetNode):
     end = list(n.attrs.tuple("end", int, ()))
     step = list(n.attrs.tuple("step", int, ())) or [1] * len(begin)
     if len(end) != len(begin) or len(step) != len(begin):
-        raise n.fail("begin, end and step must have the same length")
+        n.reject("begin, end and step must have the same length")
     step = [1 if s is None else s for s in step]
     starts = [(0 if s > 0 else -1) if b is None else b for b, s in zip(begin, step)]
     stops = [(_INT_MAX if s > 0 else -_INT_MAX) if e is None else e for e, s in zip(end, step)]
@@ -183,7 +183,7 @@ def pad(n: MxnetNode):
     width = list(n.attrs.tuple("pad_width", int, ()))
     mode = n.attrs.str("mode", "constant")
     if mode not in _PAD_MODES or not width or len(width) % 2:
-        raise n.fail(f"mode {mode} with pad_width {tuple(width)} is not supported")
+        n.reject(f"mode {mode} with pad_width {tuple(width)} is not supported")
     value = n.const(n.attrs.float("constant_value", 0.0), np.float32)
     inputs = [n.input(0), n.const(width[0::2], np.int64), n.const(width[1::2], np.int64), value]
     return [n.op("Pad", inputs, pad_mode=_PAD_MODES[mode])]
@@ -194,7 +194,7 @@ def pad(n: MxnetNode):
 def reduce(n: MxnetNode):
     axes = n.attrs.tuple("axis", int, ())
     if n.attrs.bool("exclude", False):
-        raise n.fail("exclude=True is not supported")
+        n.reject("exclude=True is not supported")
     target = n.const(list(axes), np.int64) if axes else _all_axes(n, n.input(0))
     keep = n.attrs.bool("keepdims", False)
     return [n.op(_REDUCE[n.op_type], [n.input(0), target], keep_dims=keep)]

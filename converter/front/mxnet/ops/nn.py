@@ -18,7 +18,7 @@ _SELU_ALPHA, _SELU_LAMBDA = 1.6732632423543772, 1.0507009873554805
 def _check_layout(n: MxnetNode) -> None:
     layout = n.attrs.str("layout", None)
     if layout not in (None, "None", "NCW", "NCHW", "NCDHW"):
-        raise n.fail(f"layout {layout} is not supported (channels-first only)")
+        n.reject(f"layout {layout} is not supported (channels-first only)")
 
 
 def _window(n: MxnetNode, nsp: int) -> dict:
@@ -32,7 +32,7 @@ def _window(n: MxnetNode, nsp: int) -> dict:
 def _kernel(n: MxnetNode) -> list[int]:
     kernel = list(n.attrs.tuple("kernel", int, ()))
     if not kernel:
-        raise n.fail("the 'kernel' attribute is missing")
+        n.reject("the 'kernel' attribute is missing")
     return kernel
 
 
@@ -82,7 +82,7 @@ def deconvolution(n: MxnetNode):
     kernel = _kernel(n)
     nsp = len(kernel)
     if any(n.attrs.tuple("target_shape", int, ())):
-        raise n.fail("target_shape is not supported; give pad and adj instead")
+        n.reject("target_shape is not supported; give pad and adj instead")
     attrs = {**_window(n, nsp), "dilations": list(n.attrs.tuple("dilate", int, ()) or (1,) * nsp),
              "output_padding": list(n.attrs.tuple("adj", int, ()) or (0,) * nsp)}
     group = n.attrs.int("num_group", 1)
@@ -106,7 +106,7 @@ def pooling(n: MxnetNode):
         axes = n.const(np.arange(2, 2 + nsp), np.int64)
         kind = {"max": "ReduceMax", "avg": "ReduceMean", "sum": "ReduceSum"}.get(pool_type)
         if kind is None:
-            raise n.fail(f"global pool_type {pool_type} is not supported")
+            n.reject(f"global pool_type {pool_type} is not supported")
         return [n.op(kind, [n.input(0), axes], keep_dims=True)]
     kernel = _kernel(n)
     attrs = {**_window(n, len(kernel)), "kernel": kernel}
@@ -118,7 +118,7 @@ def pooling(n: MxnetNode):
     elif convention == "valid":
         attrs["rounding_type"] = "floor"
     else:
-        raise n.fail(f"pooling_convention {convention} is not supported")
+        n.reject(f"pooling_convention {convention} is not supported")
     if pool_type == "max":
         node = n.op_node("MaxPool", [n.input(0)], dilations=[1] * len(kernel),
                          index_element_type=np.dtype(np.int64), axis=0, **attrs)
@@ -129,7 +129,7 @@ def pooling(n: MxnetNode):
         if pool_type == "sum":
             y = n.op("Multiply", [y, n.const(float(np.prod(kernel)), np.float32)])
         return [y]
-    raise n.fail(f"pool_type {pool_type} is not supported")
+    n.reject(f"pool_type {pool_type} is not supported")
 
 
 # -- dense ----------------------------------------------------------------------------------------
@@ -151,7 +151,7 @@ def activation(n: MxnetNode):
     if act == "log_sigmoid":
         return [n.op("Log", [n.op("Sigmoid", [n.input(0)])])]
     if act not in _ACTIVATIONS:
-        raise n.fail(f"act_type {act} is not supported")
+        n.reject(f"act_type {act} is not supported")
     return [n.op(_ACTIVATIONS[act], [n.input(0)])]
 
 
@@ -173,7 +173,7 @@ def leaky_relu(n: MxnetNode):
     elif act == "rrelu":  # inference: the mean of the random slope's range
         slope = (n.attrs.float("lower_bound", 0.125) + n.attrs.float("upper_bound", 0.334)) / 2
     else:
-        raise n.fail(f"act_type {act} is not supported")
+        n.reject(f"act_type {act} is not supported")
     return [n.op("PReLU", [x, n.const([slope], np.float32)])]
 
 
@@ -181,7 +181,7 @@ def leaky_relu(n: MxnetNode):
 @mxnet_op("BatchNorm", "BatchNorm_v1", "_contrib_SyncBatchNorm")
 def batch_norm(n: MxnetNode):
     if n.attrs.int("axis", 1) != 1:
-        raise n.fail("only axis=1 (channels first) is supported")
+        n.reject("only axis=1 (channels first) is supported")
     gamma = n.input(1)
     if n.attrs.bool("fix_gamma", True):  # MXNet ignores gamma then: a scale of one
         value = n.const_value(1)
@@ -198,7 +198,7 @@ def batch_norm(n: MxnetNode):
 def lrn(n: MxnetNode):
     size = n.attrs.int("nsize")
     if size is None:
-        raise n.fail("the 'nsize' attribute is missing")
+        n.reject("the 'nsize' attribute is missing")
     return [n.op("LRN", [n.input(0), n.const([1], np.int64)], alpha=n.attrs.float("alpha", 1e-4),
                  beta=n.attrs.float("beta", 0.75), bias=n.attrs.float("knorm", 2.0), size=size)]
 
@@ -266,7 +266,7 @@ def logistic_output(n: MxnetNode):
 @mxnet_op("UpSampling")
 def upsampling(n: MxnetNode):
     if n.attrs.str("sample_type", "nearest") != "nearest" or (n.attrs.int("num_args", 1) or 1) > 1:
-        raise n.fail("only nearest upsampling of one input is supported")
+        n.reject("only nearest upsampling of one input is supported")
     scale = float(n.attrs.int("scale", 1))
     return [n.op("Interpolate", [n.input(0), n.const([scale, scale], np.float32),
                                  n.const([2, 3], np.int64)],

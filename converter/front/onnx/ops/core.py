@@ -15,8 +15,7 @@ def constant(n: OnnxNode):
             value = n.attr(key)
             dtype = np.float32 if "float" in key else np.int64 if "int" in key else None
             return [n.const(value, dtype=dtype, name=n.name)]
-    msg = f"Constant node '{n.name}' has no supported value attribute"
-    raise ValueError(msg)
+    n.reject("no supported value attribute")
 
 
 @onnx_op("Identity")

@@ -285,8 +285,8 @@ def _wrap_pad(n: OnnxNode, x: Port, begin: Port | np.ndarray, end: Port | np.nda
     """Pad in 'wrap' mode (no OpenVINO mode): per axis, Gather at indices taken modulo the dim."""
     rank = static_rank(x)
     if rank is None:
-        msg = f"Pad '{n.name}': mode 'wrap' needs the input rank before inference"
-        raise ValueError(msg)
+        n.reject("mode 'wrap' needs the input rank before inference",
+                 "give the model's inputs a shape (--input_shape)")
     for axis in range(rank):
         b, e = (n.op("Gather", [p, np.int64(axis), np.int64(0)]) for p in (begin, end))
         dim = _dim(n, x, axis)

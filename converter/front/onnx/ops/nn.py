@@ -24,8 +24,8 @@ def _spatial_rank(n: OnnxNode, weights: int | None = None) -> int:
         rank = None if i is None else n.static_rank(i)
         if rank is not None:
             return rank - 2
-    msg = f"{n.op_type} node '{n.name}': cannot tell the number of spatial axes"
-    raise ValueError(msg)
+    n.reject("cannot tell the number of spatial axes",
+             "give the model's inputs a shape (--input_shape)")
 
 
 def _window_attrs(n: OnnxNode, nsp: int) -> dict:
@@ -130,8 +130,8 @@ def _pool_attrs(n: OnnxNode) -> dict:
 @onnx_op("MaxPool")
 def max_pool(n: OnnxNode):
     if n.attr("storage_order", 0) and n.num_outputs > 1:
-        msg = f"MaxPool '{n.name}': storage_order=1 indices are not supported"
-        raise ValueError(msg)
+        n.reject("storage_order=1 indices are not supported",
+                 "export the model with storage_order=0, or without the Indices output")
     attrs = _pool_attrs(n)
     node = n.op_node("MaxPool", [n.input(0)], dilations=list(
         n.attr("dilations", [1] * len(attrs["kernel"]))), index_element_type=np.dtype(np.int64),
@@ -143,8 +143,7 @@ def max_pool(n: OnnxNode):
 def average_pool(n: OnnxNode):
     attrs = _pool_attrs(n)
     if any(d != 1 for d in n.attr("dilations", [])):
-        msg = f"AveragePool '{n.name}': dilations are not supported by AvgPool"
-        raise ValueError(msg)
+        n.reject("dilations are not supported by AvgPool")
     return [n.op("AvgPool", [n.input(0)], **{"exclude-pad": not n.attr("count_include_pad", 0)},
                  **attrs)]
 
@@ -153,8 +152,7 @@ def average_pool(n: OnnxNode):
 def lp_pool(n: OnnxNode):
     attrs = _pool_attrs(n)
     if any(d != 1 for d in n.attr("dilations", [])):
-        msg = f"LpPool '{n.name}': dilations are not supported"
-        raise ValueError(msg)
+        n.reject("dilations are not supported")
     p = float(n.attr("p", 2))
     powered = n.op("Power", [n.op("Abs", [n.input(0)]), n.const(p, np.float32)])
     mean = n.op("AvgPool", [powered], **{"exclude-pad": False}, **attrs)
@@ -315,11 +313,9 @@ def resize(n: OnnxNode):
                              coordinate_transformation_mode="asymmetric")]
     transform = n.attr("coordinate_transformation_mode", "half_pixel")
     if transform in ("tf_crop_and_resize", "half_pixel_symmetric") or n.attr("exclude_outside", 0):
-        msg = f"Resize '{n.name}': {transform} / exclude_outside are not supported by Interpolate"
-        raise ValueError(msg)
+        n.reject(f"{transform} / exclude_outside are not supported by Interpolate")
     if n.attr("keep_aspect_ratio_policy", "stretch") != "stretch":
-        msg = f"Resize '{n.name}': keep_aspect_ratio_policy is not supported"
-        raise ValueError(msg)
+        n.reject("keep_aspect_ratio_policy is not supported")
     sizes = n.input(3) if n.has_input(3) else None
     return [_interpolate(n, n.input(0), n.input(2), sizes, mode=mode,
                          coordinate_transformation_mode=transform,

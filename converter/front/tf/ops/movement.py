@@ -17,8 +17,9 @@ _REDUCE = {"Mean": "ReduceMean", "Sum": "ReduceSum", "Max": "ReduceMax", "Min": 
 def _const_input(n: TfNode, i: int, what: str) -> np.ndarray:
     value = n.const_value(i)
     if value is None:
-        msg = f"{n.op_type} '{n.name}': {what} (input {i}) must be a constant"
-        raise ValueError(msg)
+        n.reject(f"{what} (input {i}) must be a constant",
+                 "make it a constant in the frozen graph, or give the inputs a shape "
+                 "(--input_shape)")
     return value
 
 

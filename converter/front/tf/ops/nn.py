@@ -74,8 +74,9 @@ def conv_backprop_input(n: TfNode):
     attrs = {**_window(n, rank), "dilations": [dilations[i] for i in spatial]}
     sizes = n.const_value(0)
     if sizes is None:
-        msg = f"Conv2DBackpropInput '{n.name}': input_sizes must be a constant"
-        raise ValueError(msg)
+        n.reject("input_sizes must be a constant",
+                 "make it a constant in the frozen graph, or give the inputs a shape "
+                 "(--input_shape)")
     out_shape = n.const([int(sizes[i]) for i in spatial], np.int64)
     w = permuted(n, n.input(1), [3, 2, 0, 1])
     if attrs["auto_pad"] == "same_upper":
@@ -111,8 +112,8 @@ def fused_batch_norm(n: TfNode):
     if n.attr("is_training", False) and n.num_inputs >= 5:
         mean = n.const_value(3)
         if mean is None or mean.size == 0:
-            msg = f"{n.op_type} '{n.name}': is_training=True without mean/variance cannot be inferred"
-            raise ValueError(msg)
+            n.reject("is_training=True without mean/variance cannot be inferred",
+                     "freeze the model for inference (is_training=False)")
     eps = float(n.attr("epsilon", 1e-4))
     params = [n.input(i) for i in (1, 2, 3, 4)]
     y = _around(n, n.input(0), 4, lambda x: n.op("BatchNormInference", [x, *params], epsilon=eps))
