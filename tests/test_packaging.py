@@ -5,6 +5,7 @@ generate, convert and GPU run."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,11 +15,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
+# what a user's shell would have: no path into the checkout, no active venv
+CLEAN_ENV = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
 
 
 def _run(cmd: list, cwd: Path, env: dict | None = None) -> str:
     done = subprocess.run([str(c) for c in cmd], cwd=cwd, capture_output=True, text=True,
-                          env=env, check=False)
+                          env=env or CLEAN_ENV, check=False)
     assert done.returncode == 0, f"{cmd}: {done.stdout}{done.stderr}"
     return done.stdout
 
@@ -27,7 +30,12 @@ def _run(cmd: list, cwd: Path, env: dict | None = None) -> str:
 def installed(tmp_path_factory) -> Path:
     """The bin/ folder of a new venv holding only the wheel and its declared dependencies."""
     base = tmp_path_factory.mktemp("wheel")
-    _run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", ROOT, "-w", base / "dist"], base)
+    src = base / "src"  # the files a wheel is built from; the build leaves the checkout alone
+    for name in ("extgen", "converter", "templates"):
+        shutil.copytree(ROOT / name, src / name, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "setup.py", "README.md"):
+        shutil.copy(ROOT / name, src / name)
+    _run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", src, "-w", base / "dist"], base)
     (wheel,) = (base / "dist").glob("extgen-*.whl")
     _run([sys.executable, "-m", "venv", base / "venv"], base)
     _run([base / "venv/bin/python", "-m", "pip", "install", "-q", wheel], base)
@@ -37,8 +45,7 @@ def installed(tmp_path_factory) -> Path:
 def test_the_wheel_runs_the_cosh_example_from_another_folder(installed: Path, tmp_path) -> None:
     work = tmp_path / "elsewhere"
     work.mkdir()
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    env["EXTGEN_CACHE_DIR"] = str(tmp_path / "cache")
+    env = {**CLEAN_ENV, "EXTGEN_CACHE_DIR": str(tmp_path / "cache")}
     where = _run([installed / "python", "-c", "import extgen, converter; "
                   "print(extgen.__file__, converter.__file__)"], work, env)
     assert str(ROOT) not in where and "site-packages" in where

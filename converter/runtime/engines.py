@@ -4,7 +4,7 @@ one small interface: inputs() and run(feed) -> outputs by tensor name."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import numpy as np
 
@@ -13,13 +13,22 @@ from converter.ir.reader import read_ir
 from converter.ir.types import dtype_of
 from converter.runtime.executor import Device, Executor
 
-__all__ = ["Engine", "open_engine", "parse_device"]
+__all__ = ["Engine", "InputSpec", "open_engine", "parse_device"]
 
 DEVICES = ("CPU", "GPU", "VPU")
 
 
+class InputSpec(NamedTuple):
+    """One model input: the name outputs and messages use, and every name a feed may use."""
+
+    name: str
+    dtype: np.dtype
+    shape: tuple[int, ...]
+    names: frozenset[str]
+
+
 class Engine(Protocol):
-    def inputs(self) -> list[tuple[str, np.dtype, tuple[int, ...]]]: ...
+    def inputs(self) -> list[InputSpec]: ...
 
     def run(self, feed: dict[str, np.ndarray]) -> dict[str, np.ndarray]: ...
 
@@ -56,7 +65,8 @@ class ShimEngine:
 
     def inputs(self):
         return [
-            (name, dtype_of(p.attrs.get("element_type", "f32")), p.outputs[0].dims)
+            InputSpec(name, dtype_of(p.attrs.get("element_type", "f32")), p.outputs[0].dims,
+                      frozenset([p.name, *p.outputs[0].names]))
             for name, p in zip(self.executor.input_names, self.executor.parameters)
         ]
 
@@ -100,7 +110,8 @@ class OpenVinoEngine:
         out = []
         for port in self.compiled.inputs:
             shape = tuple(d.get_length() if d.is_static else -1 for d in port.get_partial_shape())
-            out.append((port.any_name, np.dtype(port.get_element_type().to_dtype()), shape))
+            out.append(InputSpec(port.any_name, np.dtype(port.get_element_type().to_dtype()),
+                                 shape, frozenset(port.get_names())))
         return out
 
     def run(self, feed):

@@ -83,16 +83,18 @@ def _complete_inputs(engine, given: dict) -> dict:
     """Every model input from `given`; random data only where asked for."""
     import numpy as np
 
-    specs = {name: (dtype, shape) for name, dtype, shape in engine.inputs()}
-    unknown = [n for n in given if n and n not in specs]
+    specs = engine.inputs()
+    known = set().union(*(s.names for s in specs), (s.name for s in specs))
+    unknown = [n for n in given if n and n not in known]
     if unknown:
         msg = (f"--input {unknown[0]!r}: the model has no input of that name "
-               f"(its inputs: {', '.join(specs)})")
+               f"(its inputs: {', '.join(s.name for s in specs)})")
         raise UsageError(msg)
     rng = np.random.default_rng(0)
     feed = {}
-    for name, (dtype, shape) in specs.items():
-        value = given.get(name, given.get(""))
+    for name, dtype, shape, names in specs:
+        given_as = next((n for n in sorted(names | {name}) if n in given), "")
+        value = given.get(given_as)
         if value is None:
             msg = (f"input {name!r} has no value: pass --input {name}=FILE.npy "
                    "(or --input random for seeded random data)")

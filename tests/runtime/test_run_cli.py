@@ -80,3 +80,25 @@ def test_an_unwritable_output_stops_before_running(relu_add_ir: Path, tmp_path, 
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "no such folder" in err[0]
     assert not any("random" in line for line in err)  # nothing ran
+
+
+def test_any_tensor_name_of_an_input_is_accepted(tmp_path: Path, capsys) -> None:
+    """A TF-style input known as both 'image' and 'image:0' takes either name."""
+    from converter.runtime.engines import open_engine
+
+    ir = tmp_path / "m.xml"
+    ir.write_text("""<?xml version="1.0"?>
+<net name="m" version="11"><layers>
+<layer id="0" name="image" type="Parameter" version="opset1">
+<data shape="1,2" element_type="f32"/><output><port id="0" precision="FP32" names="image:0,image">
+<dim>1</dim><dim>2</dim></port></output></layer>
+<layer id="1" name="out" type="Result" version="opset1"><input><port id="0" precision="FP32">
+<dim>1</dim><dim>2</dim></port></input></layer>
+</layers><edges><edge from-layer="0" from-port="0" to-layer="1" to-port="0"/></edges></net>""")
+    ir.with_suffix(".bin").write_bytes(b"")
+    (spec,) = open_engine("shim", ir).inputs()
+    assert spec.names == {"image", "image:0"}
+    np.save(tmp_path / "x.npy", np.ones((1, 2), np.float32))
+    for name in ("image", "image:0"):
+        assert main(["run", "--model", str(ir), "--input", f"{name}={tmp_path / 'x.npy'}"]) == 0
+    assert "min 1 max 1" in capsys.readouterr().out
