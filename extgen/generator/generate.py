@@ -67,7 +67,7 @@ def validate_config(data: Any, source: str = "config") -> GeneratorConfig:
         first = err.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "(top level)"
         text = first["msg"].removeprefix("Value error, ")
-        if first["type"] == "extra_forbidden":
+        if first["type"] in ("extra_forbidden", "unexpected_keyword_argument"):
             text = "unknown key"
         more = f" (and {err.error_count() - 1} more)" if err.error_count() > 1 else ""
         msg = f"{source}: {where}: {text}{more}"
