@@ -10,7 +10,7 @@ from typing import Any
 
 __all__ = ["GpuDevice", "VpuDevice"]
 
-_MODULES = {"GpuDevice": "converter.runtime.opencl.gpu", "VpuDevice": "converter.runtime.opencl.vpu"}
+_MODULES = {"GpuDevice": f"{__name__}.gpu", "VpuDevice": f"{__name__}.vpu"}
 
 
 def __getattr__(name: str) -> Any:

@@ -40,7 +40,8 @@ class VpuScalar:
             msg = f"Scalar type '{self.type}' is not one of {', '.join(SCALAR_TYPES)}"
             raise ValueError(msg)
         if not (DIM_SOURCE.fullmatch(self.source) or _ATTR_SOURCE.fullmatch(self.source)):
-            msg = f"source '{self.source}' is neither a dimension like I.X / O.F nor an attribute name"
+            msg = (f"source '{self.source}' is neither a dimension like I.X / O.F "
+                   "nor an attribute name")
             raise ValueError(msg)
         if self.port_index < 0:
             msg = f"port_index {self.port_index} is negative"
