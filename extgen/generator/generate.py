@@ -12,6 +12,7 @@ from typing import Any
 import jinja2
 from pydantic import ValidationError
 
+from converter.runtime import cpu_abi
 from extgen.errors import ConfigError, OutputError
 from extgen.files import write_atomic
 from extgen.generator.config import GeneratorConfig, snake_case
@@ -92,6 +93,7 @@ def plan_files(config: GeneratorConfig, out_dir: Path, root: Path = TEMPLATES) -
     """Render every file of every target, in memory; nothing is written."""
     env = _environment(root)
     contexts = [op_context(op) for op in config.ops]
+    abi = cpu_abi.template_context()
     files: dict[Path, str] = {}
     for target in config.targets:
         folder, dest = _LAYOUT[target]
@@ -104,7 +106,7 @@ def plan_files(config: GeneratorConfig, out_dir: Path, root: Path = TEMPLATES) -
             name = template.relative_to(base).as_posix().removesuffix(".jinja")
             per_op = "{{" in name
             for ctx in contexts if per_op else [None]:
-                values = {"op": ctx, "ops": contexts, "targets": config.targets}
+                values = {"op": ctx, "ops": contexts, "targets": config.targets, "abi": abi}
                 path = out_dir / dest / env.from_string(name).render(values)
                 try:
                     files[path] = env.get_template(rel).render(values)
