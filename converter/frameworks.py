@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from converter.errors import InputFileError, UsageError
+from converter.framework_names import SUFFIXES
 from converter.graph.graph import Graph, Node
 from converter.options import ConvertOptions
 
@@ -29,14 +30,6 @@ class Framework:
     load: Callable[[ConvertOptions], Graph]
     translate: Callable[[Node], bool]
     node_attrs: Callable[[Node], dict[str, Any]] | None = None
-
-
-SUFFIXES = {
-    "onnx": (".onnx",),
-    "tf": (".pb", ".pbtxt"),
-    "caffe": (".caffemodel", ".prototxt"),
-    "mxnet": (".params", ".json"),
-}
 
 
 def detect(model: Path) -> str:

@@ -9,22 +9,19 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
+from converter.framework_names import FRAMEWORKS
 from converter.runtime.opencl.contract import GpuFormat, VpuScalar
 from converter.runtime.opencl.expressions import parse_list
+from extgen.generator.targets import Target
 
 __all__ = [
-    "TARGETS",
     "Attribute",
     "GeneratorConfig",
     "OpConfig",
-    "Target",
     "snake_case",
 ]
 
-TARGETS = ("mo-caffe-ext", "mo-mxnet-ext", "mo-tf-ext", "mo-onnx-ext", "mo-op",
-           "ie-cpu-ext", "ie-gpu-ext", "ie-vpu-ext")
-Target = Literal["mo-caffe-ext", "mo-mxnet-ext", "mo-tf-ext", "mo-onnx-ext", "mo-op",
-                 "ie-cpu-ext", "ie-gpu-ext", "ie-vpu-ext"]
+FrameworkName = Literal[tuple(FRAMEWORKS)]  # type: ignore[valid-type]
 
 _CPP_KEYWORDS = set("""alignas alignof and and_eq asm auto bitand bitor bool break case catch char
 char8_t char16_t char32_t class compl concept const consteval constexpr constinit const_cast
@@ -175,7 +172,7 @@ class OpConfig(_Model):
 
     name: Identifier = Field(description="op name, also the IR layer type, e.g. Cosh")
     ir_opset: Identifier = Field("extension", description="IR version (opset) name of the op")
-    framework_types: dict[Literal["onnx", "tf", "caffe", "mxnet"], FrameworkType] = Field(
+    framework_types: dict[FrameworkName, FrameworkType] = Field(
         default_factory=dict,
         description="op type in each framework model (ONNX custom domain: 'domain::Type'); "
         "default: the op name",

@@ -17,6 +17,7 @@ from extgen.errors import ConfigError, OutputError
 from extgen.files import write_atomic
 from extgen.generator.config import GeneratorConfig, snake_case
 from extgen.generator.context import op_context
+from extgen.generator.targets import TARGETS
 
 __all__ = ["TEMPLATES", "FileReport", "generate", "load_config", "plan_files", "status", "write_reports"]
 
@@ -24,17 +25,6 @@ __all__ = ["TEMPLATES", "FileReport", "generate", "load_config", "plan_files", "
 _PACKAGE = Path(__file__).resolve().parents[1]
 TEMPLATES = next((d for d in (_PACKAGE / "templates", _PACKAGE.parent / "templates") if d.is_dir()),
                  _PACKAGE / "templates")
-# target -> (template folder, destination folder)
-_LAYOUT = {
-    "mo-op": ("mo/ops", "user_mo_extensions/ops"),
-    "mo-onnx-ext": ("mo/front/onnx", "user_mo_extensions/front/onnx"),
-    "mo-tf-ext": ("mo/front/tf", "user_mo_extensions/front/tf"),
-    "mo-caffe-ext": ("mo/front/caffe", "user_mo_extensions/front/caffe"),
-    "mo-mxnet-ext": ("mo/front/mxnet", "user_mo_extensions/front/mxnet"),
-    "ie-cpu-ext": ("ie_cpu", "user_ie_extensions/cpu"),
-    "ie-gpu-ext": ("ie_gpu", "user_ie_extensions/gpu"),
-    "ie-vpu-ext": ("ie_vpu", "user_ie_extensions/vpu"),
-}
 
 
 @dataclass
@@ -96,7 +86,7 @@ def plan_files(config: GeneratorConfig, out_dir: Path, root: Path = TEMPLATES) -
     abi = cpu_abi.template_context()
     files: dict[Path, str] = {}
     for target in config.targets:
-        folder, dest = _LAYOUT[target]
+        folder, dest = TARGETS[target].templates, TARGETS[target].output
         base = root / folder
         if not base.is_dir():
             msg = f"templates for {target} are missing ({base})"

@@ -13,7 +13,9 @@ import questionary
 from pydantic import TypeAdapter, ValidationError
 
 from extgen.errors import ConfigError
-from extgen.generator.config import TARGETS, GeneratorConfig, Identifier
+from converter.framework_names import FRAMEWORKS
+from extgen.generator.config import GeneratorConfig, Identifier
+from extgen.generator.targets import TARGETS, extractor_target
 
 __all__ = ["ask_config", "parse_default"]
 
@@ -96,8 +98,8 @@ class _Session:
 
     def q_types(self) -> None:
         types = self.a.setdefault("framework_types", {})
-        for fw in ("onnx", "tf", "caffe", "mxnet"):
-            if f"mo-{fw}-ext" in self.a["targets"]:
+        for fw in FRAMEWORKS:
+            if extractor_target(fw) in self.a["targets"]:
                 hint = " (custom domain: domain::Type)" if fw == "onnx" else ""
                 types[fw] = _ask(questionary.text(
                     f"{fw} op type in the model{hint}:", default=types.get(fw, self.a["name"]),
