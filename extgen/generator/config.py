@@ -18,6 +18,7 @@ __all__ = [
     "Attribute",
     "GeneratorConfig",
     "OpConfig",
+    "WorkSizes",
     "snake_case",
 ]
 

@@ -7,17 +7,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
-__all__ = [
-    "DIM_SOURCE", "GPU_FORMATS", "SCALAR_TYPES", "VPU_FORMATS", "GpuFormat", "ScalarType",
-    "VpuScalar",
-]
+__all__ = ["GPU_FORMATS", "SCALAR_TYPES", "VPU_FORMATS", "GpuFormat", "ScalarType", "VpuScalar"]
 
 GpuFormat = Literal["BFYX", "BYXF", "YXFB", "FYXB", "ANY"]
 ScalarType = Literal["int", "float"]
 GPU_FORMATS: tuple[str, ...] = get_args(GpuFormat)
 VPU_FORMATS = {"BFYX": "BFYX", "BFXY": "BFYX", "BYXF": "BYXF", "ANY": "ANY"}  # BFXY: the doc's typo
 SCALAR_TYPES: tuple[str, ...] = get_args(ScalarType)
-DIM_SOURCE = re.compile(r"([IO])(\d+|n)?\.([BFYX])", re.IGNORECASE)
+_DIM_SOURCE = re.compile(r"([IO])(\d+|n)?\.([BFYX])", re.IGNORECASE)
 _ATTR_SOURCE = re.compile(r"[A-Za-z_][\w-]*")
 
 
@@ -39,7 +36,7 @@ class VpuScalar:
         if self.type not in SCALAR_TYPES:
             msg = f"Scalar type '{self.type}' is not one of {', '.join(SCALAR_TYPES)}"
             raise ValueError(msg)
-        if not (DIM_SOURCE.fullmatch(self.source) or _ATTR_SOURCE.fullmatch(self.source)):
+        if not (_DIM_SOURCE.fullmatch(self.source) or _ATTR_SOURCE.fullmatch(self.source)):
             msg = (f"source '{self.source}' is neither a dimension like I.X / O.F "
                    "nor an attribute name")
             raise ValueError(msg)
@@ -49,7 +46,7 @@ class VpuScalar:
 
     def dimension(self) -> tuple[str, int, str] | None:
         """('input' | 'output', port, 'B' | 'F' | 'Y' | 'X') for a dimension source, else None."""
-        m = DIM_SOURCE.fullmatch(self.source)
+        m = _DIM_SOURCE.fullmatch(self.source)
         if m is None:
             return None
         port = int(m[2]) if m[2] and m[2].isdigit() else self.port_index
