@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from converter.errors import InputFileError, UsageError
+from converter.framework_names import SUFFIXES
 from converter.front.translator import TranslatorRegistry
 from converter.graph.graph import Graph, Node
 from converter.options import ConvertOptions
@@ -30,14 +31,6 @@ class Framework:
     load: Callable[[ConvertOptions], Graph]
     translators: TranslatorRegistry
     node_attrs: Callable[[Node], dict[str, Any]] | None = None
-
-
-SUFFIXES = {
-    "onnx": (".onnx",),
-    "tf": (".pb", ".pbtxt"),
-    "caffe": (".caffemodel", ".prototxt"),
-    "mxnet": (".params", ".json"),
-}
 
 
 def detect(model: Path) -> str:

@@ -15,10 +15,10 @@ from converter import frameworks
 from converter.extensions import extension_scope, load_extension_dirs
 from converter.front.extractor import extract_nodes, unsupported_nodes
 from converter.options import ConvertOptions
+from extgen.generator.targets import TARGETS, extractor_target
 
 __all__ = ["UnknownOp", "config_for", "find_unknown_ops"]
 
-_TARGETS_ALL = ["mo-op", "ie-cpu-ext", "ie-gpu-ext", "ie-vpu-ext"]
 
 
 @dataclass
@@ -109,7 +109,8 @@ def config_for(op: UnknownOp) -> dict[str, Any]:
         if _valid(name):
             attrs.append(entry)
     return {
-        "targets": [f"mo-{op.framework}-ext", *_TARGETS_ALL],
+        "targets": [extractor_target(op.framework),
+                    *(name for name, spec in TARGETS.items() if spec.framework is None)],
         "ops": [{
             "name": _identifier(op.op_type),
             "framework_types": {op.framework: op.op_type},

@@ -6,6 +6,8 @@ import argparse
 import json
 from pathlib import Path
 
+from converter.framework_names import FRAMEWORKS
+
 HELP = "list the ops a model holds that the converter cannot handle, and write configs for them"
 DESCRIPTION = """\
 Load a model (with your --extensions) and list every op type nothing handles: its nodes,
@@ -20,7 +22,7 @@ examples:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("model", type=Path, help="the model file")
-    p.add_argument("--framework", choices=["onnx", "tf", "caffe", "mxnet"],
+    p.add_argument("--framework", choices=list(FRAMEWORKS),
                    help="framework of the model; guessed from the file extension when omitted")
     p.add_argument("--extensions", metavar="DIR[,DIR...]", default="",
                    help="extension folders whose ops count as handled")

@@ -9,6 +9,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from converter.framework_names import FRAMEWORKS
 from extgen.errors import OutputError
 
 HELP = "convert a model to OpenVINO IR v11 (.xml + .bin)"
@@ -28,7 +29,7 @@ examples:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--input_model", "-m", "-w", required=True, type=Path, metavar="FILE",
                    help="the model file (.onnx, .pb/.pbtxt, .caffemodel, .params)")
-    p.add_argument("--framework", choices=["onnx", "tf", "caffe", "mxnet"],
+    p.add_argument("--framework", choices=list(FRAMEWORKS),
                    help="framework of the model; guessed from the file extension when omitted")
     p.add_argument("--output_dir", "-o", type=Path, default=Path("."), metavar="DIR",
                    help="where to write <model_name>.xml/.bin (default: current folder)")

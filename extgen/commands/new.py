@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from extgen.errors import ConfigError
+from extgen.generator.targets import TARGETS
 
 HELP = "generate Model Optimizer extensions and CPU/GPU/VPU kernels for a custom op"
 DESCRIPTION = """\
@@ -19,21 +20,12 @@ examples:
   extgen new --mo-tf-ext --mo-op --ie-cpu-ext --ie-gpu-ext --output_dir cosh_ext
   extgen new --config cosh.json --output_dir cosh_ext
   extgen schema > extgen-config.schema.json      # for editor completion of config files"""
-_FLAGS = {
-    "mo-caffe-ext": "generate a Model Optimizer Caffe extractor",
-    "mo-mxnet-ext": "generate a Model Optimizer MXNet extractor",
-    "mo-tf-ext": "generate a Model Optimizer TensorFlow extractor",
-    "mo-onnx-ext": "generate a Model Optimizer ONNX extractor",
-    "mo-op": "generate a Model Optimizer operation",
-    "ie-cpu-ext": "generate a CPU extension (OpenVINO API 2.0 op, C ABI, CMake)",
-    "ie-gpu-ext": "generate a GPU extension (OpenCL kernel + SimpleGPU XML)",
-    "ie-vpu-ext": "generate a VPU extension (OpenCL kernel + MVCL XML)",
-}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    for target, text in _FLAGS.items():
-        p.add_argument(f"--{target}", action="append_const", const=target, dest="targets", help=text)
+    for target, spec in TARGETS.items():
+        p.add_argument(f"--{target}", action="append_const", const=target, dest="targets",
+                       help=spec.help)
     p.add_argument("--output_dir", type=Path, default=Path("."), metavar="DIR",
                    help="where user_mo_extensions/ and user_ie_extensions/ go (default: current folder)")
     p.add_argument("--config", type=Path, metavar="FILE.json",
@@ -94,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"create     {folder}")
         return 0
     if not config.targets:
-        msg = f"nothing to generate: pass one or more of {' '.join('--' + t for t in _FLAGS)}"
+        msg = f"nothing to generate: pass one or more of {' '.join('--' + t for t in TARGETS)}"
         raise ConfigError(msg)
     reports = generate(config, args.output_dir, force=args.force, extra_files=extra)
     for report in reports:

@@ -9,20 +9,20 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
+from converter.framework_names import FRAMEWORKS
+from converter.runtime.opencl.contract import GpuFormat, VpuScalar
+from converter.runtime.opencl.expressions import parse_list
+from extgen.generator.targets import Target
+
 __all__ = [
-    "TARGETS",
     "Attribute",
     "GeneratorConfig",
     "OpConfig",
-    "Target",
-    "VpuScalar",
+    "WorkSizes",
     "snake_case",
 ]
 
-TARGETS = ("mo-caffe-ext", "mo-mxnet-ext", "mo-tf-ext", "mo-onnx-ext", "mo-op",
-           "ie-cpu-ext", "ie-gpu-ext", "ie-vpu-ext")
-Target = Literal["mo-caffe-ext", "mo-mxnet-ext", "mo-tf-ext", "mo-onnx-ext", "mo-op",
-                 "ie-cpu-ext", "ie-gpu-ext", "ie-vpu-ext"]
+FrameworkName = Literal[tuple(FRAMEWORKS)]  # type: ignore[valid-type]
 
 _CPP_KEYWORDS = set("""alignas alignof and and_eq asm auto bitand bitor bool break case catch char
 char8_t char16_t char32_t class compl concept const consteval constexpr constinit const_cast
@@ -59,6 +59,12 @@ def _identifier(value: str) -> str:
     return value
 
 
+def _work_sizes(value: str) -> str:
+    """A WorkSizes value, checked by the runtime's own parser (what `extgen run` will read)."""
+    parse_list(value)
+    return value
+
+
 def _framework_type(value: str) -> str:
     if not value or any(c in value for c in "/\\\n\r\"'") or ".." in value.replace("::", ""):
         msg = f"framework op type '{value}' must be a plain name (ONNX custom domains: 'domain::Type')"
@@ -68,6 +74,7 @@ def _framework_type(value: str) -> str:
 
 Identifier = Annotated[str, AfterValidator(_identifier)]
 FrameworkType = Annotated[str, AfterValidator(_framework_type)]
+WorkSizes = Annotated[str, AfterValidator(_work_sizes)]
 AttrType = Literal["int", "float", "bool", "string", "int_list", "float_list"]
 ElementType = Literal["f32", "f16", "f64", "i8", "i32", "i64", "u8", "boolean"]
 _PY_TYPES: dict[str, tuple[type, ...]] = {
@@ -148,31 +155,14 @@ class MxnetOptions(_Model):
 
 
 class GpuOptions(_Model):
-    global_work_size: str = Field("B*F*Y*X", description="WorkSizes global, over B,F,Y,X")
-    local_work_size: str = Field("", description="WorkSizes local")
-    format: Literal["BFYX", "BYXF", "YXFB", "FYXB", "ANY"] = Field(
-        "BFYX", description="tensor layout the kernel indexes in (Tensor format)")
-
-
-class VpuScalar(_Model):
-    """An extra kernel argument the MVCL XML fills: a dimension or an IR attribute."""
-
-    name: Identifier = Field(description="the kernel argument's name")
-    type: Literal["int", "float"] = Field("int", description="its OpenCL type")
-    source: str = Field(description="I.X, O.F, I1.Y, ... (a tensor dimension) or an IR attribute name")
-    port_index: int = Field(0, ge=0, description="the tensor a dimension source refers to")
-
-    @model_validator(mode="after")
-    def _source_form(self) -> VpuScalar:
-        if not re.match(r"^([IO]\d*\.[BFYX]|[A-Za-z_][\w-]*)$", self.source):
-            msg = f"source '{self.source}' is neither a dimension like I.X / O.F nor an attribute name"
-            raise ValueError(msg)
-        return self
+    global_work_size: WorkSizes = Field("B*F*Y*X", description="WorkSizes global, over B,F,Y,X")
+    local_work_size: WorkSizes = Field("", description="WorkSizes local")
+    format: GpuFormat = Field("BFYX", description="tensor layout the kernel indexes in (Tensor format)")
 
 
 class VpuOptions(_Model):
-    global_work_size: str = Field("B*F*Y*X", description="WorkSizes global, over B,F,Y,X")
-    local_work_size: str = Field("1,1,1", description="WorkSizes local")
+    global_work_size: WorkSizes = Field("B*F*Y*X", description="WorkSizes global, over B,F,Y,X")
+    local_work_size: WorkSizes = Field("1,1,1", description="WorkSizes local")
     scalars: list[VpuScalar] = Field(
         default_factory=list, description="extra Scalar arguments (besides one per int/float "
         "attribute and the output's dims, which are always passed)")
@@ -183,7 +173,7 @@ class OpConfig(_Model):
 
     name: Identifier = Field(description="op name, also the IR layer type, e.g. Cosh")
     ir_opset: Identifier = Field("extension", description="IR version (opset) name of the op")
-    framework_types: dict[Literal["onnx", "tf", "caffe", "mxnet"], FrameworkType] = Field(
+    framework_types: dict[FrameworkName, FrameworkType] = Field(
         default_factory=dict,
         description="op type in each framework model (ONNX custom domain: 'domain::Type'); "
         "default: the op name",
@@ -212,11 +202,7 @@ class OpConfig(_Model):
                 msg = f"'{name}' is used twice among inputs, outputs and attributes"
                 raise ValueError(msg)
             seen.add(name)
-        taken = {"dim_b", "dim_f", "dim_y", "dim_x"} | {a.name.upper() for a in self.attributes}
-        clash = [sc.name for sc in self.vpu.scalars if sc.name in taken or sc.name in seen]
-        if clash:
-            msg = f"VPU scalar '{clash[0]}' clashes with a kernel argument extgen already passes"
-            raise ValueError(msg)
+        self._check_vpu_scalars(seen)
         if self.shape.input >= len(self.inputs) or self.dtype.input >= len(self.inputs):
             msg = f"shape/dtype rule refers to input {max(self.shape.input, self.dtype.input)}, the op has {len(self.inputs)}"
             raise ValueError(msg)
@@ -229,6 +215,25 @@ class OpConfig(_Model):
             numeric = {a.name for a in self.attributes if a.type in ("int", "float", "bool")}
             parse_expression(self.expression, {p.name for p in self.inputs} | numeric)
         return self
+
+    def _check_vpu_scalars(self, names: set[str]) -> None:
+        taken = {"dim_b", "dim_f", "dim_y", "dim_x"} | {a.name.upper() for a in self.attributes}
+        ports = {"input": len(self.inputs), "output": len(self.outputs)}
+        for i, sc in enumerate(self.vpu.scalars):
+            where = f"vpu.scalars.{i}"
+            try:
+                _identifier(sc.name)
+            except ValueError as err:
+                msg = f"{where}.name: {err}"
+                raise ValueError(msg) from None
+            if sc.name in taken or sc.name in names:
+                msg = f"VPU scalar '{sc.name}' clashes with a kernel argument extgen already passes"
+                raise ValueError(msg)
+            dim = sc.dimension()
+            if dim and dim[1] >= ports[dim[0]]:
+                msg = (f"{where}.port_index: source '{sc.source}' refers to {dim[0]} {dim[1]}, "
+                       f"the op has {ports[dim[0]]}")
+                raise ValueError(msg)
 
     def framework_type(self, fw: str) -> str:
         return self.framework_types.get(fw, self.name)  # type: ignore[call-overload]

@@ -7,6 +7,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from converter.framework_names import FRAMEWORKS
 from extgen.expression import parse_expression
 from extgen.generator.config import Attribute, OpConfig
 
@@ -97,12 +98,9 @@ def op_context(op: OpConfig) -> dict[str, Any]:
         "name": op.name,
         "snake": op.snake,
         "ir_opset": op.ir_opset,
-        "onnx_type": onnx_type,
+        **{f"{fw}_type": op.framework_type(fw) for fw in FRAMEWORKS},
         "onnx_domain": domain,
         "onnx_name": onnx_name,
-        "tf_type": op.framework_type("tf"),
-        "caffe_type": op.framework_type("caffe"),
-        "mxnet_type": op.framework_type("mxnet"),
         "inputs": inputs,
         "outputs": [p.name for p in op.outputs],
         "attrs": attrs,

@@ -12,10 +12,12 @@ from typing import Any
 import jinja2
 from pydantic import ValidationError
 
+from converter.runtime import cpu_abi
 from extgen.errors import ConfigError, OutputError
 from extgen.files import write_atomic
 from extgen.generator.config import GeneratorConfig, snake_case
 from extgen.generator.context import op_context
+from extgen.generator.targets import TARGETS
 
 __all__ = ["TEMPLATES", "FileReport", "generate", "load_config", "plan_files", "status", "write_reports"]
 
@@ -23,17 +25,6 @@ __all__ = ["TEMPLATES", "FileReport", "generate", "load_config", "plan_files", "
 _PACKAGE = Path(__file__).resolve().parents[1]
 TEMPLATES = next((d for d in (_PACKAGE / "templates", _PACKAGE.parent / "templates") if d.is_dir()),
                  _PACKAGE / "templates")
-# target -> (template folder, destination folder)
-_LAYOUT = {
-    "mo-op": ("mo/ops", "user_mo_extensions/ops"),
-    "mo-onnx-ext": ("mo/front/onnx", "user_mo_extensions/front/onnx"),
-    "mo-tf-ext": ("mo/front/tf", "user_mo_extensions/front/tf"),
-    "mo-caffe-ext": ("mo/front/caffe", "user_mo_extensions/front/caffe"),
-    "mo-mxnet-ext": ("mo/front/mxnet", "user_mo_extensions/front/mxnet"),
-    "ie-cpu-ext": ("ie_cpu", "user_ie_extensions/cpu"),
-    "ie-gpu-ext": ("ie_gpu", "user_ie_extensions/gpu"),
-    "ie-vpu-ext": ("ie_vpu", "user_ie_extensions/vpu"),
-}
 
 
 @dataclass
@@ -67,7 +58,7 @@ def validate_config(data: Any, source: str = "config") -> GeneratorConfig:
         first = err.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "(top level)"
         text = first["msg"].removeprefix("Value error, ")
-        if first["type"] == "extra_forbidden":
+        if first["type"] in ("extra_forbidden", "unexpected_keyword_argument"):
             text = "unknown key"
         more = f" (and {err.error_count() - 1} more)" if err.error_count() > 1 else ""
         msg = f"{source}: {where}: {text}{more}"
@@ -92,9 +83,10 @@ def plan_files(config: GeneratorConfig, out_dir: Path, root: Path = TEMPLATES) -
     """Render every file of every target, in memory; nothing is written."""
     env = _environment(root)
     contexts = [op_context(op) for op in config.ops]
+    abi = cpu_abi.template_context()
     files: dict[Path, str] = {}
     for target in config.targets:
-        folder, dest = _LAYOUT[target]
+        folder, dest = TARGETS[target].templates, TARGETS[target].output
         base = root / folder
         if not base.is_dir():
             msg = f"templates for {target} are missing ({base})"
@@ -104,7 +96,7 @@ def plan_files(config: GeneratorConfig, out_dir: Path, root: Path = TEMPLATES) -
             name = template.relative_to(base).as_posix().removesuffix(".jinja")
             per_op = "{{" in name
             for ctx in contexts if per_op else [None]:
-                values = {"op": ctx, "ops": contexts, "targets": config.targets}
+                values = {"op": ctx, "ops": contexts, "targets": config.targets, "abi": abi}
                 path = out_dir / dest / env.from_string(name).render(values)
                 try:
                     files[path] = env.get_template(rel).render(values)

@@ -12,8 +12,10 @@ from typing import Any
 import questionary
 from pydantic import TypeAdapter, ValidationError
 
+from converter.framework_names import FRAMEWORKS
 from extgen.errors import ConfigError
-from extgen.generator.config import TARGETS, GeneratorConfig, Identifier
+from extgen.generator.config import GeneratorConfig, Identifier, WorkSizes
+from extgen.generator.targets import TARGETS, extractor_target
 
 __all__ = ["ask_config", "parse_default"]
 
@@ -21,12 +23,20 @@ _ATTR_TYPES = ["float", "int", "bool", "string", "int_list", "float_list"]
 _IDENT = TypeAdapter(Identifier)
 
 
-def _ident_check(text: str) -> bool | str:
-    try:
-        _IDENT.validate_python(text.strip())
-    except ValidationError as err:
-        return err.errors()[0]["msg"].removeprefix("Value error, ")
-    return True
+def _check(adapter: TypeAdapter) -> Callable[[str], bool | str]:
+    """A questionary validator: True, or the config field's own error message."""
+    def check(text: str) -> bool | str:
+        try:
+            adapter.validate_python(text.strip())
+        except ValidationError as err:
+            return err.errors()[0]["msg"].removeprefix("Value error, ")
+        return True
+
+    return check
+
+
+_ident_check = _check(_IDENT)
+_work_sizes_check = _check(TypeAdapter(WorkSizes))
 
 
 def _names_check(text: str) -> bool | str:
@@ -96,8 +106,8 @@ class _Session:
 
     def q_types(self) -> None:
         types = self.a.setdefault("framework_types", {})
-        for fw in ("onnx", "tf", "caffe", "mxnet"):
-            if f"mo-{fw}-ext" in self.a["targets"]:
+        for fw in FRAMEWORKS:
+            if extractor_target(fw) in self.a["targets"]:
                 hint = " (custom domain: domain::Type)" if fw == "onnx" else ""
                 types[fw] = _ask(questionary.text(
                     f"{fw} op type in the model{hint}:", default=types.get(fw, self.a["name"]),
@@ -161,7 +171,8 @@ class _Session:
 
     def q_gpu(self) -> None:
         self.a["gpu_global"] = _ask(questionary.text(
-            "GPU global work size over B,F,Y,X:", default=self.a.get("gpu_global", "B*F*Y*X")))
+            "GPU global work size over B,F,Y,X:", default=self.a.get("gpu_global", "B*F*Y*X"),
+            validate=_work_sizes_check))
 
     def config(self) -> dict[str, Any]:
         a = self.a

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from converter.framework_names import FRAMEWORKS
 from extgen.errors import ConfigError, OutputError
 from extgen.generator.config import GeneratorConfig, OpConfig
 
@@ -27,7 +28,7 @@ def cookiecutter_context(op: OpConfig) -> dict[str, Any]:
         "attributes": {a.name: {"type": a.type, "default": a.default, "in_ir": a.in_ir}
                        for a in op.attributes},
         "expression": op.expression or "",
-        **{f"{fw}_type": op.framework_type(fw) for fw in ("onnx", "tf", "caffe", "mxnet")},
+        **{f"{fw}_type": op.framework_type(fw) for fw in FRAMEWORKS},
     }
 
 

@@ -21,7 +21,7 @@ from converter.options import ConvertOptions
 from converter.pipeline import convert
 from converter.runtime.engines import open_engine
 from extgen.cli import main
-from extgen.generator.config import TARGETS
+from extgen.generator.targets import TARGETS
 from tests.conftest import make_model
 
 OPS = [

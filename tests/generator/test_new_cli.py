@@ -31,6 +31,11 @@ def _with(op_changes: dict) -> dict:
     return config
 
 
+def _kernels(op_changes: dict) -> dict:
+    """GOOD with the GPU and VPU targets: their XML fields are checked by the runtime's parser."""
+    return {**_with(op_changes), "targets": ["ie-gpu-ext", "ie-vpu-ext"]}
+
+
 @pytest.mark.parametrize(("config", "needle"), [
     ({**GOOD, "colour": "blue"}, "colour: unknown key"),
     (_with({"attributes": [{"name": "scale", "type": "float", "default": "big"}]}), "ops.0.attributes.0"),
@@ -43,6 +48,21 @@ def _with(op_changes: dict) -> dict:
     (_with({"expression": "exp(z)"}), "unknown name 'z'"),
     (_with({"framework_types": {"onnx": "../../x"}}), "framework op type"),
     ("{not json", "config.json:1: not valid JSON"),
+    (_kernels({"gpu": {"global_work_size": "B*F*import(os)"}}), "ops.0.gpu.global_work_size: "),
+    (_kernels({"gpu": {"local_work_size": "1,1,1,1"}}), "ops.0.gpu.local_work_size: "),
+    (_kernels({"gpu": {"format": "XYZ"}}), "ops.0.gpu.format: "),
+    (_kernels({"vpu": {"global_work_size": "__import__('os')"}}), "ops.0.vpu.global_work_size: "),
+    (_kernels({"vpu": {"scalars": [{"name": "w", "source": "I.Q"}]}}), "source 'I.Q' is neither"),
+    (_kernels({"vpu": {"scalars": [{"name": "w", "type": "half", "source": "I.X"}]}}),
+     "ops.0.vpu.scalars.0.type: "),
+    (_kernels({"vpu": {"scalars": [{"name": "w", "source": "O.X", "port_index": 1}]}}),
+     "vpu.scalars.0.port_index: source 'O.X' refers to output 1, the op has 1"),
+    (_kernels({"vpu": {"scalars": [{"name": "w", "source": "I.X", "port_index": -1}]}}),
+     "port_index -1 is negative"),
+    (_kernels({"vpu": {"scalars": [{"name": "kernel", "source": "I.X"}]}}),
+     "vpu.scalars.0.name: 'kernel' is a keyword of OpenCL C"),
+    (_kernels({"vpu": {"scalars": [{"name": "w", "source": "I.X", "colour": 1}]}}),
+     "ops.0.vpu.scalars.0.colour: unknown key"),
 ])
 def test_bad_config_is_one_line_and_writes_nothing(tmp_path: Path, capsys, config, needle) -> None:
     code = _run_config(tmp_path, config)

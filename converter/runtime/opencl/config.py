@@ -11,6 +11,7 @@ from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import DefusedXMLParser
 
 from converter.errors import KernelConfigError
+from converter.runtime.opencl.contract import GPU_FORMATS, VPU_FORMATS, VpuScalar
 from converter.runtime.opencl.expressions import Expression, parse_list
 
 __all__ = [
@@ -18,8 +19,6 @@ __all__ = [
     "WorkSizes", "load_gpu", "load_vpu",
 ]
 
-GPU_FORMATS = ("BFYX", "BYXF", "YXFB", "FYXB", "ANY")
-VPU_FORMATS = {"BFYX": "BFYX", "BFXY": "BFYX", "BYXF": "BYXF", "ANY": "ANY"}  # BFXY: the doc's typo
 _DEFINE_TYPES = ("int", "float", "int[]", "float[]")
 _VPU_TENSOR_TYPES = ("input", "output", "input_buffer", "output_buffer", "data")
 
@@ -73,14 +72,6 @@ class VpuTensor:
     format: str
     dim: tuple[str, int] = ("input", 0)
     size: Expression | None = None
-
-
-@dataclass(frozen=True)
-class VpuScalar:
-    arg_name: str
-    type: str  # int | float
-    source: str
-    port: int
 
 
 @dataclass(frozen=True)
@@ -319,12 +310,12 @@ def _vpu_params(path: Path, el: _Element) -> tuple[list[VpuTensor], list[VpuScal
     tensors = [_vpu_tensor(path, t) for t in params[0].findall("Tensor")]
     scalars = []
     for s in params[0].findall("Scalar"):
-        kind, arg = s.get("type", "").strip().lower(), s.get("arg-name", "").strip()
-        if kind not in ("int", "float"):
-            raise _fail(path, s, f"Scalar node has an invalid type '{s.get('type', '')}'")
-        if not arg or not s.get("source", "").strip():
-            raise _fail(path, s, "Scalar node needs arg-name and source")
-        scalars.append(VpuScalar(arg, kind, s.get("source").strip(), _int(path, s, "port-index", 0)))
+        try:
+            scalars.append(VpuScalar(
+                name=s.get("arg-name", "").strip(), type=s.get("type", "").strip().lower(),
+                source=s.get("source", "").strip(), port_index=_int(path, s, "port-index", 0)))
+        except ValueError as err:
+            raise _fail(path, s, f"Scalar node: {err}") from None
     data = []
     for d in params[0].findall("Data"):
         arg, kind = d.get("arg-name", "").strip(), (d.get("type") or "data").strip().lower()

@@ -19,9 +19,6 @@ from converter.runtime.opencl.signature import Param, kernel_params
 
 __all__ = ["VpuDevice"]
 
-_DIM_SOURCE = re.compile(r"([IO])(\d+|n)?\.([BFYX])", re.IGNORECASE)
-
-
 def _matches(stage: VpuStage, attrs: dict[str, str]) -> bool:
     def norm(v: str | None) -> str | None:
         return None if v is None else re.sub(r"\s+", "", v)
@@ -43,7 +40,7 @@ class _Stage:
             raise KernelConfigError(msg)
         self.params = params
         names = [p.name for p in params]
-        bound = [x.arg_name for x in (*cfg.tensors, *cfg.scalars, *cfg.data)]
+        bound = [x.arg_name for x in (*cfg.tensors, *cfg.data)] + [s.name for s in cfg.scalars]
         for arg in bound:
             if arg not in names:
                 msg = (f"{self.where}: arg-name '{arg}' is not a parameter of "
@@ -90,20 +87,19 @@ class _VpuKernel:
             raise KernelConfigError(f"{where}: invalid size '{expr.text}' for {dims}: {err}") from None
 
     def _scalar(self, s: VpuScalar, p: Param, ins: Sequence[np.ndarray], where: str) -> Any:
-        m = _DIM_SOURCE.fullmatch(s.source)
-        if m:
-            port = int(m[2]) if m[2] and m[2].isdigit() else s.port
-            kind = "input" if m[1].upper() == "I" else "output"
-            value: float = self._dims(kind, port, ins, where)[m[3].upper()]
+        dimension = s.dimension()
+        if dimension:
+            kind, port, letter = dimension
+            value: float = self._dims(kind, port, ins, where)[letter]
         elif s.source in self.layer.attrs:
             raw = self.layer.attrs[s.source]
             try:
                 value = int(raw) if s.type == "int" else float(raw)
             except ValueError:
-                msg = f"{where}: Scalar '{s.arg_name}': attribute {s.source}='{raw}' is not one {s.type}"
+                msg = f"{where}: Scalar '{s.name}': attribute {s.source}='{raw}' is not one {s.type}"
                 raise KernelConfigError(msg) from None
         else:
-            msg = (f"{where}: Scalar '{s.arg_name}' source '{s.source}' is neither I/O dims (I.X, O0.F) "
+            msg = (f"{where}: Scalar '{s.name}' source '{s.source}' is neither I/O dims (I.X, O0.F) "
                    f"nor an attribute of layer '{self.layer.name}' "
                    f"({', '.join(self.layer.attrs) or 'none'})")
             raise KernelConfigError(msg)
@@ -140,7 +136,7 @@ class _VpuKernel:
                         raise KernelConfigError(msg)
                     args[i] = buffers[t.port][0]
             for s in st.cfg.scalars:
-                i, p = st.param(s.arg_name)
+                i, p = st.param(s.name)
                 args[i] = self._scalar(s, p, ins, st.where)
             for d in st.cfg.data:
                 i, _ = st.param(d.arg_name)

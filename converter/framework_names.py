@@ -1,0 +1,23 @@
+"""The frameworks the converter reads, defined once as plain data (light to import, for the CLI
+and the generator): each one's display name and the model-file suffixes that pick it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["FRAMEWORKS", "SUFFIXES", "FrameworkInfo"]
+
+
+@dataclass(frozen=True)
+class FrameworkInfo:
+    title: str
+    suffixes: tuple[str, ...]
+
+
+FRAMEWORKS = {
+    "onnx": FrameworkInfo("ONNX", (".onnx",)),
+    "tf": FrameworkInfo("TensorFlow", (".pb", ".pbtxt")),
+    "caffe": FrameworkInfo("Caffe", (".caffemodel", ".prototxt")),
+    "mxnet": FrameworkInfo("MXNet", (".params", ".json")),
+}
+SUFFIXES = {name: info.suffixes for name, info in FRAMEWORKS.items()}

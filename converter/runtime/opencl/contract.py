@@ -1,0 +1,53 @@
+"""The values the GPU (SimpleGPU) and VPU (MVCL) kernel XML may hold, in one place: the XML loader
+checks each file against them and the generator (`extgen new`) checks its input before writing."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal, get_args
+
+__all__ = ["GPU_FORMATS", "SCALAR_TYPES", "VPU_FORMATS", "GpuFormat", "ScalarType", "VpuScalar"]
+
+GpuFormat = Literal["BFYX", "BYXF", "YXFB", "FYXB", "ANY"]
+ScalarType = Literal["int", "float"]
+GPU_FORMATS: tuple[str, ...] = get_args(GpuFormat)
+VPU_FORMATS = {"BFYX": "BFYX", "BFXY": "BFYX", "BYXF": "BYXF", "ANY": "ANY"}  # BFXY: the doc's typo
+SCALAR_TYPES: tuple[str, ...] = get_args(ScalarType)
+_DIM_SOURCE = re.compile(r"([IO])(\d+|n)?\.([BFYX])", re.IGNORECASE)
+_ATTR_SOURCE = re.compile(r"[A-Za-z_][\w-]*")
+
+
+@dataclass(frozen=True, kw_only=True)
+class VpuScalar:
+    """An extra kernel argument the MVCL XML fills: a dimension or an IR attribute."""
+
+    name: str = field(metadata={"description": "the kernel argument's name"})
+    type: ScalarType = field(default="int", metadata={"description": "its OpenCL type"})
+    source: str = field(metadata={
+        "description": "I.X, O.F, I1.Y, ... (a tensor dimension) or an IR attribute name"})
+    port_index: int = field(default=0, metadata={
+        "description": "the tensor a dimension source refers to"})
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            msg = "a Scalar needs a name (arg-name)"
+            raise ValueError(msg)
+        if self.type not in SCALAR_TYPES:
+            msg = f"Scalar type '{self.type}' is not one of {', '.join(SCALAR_TYPES)}"
+            raise ValueError(msg)
+        if not (_DIM_SOURCE.fullmatch(self.source) or _ATTR_SOURCE.fullmatch(self.source)):
+            msg = (f"source '{self.source}' is neither a dimension like I.X / O.F "
+                   "nor an attribute name")
+            raise ValueError(msg)
+        if self.port_index < 0:
+            msg = f"port_index {self.port_index} is negative"
+            raise ValueError(msg)
+
+    def dimension(self) -> tuple[str, int, str] | None:
+        """('input' | 'output', port, 'B' | 'F' | 'Y' | 'X') for a dimension source, else None."""
+        m = _DIM_SOURCE.fullmatch(self.source)
+        if m is None:
+            return None
+        port = int(m[2]) if m[2] and m[2].isdigit() else self.port_index
+        return ("input" if m[1].upper() == "I" else "output"), port, m[3].upper()

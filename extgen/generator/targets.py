@@ -1,0 +1,39 @@
+"""What `extgen new` can generate, defined once: each target's flag help, template folder and
+output folder. There is one extractor target per framework the library reads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from converter.framework_names import FRAMEWORKS
+
+__all__ = ["TARGETS", "Target", "TargetSpec", "extractor_target"]
+
+
+@dataclass(frozen=True)
+class TargetSpec:
+    help: str
+    templates: str  # folder under templates/
+    output: str  # folder under --output_dir
+    framework: str | None = None  # the framework a Model Optimizer extractor reads
+
+
+def extractor_target(framework: str) -> str:
+    """The target of a framework's Model Optimizer extractor: tf -> mo-tf-ext."""
+    return f"mo-{framework}-ext"
+
+
+TARGETS: dict[str, TargetSpec] = {
+    **{extractor_target(fw): TargetSpec(f"generate a Model Optimizer {info.title} extractor",
+                                        f"mo/front/{fw}", f"user_mo_extensions/front/{fw}", fw)
+       for fw, info in FRAMEWORKS.items()},
+    "mo-op": TargetSpec("generate a Model Optimizer operation", "mo/ops", "user_mo_extensions/ops"),
+    "ie-cpu-ext": TargetSpec("generate a CPU extension (OpenVINO API 2.0 op, C ABI, CMake)",
+                             "ie_cpu", "user_ie_extensions/cpu"),
+    "ie-gpu-ext": TargetSpec("generate a GPU extension (OpenCL kernel + SimpleGPU XML)",
+                             "ie_gpu", "user_ie_extensions/gpu"),
+    "ie-vpu-ext": TargetSpec("generate a VPU extension (OpenCL kernel + MVCL XML)",
+                             "ie_vpu", "user_ie_extensions/vpu"),
+}
+Target = Literal[tuple(TARGETS)]  # type: ignore[valid-type]
