@@ -23,6 +23,7 @@ import numpy as np
 from converter.errors import ConversionError
 from converter.graph.graph import Node
 from converter.graph.port import Port
+from converter.ir.attrs import typed_attrs
 from converter.ops.op import Op
 
 __all__ = [
@@ -158,6 +159,21 @@ class NodeContext:
         """Create opset op `type_name` fed by inputs (ports, or values that become Consts); port 0."""
         return self.op_node(type_name, inputs, name, **attrs).out_port(0)
 
+    def folded(self, type_name: str, inputs: Sequence[Port | np.ndarray], **attrs: Any) -> Port:
+        """op(), computed at once by the op's own evaluate when every input is a constant (so
+        reshaped or transposed weights stay one Const in the IR)."""
+        values = [_constant(v) for v in inputs]
+        if any(v is None for v in values):
+            return self.op(type_name, inputs, **attrs)
+        cls = Op.builtin_ops[type_name]
+        return self.const(cls.compute(typed_attrs(cls, attrs, self.name), values)[0])
+
+    def grouped_weights(self, w: Port, group: int, rank: int) -> Port:
+        """Convolution weights [G*A, B, *k] (rank `rank`) in GroupConvolution's [G, A, B, *k]."""
+        lifted = self.folded("Unsqueeze", [w, np.array([0], np.int64)])
+        shape = np.array([group, -1] + [0] * (rank - 1), np.int64)
+        return self.folded("Reshape", [lifted, shape], special_zero=True)
+
     def op_node(self, type_name: str, inputs: Sequence[Port | np.ndarray | int | float | None],
                 name: str | None = None, **attrs: Any) -> Node:
         """Like op(), returning the node (for ops with several outputs)."""
@@ -173,6 +189,12 @@ class NodeContext:
                 src = self.const(src)
             src.connect(node.in_port(i))
         return node
+
+
+def _constant(value: Port | np.ndarray) -> np.ndarray | None:
+    if not isinstance(value, Port):
+        return np.asarray(value)
+    return np.asarray(value.node.value) if value.node.soft_get("op") == "Const" else None
 
 
 def translate(node: Node, fn: Translator, context: type[NodeContext]) -> None:

@@ -80,7 +80,8 @@ def convolution(n: CaffeNode):
     if group == 1:
         y = n.op("Convolution", [n.input(0), n.const(w)], **attrs)
     else:
-        y = n.op("GroupConvolution", [n.input(0), n.const(w.reshape(group, -1, *w.shape[1:]))], **attrs)
+        y = n.op("GroupConvolution", [n.input(0), n.grouped_weights(n.const(w), group, w.ndim)],
+                 **attrs)
     return [_bias(n, y, 1)]
 
 
@@ -93,8 +94,8 @@ def deconvolution(n: CaffeNode):
     if group == 1:
         y = n.op("ConvolutionBackpropData", [n.input(0), n.const(w)], **attrs)
     else:
-        grouped = w.reshape(group, w.shape[0] // group, *w.shape[1:])
-        y = n.op("GroupConvolutionBackpropData", [n.input(0), n.const(grouped)], **attrs)
+        grouped = n.grouped_weights(n.const(w), group, w.ndim)
+        y = n.op("GroupConvolutionBackpropData", [n.input(0), grouped], **attrs)
     return [_bias(n, y, 1)]
 
 

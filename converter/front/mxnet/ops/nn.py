@@ -36,23 +36,9 @@ def _kernel(n: MxnetNode) -> list[int]:
     return kernel
 
 
-def _grouped(n: MxnetNode, w: Port, group: int, nsp: int) -> Port:
-    """[G*A, B, *k] -> [G, A, B, *k] (folded right away for a Const)."""
-    value = n.const_value(1)
-    if value is not None:
-        return n.const(value.reshape(group, -1, *value.shape[1:]))
-    lifted = n.op("Unsqueeze", [w, n.const([0], np.int64)])
-    return n.op("Reshape", [lifted, n.const([group, -1] + [0] * (nsp + 1), np.int64)],
-                special_zero=True)
-
-
 def _channel_bias(n: MxnetNode, y: Port, i: int, nsp: int) -> Port:
-    b = n.input(i)
-    value = n.const_value(i)
-    shape = [1, -1] + [1] * nsp
-    bias = n.const(value.reshape(shape)) if value is not None else n.op(
-        "Reshape", [b, n.const(shape, np.int64)], special_zero=False)
-    return n.op("Add", [y, bias])
+    shape = np.array([1, -1] + [1] * nsp, np.int64)
+    return n.op("Add", [y, n.folded("Reshape", [n.input(i), shape], special_zero=False)])
 
 
 def _flatten2d(n: MxnetNode, x: Port) -> Port:
@@ -70,7 +56,7 @@ def convolution(n: MxnetNode):
     if group == 1:
         y = n.op("Convolution", [n.input(0), n.input(1)], **attrs)
     else:
-        y = n.op("GroupConvolution", [n.input(0), _grouped(n, n.input(1), group, nsp)], **attrs)
+        y = n.op("GroupConvolution", [n.input(0), n.grouped_weights(n.input(1), group, nsp + 2)], **attrs)
     if not n.attrs.bool("no_bias", False) and n.has_input(2):
         y = _channel_bias(n, y, 2, nsp)
     return [y]
@@ -88,7 +74,7 @@ def deconvolution(n: MxnetNode):
     group = n.attrs.int("num_group", 1)
     w = n.input(1)
     if group != 1:
-        w = _grouped(n, w, group, nsp)
+        w = n.grouped_weights(w, group, nsp + 2)
     kind = "ConvolutionBackpropData" if group == 1 else "GroupConvolutionBackpropData"
     y = n.op(kind, [n.input(0), w], **attrs)
     if not n.attrs.bool("no_bias", True) and n.has_input(2):

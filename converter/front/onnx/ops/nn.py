@@ -38,23 +38,8 @@ def _window_attrs(n: OnnxNode, nsp: int) -> dict:
     }
 
 
-def _reshape(n: OnnxNode, port: Port, shape: list[int], special_zero: bool = False) -> Port:
-    """Reshape, folded right away when the source is a Const."""
-    src = port.node
-    if src.soft_get("op") == "Const" and not special_zero:
-        return n.const(np.asarray(src.value).reshape(shape))
-    return n.op("Reshape", [port, n.const(shape, np.int64)], special_zero=special_zero)
-
-
-def _grouped_weights(n: OnnxNode, w: Port, group: int) -> Port:
-    """[G*A, B, *k] -> [G, A, B, *k]."""
-    src = w.node
-    if src.soft_get("op") == "Const":
-        value = np.asarray(src.value)
-        return n.const(value.reshape(group, -1, *value.shape[1:]))
-    nsp = _spatial_rank(n, 1)
-    lifted = n.op("Unsqueeze", [w, n.const([0], np.int64)])
-    return _reshape(n, lifted, [group, -1] + [0] * (nsp + 1), special_zero=True)
+def _reshape(n: OnnxNode, port: Port, shape: list[int]) -> Port:
+    return n.folded("Reshape", [port, np.array(shape, np.int64)], special_zero=False)
 
 
 def _channel_bias(n: OnnxNode, y: Port, i: int, nsp: int) -> Port:
@@ -92,7 +77,7 @@ def conv(n: OnnxNode):
     if group == 1:
         y = n.op("Convolution", [n.input(0), n.input(1)], **attrs)
     else:
-        w = _grouped_weights(n, n.input(1), group)
+        w = n.grouped_weights(n.input(1), group, nsp + 2)
         y = n.op("GroupConvolution", [n.input(0), w], **attrs)
     return [_channel_bias(n, y, 2, nsp)]
 
@@ -105,7 +90,7 @@ def conv_transpose(n: OnnxNode):
     inputs = [n.input(0), n.input(1)]
     group = n.attr("group", 1)
     if group != 1:
-        inputs[1] = _grouped_weights(n, inputs[1], group)
+        inputs[1] = n.grouped_weights(inputs[1], group, nsp + 2)
     if n.has_attr("output_shape"):
         inputs.append(n.const(list(n.attr("output_shape"))[-nsp:], np.int64))
     elif attrs["auto_pad"] in ("same_upper", "same_lower"):

@@ -32,7 +32,5 @@ def to_nhwc(n: TfNode, y: Port, rank: int) -> Port:
 
 
 def permuted(n: TfNode, w: Port, perm: list[int]) -> Port:
-    """w transposed by perm: folded right away for a Const (weights), else a Transpose."""
-    if w.node.soft_get("op") == "Const":
-        return n.const(np.ascontiguousarray(np.transpose(np.asarray(w.node.value), perm)))
-    return n.op("Transpose", [w, n.const(perm, np.int64)])
+    """w transposed by perm: computed at once for a Const (weights), else a Transpose."""
+    return n.folded("Transpose", [w, np.array(perm, np.int64)])

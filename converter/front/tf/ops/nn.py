@@ -56,12 +56,8 @@ def depthwise_conv(n: TfNode):
     spatial = tf_data_format_spatial(n.data_format())
     dilations = list(n.attr("dilations", [1] * 4))
     attrs = {**_window(n, 4), "dilations": [dilations[i] for i in spatial]}
-    src = n.input(1)
-    if src.node.soft_get("op") == "Const":
-        f = np.asarray(src.node.value)  # [kh, kw, C, M] -> [C, M, 1, kh, kw]
-        w = n.const(np.ascontiguousarray(f.transpose(2, 3, 0, 1)[:, :, None]))
-    else:
-        w = n.op("Unsqueeze", [permuted(n, src, [2, 3, 0, 1]), n.const([2], np.int64)])
+    # [kh, kw, C, M] -> [C, M, 1, kh, kw]
+    w = n.folded("Unsqueeze", [permuted(n, n.input(1), [2, 3, 0, 1]), np.array([2], np.int64)])
     return [_around(n, n.input(0), 4, lambda x: n.op("GroupConvolution", [x, w], **attrs))]
 
 
@@ -124,9 +120,7 @@ def fused_batch_norm(n: TfNode):
 def bias_add(n: TfNode):
     bias = n.input(1)
     if not channels_last(n):
-        value = n.const_value(1)
-        bias = (n.const(value.reshape(-1, 1, 1)) if value is not None
-                else n.op("Unsqueeze", [bias, n.const([1, 2], np.int64)]))
+        bias = n.folded("Unsqueeze", [bias, np.array([1, 2], np.int64)])
     return [n.op("Add", [n.input(0), bias])]
 
 
