@@ -101,5 +101,6 @@ class CaffeNode(NodeContext):
 
 
 REGISTRY = TranslatorRegistry(
-    CaffeNode, ["converter.front.caffe.ops", "converter.front.caffe.detection"])
+    CaffeNode, ["converter.front.caffe.ops", "converter.front.caffe.activation",
+                "converter.front.caffe.detection"])
 caffe_op = REGISTRY.op
