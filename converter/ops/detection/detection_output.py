@@ -16,6 +16,8 @@ suppressed when its IoU with a kept one is above nms_threshold.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from converter.graph.shape import DYN
@@ -128,98 +130,142 @@ class DetectionOutput(Op):
     @classmethod
     def evaluate(cls, attrs, inputs):
         attrs = {**cls.defaults, **attrs}
-        n_img = inputs[1].shape[0]
-        conf_all = np.asarray(inputs[1], F32).reshape(n_img, -1)
-        priors_in = np.asarray(inputs[2], F32)
-        size = 4 if attrs["normalized"] else 5
-        coord = 0 if attrs["normalized"] else 1
-        P = priors_in.shape[-1] // size
-        C = conf_all.shape[1] // P
-        share = bool(attrs["share_location"])
-        L = 1 if share else C
-        loc_all = np.asarray(inputs[0], F32).reshape(n_img, P, L, 4)
-        conf_all = conf_all.reshape(n_img, P, C)
-        arm_conf = np.asarray(inputs[3], F32).reshape(n_img, P, 2) if len(inputs) > 3 else None
-        arm_loc = np.asarray(inputs[4], F32).reshape(n_img, P, L, 4) if len(inputs) > 4 else None
-        per_image = priors_in.shape[0] != 1
-        encoded = bool(attrs["variance_encoded_in_target"])
-        flat = priors_in.reshape(-1)
-        bg = int(attrs["background_label_id"])
-        mx = bool(attrs["decrease_label_id"])
-        thr, top_k = F32(attrs["confidence_threshold"]), int(attrs["top_k"])
-        keep_top_k = int(list(attrs.get("keep_top_k") or [-1])[0])
-        rows_out = _num_rows(attrs, n_img, P, C)
-        out = np.zeros((rows_out, 7), F32)
+        batch = _Batch.read(attrs, inputs)
+        rows = _num_rows(attrs, batch.images, batch.P, batch.C)
+        out = np.zeros((rows, 7), F32)
         count = 0
-        for n in range(n_img):
-            base = (n * (1 if encoded else 2) * P * size) if per_image else 0
-            prior = flat[base:base + P * size].reshape(P, size)
-            var = None if encoded else flat[base + P * size:base + P * size + 4 * P].reshape(P, 4)
-            actual = P
-            if not attrs["normalized"]:
-                ids = np.nonzero(prior[:, 0] == F32(-1))[0]
-                actual = int(ids[0]) if ids.size else P
-            prior = prior[:, coord:coord + 4]
-            conf = conf_all[n].T.copy()  # [C, P]
-            if arm_conf is not None:
-                weak = arm_conf[n, :, 1] < F32(attrs["objectness_score"])
-                conf[:, weak] = 0
-                if 0 <= bg < C:
-                    conf[bg, weak] = 1
-            loc = np.moveaxis(loc_all[n], 1, 0)  # [L, P, 4]
-            if arm_loc is not None:
-                refined = _decode(attrs, prior, np.moveaxis(arm_loc[n], 1, 0), var)
-                boxes = np.stack([_decode(attrs, refined[c], loc[c], var) for c in range(L)])
-            else:
-                boxes = _decode(attrs, prior, loc, var)
-            sizes = (boxes[..., 2] - boxes[..., 0]) * (boxes[..., 3] - boxes[..., 1])
-            kept: dict[int, list[int]] = {}
-            if not mx:
-                for c in range(C):
-                    if c == bg:
-                        continue
-                    scores = conf[c, :actual]
-                    idx = np.nonzero(scores > thr)[0]
-                    order = idx[_best_first(scores[idx], idx, top_k)]
-                    b = 0 if share else c
-                    kept[c] = _nms(order.tolist(), boxes[b], sizes[b], attrs["nms_threshold"])
-            else:
-                # each prior's best class (not the background 0) at or above the threshold
-                cand = np.vstack([np.full((1, actual), F32(-1)), conf[1:, :actual]])
-                masked = np.where(cand >= thr, cand, F32(-1))
-                masked[0] = F32(-1)
-                best = np.argmax(masked, axis=0)  # the first of equal maxima, as the plugin
-                pr = np.nonzero(masked.max(axis=0) > F32(-1))[0]
-                cls_ = best[pr]
-                order = _best_first(conf[cls_, pr], cls_ * P + pr, top_k)
-                kept = {c: [] for c in range(C)}
-                for j in order:
-                    c, p = int(cls_[j]), int(pr[j])
-                    b = 0 if share else c
-                    mine = kept[c]
-                    if mine and np.any(_iou(boxes[b, p], sizes[b, p], boxes[b, mine],
-                                            sizes[b, mine]) > F32(attrs["nms_threshold"])):
-                        continue
-                    mine.append(p)
-            total = sum(len(v) for v in kept.values())
-            if keep_top_k > -1 and total > keep_top_k:
-                flat_c = np.array([c for c, v in kept.items() for _ in v], np.int64)
-                flat_p = np.array([p for v in kept.values() for p in v], np.int64)
-                scores = conf[flat_c, flat_p]
-                chosen = np.lexsort((flat_c, flat_p, -scores))[:keep_top_k]
-                kept = {c: [] for c in kept}
-                for j in chosen:
-                    kept[int(flat_c[j])].append(int(flat_p[j]))
+        for n in range(batch.images):
+            conf, boxes, sizes, actual = batch.image(attrs, n)
+            pick = _kept_best_class if attrs["decrease_label_id"] else _kept_per_class
+            kept = pick(attrs, conf, boxes, sizes, actual, batch.share)
+            kept = _keep_top(kept, conf, int(list(attrs.get("keep_top_k") or [-1])[0]))
             for c in sorted(kept):
-                b = 0 if share else c
-                for p in kept[c]:
-                    if count >= rows_out:
-                        break
-                    box = boxes[b, p]
+                box_set = 0 if batch.share else c
+                for p in kept[c][:rows - count]:
+                    box = boxes[box_set, p]
                     if attrs["clip_after_nms"]:
                         box = np.clip(box, F32(0), F32(1))
-                    out[count] = [n, c - 1 if mx else c, conf[c, p], *box]
+                    label = c - 1 if attrs["decrease_label_id"] else c
+                    out[count] = [n, label, conf[c, p], *box]
                     count += 1
-        if count < rows_out:
+        if count < rows:
             out[count, 0] = -1
-        return [out.reshape(1, 1, rows_out, 7)]
+        return [out.reshape(1, 1, rows, 7)]
+
+
+@dataclass
+class _Batch:
+    """The inputs reshaped: P priors, C classes, L box sets (1 when shared by the classes)."""
+
+    P: int
+    C: int
+    L: int
+    share: bool
+    loc: np.ndarray  # [N, P, L, 4]
+    conf: np.ndarray  # [N, P, C]
+    priors: np.ndarray  # flat
+    per_image: bool
+    arm_conf: np.ndarray | None
+    arm_loc: np.ndarray | None
+
+    @property
+    def images(self) -> int:
+        return self.conf.shape[0]
+
+    @classmethod
+    def read(cls, attrs: dict, inputs: list[np.ndarray]) -> _Batch:
+        n_img = inputs[1].shape[0]
+        conf = np.asarray(inputs[1], F32).reshape(n_img, -1)
+        priors = np.asarray(inputs[2], F32)
+        P = priors.shape[-1] // (4 if attrs["normalized"] else 5)
+        C = conf.shape[1] // P
+        L = 1 if attrs["share_location"] else C
+        arm_conf = np.asarray(inputs[3], F32).reshape(n_img, P, 2) if len(inputs) > 3 else None
+        arm_loc = np.asarray(inputs[4], F32).reshape(n_img, P, L, 4) if len(inputs) > 4 else None
+        return cls(P, C, L, bool(attrs["share_location"]),
+                   np.asarray(inputs[0], F32).reshape(n_img, P, L, 4), conf.reshape(n_img, P, C),
+                   priors.reshape(-1), priors.shape[0] != 1, arm_conf, arm_loc)
+
+    def image(self, attrs: dict, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """Image n's confidences [C, P], boxes and their areas [L, P, (4)], and how many priors
+        are real (unnormalised priors end at one whose first value is -1)."""
+        size = 4 if attrs["normalized"] else 5
+        encoded = bool(attrs["variance_encoded_in_target"])
+        P = self.P
+        base = (n * (1 if encoded else 2) * P * size) if self.per_image else 0
+        prior = self.priors[base:base + P * size].reshape(P, size)
+        end = base + P * size
+        var = None if encoded else self.priors[end:end + 4 * P].reshape(P, 4)
+        actual = P
+        if not attrs["normalized"]:
+            ids = np.nonzero(prior[:, 0] == F32(-1))[0]
+            actual = int(ids[0]) if ids.size else P
+        prior = prior[:, size - 4:]
+        conf = self.conf[n].T.copy()  # [C, P]
+        if self.arm_conf is not None:
+            weak = self.arm_conf[n, :, 1] < F32(attrs["objectness_score"])
+            conf[:, weak] = 0
+            if 0 <= attrs["background_label_id"] < self.C:
+                conf[attrs["background_label_id"], weak] = 1
+        loc = np.moveaxis(self.loc[n], 1, 0)  # [L, P, 4]
+        if self.arm_loc is not None:
+            refined = _decode(attrs, prior, np.moveaxis(self.arm_loc[n], 1, 0), var)
+            boxes = np.stack([_decode(attrs, refined[c], loc[c], var) for c in range(self.L)])
+        else:
+            boxes = _decode(attrs, prior, loc, var)
+        sizes = (boxes[..., 2] - boxes[..., 0]) * (boxes[..., 3] - boxes[..., 1])
+        return conf, boxes, sizes, actual
+
+
+def _kept_per_class(attrs: dict, conf: np.ndarray, boxes: np.ndarray, sizes: np.ndarray,
+                    actual: int, share: bool) -> dict[int, list[int]]:
+    """Caffe style: per class, the priors above the threshold, best first, then NMS."""
+    kept = {}
+    for c in range(conf.shape[0]):
+        if c == attrs["background_label_id"]:
+            continue
+        scores = conf[c, :actual]
+        idx = np.nonzero(scores > F32(attrs["confidence_threshold"]))[0]
+        order = idx[_best_first(scores[idx], idx, int(attrs["top_k"]))]
+        b = 0 if share else c
+        kept[c] = _nms(order.tolist(), boxes[b], sizes[b], attrs["nms_threshold"])
+    return kept
+
+
+def _kept_best_class(attrs: dict, conf: np.ndarray, boxes: np.ndarray, sizes: np.ndarray,
+                     actual: int, share: bool) -> dict[int, list[int]]:
+    """MXNet style: each prior's best class (not the background 0) at or above the threshold,
+    all priors best first, NMS within each class."""
+    C, P = conf.shape[0], conf.shape[1]
+    thr = F32(attrs["confidence_threshold"])
+    cand = np.vstack([np.full((1, actual), F32(-1)), conf[1:, :actual]])
+    masked = np.where(cand >= thr, cand, F32(-1))
+    masked[0] = F32(-1)
+    best = np.argmax(masked, axis=0)  # the first of equal maxima, as the plugin
+    priors = np.nonzero(masked.max(axis=0) > F32(-1))[0]
+    classes = best[priors]
+    kept: dict[int, list[int]] = {c: [] for c in range(C)}
+    for j in _best_first(conf[classes, priors], classes * P + priors, int(attrs["top_k"])):
+        c, p = int(classes[j]), int(priors[j])
+        b = 0 if share else c
+        mine = kept[c]
+        if mine and np.any(_iou(boxes[b, p], sizes[b, p], boxes[b, mine], sizes[b, mine])
+                           > F32(attrs["nms_threshold"])):
+            continue
+        mine.append(p)
+    return kept
+
+
+def _keep_top(kept: dict[int, list[int]], conf: np.ndarray,
+              keep_top_k: int) -> dict[int, list[int]]:
+    """At most keep_top_k detections over all classes: the best scores (ties: lower prior)."""
+    total = sum(len(v) for v in kept.values())
+    if keep_top_k <= -1 or total <= keep_top_k:
+        return kept
+    flat_c = np.array([c for c, v in kept.items() for _ in v], np.int64)
+    flat_p = np.array([p for v in kept.values() for p in v], np.int64)
+    chosen = np.lexsort((flat_c, flat_p, -conf[flat_c, flat_p]))[:keep_top_k]
+    out: dict[int, list[int]] = {c: [] for c in kept}
+    for j in chosen:
+        out[int(flat_c[j])].append(int(flat_p[j]))
+    return out
