@@ -8,6 +8,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+from tests.runtime.test_cpu_device import OP_CLASS
+
 ROOT = Path(__file__).resolve().parents[1]
 
 CONVERSION = (
@@ -21,23 +23,6 @@ import sys
 loaded = sorted(m for m in sys.modules if m.startswith({CONVERSION!r}))
 assert not loaded, "the runtime loaded conversion modules: " + ", ".join(loaded)
 print("ok")
-"""
-
-OP_MODULE = """
-import numpy as np
-
-from converter.ops.op import Op
-
-
-class ScaledCosh(Op):
-    op = type = "ScaledCosh"
-    version = "extension"
-    in_ports_count = 1
-    attr_types = {"scale": "float"}
-
-    @classmethod
-    def evaluate(cls, attrs, inputs):
-        return [attrs["scale"] * np.cosh(inputs[0])]
 """
 
 IR = """<?xml version="1.0"?>
@@ -77,7 +62,7 @@ def test_importing_the_runtime_loads_no_conversion_module() -> None:
 def test_shim_runs_an_extension_folder_op_without_conversion_modules(tmp_path: Path) -> None:
     ext = tmp_path / "user_mo_extensions"
     (ext / "ops").mkdir(parents=True)
-    (ext / "ops" / "scaled_cosh.py").write_text(OP_MODULE)
+    (ext / "ops" / "scaled_cosh.py").write_text(OP_CLASS)
     (tmp_path / "m.xml").write_text(IR)
     run = textwrap.dedent(f"""
         import numpy as np
