@@ -254,15 +254,21 @@ class Node:
     def out_edge(self, idx: int = 0) -> dict:
         return self.out_edges()[idx]
 
-    def in_nodes(self) -> dict[int, Node]:
+    def in_nodes(self) -> dict[int, Node] | list[Node]:
+        """Input port -> producer; for a data node, as in MO, the list of its producers."""
+        if self.soft_get("kind") == "data":
+            return [Node(self.graph, u) for u, _ in self.graph.in_edges(self.id)]
         return {
             d["in"]: Node(self.graph, u)
             for u, _, d in self.graph.in_edges(self.id, data=True)
             if "in" in d
         }
 
-    def out_nodes(self) -> dict[int, Node]:
-        """Output port -> node; for several consumers of one port, the last one (MO quirk)."""
+    def out_nodes(self) -> dict[int, Node] | list[Node]:
+        """Output port -> node; for several consumers of one port, the last one (MO quirk).
+        For a data node, as in MO, the list of its consumers."""
+        if self.soft_get("kind") == "data":
+            return [Node(self.graph, v) for _, v in self.graph.out_edges(self.id)]
         return {
             d["out"]: Node(self.graph, v)
             for _, v, d in self.graph.out_edges(self.id, data=True)

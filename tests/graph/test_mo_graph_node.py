@@ -91,3 +91,11 @@ def test_copy_node_is_a_new_unconnected_node_named_by_its_id(graph: Graph) -> No
     assert (copy.op, copy.alpha, relu.alpha) == ("ReLU", 0.1, 0.5)
     assert copy.in_port(0).disconnected() and copy.out_port(0).disconnected()
     assert relu.in_port(0).get_source() == Node(graph, "x").out_port(0)
+
+
+def test_a_data_nodes_producers_and_consumers_are_lists_as_in_mo() -> None:
+    graph = chain("middle")
+    data = Node(graph, "relu").out_port(0).data_node()
+    assert data.in_nodes() == [Node(graph, "relu")] and data.in_node() == Node(graph, "relu")
+    assert sorted(n.id for n in data.out_nodes()) == ["out", "tanh"]
+    assert Node(graph, "tanh").in_node(0).in_node(0).id == "relu"  # op -> data -> op
