@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-from converter.errors import UsageError
+from converter.errors import ConversionError, UsageError
 from converter.graph.graph import Graph, Node
 from tests.graph.conftest import chain, op_node
 
@@ -99,3 +100,39 @@ def test_a_data_nodes_producers_and_consumers_are_lists_as_in_mo() -> None:
     assert data.in_nodes() == [Node(graph, "relu")] and data.in_node() == Node(graph, "relu")
     assert sorted(n.id for n in data.out_nodes()) == ["out", "tanh"]
     assert Node(graph, "tanh").in_node(0).in_node(0).id == "relu"  # op -> data -> op
+
+
+def test_missing_attributes_follow_mos_rules(graph: Graph) -> None:
+    relu = Node(graph, "relu")
+    with pytest.raises(AttributeError, match="Attribute nope missing"):
+        relu.nope  # noqa: B018
+    with pytest.raises(AttributeError, match="Attribute nope missing"):
+        relu.nope = 1
+    relu["nope"] = 1  # item assignment adds the attribute
+    relu.nope = 2
+    assert relu.nope == 2
+
+
+def test_get_data_nodes_by_value() -> None:
+    graph = chain("middle")
+    Node(graph, "x").out_port(0).data.set_value(np.zeros(2, np.float32))
+    assert [n.in_node().id for n in graph.get_data_nodes(has_value=True)] == ["x"]
+    assert "x" not in [n.in_node().id for n in graph.get_data_nodes(has_value=False)]
+
+
+def test_a_cycle_or_an_empty_graph_is_a_conversion_error() -> None:
+    graph = chain("front")
+    Node(graph, "tanh").out_port(0).connect(op_node(graph, "add", "Add").in_port(0))
+    Node(graph, "add").out_port(0).connect(Node(graph, "relu").in_port(0))
+    with pytest.raises(ConversionError, match="cycle: .*relu"):
+        graph.pseudo_topological_sort()
+    with pytest.raises(ConversionError, match="empty after cleanup"):
+        Graph().check_empty_graph("cleanup")
+
+
+def test_the_package_loads_its_names_on_first_use() -> None:
+    import converter.graph as package
+
+    assert (package.Graph, package.Node) == (Graph, Node)
+    with pytest.raises(AttributeError, match="has no attribute 'Nope'"):
+        package.Nope  # noqa: B018

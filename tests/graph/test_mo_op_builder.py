@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import converter.ops  # noqa: F401  (registers the built-in ops)
+from converter.errors import ExtensionError
 from converter.graph.graph import Node
 from converter.ops.loader import op_scope
 from converter.ops.op import Op
@@ -83,3 +84,8 @@ def test_infer_falls_back_to_shapes_when_evaluate_is_not_written_yet() -> None:
 
         out = Todo(x.graph).create_node_with_data([x])
     assert out.shape == (1, 3) and out.value is None
+
+
+def test_an_unknown_op_name_is_an_extension_error() -> None:
+    with pytest.raises(ExtensionError, match="no Op class is registered for op 'NoSuchOp'"):
+        Op.get_op_class_by_name("NoSuchOp")

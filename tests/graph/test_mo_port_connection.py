@@ -78,3 +78,20 @@ def test_remove_disconnects_the_source_from_its_destinations(graph: Graph) -> No
     assert relu.out_port(0).disconnected()
     assert Node(graph, "out").in_port(0).get_source() is None
     assert Node(graph, "x").out_port(0).get_destination() == relu.in_port(0)
+
+
+def test_port_misuse_is_a_value_error(graph: Graph) -> None:
+    relu = Node(graph, "relu")
+    with pytest.raises(ValueError, match="for input ports"):
+        relu.out_port(0).get_source()
+    with pytest.raises(ValueError, match="for output ports"):
+        relu.in_port(0).get_destinations()
+    with pytest.raises(ValueError, match="from an output port to an input port"):
+        relu.out_port(0).connect(Node(graph, "tanh").out_port(0))
+    assert relu.add_input_port(1).get_tensor_names() == []  # nothing feeds it
+
+
+def test_front_stage_ports_carry_no_tensor() -> None:
+    data = Node(chain("front"), "relu").out_port(0).data
+    with pytest.raises(ValueError, match="no tensor here in the front stage"):
+        data.set_shape((1, 3))
