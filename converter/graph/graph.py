@@ -27,10 +27,6 @@ class Graph(nx.MultiDiGraph):
         self.strict_mode = False
         self._id_count = 0
 
-    # networkx subclasses must be able to create empty copies of themselves
-    def fresh_copy(self) -> Graph:
-        return Graph()
-
     def unique_id(self, prefix: str = "") -> str:
         """A node id not yet used in the graph, starting with prefix."""
         if prefix and prefix not in self:
@@ -49,9 +45,6 @@ class Graph(nx.MultiDiGraph):
                                   "data_type": None, **attrs})
         self.add_edge(producer, data_id, out=port)
         return data_id
-
-    def node_by_id(self, node_id: str) -> Node:
-        return Node(self, node_id)
 
     def get_op_nodes(self, **attrs: Any) -> list[Node]:
         return self.get_nodes_with_attributes(kind="op", **attrs)
@@ -77,6 +70,12 @@ class Graph(nx.MultiDiGraph):
         raise UsageError(msg)
 
     def erase_node(self, node: Node) -> None:
+        """Remove node; in the front stage its one input then feeds what it fed (MO's erase)."""
+        inputs = list(self.in_edges(node.id, data=True))
+        if len(inputs) == 1 and "out" in inputs[0][2]:
+            src, _, in_attrs = inputs[0]
+            for _, dst, attrs in list(self.out_edges(node.id, data=True)):
+                self.add_edge(src, dst, **{**attrs, "out": in_attrs["out"]})
         self.remove_node(node.id)
 
     def topological_order(self) -> list[Node]:
@@ -91,8 +90,9 @@ class Graph(nx.MultiDiGraph):
             msg = f"the model graph has a cycle: {names}"
             raise ConversionError(msg) from err
 
-    def pseudo_topological_sort(self) -> list[Node]:
-        return self.topological_order()
+    def pseudo_topological_sort(self, reverse: bool = False) -> list[Node]:
+        order = self.topological_order()
+        return order[::-1] if reverse else order
 
     def clean_up(self, keep_parameters: bool = True) -> None:
         """Remove nodes that no Result depends on (unused Parameters stay unless told)."""
@@ -254,15 +254,21 @@ class Node:
     def out_edge(self, idx: int = 0) -> dict:
         return self.out_edges()[idx]
 
-    def in_nodes(self) -> dict[int, Node]:
+    def in_nodes(self) -> dict[int, Node] | list[Node]:
+        """Input port -> producer; for a data node, as in MO, the list of its producers."""
+        if self.soft_get("kind") == "data":
+            return [Node(self.graph, u) for u, _ in self.graph.in_edges(self.id)]
         return {
             d["in"]: Node(self.graph, u)
             for u, _, d in self.graph.in_edges(self.id, data=True)
             if "in" in d
         }
 
-    def out_nodes(self) -> dict[int, Node]:
-        """Output port -> node; for several consumers of one port, the last one (MO quirk)."""
+    def out_nodes(self) -> dict[int, Node] | list[Node]:
+        """Output port -> node; for several consumers of one port, the last one (MO quirk).
+        For a data node, as in MO, the list of its consumers."""
+        if self.soft_get("kind") == "data":
+            return [Node(self.graph, v) for _, v in self.graph.out_edges(self.id)]
         return {
             d["out"]: Node(self.graph, v)
             for _, v, d in self.graph.out_edges(self.id, data=True)
@@ -289,8 +295,8 @@ class Node:
 
     def copy_node(self, new_attrs: dict | None = None) -> Node:
         attrs = {k: v for k, v in self.attrs().items() if k not in ("_in_ports", "_out_ports")}
-        attrs.update(new_attrs or {})
         new_id = self.graph.unique_id(attrs.get("name", self.id))
+        attrs = {**attrs, "name": new_id, **(new_attrs or {})}  # MO: the copy is named by its id
         self.graph.add_node(new_id, **attrs)
         node = Node(self.graph, new_id)
         node.update_node()
