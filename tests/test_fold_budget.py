@@ -8,7 +8,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -42,15 +41,14 @@ def test_six_gigabyte_fold_stays_an_op(tmp_path: Path) -> None:
     model = _expand_max(tmp_path / "expand.onnx", 40000)
     assert model.stat().st_size < 400
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    start = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, "-m", "extgen", "convert", "--input_model", str(model), "-o",
          str(tmp_path / "ir"), "--log_level", "INFO"],
         capture_output=True, text=True, env=env, timeout=120, check=False,
     )
-    seconds = time.perf_counter() - start
     assert proc.returncode == 0, proc.stderr
-    assert seconds < 20, seconds  # with the Python start-up; folding took minutes and 6 GB
+    seconds = float(re.search(r"Total execution time: ([\d.]+) seconds", proc.stdout).group(1))
+    assert seconds < 5  # folding it built a 6 GB array
     peak_mb = float(re.search(r"Memory consumed: (\d+) MB", proc.stdout).group(1))
     assert peak_mb < 1000
     assert "not folding 'expand'" in proc.stderr
