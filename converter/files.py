@@ -1,5 +1,6 @@
 """Writing files atomically: a temporary file beside the target, renamed over it, with the mode
-a plain open() would have given (mkstemp makes 0600 files)."""
+a plain open() would have given (mkstemp makes 0600 files); and pairs of files that belong
+together (an IR's .xml and the .bin it points into), never left mixed by a crash."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
-__all__ = ["write_atomic"]
+__all__ = ["write_atomic", "write_pair", "write_temp"]
+
+Writer = Callable[[BinaryIO], None]
 
 
 def _umask() -> int:
@@ -18,9 +21,9 @@ def _umask() -> int:
     return mask
 
 
-def write_atomic(path: Path, write: Callable[[BinaryIO], None]) -> None:
-    """Call write(f) on a temporary file in path's folder, then rename it to path; on any
-    failure the temporary file is removed and path is untouched."""
+def write_temp(path: Path, write: Writer) -> Path:
+    """Call write(f) on a new temporary file `.<path.name>.XXXXXXXX` in path's folder, give it
+    the mode path has (or a plain open() would give) and return it; on failure it is removed."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
@@ -28,8 +31,37 @@ def write_atomic(path: Path, write: Callable[[BinaryIO], None]) -> None:
             write(f)
         mode = path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~_umask()
         os.chmod(tmp, mode)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return Path(tmp)
+
+
+def write_atomic(path: Path, write: Writer) -> None:
+    """Call write(f) on a temporary file in path's folder, then rename it to path; on any
+    failure the temporary file is removed and path is untouched."""
+    tmp = write_temp(path, write)
+    try:
         os.replace(tmp, path)
     except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def write_pair(data: tuple[Path, Writer], index: tuple[Path, Writer]) -> None:
+    """Write two files that belong together, the index referring into the data (an IR's .xml
+    and its .bin). Both go to temporary files first; then the old index is removed, so that no
+    crash can leave it beside the new data, the data is renamed into place and the index last.
+    On a failure no temporary file is left; a kill leaves the old pair, the new pair, or data
+    without an index (which nothing can load)."""
+    temps: list[Path] = []
+    try:
+        for path, write in (data, index):
+            temps.append(write_temp(path, write))
+        index[0].unlink(missing_ok=True)
+        os.replace(temps[0], data[0])
+        os.replace(temps[1], index[0])
+    except BaseException:
+        for tmp in temps:
+            tmp.unlink(missing_ok=True)
         raise

@@ -1,4 +1,4 @@
-"""Write the back-stage graph as OpenVINO IR v11: model.xml + model.bin, atomically.
+"""Write the back-stage graph as OpenVINO IR v11: model.xml + model.bin, never mixed.
 
 Layer ids follow a topological order; each layer numbers its input ports first and its output
 ports after them; Const values go to the .bin once per distinct content.
@@ -14,9 +14,10 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from converter.errors import ConversionError, OutputError, UnsupportedOpError
-from converter.files import write_atomic
+from converter.files import write_pair
 from converter.graph.graph import Graph, Node
 from converter.graph.shape import as_shape
+from converter.ir.lock import ir_name_lock
 from converter.ir.types import element_type, format_attr, precision
 from converter.ops.op import Op
 
@@ -179,16 +180,23 @@ def _net_rt_info(net: ET.Element, rt_info: dict[str, Any]) -> None:
             ET.SubElement(rt, key, value=str(value))
 
 
-def emit_ir(graph: Graph, output_dir: Path, model_name: str, rt_info: dict[str, Any]) -> tuple[Path, Path]:
-    """Write <output_dir>/<model_name>.xml/.bin; on any failure nothing is left behind (the .bin
-    is renamed into place before the .xml that refers to it)."""
+def emit_ir(
+    graph: Graph, output_dir: Path, model_name: str, rt_info: dict[str, Any]
+) -> tuple[Path, Path]:
+    """Write <output_dir>/<model_name>.xml/.bin under the name's lock: on any failure the old
+    pair is untouched and no temporary file is left; no kill leaves an .xml beside a .bin other
+    than its own (the old .xml goes first, the new .bin is renamed into place before the .xml)."""
     xml_path, bin_path = output_dir / f"{model_name}.xml", output_dir / f"{model_name}.bin"
     built: list[ET.Element] = []
-    try:
-        write_atomic(bin_path, lambda f: built.append(build_xml(graph, _BinWriter(f), rt_info)))
+
+    def write_xml(f: BinaryIO) -> None:
         ET.indent(built[0])
-        write_atomic(xml_path, lambda f: ET.ElementTree(built[0]).write(f, encoding="utf-8",
-                                                                       xml_declaration=True))
+        ET.ElementTree(built[0]).write(f, encoding="utf-8", xml_declaration=True)
+
+    try:
+        with ir_name_lock(output_dir, model_name):
+            write_pair((bin_path, lambda f: built.append(build_xml(graph, _BinWriter(f), rt_info))),
+                       (xml_path, write_xml))
     except OSError as err:
         msg = f"cannot write the IR to {output_dir}: {err.strerror or err}"
         raise OutputError(msg) from err

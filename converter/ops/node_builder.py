@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from converter.ir.attrs import typed_attrs
+from converter.ops.fold_budget import within_fold_budget
 
 if TYPE_CHECKING:
     from converter.graph.graph import Graph, Node
@@ -50,7 +51,9 @@ class NodeBuilder:
         values = [p.data.get_value() for p in ports]
         types = [p.data.get_data_type() for p in ports]
         attrs = cls.ir_attrs(node)
-        if values and all(v is not None for v in values) and cls.has_evaluate():
+        if (values and all(v is not None for v in values) and cls.has_evaluate()
+                and within_fold_budget(cls, node.soft_get("name", node.id), attrs,
+                                       (shapes, values, types))):
             try:
                 outs = cls.compute(attrs, values)
             except NotImplementedError:  # an extension's evaluate left to fill in: infer instead

@@ -31,16 +31,48 @@ class Symbol:
     heads: list[tuple[int, int]]
 
 
-def _entry(path: Path, where: str, entry: Any, count: int) -> tuple[int, int]:
+MAX_OUTPUTS = 4096  # no MXNet op has more; an index beyond it is a corrupt file, not a model
+
+
+def _entry(path: Path, where: str, entry: Any, nodes: list[dict[str, Any]]) -> tuple[int, int]:
     if (not isinstance(entry, list) or len(entry) not in (2, 3)
             or not all(isinstance(v, int) for v in entry)):
         msg = f"{path}: {where}: an input must be [node, output, version], got {json.dumps(entry)}"
         raise ModelFormatError(msg)
     node, out = entry[0], entry[1]
-    if not 0 <= node < count or out < 0:
-        msg = f"{path}: {where}: input {json.dumps(entry)} refers to no node (the file has {count})"
+    if not 0 <= node < len(nodes) or out < 0:
+        msg = (f"{path}: {where}: input {json.dumps(entry)} refers to no node (the file has "
+               f"{len(nodes)})")
+        raise ModelFormatError(msg)
+    outputs = 1 if nodes[node]["op"] == "null" else MAX_OUTPUTS
+    if out >= outputs:
+        has = "one output" if outputs == 1 else f"at most {outputs} outputs"
+        msg = (f"{path}: {where}: input {json.dumps(entry)} reads output {out} of node {node} "
+               f"('{nodes[node]['name']}'), which has {has}")
         raise ModelFormatError(msg)
     return node, out
+
+
+def _check_nodes(path: Path, nodes: Any) -> None:
+    if not isinstance(nodes, list) or not nodes:
+        msg = f"{path}: not an MXNet symbol file (no 'nodes' list)"
+        raise ModelFormatError(msg)
+    for i, node in enumerate(nodes):
+        if not isinstance(node, dict) or not isinstance(node.get("op"), str) \
+                or not isinstance(node.get("name"), str):
+            msg = f"{path}: node {i} needs an 'op' and a 'name'"
+            raise ModelFormatError(msg)
+    for i, node in enumerate(nodes):
+        inputs = node.get("inputs", [])
+        if not isinstance(inputs, list):
+            msg = f"{path}: node {i} ('{node['name']}'): 'inputs' must be a list"
+            raise ModelFormatError(msg)
+        for entry in inputs:
+            src, _ = _entry(path, f"node {i} ('{node['name']}')", entry, nodes)
+            if src >= i:
+                msg = (f"{path}: node {i} ('{node['name']}') reads node {src}, which comes later "
+                       "(nodes must be topologically sorted)")
+                raise ModelFormatError(msg)
 
 
 def read_symbol(path: str | Path) -> Symbol:
@@ -63,29 +95,12 @@ def read_symbol(path: str | Path) -> Symbol:
         msg = f"{path}:{err.lineno}: not valid JSON ({err.msg}, column {err.colno})"
         raise ModelFormatError(msg) from None
     nodes = data.get("nodes") if isinstance(data, dict) else None
-    if not isinstance(nodes, list) or not nodes:
-        msg = f"{path}: not an MXNet symbol file (no 'nodes' list)"
-        raise ModelFormatError(msg)
-    for i, node in enumerate(nodes):
-        if not isinstance(node, dict) or not isinstance(node.get("op"), str) \
-                or not isinstance(node.get("name"), str):
-            msg = f"{path}: node {i} needs an 'op' and a 'name'"
-            raise ModelFormatError(msg)
-        inputs = node.get("inputs", [])
-        if not isinstance(inputs, list):
-            msg = f"{path}: node {i} ('{node['name']}'): 'inputs' must be a list"
-            raise ModelFormatError(msg)
-        for entry in inputs:
-            src, _ = _entry(path, f"node {i} ('{node['name']}')", entry, len(nodes))
-            if src >= i:
-                msg = (f"{path}: node {i} ('{node['name']}') reads node {src}, which comes later "
-                       "(nodes must be topologically sorted)")
-                raise ModelFormatError(msg)
+    _check_nodes(path, nodes)
     heads_raw = data.get("heads")
     if heads_raw is None:  # no heads: the last node is the output
         heads = [(len(nodes) - 1, 0)]
     elif isinstance(heads_raw, list) and heads_raw:
-        heads = [_entry(path, "heads", h, len(nodes)) for h in heads_raw]
+        heads = [_entry(path, "heads", h, nodes) for h in heads_raw]
     else:
         msg = f"{path}: 'heads' must list the outputs as [node, output, version]"
         raise ModelFormatError(msg)

@@ -1,0 +1,78 @@
+"""Constant folding has a size budget: a tiny model whose constant subgraph would be gigabytes
+converts quickly with its big op left in the IR, and that IR still computes the right value."""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper
+
+from converter.ops.fold_budget import FOLD_BUDGET_BYTES
+from extgen.cli import main
+from tests.conftest import make_model
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _expand_max(path: Path, side: int) -> Path:
+    """Expand(ones[1,1], [side, side]) -> ReduceMax: a few hundred bytes, side*side*4 folded."""
+    model = make_model(
+        [helper.make_node("Expand", ["one", "shape"], ["big"], name="expand"),
+         helper.make_node("ReduceMax", ["big"], ["y"], name="rmax", keepdims=0)],
+        [], [("y", TensorProto.FLOAT, [])],
+        {"one": np.ones((1, 1), np.float32), "shape": np.array([side, side], np.int64)},
+    )
+    onnx.save(model, path)
+    return path
+
+
+def _layer_types(xml: Path) -> list[str]:
+    return re.findall(r'<layer [^>]*type="(\w+)"', xml.read_text())
+
+
+def test_six_gigabyte_fold_stays_an_op(tmp_path: Path) -> None:
+    model = _expand_max(tmp_path / "expand.onnx", 40000)
+    assert model.stat().st_size < 400
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "extgen", "convert", "--input_model", str(model), "-o",
+         str(tmp_path / "ir"), "--log_level", "INFO"],
+        capture_output=True, text=True, env=env, timeout=120, check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    seconds = float(re.search(r"Total execution time: ([\d.]+) seconds", proc.stdout).group(1))
+    assert seconds < 5  # folding it built a 6 GB array
+    peak_mb = float(re.search(r"Memory consumed: (\d+) MB", proc.stdout).group(1))
+    assert peak_mb < 1000
+    assert "not folding 'expand'" in proc.stderr
+    types = _layer_types(tmp_path / "ir" / "expand.xml")
+    assert "Broadcast" in types and "ReduceMax" in types  # ONNX Expand is IR Broadcast
+    assert (tmp_path / "ir" / "expand.bin").stat().st_size < 1000
+
+
+def test_unfolded_op_computes_in_openvino(tmp_path: Path, caplog) -> None:
+    import openvino as ov
+
+    side = 4200
+    assert side * side * 4 > FOLD_BUDGET_BYTES
+    model = _expand_max(tmp_path / "expand.onnx", side)
+    with caplog.at_level(logging.INFO, logger="extgen.convert"):
+        assert main(["convert", "--input_model", str(model), "-o", str(tmp_path / "ir")]) == 0
+    assert "constant-folding budget" in caplog.text
+    xml = tmp_path / "ir" / "expand.xml"
+    assert "Broadcast" in _layer_types(xml)
+    compiled = ov.Core().compile_model(str(xml), "CPU")
+    assert float(compiled([])[0]) == 1.0
+
+
+def test_small_constants_still_fold(tmp_path: Path, capsys) -> None:
+    model = _expand_max(tmp_path / "expand.onnx", 64)
+    assert main(["convert", "--input_model", str(model), "-o", str(tmp_path / "ir")]) == 0
+    assert _layer_types(tmp_path / "ir" / "expand.xml") == ["Const", "Result"]
