@@ -59,7 +59,8 @@ def main() -> None:
             shim_name = shim.inputs()[0][0]
             ours = _median_ms(lambda: shim.run({shim_name: x}), args.runs)
         theirs = _median_ms(lambda: session.run(None, {feed_name: x}), args.runs)
-        print(f"{name:14} shim {ours:8.1f} ms   onnxruntime {theirs:8.1f} ms   ratio {ours / theirs:5.2f}x")
+        print(f"{name:14} shim {ours:8.1f} ms   onnxruntime {theirs:8.1f} ms   "
+              f"ratio {ours / theirs:5.2f}x")
 
 
 if __name__ == "__main__":

@@ -39,7 +39,8 @@ def _logits_error(model, x: np.ndarray, engine: str) -> float | None:
     cut.CopyFrom(model)
     del cut.graph.output[:]
     cut.graph.output.append(onnx.helper.make_tensor_value_info(name, onnx.TensorProto.FLOAT, None))
-    want = ort.InferenceSession(cut.SerializeToString()).run(None, {model.graph.input[0].name: x})[0]
+    session = ort.InferenceSession(cut.SerializeToString())
+    want = session.run(None, {model.graph.input[0].name: x})[0]
     got = ExtgenBackend.prepare(cut, engine=engine).run([x])[0]
     return _rel(got, want)
 

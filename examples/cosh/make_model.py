@@ -30,7 +30,8 @@ def _weights() -> dict[str, np.ndarray]:
 def build(custom: bool) -> onnx.ModelProto:
     weights = _weights()
     if custom:
-        act = [helper.make_node("Cosh", ["c"], ["a"], name="cosh", domain="org.example", scale=SCALE)]
+        act = [helper.make_node("Cosh", ["c"], ["a"], name="cosh", domain="org.example",
+                                scale=SCALE)]
     else:
         act = [helper.make_node("Cosh", ["c"], ["h"], name="cosh"),
                helper.make_node("Mul", ["h", "half"], ["a"], name="scale")]
@@ -49,7 +50,9 @@ def build(custom: bool) -> onnx.ModelProto:
         [helper.make_tensor_value_info("probs", TensorProto.FLOAT, [1, 5])],
         [numpy_helper.from_array(v, k) for k, v in weights.items()],
     )
-    opsets = [helper.make_opsetid("", 17)] + ([helper.make_opsetid("org.example", 1)] if custom else [])
+    opsets = [helper.make_opsetid("", 17)]
+    if custom:
+        opsets.append(helper.make_opsetid("org.example", 1))
     return helper.make_model(graph, opset_imports=opsets, ir_version=8)
 
 

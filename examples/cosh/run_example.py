@@ -43,8 +43,8 @@ def main() -> int:
     sh(extgen, "new", "--config", "cosh.extgen.json", "--output_dir", "ext", "--force", quiet=True)
     from openvino.utils import get_cmake_path
 
-    sh("cmake", "-S", "ext/user_ie_extensions/cpu", "-B", "build", f"-DOpenVINO_DIR={get_cmake_path()}",
-       quiet=True)
+    sh("cmake", "-S", "ext/user_ie_extensions/cpu", "-B", "build",
+       f"-DOpenVINO_DIR={get_cmake_path()}", quiet=True)
     sh("cmake", "--build", "build", "-j2", quiet=True)
     for model, ir in (("cosh_net.onnx", "ir"), ("cosh_net.pb", "ir_tf")):
         sh(extgen, "convert", "--input_model", model, "--extensions", "ext/user_mo_extensions",
@@ -63,13 +63,14 @@ def main() -> int:
     rows = []
     for framework, ir, engine, device, extra in runs:
         out = f"probs_{ir}_{engine}_{device.replace(':', '_').replace(',', '_')}.npz"
-        sh(extgen, "run", "--model", f"{ir}/cosh_net.xml", "--input", "image=image.npy", "--engine", engine,
-           "--device", device, "--output", out, *extra, quiet=True)
+        sh(extgen, "run", "--model", f"{ir}/cosh_net.xml", "--input", "image=image.npy",
+           "--engine", engine, "--device", device, "--output", out, *extra, quiet=True)
         diff = float(np.abs(next(iter(np.load(OUT / out).values())) - reference).max())
         rows.append((framework, engine, device, diff))
     print("\nmodel  engine     device           max |diff| vs reference  result")
     for framework, engine, device, diff in rows:
-        print(f"{framework:6} {engine:10} {device:16} {diff:24.2e}  {'OK' if diff < 1e-5 else 'MISMATCH'}")
+        verdict = "OK" if diff < 1e-5 else "MISMATCH"
+        print(f"{framework:6} {engine:10} {device:16} {diff:24.2e}  {verdict}")
     bad = [r for r in rows if r[3] >= 1e-5]
     print(f"\n{len(rows) - len(bad)} of {len(rows)} engine/device runs agree with the reference")
     return 1 if bad else 0
