@@ -205,8 +205,26 @@ def _sources(path: Path, kernel: _Element, vpu: bool) -> list[Path]:
             raise _fail(path, node, msg)
         if not file.is_file():
             raise _fail(path, node, f"kernel source '{name}' not found (looked for {file})")
+        _check_filled(file)
         files.append(file)
     return files
+
+
+UNFILLED = "extgen:unfilled"  # marks the placeholder line of a kernel `extgen new` wrote
+
+
+def _check_filled(file: Path) -> None:
+    """Refuse a generated kernel whose computation was never written (it would output NaN)."""
+    try:
+        lines = file.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError as err:
+        msg = f"{file}: cannot read the kernel source ({err.strerror})"
+        raise KernelConfigError(msg) from None
+    line = next((i for i, text in enumerate(lines, 1) if UNFILLED in text), None)
+    if line is not None:
+        msg = (f"{file}:{line}: the kernel is still the stub `extgen new` wrote (it outputs NaN): "
+               f"write the computation at its TODO(extgen) and delete the line marked {UNFILLED}")
+        raise KernelConfigError(msg)
 
 
 def _kernel(path: Path, layer: _Element, vpu: bool) -> tuple[_Element, str, list[Path]]:
