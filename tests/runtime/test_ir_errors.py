@@ -1,0 +1,49 @@
+"""Malformed IR XML read by `extgen run`: one ModelFormatError line naming the file and layer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from converter.options import ConvertOptions
+from converter.pipeline import convert
+from extgen.cli import main
+
+
+@pytest.fixture
+def relu_add_ir(relu_add_model: Path, tmp_path: Path) -> Path:
+    return convert(ConvertOptions(relu_add_model, output_dir=tmp_path / "ir")).xml
+
+
+def _run_error(capsys, xml: Path) -> str:
+    code = main(["run", "--model", str(xml)])
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and "internal error" not in err, err
+    return lines[0]
+
+
+@pytest.mark.parametrize(("old", "new", "needle"), [
+    ('element_type="f32" shape="1,3,1,1"', 'shape="1,3,1,1"', "has no element_type"),
+    ('element_type="f32" shape="1,3,1,1"', 'element_type="q7" shape="1,3,1,1"', "'q7'"),
+    ('offset="0"', 'offset="-8"', "offset '-8'"),
+    ('offset="0"', 'offset="zero"', "offset 'zero'"),
+    ('size="12"', 'size="-12"', "size '-12'"),
+    ('<layer id="1"', '<layer id="0"', "duplicate layer id 0"),
+], ids=["no-element-type", "unknown-element-type", "negative-offset", "text-offset",
+        "negative-size", "duplicate-id"])
+def test_bad_const_or_layer(relu_add_ir: Path, capsys, old: str, new: str, needle: str) -> None:
+    text = relu_add_ir.read_text()
+    assert old in text
+    relu_add_ir.write_text(text.replace(old, new, 1))
+    line = _run_error(capsys, relu_add_ir)
+    assert str(relu_add_ir) in line and needle in line
+
+
+def test_dtd_entity_is_refused_in_one_line(relu_add_ir: Path, capsys) -> None:
+    text = relu_add_ir.read_text()
+    head, rest = text.split("\n", 1)
+    relu_add_ir.write_text(f'{head}\n<!DOCTYPE net [<!ENTITY x "y">]>\n{rest}')
+    line = _run_error(capsys, relu_add_ir)
+    assert "must not declare a DTD or entities" in line
