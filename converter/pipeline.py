@@ -61,7 +61,7 @@ def convert_to_graph(opts: ConvertOptions, progress: Progress | None = None) -> 
     fw = frameworks.resolve(opts.input_model, opts.framework)
     load_extension_dirs(opts.extensions, fw.name)
     step("load")
-    graph = fw.load(opts)
+    graph = fw.read(opts)
     graph.graph["cmd_params"] = opts
     step("extract")
     extract_nodes(graph, fw.translators)
