@@ -47,3 +47,29 @@ def test_dtd_entity_is_refused_in_one_line(relu_add_ir: Path, capsys) -> None:
     relu_add_ir.write_text(f'{head}\n<!DOCTYPE net [<!ENTITY x "y">]>\n{rest}')
     line = _run_error(capsys, relu_add_ir)
     assert "must not declare a DTD or entities" in line
+
+
+@pytest.fixture
+def custom_op_ir(relu_add_ir: Path) -> Path:
+    """relu_add's Relu renamed to an op only an extension provides."""
+    text = relu_add_ir.read_text()
+    relu_add_ir.write_text(text.replace('type="ReLU" version="opset1"', 'type="MyRelu" version="extension"'))
+    return relu_add_ir
+
+
+def test_openvino_custom_op_without_extension(custom_op_ir: Path, capsys) -> None:
+    code = main(["run", "--model", str(custom_op_ir), "--engine", "openvino", "--input", "random"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1, err
+    assert "OpenVINO does not know op MyRelu" in err[0] and "libuser_cpu_extension.so" in err[0]
+
+
+def test_openvino_given_the_shim_library(custom_op_ir: Path, tmp_path: Path, capsys) -> None:
+    shim_lib = tmp_path / "libuser_cpu_extension_abi.so"
+    shim_lib.write_bytes(b"\x7fELF not really")
+    code = main(["run", "--model", str(custom_op_ir), "--engine", "openvino",
+                 "--extension", str(shim_lib)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1, err
+    assert f"--extension {shim_lib}: OpenVINO cannot load it" in err[0]
+    assert "shim's library" in err[0] and "libuser_cpu_extension.so" in err[0]

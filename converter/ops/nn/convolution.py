@@ -56,12 +56,34 @@ def grouped_conv(attrs: dict, x: np.ndarray, w: np.ndarray) -> np.ndarray:
     return res.reshape(batch, groups * og, *out)
 
 
+def check_conv_inputs(op: type[Op], attrs: dict, shapes: list, types: list, values: list,
+                      groups_in_weights: bool) -> str | None:
+    """Data rank = filter rank (one less for grouped filters [G, O, C, *k]) and input channels
+    = filter channels (times G), as OpenVINO's Convolution/GroupConvolution inference needs."""
+    x, w = shapes[0], shapes[1]
+    if x is None or w is None:
+        return super(op, op).check_inputs(attrs, shapes, types, values)
+    extra = 1 if groups_in_weights else 0
+    if len(x) < 3 or len(w) != len(x) + extra:
+        return (f"data rank {len(x)} (shape {list(x)}) does not fit filters of rank {len(w)} "
+                f"(shape {list(w)}); data needs rank {len(w) - extra}")
+    channels = w[0] * w[2] if groups_in_weights and min(w[0], w[2]) >= 0 else w[1 + extra]
+    if x[1] >= 0 and channels >= 0 and x[1] != channels:
+        return f"data has {x[1]} channels (shape {list(x)}) but the filters take {channels}"
+    return super(op, op).check_inputs(attrs, shapes, types, values)
+
+
 class Convolution(Op):
     op = type = "Convolution"
     version = "opset1"
     in_ports_count = 2
     attr_types = dict(_CONV_ATTRS)
     defaults = {"auto_pad": "explicit"}
+    same_type_inputs = 2
+
+    @classmethod
+    def check_inputs(cls, attrs, shapes, types, values):
+        return check_conv_inputs(Convolution, attrs, shapes, types, values, False)
 
     @classmethod
     def infer_shapes(cls, attrs, shapes, values):
@@ -83,6 +105,11 @@ class GroupConvolution(Op):
     in_ports_count = 2
     attr_types = dict(_CONV_ATTRS)
     defaults = {"auto_pad": "explicit"}
+    same_type_inputs = 2
+
+    @classmethod
+    def check_inputs(cls, attrs, shapes, types, values):
+        return check_conv_inputs(GroupConvolution, attrs, shapes, types, values, True)
 
     @classmethod
     def infer_shapes(cls, attrs, shapes, values):
