@@ -84,7 +84,7 @@ def convert_to_graph(opts: ConvertOptions, progress: Progress | None = None) -> 
     graph = fw.read(opts)
     graph.graph["cmd_params"] = opts
     step("extract")
-    extract_nodes(graph, fw.translators)
+    extract_nodes(graph, fw.translators, fw.node_attrs)
     step("front")
     apply_input_options(graph, opts)
     run_passes(graph, _phase_passes("front"))
