@@ -77,7 +77,7 @@ def _check_layer(layer: IRLayer, xml_path: Path) -> None:
             parse_shape(a["shape"])
     except ValueError as err:
         raise _layer_error(xml_path, layer, str(err)) from None
-    for key in ("offset", "size"):
+    for key in ("offset", "size") if layer.type == "Const" else ():
         if not a.get(key, "0").isdigit():
             raise _layer_error(xml_path, layer, f"{key} '{a[key]}' is not a non-negative integer")
 
@@ -120,12 +120,27 @@ def _layer(el: Element) -> IRLayer:
     )
 
 
+def _check_edges(layers: dict[int, IRLayer], edges: dict, xml_path: Path) -> None:
+    """Every edge joins an output port of one layer to an input port of another."""
+    for (to_layer, to_port), (from_layer, from_port) in edges.items():
+        src, dst = layers.get(from_layer), layers.get(to_layer)
+        if src is None or from_port not in [p.id for p in src.outputs]:
+            msg = (f"{xml_path}: an edge comes from layer {from_layer} port {from_port}, "
+                   "which does not exist")
+            raise ModelFormatError(msg)
+        if dst is None or to_port not in dst.inputs:
+            msg = (f"{xml_path}: an edge goes to layer {to_layer} port {to_port}, "
+                   "which does not exist")
+            raise ModelFormatError(msg)
+
+
 def _layers(root: Element, xml_path: Path) -> dict[int, IRLayer]:
     layers: dict[int, IRLayer] = {}
     for el in root.findall("layers/layer"):
         layer = _layer(el)
         if layer.id in layers:
-            msg = f"{xml_path}: duplicate layer id {layer.id} ('{layers[layer.id].name}' and '{layer.name}')"
+            first = layers[layer.id].name
+            msg = f"{xml_path}: duplicate layer id {layer.id} ('{first}' and '{layer.name}')"
             raise ModelFormatError(msg)
         layers[layer.id] = layer
     return layers
@@ -162,6 +177,7 @@ def read_ir(xml_path: str | Path, bin_path: str | Path | None = None) -> IRModel
         raise ModelFormatError(msg) from None
     for layer in layers.values():
         _check_layer(layer, xml_path)
+    _check_edges(layers, edges, xml_path)
     consts = [lay for lay in layers.values() if lay.type == "Const"]
     if consts:
         if not bin_path.is_file():
@@ -172,4 +188,7 @@ def read_ir(xml_path: str | Path, bin_path: str | Path | None = None) -> IRModel
             weights = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
         for layer in consts:
             layer.value = _const_value(layer, weights, bin_path)
-    return IRModel(root.get("name", xml_path.stem), int(root.get("version", "11")), layers, edges, xml_path)
+    version = root.get("version", "11")
+    if not version.isdigit():
+        raise ModelFormatError(f"{xml_path}: IR version '{version}' is not a number")
+    return IRModel(root.get("name", xml_path.stem), int(version), layers, edges, xml_path)

@@ -31,8 +31,12 @@ def _run_error(capsys, xml: Path) -> str:
     ('offset="0"', 'offset="zero"', "offset 'zero'"),
     ('size="12"', 'size="-12"', "size '-12'"),
     ('<layer id="1"', '<layer id="0"', "duplicate layer id 0"),
+    ('from-port="0" to-layer', 'from-port="7" to-layer', "port 7, which does not exist"),
+    ('to-port="0" />', 'to-port="5" />', "port 5, which does not exist"),
+    ('version="11"', 'version="eleven"', "IR version 'eleven'"),
 ], ids=["no-element-type", "unknown-element-type", "negative-offset", "text-offset",
-        "negative-size", "duplicate-id"])
+        "negative-size", "duplicate-id", "edge-from-missing-port", "edge-to-missing-port",
+        "version"])
 def test_bad_const_or_layer(relu_add_ir: Path, capsys, old: str, new: str, needle: str) -> None:
     text = relu_add_ir.read_text()
     assert old in text
