@@ -56,21 +56,19 @@ def grouped_conv(attrs: dict, x: np.ndarray, w: np.ndarray) -> np.ndarray:
     return res.reshape(batch, groups * og, *out)
 
 
-def check_conv_inputs(op: type[Op], attrs: dict, shapes: list, types: list, values: list,
-                      groups_in_weights: bool) -> str | None:
+def conv_input_problem(x: tuple | None, w: tuple | None, grouped: bool) -> str | None:
     """Data rank = filter rank (one less for grouped filters [G, O, C, *k]) and input channels
     = filter channels (times G), as OpenVINO's Convolution/GroupConvolution inference needs."""
-    x, w = shapes[0], shapes[1]
     if x is None or w is None:
-        return super(op, op).check_inputs(attrs, shapes, types, values)
-    extra = 1 if groups_in_weights else 0
+        return None
+    extra = 1 if grouped else 0
     if len(x) < 3 or len(w) != len(x) + extra:
         return (f"data rank {len(x)} (shape {list(x)}) does not fit filters of rank {len(w)} "
                 f"(shape {list(w)}); data needs rank {len(w) - extra}")
-    channels = w[0] * w[2] if groups_in_weights and min(w[0], w[2]) >= 0 else w[1 + extra]
+    channels = w[1] if not grouped else w[0] * w[2] if min(w[0], w[2]) >= 0 else DYN
     if x[1] >= 0 and channels >= 0 and x[1] != channels:
         return f"data has {x[1]} channels (shape {list(x)}) but the filters take {channels}"
-    return super(op, op).check_inputs(attrs, shapes, types, values)
+    return None
 
 
 class Convolution(Op):
@@ -83,7 +81,8 @@ class Convolution(Op):
 
     @classmethod
     def check_inputs(cls, attrs, shapes, types, values):
-        return check_conv_inputs(Convolution, attrs, shapes, types, values, False)
+        problem = conv_input_problem(shapes[0], shapes[1], grouped=False)
+        return problem or super().check_inputs(attrs, shapes, types, values)
 
     @classmethod
     def infer_shapes(cls, attrs, shapes, values):
@@ -109,7 +108,8 @@ class GroupConvolution(Op):
 
     @classmethod
     def check_inputs(cls, attrs, shapes, types, values):
-        return check_conv_inputs(GroupConvolution, attrs, shapes, types, values, True)
+        problem = conv_input_problem(shapes[0], shapes[1], grouped=True)
+        return problem or super().check_inputs(attrs, shapes, types, values)
 
     @classmethod
     def infer_shapes(cls, attrs, shapes, values):
