@@ -27,7 +27,7 @@ from tests.fuzz_models import caffe_model, mxnet_model, onnx_model, tf_model
 
 pytestmark = pytest.mark.slow
 
-EXAMPLES = {"onnx": 80, "ir": 80, "text": 80, "mxnet": 30}  # MXNet cases are the slowest
+EXAMPLES = {"onnx": 250, "ir": 250, "text": 250, "mxnet": 150}
 TOKENS = ["", "0", "-1", "-8", "1", "3", "99", "99999999999", "1.5", "abc", "f16", "i32", "q7",
           "1,2", "[1,3]", "\x00", "True", "(3, 3)", "{", "}", '"']
 ints = st.integers(min_value=-3, max_value=1 << 41) | st.sampled_from([0, 1, 2, 3, 99])
