@@ -62,7 +62,11 @@ def _names(text: str | None) -> list[str]:
 
 
 def _layer_error(xml_path: Path, layer: IRLayer, what: str) -> ModelFormatError:
-    return ModelFormatError(f"{xml_path}: layer {layer.id} '{layer.name}' ({layer.type}): {what}")
+    """An error naming file:line of the layer (its first <layer id="N"> in the text)."""
+    text = xml_path.read_text(errors="replace")
+    found = re.search(rf'<layer\b[^>]*\bid="{layer.id}"', text)
+    where = f"{xml_path}:{text.count(chr(10), 0, found.start()) + 1}" if found else str(xml_path)
+    return ModelFormatError(f"{where}: layer {layer.id} '{layer.name}' ({layer.type}): {what}")
 
 
 def _check_layer(layer: IRLayer, xml_path: Path) -> None:

@@ -45,6 +45,14 @@ def test_bad_const_or_layer(relu_add_ir: Path, capsys, old: str, new: str, needl
     assert str(relu_add_ir) in line and needle in line
 
 
+def test_a_bad_layer_names_its_line(relu_add_ir: Path, capsys) -> None:
+    text = relu_add_ir.read_text().replace('offset="0"', 'offset="-8"', 1)
+    relu_add_ir.write_text(text)
+    layer_start = text[: text.index('offset="-8"')].rindex("<layer ")
+    line = _run_error(capsys, relu_add_ir)
+    assert f"{relu_add_ir}:{text.count(chr(10), 0, layer_start) + 1}: layer " in line
+
+
 def test_dtd_entity_is_refused_in_one_line(relu_add_ir: Path, capsys) -> None:
     text = relu_add_ir.read_text()
     head, rest = text.split("\n", 1)
