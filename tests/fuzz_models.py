@@ -19,7 +19,8 @@ __all__ = ["CAFFE_PROTOTXT", "caffe_model", "mxnet_model", "onnx_model", "tf_mod
 
 F32 = np.float32
 CAFFE_PROTOTXT = """name: "small"
-layer { name: "data" type: "Input" top: "data" input_param { shape { dim: 1 dim: 3 dim: 8 dim: 8 } } }
+layer { name: "data" type: "Input" top: "data"
+  input_param { shape { dim: 1 dim: 3 dim: 8 dim: 8 } } }
 layer { name: "conv" type: "Convolution" bottom: "data" top: "conv"
   convolution_param { num_output: 4 kernel_size: 3 pad: 1 stride: 1 } }
 layer { name: "relu" type: "ReLU" bottom: "conv" top: "conv" }

@@ -95,9 +95,11 @@ def _mutate_onnx(model: onnx.ModelProto, kind: str, data: st.DataObject) -> None
         node.input[data.draw(st.integers(0, len(node.input) - 1))] = data.draw(
             st.sampled_from(names + ["x", "", "nope"]))
     elif kind == "attr":
-        value = data.draw(st.one_of(ints, st.floats(allow_nan=False, width=32),
-                                    st.sampled_from(TOKENS), st.lists(ints, min_size=1, max_size=5)))
-        key = data.draw(st.sampled_from(["perm", "axis", "pads", "strides", "kernel_shape", "alpha"]))
+        values = st.one_of(ints, st.floats(allow_nan=False, width=32), st.sampled_from(TOKENS),
+                           st.lists(ints, min_size=1, max_size=5))
+        value = data.draw(values)
+        key = data.draw(st.sampled_from(["perm", "axis", "pads", "strides", "kernel_shape",
+                                         "alpha"]))
         del node.attribute[:]
         node.attribute.append(helper.make_attribute(key, value))
     else:
@@ -138,7 +140,8 @@ def _ir_case(stats: Counter, folder: Path, kind: str, data: st.DataObject) -> No
     if kind == "attr":
         spans = list(_IR_ATTR.finditer(text))
         m = data.draw(st.sampled_from(spans))
-        text = f'{text[:m.start()]}{m.group(1)}="{data.draw(st.sampled_from(TOKENS))}"{text[m.end():]}'
+        value = data.draw(st.sampled_from(TOKENS))
+        text = f'{text[:m.start()]}{m.group(1)}="{value}"{text[m.end():]}'
     elif kind == "dim":
         spans = list(re.finditer(r"<dim>\d+</dim>", text))
         m = data.draw(st.sampled_from(spans))
@@ -191,7 +194,8 @@ def _mutate_symbol(doc: dict, data: st.DataObject) -> None:
     node = data.draw(st.sampled_from(doc["nodes"]))
     kind = data.draw(st.sampled_from(["op", "attr", "inputs", "heads"]))
     if kind == "op":
-        node["op"] = data.draw(st.sampled_from(["null", "Convolution", "FullyConnected", "Foo", ""]))
+        ops = ["null", "Convolution", "FullyConnected", "Foo", ""]
+        node["op"] = data.draw(st.sampled_from(ops))
     elif kind == "attr":
         key = data.draw(st.sampled_from(["kernel", "num_filter", "pad", "act_type", "no_bias"]))
         node.setdefault("attrs", {})[key] = data.draw(st.sampled_from(TOKENS))

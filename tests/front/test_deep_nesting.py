@@ -1,4 +1,4 @@
-"""A 3,000-deep text message or symbol JSON is one 'nested too deeply' line, not a RecursionError."""
+"""A 3,000-deep text message or symbol JSON: one 'nested too deeply' line, no RecursionError."""
 
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ def _pbtxt() -> str:
 
 
 def _prototxt() -> str:
-    return 'name: "n"\nlayer { name: "l" type: "Input" deep_param { ' + "x { " * DEPTH + "}" * DEPTH + " } }\n"
+    deep = "x { " * DEPTH + "}" * DEPTH
+    return f'name: "n"\nlayer {{ name: "l" type: "Input" deep_param {{ {deep} }} }}\n'
 
 
 def _symbol_json() -> str:

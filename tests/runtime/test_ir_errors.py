@@ -65,7 +65,8 @@ def test_dtd_entity_is_refused_in_one_line(relu_add_ir: Path, capsys) -> None:
 def custom_op_ir(relu_add_ir: Path) -> Path:
     """relu_add's Relu renamed to an op only an extension provides."""
     text = relu_add_ir.read_text()
-    relu_add_ir.write_text(text.replace('type="ReLU" version="opset1"', 'type="MyRelu" version="extension"'))
+    custom = text.replace('type="ReLU" version="opset1"', 'type="MyRelu" version="extension"')
+    relu_add_ir.write_text(custom)
     return relu_add_ir
 
 
