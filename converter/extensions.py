@@ -4,12 +4,14 @@ what they register scoped to one conversion."""
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import Iterator
 from pathlib import Path
 
-from converter.front.extractor import FrontExtractorOp
+from converter.front.extractor import FrontExtractorOp, source_file
 from converter.legacy import legacy_imports
 from converter.ops.loader import import_extension_dirs, op_scope, python_op_classes
+from converter.ops.op import Op
 from converter.passes import ReplacementPattern
 
 __all__ = ["extension_scope", "load_extension_dirs", "python_op_classes"]
@@ -39,5 +41,28 @@ def load_extension_dirs(
     dirs: list[Path], framework: str, subdirs: tuple[str, ...] = _SUBDIRS
 ) -> None:
     """Import every module of the folders MO would load, in MO's order, dir by dir."""
+    classes = len(Op.registered_cls), len(FrontExtractorOp.registered_cls)
     with legacy_imports():
         import_extension_dirs(dirs, [pattern.format(fw=framework) for pattern in subdirs])
+    _warn_shadowing(Op.registered_cls[classes[0]:], FrontExtractorOp.registered_cls[classes[1]:])
+
+
+def _warn_shadowing(ops: list[type[Op]], extractors: list[type[FrontExtractorOp]]) -> None:
+    """A user op class or extractor named like a built-in op is legal (MO allows overriding)
+    but often an accident: say which built-in it replaces or binds to."""
+    for cls in ops:
+        builtin = Op.builtin_ops.get(cls.__dict__.get("op") or "")
+        if builtin is not None and builtin is not cls:
+            logging.warning(
+                "extension op class %s (%s) shadows the built-in op %s (%s)",
+                cls.__name__, source_file(cls), builtin.op, source_file(builtin),
+            )
+    for ext in extractors:
+        op = ext.__dict__.get("op") or ""
+        bound = Op.registered_ops.get(op)
+        if bound is not None and bound is Op.builtin_ops.get(op):
+            logging.warning(
+                "extension extractor %s (%s) for '%s' binds to the built-in op %s (%s), not an "
+                "op class of yours; rename the op or add one under ops/",
+                ext.__name__, source_file(ext), op, bound.op, source_file(bound),
+            )

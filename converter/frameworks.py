@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from converter.errors import InputFileError, UsageError
+from converter.errors import InputFileError, ModelFormatError, UsageError
 from converter.framework_names import SUFFIXES
 from converter.front.translator import TranslatorRegistry
 from converter.graph.graph import Graph, Node
@@ -31,6 +31,15 @@ class Framework:
     load: Callable[[ConvertOptions], Graph]
     translators: TranslatorRegistry
     node_attrs: Callable[[Node], dict[str, Any]] | None = None
+
+    def read(self, opts: ConvertOptions) -> Graph:
+        """load(opts), with a model nested deeper than Python's parsers recurse (a 3,000-deep
+        text message or JSON) reported as one ModelFormatError."""
+        try:
+            return self.load(opts)
+        except RecursionError:
+            msg = f"{opts.input_model}: the model is nested too deeply to read (corrupt or hostile file)"
+            raise ModelFormatError(msg) from None
 
 
 def detect(model: Path) -> str:

@@ -10,6 +10,7 @@ from pathlib import Path
 from converter import frameworks
 from converter.back.compress_fp16 import compress_to_fp16
 from converter.back.fold_constants import fold_constants
+from converter.errors import ShapeInferenceError
 from converter.extensions import extension_scope, load_extension_dirs
 from converter.front.extractor import check_unsupported, extract_nodes
 from converter.front.inputs import apply_input_options
@@ -54,6 +55,25 @@ def _rt_info(opts: ConvertOptions, framework: str) -> dict:
     return {"MO_version": f"extgen {__version__}", "conversion_parameters": params}
 
 
+def _input_flags(opts: ConvertOptions) -> list[str]:
+    """The flags that changed the model's input shapes or types."""
+    flags = ["--input_shape"] if opts.input_shape else []
+    if any(s.shape is not None or s.dtype is not None for s in opts.inputs or []):
+        flags.append("--input")
+    return flags
+
+
+def _infer(graph: Graph, opts: ConvertOptions) -> None:
+    """partial_infer; an op refusing its inputs after --input/--input_shape names the flag."""
+    try:
+        partial_infer(graph)
+    except ShapeInferenceError as err:
+        flags = _input_flags(opts)
+        if not flags:
+            raise
+        raise ShapeInferenceError(f"{err}; likely caused by {' / '.join(flags)}") from err
+
+
 def convert_to_graph(opts: ConvertOptions, progress: Progress | None = None) -> tuple[Graph, str]:
     """Run every phase but emission; returns the back-stage graph and the framework.
     Call it inside extension_scope() once the framework module is imported (resolve())."""
@@ -61,10 +81,10 @@ def convert_to_graph(opts: ConvertOptions, progress: Progress | None = None) -> 
     fw = frameworks.resolve(opts.input_model, opts.framework)
     load_extension_dirs(opts.extensions, fw.name)
     step("load")
-    graph = fw.load(opts)
+    graph = fw.read(opts)
     graph.graph["cmd_params"] = opts
     step("extract")
-    extract_nodes(graph, fw.translators)
+    extract_nodes(graph, fw.translators, fw.node_attrs)
     step("front")
     apply_input_options(graph, opts)
     run_passes(graph, _phase_passes("front"))
@@ -72,7 +92,7 @@ def convert_to_graph(opts: ConvertOptions, progress: Progress | None = None) -> 
     graph.clean_up()
     step("infer")
     create_tensor_nodes(graph)
-    partial_infer(graph)
+    _infer(graph, opts)
     step("middle")
     run_passes(graph, _phase_passes("middle"))
     step("back")

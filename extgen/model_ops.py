@@ -56,7 +56,7 @@ def find_unknown_ops(model: Path, framework: str | None = None,
     found: dict[str, UnknownOp] = {}
     with extension_scope():
         load_extension_dirs(opts.extensions, fw.name)
-        graph = fw.load(opts)
+        graph = fw.read(opts)
         extract_nodes(graph, fw.translators)
         for node in unsupported_nodes(graph):
             entry = found.setdefault(node.op, UnknownOp(fw.name, node.op))

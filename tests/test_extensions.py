@@ -140,3 +140,36 @@ def test_broken_extension_names_file_and_line(tmp_path: Path, relu_add_model: Pa
     ext = _write(tmp_path, {"bad/ops/broken.py": "import os\nraise RuntimeError('boom')\n"}) / "bad"
     with pytest.raises(ExtensionError, match=r"broken\.py:2: .*boom"):
         convert(ConvertOptions(relu_add_model, output_dir=tmp_path / "ir", extensions=[ext]))
+
+
+def test_op_class_without_extractor_warns_about_dropped_attributes(tmp_path: Path, caplog) -> None:
+    ext = _write(tmp_path, {"ext/ops/add_relu.py": EXTRACTOR_AND_OP["ext/ops/add_relu.py"]})
+    convert(ConvertOptions(_custom_model(tmp_path), output_dir=tmp_path / "ir",
+                           extensions=[ext / "ext"]))
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warnings) == 1, warnings
+    assert "node 'fused'" in warnings[0] and "attribute(s) alpha" in warnings[0]
+    assert "AddReluOp" in warnings[0] and "extgen new --mo-onnx-ext" in warnings[0]
+
+
+def test_extension_named_like_a_builtin_op_is_reported(tmp_path: Path, relu_add_model: Path,
+                                                       caplog) -> None:
+    ext = _write(tmp_path, {
+        "ext/front/onnx/cosh_ext.py": """
+            from converter.front.extractor import FrontExtractorOp
+
+            class CoshExtractor(FrontExtractorOp):
+                op = "Cosh"
+                enabled = True
+        """,
+        "ext/ops/relu.py": """
+            from converter.ops.op import Op
+
+            class MyRelu(Op):
+                op = "ReLU"
+        """,
+    })
+    convert(ConvertOptions(relu_add_model, output_dir=tmp_path / "ir", extensions=[ext / "ext"]))
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert any("extractor CoshExtractor" in w and "built-in op Cosh" in w for w in warnings)
+    assert any("op class MyRelu" in w and "shadows the built-in op ReLU" in w for w in warnings)

@@ -9,6 +9,7 @@ so a FrontReplacementOp can still replace them.
 from __future__ import annotations
 
 import inspect
+import logging
 import os
 import traceback
 from collections.abc import Callable
@@ -20,7 +21,9 @@ from converter.front.translator import TranslatorRegistry, node_error, translate
 from converter.graph.graph import Graph, Node
 from converter.ops.op import Op
 
-__all__ = ["FrontExtractorOp", "check_unsupported", "extract_nodes", "unsupported_nodes"]
+__all__ = [
+    "FrontExtractorOp", "check_unsupported", "extract_nodes", "source_file", "unsupported_nodes",
+]
 
 _T = TypeVar("_T")
 
@@ -48,7 +51,7 @@ def _is_user_op(cls: type[Op]) -> bool:
     return not cls.__module__.startswith("converter.ops")
 
 
-def _source_file(code: object) -> str:
+def source_file(code: object) -> str:
     """The file that defines an extractor class, a translator function or an Op class."""
     try:
         return inspect.getsourcefile(code) or inspect.getfile(code)  # type: ignore[arg-type]
@@ -58,7 +61,7 @@ def _source_file(code: object) -> str:
 
 def _failure(node: Node, code: object, err: Exception) -> ConversionError:
     """A clear error for an unexpected exception raised while `code` handled node."""
-    path = _source_file(code)
+    path = source_file(code)
     real = os.path.realpath(path)
     frames = [f for f in traceback.extract_tb(err.__traceback__)
               if os.path.realpath(f.filename) == real]
@@ -93,21 +96,35 @@ def _run_user_extractor(node: Node, keys: list[str]) -> bool:
     return False
 
 
-def _run_user_op(node: Node, keys: list[str]) -> bool:
+def _run_user_op(node: Node, keys: list[str]) -> type[Op] | None:
     """Give node the attributes of the first user Op class registered under one of keys."""
     for key in keys:
         op_cls = Op.registered_ops.get(key)
         if op_cls is not None and _is_user_op(op_cls):
             _guarded(node, op_cls, partial(op_cls.update_node_stat, node))
             node["extracted"] = True
-            return True
-    return False
+            return op_cls
+    return None
 
 
-def extract_nodes(graph: Graph, translators: TranslatorRegistry) -> None:
+def _warn_unread_attrs(node: Node, op_cls: type[Op], model_attrs: list[str]) -> None:
+    """An op class bound without an extractor reads none of the model's attributes."""
+    if model_attrs:
+        logging.warning(
+            "node '%s' (%s): model attribute(s) %s read by no extractor, so op class %s (%s) "
+            "uses its defaults; generate an extractor with 'extgen new --mo-%s-ext' and pass "
+            "its folder with --extensions", node.soft_get("name", node.id), node.soft_get("op"),
+            ", ".join(model_attrs), op_cls.__name__, source_file(op_cls),
+            node.graph.graph.get("fw", "<framework>"),
+        )
+
+
+def extract_nodes(graph: Graph, translators: TranslatorRegistry,
+                  node_attrs: Callable[[Node], dict] | None = None) -> None:
     """Run the extractors over every framework node (those with `pb`), in topological order.
     An unexpected exception in a translator or a user extractor becomes a ConversionError
-    naming the node and the file (and line) it came from."""
+    naming the node and the file (and line) it came from; `node_attrs` (the model's attributes
+    of a node) lets an op class bound without an extractor warn about what it drops."""
     for node in graph.topological_order():
         if node.id not in graph or not node.has("pb") or node.has_and_set("extracted"):
             continue
@@ -117,8 +134,10 @@ def extract_nodes(graph: Graph, translators: TranslatorRegistry) -> None:
         fn = translators.for_node(node)
         if fn is not None:
             _guarded(node, fn, partial(translate, node, fn, translators.context))
-        elif not _run_user_op(node, keys):
+        elif (op_cls := _run_user_op(node, keys)) is None:
             node["unsupported"] = True
+        elif node_attrs is not None:
+            _warn_unread_attrs(node, op_cls, sorted(node_attrs(node)))
 
 
 def unsupported_nodes(graph: Graph) -> list[Node]:

@@ -126,6 +126,16 @@ def _preprocess(graph: Graph, param: Node, opts: ConvertOptions) -> None:
         src.connect(dst)
 
 
+def _check_value_names(params: list[Node], opts: ConvertOptions) -> None:
+    """--mean_values/--scale_values may name only inputs the model has (as MO checks)."""
+    names = [p.soft_get("name") for p in params]
+    for flag, values in (("--mean_values", opts.mean_values), ("--scale_values", opts.scale_values)):
+        for name in values:
+            if name is not None and name not in names:
+                msg = f"{flag}: input with name {name} wasn't found; the inputs are {', '.join(names)}"
+                raise UsageError(msg)
+
+
 def apply_input_options(graph: Graph, opts: ConvertOptions) -> None:
     specs = list(opts.inputs or [])
     shapes = list(opts.input_shape or [])
@@ -145,5 +155,7 @@ def apply_input_options(graph: Graph, opts: ConvertOptions) -> None:
         _apply_input(graph, spec, shapes[i] if shapes else spec.shape)
     if opts.outputs:
         _apply_outputs(graph, opts.outputs)
-    for param in _parameters(graph):
+    params = _parameters(graph)
+    _check_value_names(params, opts)
+    for param in params:
         _preprocess(graph, param, opts)

@@ -9,7 +9,7 @@ from pathlib import Path
 from xml.etree.ElementTree import Element, ParseError
 
 import numpy as np
-from defusedxml import ElementTree
+from defusedxml import DefusedXmlException, ElementTree
 
 from converter.errors import InputFileError, ModelFormatError
 from converter.graph.shape import parse_shape
@@ -61,10 +61,38 @@ def _names(text: str | None) -> list[str]:
     return [p.replace("\\,", ",").strip() for p in parts if p.strip()]
 
 
+def _layer_error(xml_path: Path, layer: IRLayer, what: str) -> ModelFormatError:
+    """An error naming file:line of the layer (its first <layer id="N"> in the text)."""
+    text = xml_path.read_text(errors="replace")
+    found = re.search(rf'<layer\b[^>]*\bid="{layer.id}"', text)
+    where = f"{xml_path}:{text.count(chr(10), 0, found.start()) + 1}" if found else str(xml_path)
+    return ModelFormatError(f"{where}: layer {layer.id} '{layer.name}' ({layer.type}): {what}")
+
+
+def _check_layer(layer: IRLayer, xml_path: Path) -> None:
+    """Element types, shapes, offsets and sizes a layer's <data> must spell correctly."""
+    a = layer.attrs
+    if layer.type in ("Const", "Parameter") and "element_type" not in a:
+        raise _layer_error(xml_path, layer, "has no element_type")
+    try:
+        if "element_type" in a:
+            dtype_of(a["element_type"])
+        if "shape" in a:
+            parse_shape(a["shape"])
+    except ValueError as err:
+        raise _layer_error(xml_path, layer, str(err)) from None
+    for key in ("offset", "size") if layer.type == "Const" else ():
+        if not a.get(key, "0").isdigit():
+            raise _layer_error(xml_path, layer, f"{key} '{a[key]}' is not a non-negative integer")
+
+
 def _const_value(layer: IRLayer, weights, bin_path: Path) -> np.ndarray:
     a = layer.attrs
     dtype = dtype_of(a["element_type"])
     shape = parse_shape(a.get("shape", ""))
+    if any(d < 0 for d in shape):
+        msg = f"{bin_path}: Const '{layer.name}' has a dynamic or negative shape {list(shape)}"
+        raise ModelFormatError(msg)
     offset, size = int(a.get("offset", 0)), int(a.get("size", 0))
     count = int(np.prod(shape, dtype=np.int64))
     if offset + size > len(weights):
@@ -96,6 +124,32 @@ def _layer(el: Element) -> IRLayer:
     )
 
 
+def _check_edges(layers: dict[int, IRLayer], edges: dict, xml_path: Path) -> None:
+    """Every edge joins an output port of one layer to an input port of another."""
+    for (to_layer, to_port), (from_layer, from_port) in edges.items():
+        src, dst = layers.get(from_layer), layers.get(to_layer)
+        if src is None or from_port not in [p.id for p in src.outputs]:
+            msg = (f"{xml_path}: an edge comes from layer {from_layer} port {from_port}, "
+                   "which does not exist")
+            raise ModelFormatError(msg)
+        if dst is None or to_port not in dst.inputs:
+            msg = (f"{xml_path}: an edge goes to layer {to_layer} port {to_port}, "
+                   "which does not exist")
+            raise ModelFormatError(msg)
+
+
+def _layers(root: Element, xml_path: Path) -> dict[int, IRLayer]:
+    layers: dict[int, IRLayer] = {}
+    for el in root.findall("layers/layer"):
+        layer = _layer(el)
+        if layer.id in layers:
+            first = layers[layer.id].name
+            msg = f"{xml_path}: duplicate layer id {layer.id} ('{first}' and '{layer.name}')"
+            raise ModelFormatError(msg)
+        layers[layer.id] = layer
+    return layers
+
+
 def read_ir(xml_path: str | Path, bin_path: str | Path | None = None) -> IRModel:
     """Parse the IR; one clear error for malformed XML, a missing or short .bin."""
     xml_path = Path(xml_path)
@@ -109,11 +163,14 @@ def read_ir(xml_path: str | Path, bin_path: str | Path | None = None) -> IRModel
         line = err.position[0] if err.position else "?"
         msg = f"{xml_path}:{line}: malformed IR XML ({err.msg if hasattr(err, 'msg') else err})"
         raise ModelFormatError(msg) from None
+    except DefusedXmlException as err:
+        msg = f"{xml_path}: IR XML must not declare a DTD or entities ({err})"
+        raise ModelFormatError(msg) from None
     if root.tag != "net":
         msg = f"{xml_path}: not an OpenVINO IR (root element <{root.tag}>, expected <net>)"
         raise ModelFormatError(msg)
     try:
-        layers = {int(el.get("id")): _layer(el) for el in root.findall("layers/layer")}
+        layers = _layers(root, xml_path)
         edges = {
             (int(e.get("to-layer")), int(e.get("to-port"))):
             (int(e.get("from-layer")), int(e.get("from-port")))
@@ -122,6 +179,9 @@ def read_ir(xml_path: str | Path, bin_path: str | Path | None = None) -> IRModel
     except (TypeError, ValueError) as err:
         msg = f"{xml_path}: malformed layer or edge ({err})"
         raise ModelFormatError(msg) from None
+    for layer in layers.values():
+        _check_layer(layer, xml_path)
+    _check_edges(layers, edges, xml_path)
     consts = [lay for lay in layers.values() if lay.type == "Const"]
     if consts:
         if not bin_path.is_file():
@@ -132,4 +192,7 @@ def read_ir(xml_path: str | Path, bin_path: str | Path | None = None) -> IRModel
             weights = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
         for layer in consts:
             layer.value = _const_value(layer, weights, bin_path)
-    return IRModel(root.get("name", xml_path.stem), int(root.get("version", "11")), layers, edges, xml_path)
+    version = root.get("version", "11")
+    if not version.isdigit():
+        raise ModelFormatError(f"{xml_path}: IR version '{version}' is not a number")
+    return IRModel(root.get("name", xml_path.stem), int(version), layers, edges, xml_path)

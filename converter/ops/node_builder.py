@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from converter.errors import ShapeInferenceError
 from converter.ir.attrs import typed_attrs
 from converter.ops.fold_budget import within_fold_budget
 
@@ -51,6 +52,11 @@ class NodeBuilder:
         values = [p.data.get_value() for p in ports]
         types = [p.data.get_data_type() for p in ports]
         attrs = cls.ir_attrs(node)
+        problem = cls.check_inputs(attrs, shapes, types, values)
+        if problem:
+            name = node.soft_get("name", node.id)
+            msg = f"node '{name}' ({node.soft_get('type', None) or cls.op}): {problem}"
+            raise ShapeInferenceError(msg)
         if (values and all(v is not None for v in values) and cls.has_evaluate()
                 and within_fold_budget(cls, node.soft_get("name", node.id), attrs,
                                        (shapes, values, types))):

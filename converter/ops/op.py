@@ -77,6 +77,22 @@ class Op(NodeBuilder):
     def infer_types(cls, attrs: dict[str, Any], types: list[np.dtype]) -> list[np.dtype]:
         return [types[0]]
 
+    same_type_inputs: ClassVar[int] = 0  # how many leading inputs must share one element type
+
+    @classmethod
+    def check_inputs(
+        cls, attrs: dict[str, Any], shapes: list[Shape | None], types: list[np.dtype | None],
+        values: list[np.ndarray | None],
+    ) -> str | None:
+        """What is wrong with the inputs that OpenVINO's own inference would refuse (ranks,
+        channels, element types, constant indices), or None. Conversion calls it before
+        infer; overrides call super() to keep the element-type check."""
+        known = [np.dtype(t) for t in types[: cls.same_type_inputs] if t is not None]
+        if len(set(known)) > 1:
+            names = " vs ".join(str(t) for t in known)
+            return f"input element types differ ({names}); {cls.type or cls.op} needs them equal"
+        return None
+
     @classmethod
     def evaluate(cls, attrs: dict[str, Any], inputs: list[np.ndarray]) -> list[np.ndarray]:
         raise NotImplementedError

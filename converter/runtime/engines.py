@@ -3,12 +3,13 @@ one small interface: inputs() and run(feed) -> outputs by tensor name."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import NamedTuple, Protocol
 
 import numpy as np
 
-from converter.errors import ExtgenError, UsageError
+from converter.errors import ExtensionError, ExtgenError, ModelFormatError, UsageError
 from converter.ir.reader import read_ir
 from converter.ir.types import dtype_of
 from converter.runtime.executor import Device, Executor
@@ -75,6 +76,39 @@ class ShimEngine:
         return {key: result[key] for key in self.keys}
 
 
+_OV_LIBRARY = "libuser_cpu_extension.so"
+_SHIM_HINT = (f"pass --extension <build>/{_OV_LIBRARY} (the OpenVINO library the generated CMake "
+              "build makes; its *_abi.so is for --engine shim)")
+
+
+def _ov_detail(err: Exception) -> str:
+    """OpenVINO's multi-line 'Exception from src/...' message cut to its last real line."""
+    lines = [ln.strip() for ln in str(err).splitlines() if ln.strip()]
+    lines = [ln for ln in lines if not ln.startswith("Exception from ")] or lines or [repr(err)]
+    return lines[-1].rstrip(".")
+
+
+def _add_ov_extension(core, path: Path) -> None:
+    try:
+        core.add_extension(str(path))
+    except RuntimeError as err:
+        shim = " it is the shim's library;" if path.name.endswith("_abi.so") else ""
+        msg = f"--extension {path}: OpenVINO cannot load it ({_ov_detail(err)});{shim} {_SHIM_HINT}"
+        raise ExtensionError(msg) from None
+
+
+def _read_ov_model(core, model: Path):
+    try:
+        return core.read_model(str(model))
+    except RuntimeError as err:
+        detail = _ov_detail(err)
+        op = re.search(r"Cannot create (\S+) layer", detail)
+        if op:
+            msg = f"{model}: OpenVINO does not know op {op.group(1)} ({detail}); {_SHIM_HINT}"
+            raise ExtensionError(msg) from None
+        raise ModelFormatError(f"{model}: OpenVINO cannot read the IR ({detail})") from None
+
+
 class OpenVinoEngine:
     def __init__(self, model: Path, devices: list[str], extensions: list[Path], configs: list[Path]):
         try:
@@ -91,7 +125,7 @@ class OpenVinoEngine:
                 for cls in python_op_classes(path).values():
                     core.add_extension(openvino_extension(cls))
             else:
-                core.add_extension(str(path))
+                _add_ov_extension(core, path)
         available = core.available_devices
         for dev in devices:
             if not any(a.startswith(dev) for a in available):
@@ -102,7 +136,12 @@ class OpenVinoEngine:
                 core.set_property("GPU", {"CONFIG_FILE": str(Path(cfg).resolve())})
         target = devices[0] if len(devices) == 1 else "HETERO:" + ",".join(devices)
         config = {"INFERENCE_PRECISION_HINT": "f32"} if target == "CPU" else {}  # compare, not race
-        self.compiled = core.compile_model(core.read_model(str(model)), target, config)
+        ov_model = _read_ov_model(core, model)
+        try:
+            self.compiled = core.compile_model(ov_model, target, config)
+        except RuntimeError as err:
+            msg = f"{model}: OpenVINO cannot compile it for {target} ({_ov_detail(err)}); {_SHIM_HINT}"
+            raise ExtensionError(msg) from None
         self.request = self.compiled.create_infer_request()
         self.ports = {n: p for p in self.compiled.inputs for n in p.get_names()}
 

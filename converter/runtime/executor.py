@@ -53,6 +53,13 @@ def builtin_kernel(layer: IRLayer) -> Kernel | None:
     return None if cls is None else op_kernel(cls, layer)
 
 
+def _precision(text: str) -> np.dtype | None:
+    try:
+        return dtype_of(text)
+    except ValueError:
+        return None
+
+
 @dataclass
 class Step:
     layer: IRLayer
@@ -137,12 +144,27 @@ class Executor:
                 kernel, device = (lambda i: [i[0]]), "CPU"
             else:
                 kernel, device = self._kernel(layer)
+                self._check_inputs(layer, inputs)
             for ref in inputs:
                 last_use[ref] = len(steps)
             steps.append(Step(layer, kernel, inputs, device, []))
         for ref, idx in last_use.items():
             steps[idx].free_after.append(ref)
         return steps
+
+    def _check_inputs(self, layer: IRLayer, inputs: list[tuple[int, int]]) -> None:
+        """The op's own input check (ranks, channels, types) on the shapes the IR declares."""
+        cls = ir_op_class(layer.type, layer.version)
+        if cls is None:
+            return
+        sources = [(self.model.layers[lid], idx) for lid, idx in inputs]
+        shapes = [src.outputs[idx].dims for src, idx in sources]
+        types = [_precision(src.outputs[idx].precision) for src, idx in sources]
+        values = [src.value if src.type == "Const" else None for src, _ in sources]
+        problem = cls.check_inputs(layer_attrs(cls, layer), shapes, types, values)
+        if problem:
+            msg = f"{self.model.path}: layer '{layer.name}' ({layer.type}): {problem}"
+            raise ModelFormatError(msg)
 
     @staticmethod
     def _input_spec(param: IRLayer) -> tuple[int, list[str], np.dtype, tuple[int, ...] | None]:
@@ -197,8 +219,11 @@ class Executor:
             except ExtgenError:
                 raise
             except Exception as err:  # an op failing at run time is reported with its layer
-                msg = f"layer '{step.layer.name}' ({step.layer.type}) failed: {type(err).__name__}: {err}"
-                raise ExtgenError(msg) from err
+                msg = (
+                    f"layer '{step.layer.name}' ({step.layer.type}) failed: "
+                    f"{type(err).__name__}: {err} (do the IR's attributes and shapes fit the op?)"
+                )
+                raise ModelFormatError(msg) from err
             if step.layer.type == "Result":
                 outputs.update(dict.fromkeys(self._result_names[step.layer.id], outs[0]))
             for i, out in enumerate(outs):

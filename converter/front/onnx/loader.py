@@ -16,7 +16,10 @@ from converter.front.onnx.weights import MappedModel, WireFormatError
 from converter.graph.shape import DYN
 from converter.ops.op import Op
 
-__all__ = ["load_model", "model_to_graph", "tensor_value"]
+__all__ = ["check_tensor_header", "load_model", "model_to_graph", "tensor_value"]
+
+_KNOWN_TYPES = frozenset(onnx.helper.get_all_tensor_dtypes()) - {TensorProto.UNDEFINED}
+_MAX_ELEMENTS = 1 << 40
 
 
 def load_model(path: str | Path) -> MappedModel:
@@ -39,9 +42,24 @@ def load_model(path: str | Path) -> MappedModel:
     return mapped
 
 
+def _bad(tensor: TensorProto, what: str) -> ModelFormatError:
+    return ModelFormatError(f"initializer '{tensor.name}': {what} (corrupt model)")
+
+
+def _external_int(tensor: TensorProto, info: dict[str, str], key: str) -> int | None:
+    if key not in info:
+        return None
+    text = info[key]
+    if not text.isdigit():
+        raise _bad(tensor, f"external data {key} '{text}' is not a non-negative integer")
+    return int(text)
+
+
 def _external_value(tensor: TensorProto, base: Path) -> np.ndarray:
     info = {e.key: e.value for e in tensor.external_data}
     location = info.get("location", "")
+    if "\0" in location or not location:
+        raise _bad(tensor, f"external data location {location!r} is not a file name")
     target = (base / location).resolve()
     if os.path.isabs(location) or base.resolve() not in target.parents:
         msg = (
@@ -54,19 +72,41 @@ def _external_value(tensor: TensorProto, base: Path) -> np.ndarray:
         raise InputFileError(msg)
     dtype = np.dtype(onnx.helper.tensor_dtype_to_np_dtype(tensor.data_type))
     shape = tuple(tensor.dims)
-    offset = int(info.get("offset", 0))
+    offset = _external_int(tensor, info, "offset") or 0
+    length = _external_int(tensor, info, "length")
     count = int(np.prod(shape, dtype=np.int64))
+    if length is not None and length < count * dtype.itemsize:
+        raise _bad(tensor, f"external data length {length} is less than its dims {list(shape)} need")
     if offset + count * dtype.itemsize > target.stat().st_size:
         msg = f"initializer '{tensor.name}': external data file {target} is too short"
         raise ModelFormatError(msg)
     return np.memmap(target, dtype=dtype, mode="r", offset=offset, shape=shape)
 
 
-def tensor_value(tensor: TensorProto, base: Path | None = None) -> np.ndarray:
-    """A TensorProto as numpy (external data read from base)."""
-    if tensor.data_location == TensorProto.EXTERNAL:
-        return _external_value(tensor, base or Path("."))
-    return numpy_helper.to_array(tensor)
+def check_tensor_header(tensor: TensorProto) -> None:
+    """Reject an unknown data_type or negative/oversized dims before any bytes are read."""
+    if tensor.data_type not in _KNOWN_TYPES:
+        raise _bad(tensor, f"unknown data_type {tensor.data_type}")
+    if any(d < 0 for d in tensor.dims):
+        raise _bad(tensor, f"negative dimension in dims {list(tensor.dims)}")
+    if np.prod([float(d) for d in tensor.dims]) > _MAX_ELEMENTS:
+        raise _bad(tensor, f"dims {list(tensor.dims)} are too large")
+
+
+def tensor_value(tensor: TensorProto, base: Path | None = None,
+                 mapped: MappedModel | None = None) -> np.ndarray:
+    """A TensorProto as numpy (raw bytes from `mapped`, external data read from base); a
+    tensor whose bytes do not match its dims and type is a ModelFormatError naming it."""
+    check_tensor_header(tensor)
+    try:
+        value = mapped.initializer(tensor) if mapped is not None else None
+        if value is not None:
+            return value
+        if tensor.data_location == TensorProto.EXTERNAL:
+            return _external_value(tensor, base or Path("."))
+        return numpy_helper.to_array(tensor)
+    except (ValueError, TypeError, KeyError, OverflowError) as err:
+        raise _bad(tensor, f"its data does not match dims {list(tensor.dims)} ({err})") from None
 
 
 def _input_shape(value_info: onnx.ValueInfoProto) -> tuple[int, ...] | None:
@@ -74,6 +114,25 @@ def _input_shape(value_info: onnx.ValueInfoProto) -> tuple[int, ...] | None:
     if not t.HasField("shape"):
         return None
     return tuple(d.dim_value if d.HasField("dim_value") else DYN for d in t.shape.dim)
+
+
+def _check_attribute_types(pb: onnx.NodeProto, name: str, opset: int) -> None:
+    """An attribute of a standard op must have the type its ONNX schema declares."""
+    if pb.domain not in ("", "ai.onnx"):
+        return
+    try:
+        schema = onnx.defs.get_schema(pb.op_type, opset, "")
+    except onnx.defs.SchemaError:
+        return
+    for attr in pb.attribute:
+        want = schema.attributes.get(attr.name)
+        if want is not None and int(want.type) != attr.type:
+            got = onnx.AttributeProto.AttributeType.Name(attr.type)
+            msg = (
+                f"node '{name}' ({pb.op_type}): attribute '{attr.name}' is {got}, "
+                f"the ONNX schema wants {want.type.name} (corrupt model)"
+            )
+            raise ModelFormatError(msg)
 
 
 def _add_op(graph: Graph, op: str, name: str, **attrs) -> Node:
@@ -94,8 +153,7 @@ def model_to_graph(mapped: MappedModel, base: Path | None = None) -> Graph:
     producers: dict[str, tuple[Node, int]] = {}
     inits = {t.name for t in g.initializer}
     for t in g.initializer:
-        value = mapped.initializer(t)
-        node = _add_op(graph, "Const", t.name, value=tensor_value(t, base) if value is None else value)
+        node = _add_op(graph, "Const", t.name, value=tensor_value(t, base, mapped))
         node.out_port(0).add_tensor_names([t.name])
         producers[t.name] = (node, 0)
     for vi in g.input:
@@ -111,6 +169,7 @@ def model_to_graph(mapped: MappedModel, base: Path | None = None) -> Graph:
     for i, pb in enumerate(g.node):
         op = pb.op_type if pb.domain in ("", "ai.onnx") else f"{pb.domain}::{pb.op_type}"
         name = pb.name or (pb.output[0] if pb.output and pb.output[0] else f"{pb.op_type}_{i}")
+        _check_attribute_types(pb, name, graph.graph["fw_opset_version"])
         node_id = graph.unique_id(name)
         graph.add_node(
             node_id, kind="op", op=op, name=name, pb=pb,

@@ -75,9 +75,9 @@ class OnnxNode(NodeContext):
         if isinstance(value, bytes):
             return value.decode("utf-8")
         if a.type == a.TENSOR:
-            from onnx import numpy_helper
+            from converter.front.onnx.loader import tensor_value
 
-            return numpy_helper.to_array(value)
+            return tensor_value(value)
         if isinstance(value, list) and value and isinstance(value[0], bytes):
             return [v.decode("utf-8") for v in value]
         return value

@@ -49,6 +49,7 @@ class BinaryOp(Op):
     defaults = {"auto_broadcast": "numpy"}
     fn: ClassVar = None
     result_type: ClassVar[np.dtype | None] = None  # e.g. boolean for comparisons
+    same_type_inputs = 2
 
     @classmethod
     def infer_shapes(cls, attrs, shapes, values):

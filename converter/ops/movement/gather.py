@@ -43,6 +43,20 @@ class Gather(Op):
     defaults = {"batch_dims": 0}
 
     @classmethod
+    def check_inputs(cls, attrs, shapes, types, values):
+        """Constant indices must lie in [-size, size) of a known axis (ONNX and TF refuse the
+        rest; Gather-8 would silently give zeros)."""
+        data, idx, axis = shapes[0], values[1], values[2] if len(values) > 2 else None
+        if data is None or idx is None or axis is None or np.size(idx) == 0:
+            return None
+        size = data[normalize_axis(int(axis), len(data))]
+        idx = np.asarray(idx, dtype=np.int64)
+        if size >= 0 and (idx.min() < -size or idx.max() >= size):
+            bad = int(idx.max() if idx.max() >= size else idx.min())
+            return f"constant index {bad} is out of range for axis {int(axis)} of size {size}"
+        return None
+
+    @classmethod
     def infer_shapes(cls, attrs, shapes, values):
         data, idx = shapes[0], shapes[1]
         if data is None or idx is None:

@@ -56,12 +56,33 @@ def grouped_conv(attrs: dict, x: np.ndarray, w: np.ndarray) -> np.ndarray:
     return res.reshape(batch, groups * og, *out)
 
 
+def conv_input_problem(x: tuple | None, w: tuple | None, grouped: bool) -> str | None:
+    """Data rank = filter rank (one less for grouped filters [G, O, C, *k]) and input channels
+    = filter channels (times G), as OpenVINO's Convolution/GroupConvolution inference needs."""
+    if x is None or w is None:
+        return None
+    extra = 1 if grouped else 0
+    if len(x) < 3 or len(w) != len(x) + extra:
+        return (f"data rank {len(x)} (shape {list(x)}) does not fit filters of rank {len(w)} "
+                f"(shape {list(w)}); data needs rank {len(w) - extra}")
+    channels = w[1] if not grouped else w[0] * w[2] if min(w[0], w[2]) >= 0 else DYN
+    if x[1] >= 0 and channels >= 0 and x[1] != channels:
+        return f"data has {x[1]} channels (shape {list(x)}) but the filters take {channels}"
+    return None
+
+
 class Convolution(Op):
     op = type = "Convolution"
     version = "opset1"
     in_ports_count = 2
     attr_types = dict(_CONV_ATTRS)
     defaults = {"auto_pad": "explicit"}
+    same_type_inputs = 2
+
+    @classmethod
+    def check_inputs(cls, attrs, shapes, types, values):
+        problem = conv_input_problem(shapes[0], shapes[1], grouped=False)
+        return problem or super().check_inputs(attrs, shapes, types, values)
 
     @classmethod
     def infer_shapes(cls, attrs, shapes, values):
@@ -83,6 +104,12 @@ class GroupConvolution(Op):
     in_ports_count = 2
     attr_types = dict(_CONV_ATTRS)
     defaults = {"auto_pad": "explicit"}
+    same_type_inputs = 2
+
+    @classmethod
+    def check_inputs(cls, attrs, shapes, types, values):
+        problem = conv_input_problem(shapes[0], shapes[1], grouped=True)
+        return problem or super().check_inputs(attrs, shapes, types, values)
 
     @classmethod
     def infer_shapes(cls, attrs, shapes, values):

@@ -20,6 +20,19 @@ class MatMul(Op):
     in_ports_count = 2
     attr_types = {"transpose_a": "bool", "transpose_b": "bool"}
     defaults = {"transpose_a": False, "transpose_b": False}
+    same_type_inputs = 2
+
+    @classmethod
+    def check_inputs(cls, attrs, shapes, types, values):
+        a, b = shapes[0], shapes[1]
+        if a is not None and b is not None and len(a) and len(b):
+            a = _swap(tuple(a), attrs["transpose_a"])
+            b = _swap(tuple(b), attrs["transpose_b"])
+            k_a, k_b = a[-1], b[-2] if len(b) > 1 else b[0]
+            if min(k_a, k_b) >= 0 and k_a != k_b:
+                return (f"inner dimensions differ: {list(a)} x {list(b)} "
+                        f"({k_a} vs {k_b}, after transpose_a/transpose_b)")
+        return super().check_inputs(attrs, shapes, types, values)
 
     @classmethod
     def infer_shapes(cls, attrs, shapes, values):

@@ -1,0 +1,221 @@
+"""Fuzz: mutated ONNX models, IR, pbtxt/prototxt text and MXNet symbol JSON through the CLI.
+
+Every case must end in exit 0, or exit 2 with exactly one `[ ERROR ]` line; an internal error
+(exit 1) or an exception escaping `main` fails. Each test prints its counts (`-s` shows them):
+cases run, exit codes, internal errors (always 0). Hypothesis is derandomized (seeded) and each
+test is bounded by max_examples, so the run is repeatable and takes about a minute."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import re
+import tempfile
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+import onnx
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from onnx import helper
+
+from extgen.cli import main
+from tests.fuzz_models import caffe_model, mxnet_model, onnx_model, tf_model
+
+pytestmark = pytest.mark.slow
+
+EXAMPLES = {"onnx": 250, "ir": 250, "text": 250, "mxnet": 150}
+TOKENS = ["", "0", "-1", "-8", "1", "3", "99", "99999999999", "1.5", "abc", "f16", "i32", "q7",
+          "1,2", "[1,3]", "\x00", "True", "(3, 3)", "{", "}", '"']
+ints = st.integers(min_value=-3, max_value=1 << 41) | st.sampled_from([0, 1, 2, 3, 99])
+
+
+def cli(stats: Counter, *argv: str) -> int:
+    """Run `extgen argv` in-process; count the outcome and fail on anything but exit 0 or exit
+    2 with one `[ ERROR ]` line (besides `run`'s `[ INFO ] input ...: random` notes)."""
+    err, out = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+        code = main(list(argv))
+    lines = [ln for ln in err.getvalue().strip().splitlines() if not ln.startswith("[ INFO ] ")]
+    stats["cases"] += 1
+    stats[f"exit {code}"] += 1
+    if code == 1 or "internal error" in err.getvalue():
+        stats["internal"] += 1
+    assert code == 0 or (code == 2 and len(lines) == 1 and lines[0].startswith("[ ERROR ] ")), (
+        argv, code, err.getvalue())
+    return code
+
+
+def convert_and_check(stats: Counter, model: Path, *flags: str) -> None:
+    """`extgen convert` (with flags) and `extgen check` of one model."""
+    cli(stats, "convert", "--input_model", str(model), "-o", str(model.parent / "o"), *flags)
+    cli(stats, "check", str(model), "--output_dir", str(model.parent / "c"))
+
+
+def fuzz(name: str, case: Callable[..., None], kinds: st.SearchStrategy) -> None:
+    """Run `case(stats, folder, kind, data)` for drawn kinds; report and check the counts."""
+    stats: Counter = Counter()
+
+    @settings(max_examples=EXAMPLES[name], deadline=None, derandomize=True, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(kind=kinds, data=st.data())
+    def run(kind, data: st.DataObject) -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            case(stats, Path(tmp), kind, data)
+
+    run()
+    print(f"\nfuzz {name}: {dict(stats)}")
+    assert stats["cases"] > 0 and stats["internal"] == 0
+
+
+# -- ONNX -----------------------------------------------------------------------------------------
+def _mutate_onnx(model: onnx.ModelProto, kind: str, data: st.DataObject) -> None:
+    g = model.graph
+    if kind == "init":
+        t = data.draw(st.sampled_from(list(g.initializer)))
+        field = data.draw(st.sampled_from(["dims", "data_type", "raw_data", "external"]))
+        if field == "dims" and t.dims:
+            t.dims[data.draw(st.integers(0, len(t.dims) - 1))] = data.draw(ints)
+        elif field == "data_type":
+            t.data_type = data.draw(st.integers(0, 30) | st.just(999))
+        elif field == "raw_data":
+            t.raw_data = t.raw_data[: data.draw(st.integers(0, len(t.raw_data) + 8))]
+        else:
+            t.ClearField("raw_data")
+            t.data_location = onnx.TensorProto.EXTERNAL
+            for key in ("location", "offset", "length"):
+                t.external_data.add(key=key, value=data.draw(st.sampled_from(TOKENS + ["w.bin"])))
+        return
+    node = data.draw(st.sampled_from(list(g.node)))
+    if kind == "input" and node.input:
+        names = [n.name for n in g.initializer] + [o for n in g.node for o in n.output]
+        node.input[data.draw(st.integers(0, len(node.input) - 1))] = data.draw(
+            st.sampled_from(names + ["x", "", "nope"]))
+    elif kind == "attr":
+        values = st.one_of(ints, st.floats(allow_nan=False, width=32), st.sampled_from(TOKENS),
+                           st.lists(ints, min_size=1, max_size=5))
+        value = data.draw(values)
+        key = data.draw(st.sampled_from(["perm", "axis", "pads", "strides", "kernel_shape",
+                                         "alpha"]))
+        del node.attribute[:]
+        node.attribute.append(helper.make_attribute(key, value))
+    else:
+        node.op_type = data.draw(st.sampled_from(["MatMul", "Gather", "Conv", "Reshape", "Foo"]))
+
+
+def _onnx_case(stats: Counter, folder: Path, kind: str, data: st.DataObject) -> None:
+    model = onnx_model()
+    path = folder / "m.onnx"
+    if kind == "bytes":
+        raw = bytearray(model.SerializeToString())
+        for _ in range(data.draw(st.integers(1, 4))):
+            raw[data.draw(st.integers(0, len(raw) - 1))] = data.draw(st.integers(0, 255))
+        path.write_bytes(bytes(raw[: data.draw(st.integers(1, len(raw)))]))
+    else:
+        _mutate_onnx(model, kind, data)
+        (folder / "w.bin").write_bytes(b"\0" * 64)
+        onnx.save(model, path)
+    convert_and_check(stats, path)
+
+
+def test_fuzz_onnx_models() -> None:
+    kinds = st.sampled_from(["bytes", "init", "input", "attr", "op"])
+    fuzz("onnx", _onnx_case, kinds)
+
+
+# -- IR -------------------------------------------------------------------------------------------
+_IR_ATTR = re.compile(r'\b(element_type|shape|offset|size|id|from-layer|to-layer|to-port|'
+                      r'precision|version|type|axis|special_zero)="[^"]*"')
+
+
+def _ir_case(stats: Counter, folder: Path, kind: str, data: st.DataObject) -> None:
+    model = folder / "m.onnx"
+    onnx.save(onnx_model(), model)
+    assert cli(stats, "convert", "--input_model", str(model), "-o", str(folder)) == 0
+    xml, bin_ = folder / "m.xml", folder / "m.bin"
+    text = xml.read_text()
+    if kind == "attr":
+        spans = list(_IR_ATTR.finditer(text))
+        m = data.draw(st.sampled_from(spans))
+        value = data.draw(st.sampled_from(TOKENS))
+        text = f'{text[:m.start()]}{m.group(1)}="{value}"{text[m.end():]}'
+    elif kind == "dim":
+        spans = list(re.finditer(r"<dim>\d+</dim>", text))
+        m = data.draw(st.sampled_from(spans))
+        text = f"{text[:m.start()]}<dim>{data.draw(st.sampled_from(TOKENS))}</dim>{text[m.end():]}"
+    elif kind == "xml":
+        text = text[: data.draw(st.integers(0, len(text)))]
+    else:
+        bin_.write_bytes(bin_.read_bytes()[: data.draw(st.integers(0, bin_.stat().st_size))])
+    xml.write_text(text)
+    cli(stats, "run", "--model", str(xml), "--input", "random")
+
+
+def test_fuzz_ir() -> None:
+    fuzz("ir", _ir_case, st.sampled_from(["attr", "attr", "dim", "xml", "bin"]))
+
+
+# -- text formats (TF .pbtxt, Caffe .prototxt) and MXNet symbol JSON ------------------------------
+def _mutate_text(text: str, data: st.DataObject) -> str:
+    kind = data.draw(st.sampled_from(["cut", "delete", "duplicate", "token", "number"]))
+    a = data.draw(st.integers(0, len(text)))
+    b = data.draw(st.integers(a, min(len(text), a + 80)))
+    if kind == "cut":
+        return text[:a]
+    if kind == "delete":
+        return text[:a] + text[b:]
+    if kind == "duplicate":
+        return text[:b] + text[a:b] + text[b:]
+    if kind == "token":
+        return text[:a] + data.draw(st.sampled_from(TOKENS)) + text[a:]
+    numbers = list(re.finditer(r"-?\d+", text))
+    m = data.draw(st.sampled_from(numbers))
+    return text[:m.start()] + str(data.draw(ints)) + text[m.end():]
+
+
+def _text_case(stats: Counter, folder: Path, fw: str, data: st.DataObject) -> None:
+    if fw == "tf":
+        model = text_file = tf_model(folder / "m.pbtxt")
+    else:
+        model = caffe_model(folder)
+        text_file = model.with_suffix(".prototxt")
+    text_file.write_text(_mutate_text(text_file.read_text(), data))
+    convert_and_check(stats, model)
+
+
+def test_fuzz_pbtxt_and_prototxt() -> None:
+    fuzz("text", _text_case, st.sampled_from(["tf", "caffe"]))
+
+
+def _mutate_symbol(doc: dict, data: st.DataObject) -> None:
+    node = data.draw(st.sampled_from(doc["nodes"]))
+    kind = data.draw(st.sampled_from(["op", "attr", "inputs", "heads"]))
+    if kind == "op":
+        ops = ["null", "Convolution", "FullyConnected", "Foo", ""]
+        node["op"] = data.draw(st.sampled_from(ops))
+    elif kind == "attr":
+        key = data.draw(st.sampled_from(["kernel", "num_filter", "pad", "act_type", "no_bias"]))
+        node.setdefault("attrs", {})[key] = data.draw(st.sampled_from(TOKENS))
+    elif kind == "inputs":
+        node["inputs"] = data.draw(st.lists(st.lists(ints, max_size=3), max_size=3))
+    else:
+        doc["heads"] = data.draw(st.lists(st.lists(ints, max_size=3), max_size=2))
+
+
+def _symbol_case(stats: Counter, folder: Path, text_level: bool, data: st.DataObject) -> None:
+    params = mxnet_model(folder)
+    symbol = folder / "small-symbol.json"
+    if text_level:
+        symbol.write_text(_mutate_text(symbol.read_text(), data))
+    else:
+        doc = json.loads(symbol.read_text())
+        _mutate_symbol(doc, data)
+        symbol.write_text(json.dumps(doc))
+    convert_and_check(stats, params, "--input_shape", "[1,3,8,8]")
+
+
+def test_fuzz_mxnet_symbol() -> None:
+    fuzz("mxnet", _symbol_case, st.booleans())
