@@ -82,7 +82,8 @@ def _work_sizes(value: str) -> str:
 
 def _framework_type(value: str) -> str:
     if not value or any(c in value for c in "/\\\"'") or ".." in value.replace("::", ""):
-        msg = f"framework op type {value!r} must be a plain name (ONNX custom domains: 'domain::Type')"
+        msg = (f"framework op type {value!r} must be a plain name "
+               "(ONNX custom domains: 'domain::Type')")
         raise ValueError(msg)
     return _text(value)
 
@@ -113,7 +114,8 @@ class Attribute(_Model):
     type: AttrType = Field(description="value type")
     default: int | float | bool | str | list[int] | list[float] | None = Field(
         None, description="default when the model does not set it (none: zero/empty)")
-    framework_name: Text | None = Field(None, description="name in the framework model (default: name)")
+    framework_name: Text | None = Field(
+        None, description="name in the framework model (default: name)")
     in_ir: bool = Field(True, description="written to the IR (False: internal to the converter)")
     tf_type: Text | None = Field(None, description="TF attribute type code: b f i s list.b list.f "
                                 "list.i list.s shape type padding")
@@ -163,7 +165,8 @@ class DtypeRule(_Model):
 class CaffeOptions(_Model):
     pythonic: bool = Field(False, description="a Caffe Python layer (type: 'Python')")
     module: ModulePath | None = Field(None, description="Python layer: module.layer")
-    param_name: Text | None = Field(None, description="the layer's parameter message field, e.g. cosh_param")
+    param_name: Text | None = Field(
+        None, description="the layer's parameter message field, e.g. cosh_param")
     copy_all: bool = Field(True, description="copy every proto parameter to the IR")
     flatten: bool = Field(False, description="flatten nested parameter messages")
     omit_defaults: bool = Field(False, description="omit optional parameters not set in the model")
@@ -223,7 +226,8 @@ class OpConfig(_Model):
         for name in [p.name for p in self.inputs + self.outputs] + [a.name for a in self.attributes]:
             other = seen.get(name.lower(), self.name if name == self.name else None)
             if other is not None:
-                case = "" if other == name else f" (as {other!r}: names must differ in more than case)"
+                case = "" if other == name else (
+                    f" (as {other!r}: names must differ in more than case)")
                 msg = f"{name!r} is used twice among the op, inputs, outputs and attributes{case}"
                 raise ValueError(msg)
             seen[name.lower()] = name
@@ -242,7 +246,8 @@ class OpConfig(_Model):
         return self
 
     def _check_vpu_scalars(self, names: set[str]) -> None:
-        taken = {"dim_b", "dim_f", "dim_y", "dim_x", "count"} | {a.name.upper() for a in self.attributes}
+        taken = {"dim_b", "dim_f", "dim_y", "dim_x", "count"}
+        taken |= {a.name.upper() for a in self.attributes}
         ports = {"input": len(self.inputs), "output": len(self.outputs)}
         for i, sc in enumerate(self.vpu.scalars):
             where = f"vpu.scalars.{i}"
@@ -282,7 +287,8 @@ class GeneratorConfig(_Model):
         for op in self.ops:
             if op.snake in seen:
                 other = seen[op.snake]
-                same = "is described twice" if other == op.name else f"and {other!r} share files {op.snake}*"
+                same = ("is described twice" if other == op.name
+                        else f"and {other!r} share files {op.snake}*")
                 msg = f"op {op.name!r} {same}"
                 raise ValueError(msg)
             seen[op.snake] = op.name

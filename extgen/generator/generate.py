@@ -121,7 +121,8 @@ def plan_files(config: GeneratorConfig, out_dir: Path, root: Path = TEMPLATES) -
                 values = {"op": ctx, "ops": contexts, "targets": config.targets, "abi": abi}
                 path = out_dir / dest / env.from_string(name).render(values)
                 if path in files:
-                    msg = f"op {ctx['name'] if ctx else ''!r}: {path.name} is also another generated file; rename the op"
+                    msg = (f"op {ctx['name'] if ctx else ''!r}: {path.name} is also another "
+                           "generated file; rename the op")
                     raise ConfigError(msg)
                 try:
                     files[path] = env.get_template(rel).render(values)
@@ -165,11 +166,11 @@ def _check_destination(path: Path) -> None:
     """OutputError unless path can be written: no folder in its place, no file where one of
     its folders must be, the nearest existing folder writable."""
     if path.is_dir():
-        msg = f"{path} is a folder where extgen writes a file; move it or choose another --output_dir"
+        msg = f"{path} is a folder where extgen writes a file; move it or use another --output_dir"
         raise OutputError(msg)
     existing = next(p for p in path.parents if p.exists() or p == p.parent)
     if not existing.is_dir():
-        msg = f"{existing} is a file where extgen needs a folder; move it or choose another --output_dir"
+        msg = f"{existing} is a file where extgen needs a folder; move it or use another folder"
         raise OutputError(msg)
     if not os.access(existing, os.W_OK | os.X_OK):
         msg = f"{existing} is not writable; choose another --output_dir"
@@ -209,5 +210,5 @@ def write_reports(reports: list[FileReport], out_dir: Path, *, force: bool = Fal
             with contextlib.suppress(OSError):
                 folder.rmdir()
         reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
-        msg = f"cannot write under {out_dir}: {printable(reason)} (the files it created were removed)"
+        msg = f"cannot write under {out_dir}: {printable(reason)} (files it created were removed)"
         raise OutputError(msg) from err

@@ -72,7 +72,8 @@ def convert_legacy(data: dict[str, Any]) -> dict[str, Any]:
     """The GeneratorConfig data for the original extgen's keys; ConfigError for a wrong shape."""
     unknown = sorted(set(data) - set(LEGACY_KEYS))
     if unknown:
-        msg = f"{unknown[0]!r}: not a key of the original extgen config (known: {', '.join(LEGACY_KEYS)})"
+        known = ", ".join(LEGACY_KEYS)
+        msg = f"{unknown[0]!r}: not a key of the original extgen config (known: {known})"
         raise ConfigError(msg)
     caffe, tf, mx, mo_op, ie = (_section(data, k) for k in LEGACY_KEYS)
     name = next((s.get("op") for s in (mo_op, ie, caffe, tf, mx) if s.get("op")), None)

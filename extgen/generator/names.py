@@ -13,7 +13,8 @@ import keyword
 import re
 import unicodedata
 
-__all__ = ["MAX_NAME", "OP_NAMES", "check_identifier", "check_macro", "check_text", "fold_identifier"]
+__all__ = ["MAX_NAME", "OP_NAMES", "check_identifier", "check_macro", "check_text",
+           "fold_identifier"]
 
 # an op name becomes <snake>_kernel.xml and a temporary .<file>.XXXXXXXX: 100 characters give a
 # snake name of at most 199 bytes, so every generated file name fits 255 bytes
@@ -36,7 +37,8 @@ M_LN10 M_LOG2E M_LOG10E M_2_SQRTPI EXIT_SUCCESS EXIT_FAILURE RAND_MAX CHAR_BIT I
 UINT_MAX LONG_MAX LONG_MIN FLT_MAX FLT_MIN FLT_EPSILON DBL_MAX DBL_MIN DBL_EPSILON
 INT8_MAX INT16_MAX INT32_MAX INT64_MAX INT64_MIN SIZE_MAX size_t ptrdiff_t int8_t int16_t
 int32_t int64_t uint8_t uint16_t uint32_t uint64_t std ov extgen user_ops kernels T K F main
-constructor_validate_and_infer_types EXTGEN_ABI_H EXTGEN_ABI_EXPORT EXTGEN_ABI_VERSION EXTGEN_MAX_RANK EXTGEN_WITH_ONNX_FRONTEND
+constructor_validate_and_infer_types EXTGEN_ABI_H EXTGEN_ABI_EXPORT EXTGEN_ABI_VERSION
+EXTGEN_MAX_RANK EXTGEN_WITH_ONNX_FRONTEND
 IMPLEMENT_OPENVINO_EXTENSION_API OPENVINO_OP OPENVINO_THROW OPENVINO_ASSERT
 OPENVINO_CREATE_EXTENSIONS NODE_VALIDATION_CHECK""".split())
 # an op name is also a C++ class (whose members must not share its name) and a Python class

@@ -48,7 +48,8 @@ def _refused(tmp_path: Path, capsys, config, needle: str) -> str:
 
 
 LEGACY = [
-    ({"mo_op": {"op": "Cosh", "supported_attrs": [1]}}, "mo_op.supported_attrs.0: must be a string"),
+    ({"mo_op": {"op": "Cosh", "supported_attrs": [1]}},
+     "mo_op.supported_attrs.0: must be a string"),
     ({"mo_tf_extractor": ["op"]}, "mo_tf_extractor: must be an object"),
     ({"mo_caffe_extractor": {"op": "Cosh", "params": {"a": 1}}},
      "mo_caffe_extractor.params: must be a list"),

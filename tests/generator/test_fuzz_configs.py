@@ -45,7 +45,8 @@ SAFE = {
     "name": _plain,
     "text": st.text(_safe_chars, max_size=8),
     "fw_type": st.text(st.characters(codec="utf-8", exclude_categories=("Cc", "Cs"),
-                                     exclude_characters="\ufffe\uffff\"'/\\."), min_size=1, max_size=8),
+                                     exclude_characters="\ufffe\uffff\"'/\\."),
+                       min_size=1, max_size=8),
     "int": st.integers(-(2**63 - 1), 2**63 - 1),
     "float": st.floats(width=32, allow_nan=False, allow_infinity=False),
     "number": st.one_of(st.integers(0, 10**6).map(str), st.floats(0, 1e6).map(repr)),
@@ -59,7 +60,8 @@ SAFE = {
 }
 HOSTILE = {
     "name": st.one_of(st.sampled_from(RESERVED), st.text(min_size=1, max_size=6),
-                      _plain.map(lambda s: s + "\n"), st.text(alphabet="aB_", min_size=95, max_size=260)),
+                      _plain.map(lambda s: s + "\n"),
+                      st.text(alphabet="aB_", min_size=95, max_size=260)),
     "text": st.one_of(st.text(max_size=8), st.sampled_from(HOSTILE_TEXT)),
     "int": st.sampled_from([2**63, -2**63, 2**64, -(2**70)]),
     "float": st.floats(),
@@ -94,7 +96,8 @@ def _attribute(draw, hostile: bool, name: str) -> dict:
     attr = {"name": name, "type": kind}
     if draw(st.booleans()):
         wrong = hostile and draw(st.integers(0, 5)) == 0
-        attr["default"] = _default(draw, hostile, draw(st.sampled_from(ATTR_TYPES)) if wrong else kind)
+        kind_drawn = draw(st.sampled_from(ATTR_TYPES)) if wrong else kind
+        attr["default"] = _default(draw, hostile, kind_drawn)
     if draw(st.booleans()):
         attr["in_ir"] = draw(st.booleans())
     if draw(st.integers(0, 4)) == 0:
@@ -111,10 +114,10 @@ def _expression(draw, hostile: bool, leaves: list[str]) -> str:
 
     def extend(inner):
         return st.one_of(
-            st.tuples(inner, st.sampled_from("+-*/"), inner).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
+            st.tuples(inner, st.sampled_from("+-*/"), inner).map(lambda t: f"({' '.join(t)})"),
             st.tuples(st.sampled_from(list(FUNCTIONS)), inner, inner).map(
                 lambda t: f"{t[0]}({t[1]}{', ' + t[2] if FUNCTIONS[t[0]][0] == 2 else ''})"),
-            st.tuples(inner, inner, inner).map(lambda t: f"({t[0]} if {t[1]} > {t[2]} else {t[0]})"),
+            st.tuples(inner, inner, inner).map(lambda t: f"({t[0]} if {t[1]} > {t[2]} else 0)"),
             inner.map(lambda e: f"-{e}"),
         )
 
@@ -139,7 +142,8 @@ def ops(draw, hostile: bool) -> dict:
     if draw(st.booleans()):
         op["framework_types"] = {fw: _field(draw, hostile, "fw_type")
                                  for fw in draw(st.sets(st.sampled_from(list(FRAMEWORKS))))}
-    op["shape"] = {"kind": "same_as_input" if expression else draw(st.sampled_from(["same_as_input", "custom"])),
+    shape_kind = st.sampled_from(["same_as_input"] if expression else ["same_as_input", "custom"])
+    op["shape"] = {"kind": draw(shape_kind),
                    "input": _field(draw, hostile, "index")}
     op["dtype"] = {"kind": draw(st.sampled_from(["same_as_input", "fixed"])),
                    "input": _field(draw, hostile, "index"), "type": _field(draw, hostile, "type")}
@@ -173,14 +177,15 @@ def ov_pch(tmp_path_factory) -> list[str]:
     header = tmp_path_factory.mktemp("pch") / "ov_pch.hpp"
     header.write_text("".join(f"#include <{h}>\n" for h in _OV_HEADERS))
     flags = [f"-I{include}"]
-    subprocess.run([*_CXX, *flags, "-x", "c++-header", str(header), "-o", f"{header}.gch"], check=True)
+    subprocess.run([*_CXX, *flags, "-x", "c++-header", str(header), "-o", f"{header}.gch"],
+                   check=True)
     return [*flags, "-include", str(header)]
 
 
 def _compile_cpp(cpu: Path, flags: list[str]) -> None:
     sources = sorted(str(p) for p in cpu.glob("*.cpp"))
-    done = subprocess.run([*_CXX, "-fsyntax-only", *flags, f"-I{cpu}", *sources], capture_output=True, text=True,
-                          check=False)
+    done = subprocess.run([*_CXX, "-fsyntax-only", *flags, f"-I{cpu}", *sources],
+                          capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
 
 
