@@ -12,6 +12,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validat
 from converter.framework_names import FRAMEWORKS
 from converter.runtime.opencl.contract import GpuFormat, VpuScalar
 from converter.runtime.opencl.expressions import parse_list
+from extgen.errors import ConfigError
 from extgen.generator.names import OP_NAMES, check_identifier, check_macro, check_text
 from extgen.generator.targets import Target
 
@@ -242,7 +243,10 @@ class OpConfig(_Model):
                 msg = "an expression needs one output with shape same_as_input"
                 raise ValueError(msg)
             numeric = {a.name for a in self.attributes if a.type in ("int", "float", "bool")}
-            parse_expression(self.expression, {p.name for p in self.inputs} | numeric)
+            try:
+                parse_expression(self.expression, {p.name for p in self.inputs} | numeric)
+            except ConfigError as err:  # under the op's location, like every other field
+                raise ValueError(str(err)) from None
         return self
 
     def _check_vpu_scalars(self, names: set[str]) -> None:

@@ -162,6 +162,7 @@ def test_rule_input_out_of_range(tmp_path: Path, capsys, rule: str, index: int) 
     (_op(framework_types={"onnx": "d::A\x07"}), "'\\x07' is not allowed"),
     (_op(caffe={"pythonic": True, "module": 'm."""; import os'}), "not a dotted Python name"),
     (_op(caffe={"pythonic": True, "module": "m\n.x"}), "not a dotted Python name"),
+    (_op(expression="exp(z)\n+1"), "config.json: ops.0: expression 'exp(z)\\n+1'"),
 ])
 def test_unsafe_strings_refused(tmp_path: Path, capsys, op: dict, needle: str) -> None:
     _refused(tmp_path, capsys, _config(op), needle)
