@@ -3,23 +3,23 @@ input/output counts and the attributes seen on them, and a ready generator confi
 
 from __future__ import annotations
 
-import functools
-import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from pydantic import ValidationError
 
 from converter import frameworks
 from converter.extensions import extension_scope, load_extension_dirs
 from converter.front.extractor import extract_nodes, unsupported_nodes
 from converter.options import ConvertOptions
+from extgen.generator.config import Attribute, snake_case
+from extgen.generator.names import MAX_NAME, OP_NAMES, fold_identifier
 from extgen.generator.targets import TARGETS, extractor_target
 
 __all__ = ["UnknownOp", "config_for", "find_unknown_ops"]
-
-
 
 @dataclass
 class UnknownOp:
@@ -68,54 +68,68 @@ def find_unknown_ops(model: Path, framework: str | None = None,
     return sorted(found.values(), key=lambda u: u.op_type)
 
 
-def _valid(name: str) -> bool:
-    from pydantic import ValidationError
-
-    try:
-        _identifier_adapter().validate_python(name)
-    except ValidationError:
-        return False
-    return True
-
-
-@functools.cache
-def _identifier_adapter():
-    from pydantic import TypeAdapter
-
-    from extgen.generator.config import Identifier
-
-    return TypeAdapter(Identifier)
+def _unique(name: str, taken: set[str], keys: Callable[[str], set[str]]) -> str:
+    """name, or name2, name3, ... : the first whose keys are not taken (then they are)."""
+    candidate, n = name, 1
+    while keys(candidate) & taken:
+        n += 1
+        candidate = f"{name[:MAX_NAME - len(str(n))]}{n}"
+    taken |= keys(candidate)
+    return candidate
 
 
-def _identifier(op_type: str) -> str:
-    name = re.sub(r"\W", "_", op_type.rpartition("::")[2].rpartition(".")[2])
-    name = name if name and not name[0].isdigit() else f"Op_{name}"
-    return name[:1].upper() + name[1:]
+def _op_name(op_type: str, taken: set[str]) -> str:
+    """A valid op name for op_type (its last part, ASCII-folded), unique by file name."""
+    name = fold_identifier(op_type.rpartition("::")[2].rpartition(".")[2], "Op")
+    name = name[:1].upper() + name[1:]
+    if name in OP_NAMES or name.startswith("m_"):
+        name = f"Op_{name}"[:MAX_NAME]
+    return _unique(name, taken, lambda n: {n.lower(), snake_case(n)})
 
 
-def config_for(op: UnknownOp) -> dict[str, Any]:
-    """A generator config (JSON-ready) for one unknown op: every target, its attributes typed
-    from the values seen, shape same as input 0 (edit when it changes shape)."""
+def _attributes(op: UnknownOp, taken: set[str]) -> list[dict[str, Any]]:
+    """The attributes seen, typed, named validly (framework_name keeps the model's name); a
+    default no target can write is left out, and so is an attribute whose name cannot be."""
     attrs = []
     for key, value in op.attributes.items():
         kind = _attr_type(value)
         if kind is None:
             continue
         default = value.tolist() if isinstance(value, np.ndarray) else value
-        name = key if _valid(key) else re.sub(r"\W", "_", key) + "_"
+        name = _unique(fold_identifier(key, "attr"), taken, lambda n: {n.lower()})
         entry = {"name": name, "type": kind, "default": list(default) if isinstance(default, tuple) else default}
         if name != key:
             entry["framework_name"] = key
-        if _valid(name):
+        if not _accepted(entry):
+            entry.pop("default")
+        if _accepted(entry):  # else its name in the model cannot be written in the source
             attrs.append(entry)
+    return attrs
+
+
+def _accepted(attribute: dict[str, Any]) -> bool:
+    try:
+        Attribute.model_validate(attribute)
+    except ValidationError:
+        return False
+    return True
+
+
+def config_for(op: UnknownOp, taken: set[str] | None = None) -> dict[str, Any]:
+    """A generator config (JSON-ready) for one unknown op: every target, its attributes typed
+    from the values seen, shape same as input 0 (edit when it changes shape). taken: the op
+    names (lower-case and snake_case) other configs use, updated."""
+    inputs = [f"x{i}" if op.inputs > 1 else "x" for i in range(max(1, op.inputs))]
+    outputs = [f"y{i}" if op.outputs > 1 else "y" for i in range(max(1, op.outputs))]
+    name = _op_name(op.op_type, set() if taken is None else taken)
     return {
         "targets": [extractor_target(op.framework),
                     *(name for name, spec in TARGETS.items() if spec.framework is None)],
         "ops": [{
-            "name": _identifier(op.op_type),
+            "name": name,
             "framework_types": {op.framework: op.op_type},
-            "inputs": [{"name": f"x{i}" if op.inputs > 1 else "x"} for i in range(max(1, op.inputs))],
-            "outputs": [{"name": f"y{i}" if op.outputs > 1 else "y"} for i in range(max(1, op.outputs))],
-            "attributes": attrs,
+            "inputs": [{"name": n} for n in inputs],
+            "outputs": [{"name": n} for n in outputs],
+            "attributes": _attributes(op, {n.lower() for n in [name, *inputs, *outputs]}),
         }],
     }

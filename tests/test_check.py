@@ -90,3 +90,20 @@ def test_from_model_with_an_op_it_does_not_hold(tmp_path: Path, capsys) -> None:
     code = main(["new", "--from-model", str(_model(tmp_path, 1)), "--op", "Nope", "--mo-op"])
     err = capsys.readouterr().err
     assert code == 2 and "--op Nope" in err and "my.domain::Blur" in err
+
+
+def test_every_op_type_gets_its_own_config_that_new_accepts(tmp_path: Path, capsys) -> None:
+    """Same type in two domains, a non-ASCII type and a type that is no identifier."""
+    types = [("a.one", "Foo"), ("b.two", "Foo"), ("", "C\u00f6sh"), ("", "_"), ("c", "FOO")]
+    nodes = [helper.make_node(t, [f"a{i}"], [f"a{i + 1}"], name=f"n{i}", domain=d,
+                              **({"scale": 1.0, "SCALE": 2, "nan": 1} if i == 0 else {}))
+             for i, (d, t) in enumerate(types)]
+    model = make_model(nodes, [("a0", F, [1, 4])], [(f"a{len(types)}", F, [1, 4])],
+                       domains=["a.one", "b.two", "c"])
+    onnx.save(model, tmp_path / "m.onnx")
+    assert main(["check", str(tmp_path / "m.onnx"), "--output_dir", str(tmp_path / "cfg")]) == 0
+    configs = sorted((tmp_path / "cfg").glob("*.extgen.json"))
+    assert len(configs) == len(types), configs
+    for cfg in configs:
+        assert main(["new", "--config", str(cfg), "--output_dir", str(tmp_path / "ext")]) == 0, cfg
+    assert "[ ERROR ]" not in capsys.readouterr().err

@@ -43,13 +43,14 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(f"{args.model}: {len(unknown)} op type(s) need an extension")
     reports: list[FileReport] = []
+    taken: set[str] = set()  # one config file (and op name) per op type, across domains
     for op in unknown:
         names = ", ".join(op.nodes[:5]) + (", ..." if len(op.nodes) > 5 else "")
         print(f"- {op.op_type}: {len(op.nodes)} node(s) ({names}); {op.inputs} input(s), {op.outputs} output(s)")
         for key, value in op.attributes.items():
             shown = value.tolist() if hasattr(value, "tolist") else value
             print(f"    {key}: {type(value).__name__} = {shown!r}")
-        config = config_for(op)
+        config = config_for(op, taken)
         snake = config["ops"][0]["name"].lower()
         reports.append(file_status(args.output_dir / f"{snake}.extgen.json", json.dumps(config, indent=2) + "\n"))
     write_reports(reports, args.output_dir, force=args.force)

@@ -3,7 +3,7 @@ mapping from the original extgen's JSON keys onto it."""
 
 from __future__ import annotations
 
-import keyword
+import math
 import re
 from typing import Annotated, Literal
 
@@ -12,6 +12,8 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validat
 from converter.framework_names import FRAMEWORKS
 from converter.runtime.opencl.contract import GpuFormat, VpuScalar
 from converter.runtime.opencl.expressions import parse_list
+from extgen.errors import ConfigError
+from extgen.generator.names import OP_NAMES, check_identifier, check_macro, check_text
 from extgen.generator.targets import Target
 
 __all__ = [
@@ -23,20 +25,9 @@ __all__ = [
 ]
 
 FrameworkName = Literal[tuple(FRAMEWORKS)]  # type: ignore[valid-type]
-
-_CPP_KEYWORDS = set("""alignas alignof and and_eq asm auto bitand bitor bool break case catch char
-char8_t char16_t char32_t class compl concept const consteval constexpr constinit const_cast
-continue co_await co_return co_yield decltype default delete do double dynamic_cast else enum
-explicit export extern false float for friend goto if inline int long mutable namespace new
-noexcept not not_eq nullptr operator or or_eq private protected public register
-reinterpret_cast requires return short signed sizeof static static_assert static_cast struct
-switch template this thread_local throw true try typedef typeid typename union unsigned using
-virtual void volatile wchar_t while xor xor_eq""".split())
-_OPENCL_KEYWORDS = set("""__kernel kernel __global global __local local __constant constant
-__private private read_only write_only read_write half uchar ushort uint ulong size_t ptrdiff_t
-intptr_t uintptr_t image2d_t image3d_t sampler_t event_t bool2 float2 float4 int2 int4
-restrict""".split())
-_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_INT64_MAX = 2**63 - 1
+_FLOAT32_MAX = 3.4028234663852886e38
+_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def snake_case(name: str) -> str:
@@ -44,18 +35,43 @@ def snake_case(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
 
 
-def _identifier(value: str) -> str:
-    if not _IDENT.match(value):
-        if "/" in value or "\\" in value or ".." in value:
-            msg = f"'{value}' must not contain path separators or '..'"
-        else:
-            msg = f"'{value}' is not an identifier (letters, digits, _; not starting with a digit)"
+def _op_name(value: str) -> str:
+    check_identifier(value)
+    if value in OP_NAMES or value.startswith("m_"):
+        msg = f"{value!r} is a name the generated op class uses (or starts with m_); choose another"
         raise ValueError(msg)
-    for lang, words in (("Python", set(keyword.kwlist) | set(keyword.softkwlist)),
-                        ("C++", _CPP_KEYWORDS), ("OpenCL C", _OPENCL_KEYWORDS)):
-        if value in words:
-            msg = f"'{value}' is a keyword of {lang}; choose another name"
-            raise ValueError(msg)
+    return value
+
+
+def _text(value: str) -> str:
+    problem = check_text(value)
+    if problem:
+        raise ValueError(f"{value!r}: {problem}")
+    return value
+
+
+def _attr_name(value: str) -> str:
+    check_identifier(value)
+    check_macro(value)
+    return value
+
+
+def _default_problem(value: object) -> str | None:
+    """Why a (type-checked) default cannot be written in every target language, or None."""
+    for v in value if isinstance(value, list) else [value]:
+        if isinstance(v, float) and not (math.isfinite(v) and abs(v) <= _FLOAT32_MAX):
+            return f"{v!r} is not a finite float32 value"
+        if isinstance(v, int) and not isinstance(v, bool) and abs(v) > _INT64_MAX:
+            return f"{v} is out of the int64 range (at most ±{_INT64_MAX})"
+        if isinstance(v, str):
+            return check_text(v)
+    return None
+
+
+def _module_path(value: str) -> str:
+    if not all(_DOTTED.fullmatch(part) for part in value.split(".")):
+        msg = f"{value!r} is not a dotted Python name (module.layer)"
+        raise ValueError(msg)
     return value
 
 
@@ -66,13 +82,18 @@ def _work_sizes(value: str) -> str:
 
 
 def _framework_type(value: str) -> str:
-    if not value or any(c in value for c in "/\\\n\r\"'") or ".." in value.replace("::", ""):
-        msg = f"framework op type '{value}' must be a plain name (ONNX custom domains: 'domain::Type')"
+    if not value or any(c in value for c in "/\\\"'") or ".." in value.replace("::", ""):
+        msg = (f"framework op type {value!r} must be a plain name "
+               "(ONNX custom domains: 'domain::Type')")
         raise ValueError(msg)
-    return value
+    return _text(value)
 
 
-Identifier = Annotated[str, AfterValidator(_identifier)]
+Identifier = Annotated[str, AfterValidator(check_identifier)]
+OpName = Annotated[str, AfterValidator(_op_name)]
+Text = Annotated[str, AfterValidator(_text)]
+ModulePath = Annotated[str, AfterValidator(_module_path)]
+AttrName = Annotated[str, AfterValidator(_attr_name)]
 FrameworkType = Annotated[str, AfterValidator(_framework_type)]
 WorkSizes = Annotated[str, AfterValidator(_work_sizes)]
 AttrType = Literal["int", "float", "bool", "string", "int_list", "float_list"]
@@ -90,13 +111,14 @@ class _Model(BaseModel):
 class Attribute(_Model):
     """An op attribute: its type, default, name in the framework model, and whether it is in the IR."""
 
-    name: Identifier = Field(description="attribute name in the IR and the generated code")
+    name: AttrName = Field(description="attribute name in the IR and the generated code")
     type: AttrType = Field(description="value type")
     default: int | float | bool | str | list[int] | list[float] | None = Field(
         None, description="default when the model does not set it (none: zero/empty)")
-    framework_name: str | None = Field(None, description="name in the framework model (default: name)")
+    framework_name: Text | None = Field(
+        None, description="name in the framework model (default: name)")
     in_ir: bool = Field(True, description="written to the IR (False: internal to the converter)")
-    tf_type: str | None = Field(None, description="TF attribute type code: b f i s list.b list.f "
+    tf_type: Text | None = Field(None, description="TF attribute type code: b f i s list.b list.f "
                                 "list.i list.s shape type padding")
 
     @model_validator(mode="after")
@@ -110,6 +132,10 @@ class Attribute(_Model):
             ok = all(isinstance(v, elem) and not isinstance(v, bool) for v in d)
         if not ok:
             msg = f"default {d!r} does not fit type {self.type}"
+            raise ValueError(msg)
+        problem = _default_problem(d)
+        if problem:
+            msg = f"default: {problem}"
             raise ValueError(msg)
         return self
 
@@ -127,20 +153,21 @@ class ShapeRule(_Model):
 
     kind: Literal["same_as_input", "custom"] = Field(
         "same_as_input", description="custom: the generated shape inference is a TODO to fill in")
-    input: int = Field(0, description="which input the output shape copies")
+    input: int = Field(0, ge=0, description="which input the output shape copies")
 
 
 class DtypeRule(_Model):
     kind: Literal["same_as_input", "fixed"] = Field(
         "same_as_input", description="output element type: that of an input, or fixed")
-    input: int = Field(0, description="which input the output type copies")
+    input: int = Field(0, ge=0, description="which input the output type copies")
     type: ElementType = Field("f32", description="the fixed output element type")
 
 
 class CaffeOptions(_Model):
     pythonic: bool = Field(False, description="a Caffe Python layer (type: 'Python')")
-    module: str | None = Field(None, description="Python layer: module.layer")
-    param_name: str | None = Field(None, description="the layer's parameter message field, e.g. cosh_param")
+    module: ModulePath | None = Field(None, description="Python layer: module.layer")
+    param_name: Text | None = Field(
+        None, description="the layer's parameter message field, e.g. cosh_param")
     copy_all: bool = Field(True, description="copy every proto parameter to the IR")
     flatten: bool = Field(False, description="flatten nested parameter messages")
     omit_defaults: bool = Field(False, description="omit optional parameters not set in the model")
@@ -171,7 +198,7 @@ class VpuOptions(_Model):
 class OpConfig(_Model):
     """One custom operation."""
 
-    name: Identifier = Field(description="op name, also the IR layer type, e.g. Cosh")
+    name: OpName = Field(description="op name, also the IR layer type, e.g. Cosh")
     ir_opset: Identifier = Field("extension", description="IR version (opset) name of the op")
     framework_types: dict[FrameworkName, FrameworkType] = Field(
         default_factory=dict,
@@ -196,13 +223,16 @@ class OpConfig(_Model):
 
     @model_validator(mode="after")
     def _consistent(self) -> OpConfig:
-        seen: set[str] = set()
+        seen: dict[str, str] = {}
         for name in [p.name for p in self.inputs + self.outputs] + [a.name for a in self.attributes]:
-            if name in seen:
-                msg = f"'{name}' is used twice among inputs, outputs and attributes"
+            other = seen.get(name.lower(), self.name if name == self.name else None)
+            if other is not None:
+                case = "" if other == name else (
+                    f" (as {other!r}: names must differ in more than case)")
+                msg = f"{name!r} is used twice among the op, inputs, outputs and attributes{case}"
                 raise ValueError(msg)
-            seen.add(name)
-        self._check_vpu_scalars(seen)
+            seen[name.lower()] = name
+        self._check_vpu_scalars(set(seen.values()))
         if self.shape.input >= len(self.inputs) or self.dtype.input >= len(self.inputs):
             msg = f"shape/dtype rule refers to input {max(self.shape.input, self.dtype.input)}, the op has {len(self.inputs)}"
             raise ValueError(msg)
@@ -213,21 +243,25 @@ class OpConfig(_Model):
                 msg = "an expression needs one output with shape same_as_input"
                 raise ValueError(msg)
             numeric = {a.name for a in self.attributes if a.type in ("int", "float", "bool")}
-            parse_expression(self.expression, {p.name for p in self.inputs} | numeric)
+            try:
+                parse_expression(self.expression, {p.name for p in self.inputs} | numeric)
+            except ConfigError as err:  # under the op's location, like every other field
+                raise ValueError(str(err)) from None
         return self
 
     def _check_vpu_scalars(self, names: set[str]) -> None:
-        taken = {"dim_b", "dim_f", "dim_y", "dim_x"} | {a.name.upper() for a in self.attributes}
+        taken = {"dim_b", "dim_f", "dim_y", "dim_x", "count"}
+        taken |= {a.name.upper() for a in self.attributes}
         ports = {"input": len(self.inputs), "output": len(self.outputs)}
         for i, sc in enumerate(self.vpu.scalars):
             where = f"vpu.scalars.{i}"
             try:
-                _identifier(sc.name)
+                check_identifier(sc.name)
             except ValueError as err:
                 msg = f"{where}.name: {err}"
                 raise ValueError(msg) from None
-            if sc.name in taken or sc.name in names:
-                msg = f"VPU scalar '{sc.name}' clashes with a kernel argument extgen already passes"
+            if sc.name in taken or sc.name in names or re.fullmatch(r"x\d+", sc.name):
+                msg = f"VPU scalar {sc.name!r} clashes with a kernel argument extgen already passes"
                 raise ValueError(msg)
             dim = sc.dimension()
             if dim and dim[1] >= ports[dim[0]]:
@@ -253,11 +287,15 @@ class GeneratorConfig(_Model):
 
     @model_validator(mode="after")
     def _unique_ops(self) -> GeneratorConfig:
-        names = [op.name for op in self.ops]
-        dup = {n for n in names if names.count(n) > 1}
-        if dup:
-            msg = f"op {sorted(dup)[0]} is described twice"
-            raise ValueError(msg)
+        seen: dict[str, str] = {}
+        for op in self.ops:
+            if op.snake in seen:
+                other = seen[op.snake]
+                same = ("is described twice" if other == op.name
+                        else f"and {other!r} share files {op.snake}*")
+                msg = f"op {op.name!r} {same}"
+                raise ValueError(msg)
+            seen[op.snake] = op.name
         return self
 
 

@@ -3,7 +3,6 @@ so templates hold layout only and never escape or convert anything themselves.""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,7 +10,7 @@ from converter.framework_names import FRAMEWORKS
 from extgen.expression import parse_expression
 from extgen.generator.config import Attribute, OpConfig
 
-__all__ = ["AttrContext", "op_context"]
+__all__ = ["AttrContext", "op_context", "string_literal"]
 
 # attribute type -> (IR attr kind, ONNX AttributeProto field, C++ type, OpenCL Define type)
 _TYPES = {
@@ -22,7 +21,27 @@ _TYPES = {
     "int_list": ("ints", "ints", "std::vector<int64_t>", "int[]"),
     "float_list": ("floats", "floats", "std::vector<float>", "float[]"),
 }
+_NAMED_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b",
+                  "\f": "\\f"}
 _ZERO = {"int": 0, "float": 0.0, "bool": False, "string": "", "int_list": [], "float_list": []}
+
+
+def _escape(c: str, lang: str) -> str:
+    o = ord(c)
+    if c in _NAMED_ESCAPES:
+        return _NAMED_ESCAPES[c]
+    if 0x20 <= o < 0x7F:
+        return c
+    if lang == "c" and (o < 0xA0 or 0xD800 <= o < 0xE000):  # C++ has no \u for these: bytes
+        return "".join(f"\\{b:03o}" for b in c.encode("utf-8", "surrogatepass"))
+    return f"\\u{o:04x}" if o < 0x10000 else f"\\U{o:08x}"
+
+
+def string_literal(text: str, lang: str) -> str:
+    """text as an ASCII string literal of lang ("python" or "c": C and C++), double-quoted;
+    as json.dumps spells it, except characters outside the BMP (one \\U escape, not a
+    surrogate pair) and, in C, control characters (octal UTF-8 bytes)."""
+    return '"' + "".join(_escape(c, lang) for c in text) + '"'
 
 
 @dataclass(frozen=True)
@@ -58,7 +77,7 @@ class AttrContext:
         if self.type == "bool":
             return "true" if d else "false"
         if self.type == "string":
-            return json.dumps(d)
+            return string_literal(d, "c")
         if self.type == "float":
             return f"{float(d)!r}f"
         if self.type.endswith("_list"):

@@ -4,7 +4,9 @@ each file is written to a temporary name and renamed."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,7 +18,7 @@ from converter.runtime import cpu_abi
 from extgen.errors import ConfigError, OutputError
 from extgen.files import write_atomic
 from extgen.generator.config import GeneratorConfig, snake_case
-from extgen.generator.context import op_context
+from extgen.generator.context import op_context, string_literal
 from extgen.generator.targets import TARGETS
 
 __all__ = ["TEMPLATES", "FileReport", "generate", "load_config", "plan_files", "status", "write_reports"]
@@ -39,25 +41,45 @@ def load_config(path: Path) -> GeneratorConfig:
     from extgen.generator.legacy import LEGACY_KEYS, convert_legacy
 
     try:
-        data = json.loads(Path(path).read_text())
+        data = json.loads(Path(path).read_bytes().decode("utf-8"))
     except OSError as err:
         msg = f"{path}: cannot read the config ({err.strerror})"
         raise ConfigError(msg) from None
+    except UnicodeDecodeError as err:
+        msg = f"{path}: not UTF-8 (byte {err.start}: {err.reason}); save the config as UTF-8"
+        raise ConfigError(msg) from None
     except json.JSONDecodeError as err:
         msg = f"{path}:{err.lineno}: not valid JSON ({err.msg})"
+        raise ConfigError(msg) from None
+    except (RecursionError, ValueError) as err:  # nested too deep, or an int too long to read
+        reason = "nested too deeply" if isinstance(err, RecursionError) else printable(str(err))
+        msg = f"{path}: not a usable JSON config ({reason})"
         raise ConfigError(msg) from None
     if isinstance(data, dict) and any(k in data for k in LEGACY_KEYS):
         data = convert_legacy(data)
     return validate_config(data, str(path))
 
 
+def printable(text: str) -> str:
+    """text on one line: characters that are not printable as their Python escapes."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def _loc_part(part: int | str) -> str:
+    return str(part) if isinstance(part, int) or part.isidentifier() else repr(part)
+
+
 def validate_config(data: Any, source: str = "config") -> GeneratorConfig:
+    """The GeneratorConfig for data, or a one-line ConfigError naming the first bad field."""
     try:
         return GeneratorConfig.model_validate(data)
+    except RecursionError:
+        msg = f"{source}: the config is nested too deeply"
+        raise ConfigError(msg) from None
     except ValidationError as err:
         first = err.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
-        text = first["msg"].removeprefix("Value error, ")
+        where = ".".join(_loc_part(p) for p in first["loc"]) or "(top level)"
+        text = printable(first["msg"].removeprefix("Value error, "))
         if first["type"] in ("extra_forbidden", "unexpected_keyword_argument"):
             text = "unknown key"
         more = f" (and {err.error_count() - 1} more)" if err.error_count() > 1 else ""
@@ -70,9 +92,9 @@ def _environment(root: Path) -> jinja2.Environment:
         loader=jinja2.FileSystemLoader(str(root)), undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True, autoescape=False,
     )
-    env.filters["pystr"] = lambda s: json.dumps(str(s))  # a Python string literal
+    env.filters["pystr"] = lambda s: string_literal(str(s), "python")
     env.filters["snake"] = snake_case
-    env.filters["cstr"] = lambda s: json.dumps(str(s))  # a C/C++ string literal (ASCII-escaped)
+    env.filters["cstr"] = lambda s: string_literal(str(s), "c")
     env.filters["xmlattr"] = lambda s: (
         str(s).replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;").replace(">", "&gt;")
     )
@@ -98,6 +120,10 @@ def plan_files(config: GeneratorConfig, out_dir: Path, root: Path = TEMPLATES) -
             for ctx in contexts if per_op else [None]:
                 values = {"op": ctx, "ops": contexts, "targets": config.targets, "abi": abi}
                 path = out_dir / dest / env.from_string(name).render(values)
+                if path in files:
+                    msg = (f"op {ctx['name'] if ctx else ''!r}: {path.name} is also another "
+                           "generated file; rename the op")
+                    raise ConfigError(msg)
                 try:
                     files[path] = env.get_template(rel).render(values)
                 except jinja2.TemplateError as err:
@@ -126,24 +152,63 @@ def generate(config: GeneratorConfig, out_dir: Path, *, force: bool = False,
              extra_files: dict[Path, str] | None = None) -> list[FileReport]:
     """Write the generated files (and extra_files) under out_dir; refuses to overwrite changed
     files unless force, and then writes nothing."""
-    reports = plan_files(config, out_dir)
-    reports += [status(path, text) for path, text in (extra_files or {}).items()]
+    try:
+        reports = plan_files(config, out_dir)
+        reports += [status(path, text) for path, text in (extra_files or {}).items()]
+    except OSError as err:
+        msg = f"cannot write under {out_dir}: {printable(err.strerror or str(err))}"
+        raise OutputError(msg) from err
     write_reports(reports, out_dir, force=force)
     return reports
 
 
+def _check_destination(path: Path) -> None:
+    """OutputError unless path can be written: no folder in its place, no file where one of
+    its folders must be, the nearest existing folder writable."""
+    if path.is_dir():
+        msg = f"{path} is a folder where extgen writes a file; move it or use another --output_dir"
+        raise OutputError(msg)
+    existing = next(p for p in path.parents if p.exists() or p == p.parent)
+    if not existing.is_dir():
+        msg = f"{existing} is a file where extgen needs a folder; move it or use another folder"
+        raise OutputError(msg)
+    if not os.access(existing, os.W_OK | os.X_OK):
+        msg = f"{existing} is not writable; choose another --output_dir"
+        raise OutputError(msg)
+
+
+def _new_folders(paths: list[Path]) -> list[Path]:
+    """The folders writing paths will create, deepest first."""
+    folders = {p for path in paths for p in path.parents if not p.exists()}
+    return sorted(folders, key=lambda p: len(p.parts), reverse=True)
+
+
 def write_reports(reports: list[FileReport], out_dir: Path, *, force: bool = False) -> None:
-    """Write every planned file, or none when one would overwrite other content without force."""
+    """Write every planned file, or none: when one would overwrite other content without force,
+    when a destination cannot be written, or (rolled back) when a write fails."""
     clashes = [r for r in reports if r.status == "overwrite"]
     if clashes and not force:
         listed = ", ".join(str(r.path) for r in clashes[:5]) + (" ..." if len(clashes) > 5 else "")
         msg = f"{len(clashes)} file(s) exist with other content: {listed}; nothing was written (use --force to overwrite)"
         raise OutputError(msg)
+    todo = [r for r in reports if r.status != "identical"]
+    created: list[Path] = []
+    folders: list[Path] = []
     try:
-        for report in reports:
-            if report.status != "identical":
-                write_atomic(report.path, lambda f, text=report.content: f.write(text.encode()))
-    except OSError as err:
-        msg = f"cannot write under {out_dir}: {err.strerror or err}"
+        data = {r.path: r.content.encode() for r in todo}
+        for report in todo:
+            _check_destination(report.path)
+        folders = _new_folders([r.path for r in todo])
+        for report in todo:
+            write_atomic(report.path, lambda f, b=data[report.path]: f.write(b))
+            if report.status == "create":
+                created.append(report.path)
+    except (OSError, UnicodeError) as err:
+        for path in created:
+            path.unlink(missing_ok=True)
+        for folder in folders:
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+        msg = f"cannot write under {out_dir}: {printable(reason)} (files it created were removed)"
         raise OutputError(msg) from err
-

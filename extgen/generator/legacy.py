@@ -31,36 +31,70 @@ def _type_of(default: Any) -> str:
     return "float"
 
 
+def _fail(where: str, what: str, value: Any) -> ConfigError:
+    shown = repr(value) if len(repr(value)) < 60 else type(value).__name__
+    return ConfigError(f"{where}: must be {what}, not {shown}")
+
+
+def _section(data: dict[str, Any], key: str) -> dict[str, Any]:
+    value = data.get(key) or {}
+    if not isinstance(value, dict):
+        raise _fail(key, "an object", value)
+    return value
+
+
+def _items(section: dict[str, Any], key: str, where: str, kind: type) -> list[Any]:
+    """section[key], a list of kind (dict: each with string fields old_name/new_name/name/type)."""
+    value = section.get(key) or []
+    if not isinstance(value, list):
+        raise _fail(f"{where}.{key}", "a list", value)
+    for i, item in enumerate(value):
+        if not isinstance(item, kind):
+            raise _fail(f"{where}.{key}.{i}", "an object" if kind is dict else "a string", item)
+        for field in ("old_name", "new_name", "name", "type") if kind is dict else ():
+            if field in item and not isinstance(item[field], str | None):
+                raise _fail(f"{where}.{key}.{i}.{field}", "a string", item[field])
+    return value
+
+
+def _required(p: dict[str, Any], field: str, where: str) -> str:
+    if not p.get(field):
+        raise _fail(f"{where}.{field}", "a non-empty string", p.get(field))
+    return p[field]
+
+
 def _merge(attrs: dict[str, dict], name: str, **fields: Any) -> None:
     entry = attrs.setdefault(name, {"name": name})
     entry.update({k: v for k, v in fields.items() if v is not None and k not in entry})
 
 
 def convert_legacy(data: dict[str, Any]) -> dict[str, Any]:
+    """The GeneratorConfig data for the original extgen's keys; ConfigError for a wrong shape."""
     unknown = sorted(set(data) - set(LEGACY_KEYS))
     if unknown:
-        msg = f"{unknown[0]}: not a key of the original extgen config (known: {', '.join(LEGACY_KEYS)})"
+        known = ", ".join(LEGACY_KEYS)
+        msg = f"{unknown[0]!r}: not a key of the original extgen config (known: {known})"
         raise ConfigError(msg)
-    caffe, tf, mx = (data.get(k) or {} for k in LEGACY_KEYS[:3])
-    mo_op, ie = data.get("mo_op") or {}, data.get("ie_op") or {}
+    caffe, tf, mx, mo_op, ie = (_section(data, k) for k in LEGACY_KEYS)
     name = next((s.get("op") for s in (mo_op, ie, caffe, tf, mx) if s.get("op")), None)
     if not name:
         msg = "op: the original config names no op (set mo_op.op or an extractor's op)"
         raise ConfigError(msg)
     attrs: dict[str, dict] = {}
-    for section in (caffe, mx):
-        for p in section.get("params", []):
-            new = p.get("new_name") or p["old_name"]
-            _merge(attrs, new, framework_name=p["old_name"], default=p.get("default"))
-    for p in tf.get("params", []):
-        new = p.get("new_name") or p["old_name"]
-        _merge(attrs, new, framework_name=p["old_name"], type=_TF_TYPES.get(p.get("type", "")),
-               tf_type=p.get("type"))
-    for p in ie.get("params", []):
-        _merge(attrs, p["name"], type=_IE_TYPES.get(p.get("type", "")), default=p.get("default"))
-    for a in mo_op.get("supported_attrs", []):
+    for key, section in (("mo_caffe_extractor", caffe), ("mo_mxnet_extractor", mx)):
+        for i, p in enumerate(_items(section, "params", key, dict)):
+            old = _required(p, "old_name", f"{key}.params.{i}")
+            _merge(attrs, p.get("new_name") or old, framework_name=old, default=p.get("default"))
+    for i, p in enumerate(_items(tf, "params", "mo_tf_extractor", dict)):
+        old = _required(p, "old_name", f"mo_tf_extractor.params.{i}")
+        _merge(attrs, p.get("new_name") or old, framework_name=old,
+               type=_TF_TYPES.get(p.get("type") or ""), tf_type=p.get("type"))
+    for i, p in enumerate(_items(ie, "params", "ie_op", dict)):
+        _merge(attrs, _required(p, "name", f"ie_op.params.{i}"),
+               type=_IE_TYPES.get(p.get("type") or ""), default=p.get("default"))
+    for a in _items(mo_op, "supported_attrs", "mo_op", str):
         _merge(attrs, a)
-    for a in mo_op.get("internal_attrs", []):
+    for a in _items(mo_op, "internal_attrs", "mo_op", str):
         _merge(attrs, a, in_ir=False)
     for entry in attrs.values():
         entry.setdefault("type", _type_of(entry.get("default")))
@@ -68,10 +102,10 @@ def convert_legacy(data: dict[str, Any]) -> dict[str, Any]:
             entry.pop("framework_name")
     targets = [t for key, t in (("mo_caffe_extractor", "mo-caffe-ext"), ("mo_tf_extractor", "mo-tf-ext"),
                                 ("mo_mxnet_extractor", "mo-mxnet-ext"), ("mo_op", "mo-op")) if key in data]
-    plugins = ie.get("plugin", []) if ie else []
-    for plugin in [plugins] if isinstance(plugins, str) else plugins:
+    plugins = ie.get("plugin") or []
+    for plugin in [plugins] if isinstance(plugins, str) else _items(ie, "plugin", "ie_op", str):
         if plugin.lower() not in _PLUGINS:
-            msg = f"ie_op.plugin: '{plugin}' is not one of cpu, cldnn (gpu), vpu"
+            msg = f"ie_op.plugin: {plugin!r} is not one of cpu, cldnn (gpu), vpu"
             raise ConfigError(msg)
         targets.append(_PLUGINS[plugin.lower()])
     fw_types = {fw: s["op"] for fw, s in (("caffe", caffe), ("tf", tf), ("mxnet", mx)) if s.get("op")}
