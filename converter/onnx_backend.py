@@ -53,8 +53,8 @@ def _openvino_runner(xml: Path):
 
 
 def _shim_runner(xml: Path):
-    from converter.runtime.executor import Executor
     from converter.ir.reader import read_ir
+    from converter.runtime.executor import Executor
 
     executor = Executor(read_ir(xml), [])
 

@@ -13,7 +13,14 @@ from converter.ir.reader import IRLayer
 from converter.runtime.executor import Device, Kernel
 from converter.runtime.opencl import build, launch
 from converter.runtime.opencl.config import GpuLayer, GpuTensor, load_gpu
-from converter.runtime.opencl.jit import TensorDesc, bfyx, builtins, from_layout, map_half, to_layout
+from converter.runtime.opencl.jit import (
+    TensorDesc,
+    bfyx,
+    builtins,
+    from_layout,
+    map_half,
+    to_layout,
+)
 
 __all__ = ["GpuDevice"]
 
