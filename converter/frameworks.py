@@ -38,7 +38,8 @@ class Framework:
         try:
             return self.load(opts)
         except RecursionError:
-            msg = f"{opts.input_model}: the model is nested too deeply to read (corrupt or hostile file)"
+            msg = (f"{opts.input_model}: the model is nested too deeply to read "
+                   "(corrupt or hostile file)")
             raise ModelFormatError(msg) from None
 
 
@@ -68,7 +69,7 @@ def resolve(model: Path, name: str | None) -> Framework:
     try:
         module = importlib.import_module(f"converter.front.{name}.framework")
     except ModuleNotFoundError as err:
-        if err.name != f"converter.front.{name}.framework" and err.name != f"converter.front.{name}":
+        if err.name not in (f"converter.front.{name}.framework", f"converter.front.{name}"):
             raise
         msg = f"--framework {name}: this framework is not supported yet"
         raise UsageError(msg) from None

@@ -40,7 +40,8 @@ def _openvino_runner(xml: Path):
     import openvino as ov
 
     core = ov.Core()
-    compiled = core.compile_model(core.read_model(str(xml)), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    compiled = core.compile_model(core.read_model(str(xml)), "CPU",
+                                  {"INFERENCE_PRECISION_HINT": "f32"})
     ports = {name: port for port in compiled.inputs for name in port.get_names()}
 
     def run(feed: dict[str, np.ndarray], outputs: list[str]) -> list[np.ndarray]:
@@ -53,8 +54,8 @@ def _openvino_runner(xml: Path):
 
 
 def _shim_runner(xml: Path):
-    from converter.runtime.executor import Executor
     from converter.ir.reader import read_ir
+    from converter.runtime.executor import Executor
 
     executor = Executor(read_ir(xml), [])
 

@@ -1,4 +1,4 @@
-"""The conversion pipeline: load -> extract -> front -> partial inference -> middle -> back -> emit."""
+"""Conversion pipeline: load -> extract -> front -> partial inference -> middle -> back -> emit."""
 
 from __future__ import annotations
 
@@ -47,7 +47,8 @@ def _phase_passes(phase: str) -> list[type[ReplacementPattern]]:
 def _rt_info(opts: ConvertOptions, framework: str) -> dict:
     params = {"framework": framework, "input_model": f"DIR/{opts.input_model.name}"}
     if opts.input_shape:
-        params["input_shape"] = ",".join("[" + ",".join(map(str, s)) + "]" for s in opts.input_shape)
+        shapes = ("[" + ",".join(map(str, s)) + "]" for s in opts.input_shape)
+        params["input_shape"] = ",".join(shapes)
     for key in ("reverse_input_channels", "compress_to_fp16"):
         if getattr(opts, key):
             params[key] = "True"
@@ -107,7 +108,8 @@ def convert_to_graph(opts: ConvertOptions, progress: Progress | None = None) -> 
 def convert(opts: ConvertOptions, progress: Progress | None = None) -> ConvertResult:
     """Convert opts.input_model to IR v11 in opts.output_dir."""
     start = time.perf_counter()
-    frameworks.resolve(opts.input_model, opts.framework)  # its built-in passes register outside the scope
+    # the framework's built-in passes register outside the extension scope
+    frameworks.resolve(opts.input_model, opts.framework)
     with extension_scope():
         graph, fw = convert_to_graph(opts, progress)
         if progress:

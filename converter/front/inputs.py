@@ -88,7 +88,8 @@ def _preprocess(graph: Graph, param: Node, opts: ConvertOptions) -> None:
         return
     axis = graph.graph.get("feature_dim", 1)
     if shape is None or len(shape) <= axis:
-        msg = f"input '{name}' needs a known rank for mean/scale/reverse channels; set --input_shape"
+        msg = (f"input '{name}' needs a known rank for mean/scale/reverse channels; "
+               "set --input_shape")
         raise UsageError(msg)
     channels = shape[axis]
     target = param.out_port(0).get_destinations()
@@ -121,7 +122,8 @@ def _preprocess(graph: Graph, param: Node, opts: ConvertOptions) -> None:
         src = chain("Subtract", np.array(mean, dtype=dtype).reshape(bshape))
     if scale and any(s != 1 for s in scale):
         bshape[axis] = len(scale)
-        src = chain("Multiply", (1.0 / np.array(scale, dtype=np.float64)).astype(dtype).reshape(bshape))
+        inverse = 1.0 / np.array(scale, dtype=np.float64)
+        src = chain("Multiply", inverse.astype(dtype).reshape(bshape))
     for dst in target:
         src.connect(dst)
 
@@ -129,10 +131,12 @@ def _preprocess(graph: Graph, param: Node, opts: ConvertOptions) -> None:
 def _check_value_names(params: list[Node], opts: ConvertOptions) -> None:
     """--mean_values/--scale_values may name only inputs the model has (as MO checks)."""
     names = [p.soft_get("name") for p in params]
-    for flag, values in (("--mean_values", opts.mean_values), ("--scale_values", opts.scale_values)):
+    flags = (("--mean_values", opts.mean_values), ("--scale_values", opts.scale_values))
+    for flag, values in flags:
         for name in values:
             if name is not None and name not in names:
-                msg = f"{flag}: input with name {name} wasn't found; the inputs are {', '.join(names)}"
+                msg = (f"{flag}: input with name {name} wasn't found; "
+                       f"the inputs are {', '.join(names)}")
                 raise UsageError(msg)
 
 

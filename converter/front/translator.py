@@ -156,7 +156,7 @@ class NodeContext:
 
     def op(self, type_name: str, inputs: Sequence[Port | np.ndarray | int | float | None],
            name: str | None = None, **attrs: Any) -> Port:
-        """Create opset op `type_name` fed by inputs (ports, or values that become Consts); port 0."""
+        """Opset op `type_name` fed by inputs (ports, or values that become Consts); its port 0."""
         return self.op_node(type_name, inputs, name, **attrs).out_port(0)
 
     def folded(self, type_name: str, inputs: Sequence[Port | np.ndarray], **attrs: Any) -> Port:

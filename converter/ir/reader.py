@@ -1,4 +1,4 @@
-"""Read OpenVINO IR (v10/v11) .xml + .bin: layers, ports and edges, Const values mapped from the .bin."""
+"""Read OpenVINO IR (v10/v11) .xml + .bin: layers, ports and edges, Consts mapped from the .bin."""
 
 from __future__ import annotations
 
@@ -102,7 +102,10 @@ def _const_value(layer: IRLayer, weights, bin_path: Path) -> np.ndarray:
         )
         raise ModelFormatError(msg)
     if size < count * dtype.itemsize:
-        msg = f"{bin_path}: Const '{layer.name}' has size {size} but shape {shape} needs {count * dtype.itemsize}"
+        msg = (
+            f"{bin_path}: Const '{layer.name}' has size {size} but shape {shape} "
+            f"needs {count * dtype.itemsize}"
+        )
         raise ModelFormatError(msg)
     return np.frombuffer(weights, dtype=dtype, count=count, offset=offset).reshape(shape)
 

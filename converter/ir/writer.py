@@ -92,7 +92,8 @@ def _rt_info(parent: ET.Element, info: dict[str, Any]) -> None:
 def _layer(node: Node, lid: int, bin_writer: _BinWriter, port_ids: dict) -> ET.Element:
     graph = node.graph
     layer = ET.Element("layer", id=str(lid), name=str(node.soft_get("name", node.id)),
-                       type=str(node.type), version=str(node.soft_get("version", None) or "extension"))
+                       type=str(node.type),
+                       version=str(node.soft_get("version", None) or "extension"))
     attrs = _data_attrs(node, bin_writer)
     if attrs:
         ET.SubElement(layer, "data", attrs)

@@ -12,7 +12,8 @@ __all__ = ["infer_node", "partial_infer"]
 
 
 def _describe(node: Node) -> str:
-    return f"node '{node.soft_get('name', node.id)}' ({node.soft_get('type', None) or node.soft_get('op', '?')})"
+    kind = node.soft_get("type", None) or node.soft_get("op", "?")
+    return f"node '{node.soft_get('name', node.id)}' ({kind})"
 
 
 def infer_node(node: Node) -> None:

@@ -1,4 +1,4 @@
-"""Insert one data node per op output port: op -> data (out) -> op (in). MO's create_tensor_nodes."""
+"""Insert a data node per op output port: op -> data (out) -> op (in). MO's create_tensor_nodes."""
 
 from __future__ import annotations
 

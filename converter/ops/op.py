@@ -117,5 +117,6 @@ class Op(NodeBuilder):
         try:
             return Op.registered_ops[name]
         except KeyError:
-            msg = f"no Op class is registered for op '{name}'; is its ops/ module in an --extensions folder?"
+            msg = (f"no Op class is registered for op '{name}'; "
+                   "is its ops/ module in an --extensions folder?")
             raise ExtensionError(msg) from None

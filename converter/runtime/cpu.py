@@ -43,7 +43,8 @@ class CpuLibrary:
 
     def __init__(self, path: Path) -> None:
         if not path.is_file():
-            msg = f"--extension {path}: no such library (build the generated user_ie_extensions/cpu first)"
+            msg = (f"--extension {path}: no such library "
+                   "(build the generated user_ie_extensions/cpu first)")
             raise InputFileError(msg)
         try:
             self.lib = ctypes.CDLL(str(path.resolve()))
@@ -65,9 +66,11 @@ class CpuLibrary:
         ins = (_Tensor * max(1, len(inputs)))(*[_tensor(x) for x in inputs])
         attrs = "\n".join(f"{k}={v}" for k, v in layer.attrs.items()).encode()
         error = ctypes.create_string_buffer(1024)
-        status = fn(layer.type.encode(), attrs, len(inputs), ins, len(outs), outs, error, len(error))
+        status = fn(layer.type.encode(), attrs, len(inputs), ins, len(outs), outs,
+                    error, len(error))
         if status != cpu_abi.STATUS["ok"]:
-            msg = f"{self.path.name}: {layer.type} '{layer.name}': {error.value.decode(errors='replace') or f'status {status}'}"
+            detail = error.value.decode(errors="replace") or f"status {status}"
+            msg = f"{self.path.name}: {layer.type} '{layer.name}': {detail}"
             raise ExtgenError(msg)
 
     def kernel(self, layer: IRLayer) -> Kernel:

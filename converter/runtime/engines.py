@@ -40,7 +40,8 @@ def parse_device(text: str) -> list[str]:
     names = [n.strip().upper() for n in names if n.strip()]
     bad = [n for n in names if n not in DEVICES]
     if bad or not names:
-        msg = f"--device {text}: unknown device {', '.join(bad) or '(none)'}; use CPU, GPU, VPU or HETERO:GPU,CPU"
+        msg = (f"--device {text}: unknown device {', '.join(bad) or '(none)'}; "
+               "use CPU, GPU, VPU or HETERO:GPU,CPU")
         raise UsageError(msg)
     return names
 
@@ -60,9 +61,12 @@ def _shim_device(name: str, extensions: list[Path], configs: list[Path]) -> Devi
 
 
 class ShimEngine:
-    def __init__(self, model: Path, devices: list[str], extensions: list[Path], configs: list[Path]):
-        self.executor = Executor(read_ir(model), [_shim_device(d, extensions, configs) for d in devices])
-        self.keys = [min(self.executor.result_names(r)[:-1] or [r.name]) for r in self.executor.results]
+    def __init__(self, model: Path, devices: list[str], extensions: list[Path],
+                 configs: list[Path]):
+        self.executor = Executor(read_ir(model),
+                                 [_shim_device(d, extensions, configs) for d in devices])
+        self.keys = [min(self.executor.result_names(r)[:-1] or [r.name])
+                     for r in self.executor.results]
 
     def inputs(self):
         return [
@@ -110,7 +114,8 @@ def _read_ov_model(core, model: Path):
 
 
 class OpenVinoEngine:
-    def __init__(self, model: Path, devices: list[str], extensions: list[Path], configs: list[Path]):
+    def __init__(self, model: Path, devices: list[str], extensions: list[Path],
+                 configs: list[Path]):
         try:
             import openvino as ov
         except ImportError as err:
@@ -140,7 +145,8 @@ class OpenVinoEngine:
         try:
             self.compiled = core.compile_model(ov_model, target, config)
         except RuntimeError as err:
-            msg = f"{model}: OpenVINO cannot compile it for {target} ({_ov_detail(err)}); {_SHIM_HINT}"
+            msg = (f"{model}: OpenVINO cannot compile it for {target} ({_ov_detail(err)}); "
+                   f"{_SHIM_HINT}")
             raise ExtensionError(msg) from None
         self.request = self.compiled.create_infer_request()
         self.ports = {n: p for p in self.compiled.inputs for n in p.get_names()}

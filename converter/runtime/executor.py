@@ -124,8 +124,8 @@ class Executor:
             return kernel, self.devices[-1].name if self.devices else "CPU"
         names = ", ".join(d.name for d in self.devices) or "CPU"
         msg = (
-            f"layer '{layer.name}' of type {layer.type} ({layer.version}) has no kernel on {names}: "
-            "pass --extension LIB.so (CPU), --config KERNELS.xml (GPU/VPU), or an "
+            f"layer '{layer.name}' of type {layer.type} ({layer.version}) has no kernel on "
+            f"{names}: pass --extension LIB.so (CPU), --config KERNELS.xml (GPU/VPU), or an "
             "--extensions folder whose ops/ defines it"
         )
         raise KernelNotFoundError(msg)
@@ -179,7 +179,8 @@ class Executor:
         for layer_id, names, want, shape in self._inputs:
             key = next((n for n in names if n in feed), None)
             if key is None:
-                msg = f"no value for model input '{names[-1]}' (inputs: {', '.join(self.input_names)})"
+                msg = (f"no value for model input '{names[-1]}' "
+                       f"(inputs: {', '.join(self.input_names)})")
                 raise UsageError(msg)
             value = np.asarray(feed[key])
             bad_shape = shape is not None and (len(value.shape) != len(shape) or any(

@@ -40,15 +40,17 @@ def openvino_extension(cls: type[Op]) -> Any:
             n = self.get_input_size()
             if not n:
                 return
-            shapes = [tuple(d.get_length() if d.is_static else -1 for d in self.get_input_partial_shape(i))
+            shapes = [tuple(d.get_length() if d.is_static else -1
+                            for d in self.get_input_partial_shape(i))
                       for i in range(n)]
             types = [np.dtype(self.get_input_element_type(i).to_dtype()) for i in range(n)]
             out_shapes = cls.infer_shapes(typed(self._attrs), shapes, [None] * n)
             out_types = cls.infer_types(typed(self._attrs), types)
             for i, shape in enumerate(out_shapes):
-                pshape = ov.PartialShape([d if d >= 0 else -1 for d in shape]) if shape is not None \
-                    else ov.PartialShape.dynamic()
-                self.set_output_type(i, ov.Type(out_types[i] if i < len(out_types) else types[0]), pshape)
+                pshape = (ov.PartialShape([d if d >= 0 else -1 for d in shape])
+                          if shape is not None else ov.PartialShape.dynamic())
+                out_type = out_types[i] if i < len(out_types) else types[0]
+                self.set_output_type(i, ov.Type(out_type), pshape)
 
         def clone_with_new_inputs(self, new_inputs: Any) -> PythonOp:
             return PythonOp(new_inputs, self._attrs)

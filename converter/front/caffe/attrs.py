@@ -60,9 +60,10 @@ def collect_attributes(obj: Any, prefix: str = "", disable_omitting_optional: bo
                 continue
             if field.type == _MESSAGE:
                 for i, sub in enumerate(values):
-                    nested = collect_attributes(sub, f"{prefix}{name}_{i}__", disable_omitting_optional,
+                    sub_prefix = f"{prefix}{name}_{i}__"
+                    nested = collect_attributes(sub, sub_prefix, disable_omitting_optional,
                                                 enable_flattening_nested_params)
-                    _merge_nested(attrs, nested, f"{prefix}{name}_{i}__", enable_flattening_nested_params)
+                    _merge_nested(attrs, nested, sub_prefix, enable_flattening_nested_params)
                 continue
             attrs[prefix + name] = [_scalar(field, v) for v in values]
             continue
@@ -78,7 +79,8 @@ def collect_attributes(obj: Any, prefix: str = "", disable_omitting_optional: bo
     return attrs
 
 
-def _merge_nested(attrs: dict[str, Any], nested: dict[str, Any], prefix: str, flatten: bool) -> None:
+def _merge_nested(attrs: dict[str, Any], nested: dict[str, Any], prefix: str,
+                  flatten: bool) -> None:
     for key, value in nested.items():
         short = key if flatten else key[len(prefix):] if key.startswith(prefix) else key
         attrs[key if short in attrs else short] = value
@@ -101,7 +103,8 @@ def blob_array(blob: Any) -> np.ndarray:
     if value.size != int(np.prod(shape, dtype=np.int64)):
         if not blob.HasField("shape") and value.size and shape == (0, 0, 0, 0):
             return value
-        msg = f"a weights blob holds {value.size} values for the shape {list(shape)} (corrupt .caffemodel?)"
+        msg = (f"a weights blob holds {value.size} values for the shape {list(shape)} "
+               "(corrupt .caffemodel?)")
         raise ModelFormatError(msg)
     return value.reshape(shape)
 
@@ -128,8 +131,10 @@ def embed_blobs(node: Node) -> int:
 
 
 _CASTS = {
-    "int": int, "float": float, "bool": lambda v: v.lower() in ("1", "true") if isinstance(v, str) else bool(v),
-    "string": str, "int_list": lambda v: [int(x) for x in (v if isinstance(v, (list, tuple)) else [v])],
+    "int": int, "float": float,
+    "bool": lambda v: v.lower() in ("1", "true") if isinstance(v, str) else bool(v),
+    "string": str,
+    "int_list": lambda v: [int(x) for x in (v if isinstance(v, (list, tuple)) else [v])],
     "float_list": lambda v: [float(x) for x in (v if isinstance(v, (list, tuple)) else [v])],
 }
 

@@ -59,7 +59,8 @@ def read_mapping(path: Path) -> dict[str, CustomLayer]:
             raise ModelFormatError(msg)
         param = item.get("protoParamName")
         if has_param == "true" and not param:
-            msg = f"{path}: <CustomLayer NativeType=\"{native}\"> has hasParam=\"true\" but no protoParamName"
+            msg = (f"{path}: <CustomLayer NativeType=\"{native}\"> has hasParam=\"true\" "
+                   "but no protoParamName")
             raise ModelFormatError(msg)
         mapping.setdefault(native, CustomLayer(native, has_param == "true", param))
     return mapping
@@ -92,9 +93,9 @@ def apply_mapping(node: Node, layer: CustomLayer) -> None:
 
     op_cls = Op.registered_ops.get(layer.native_type)
     if op_cls is None:
-        msg = (f"CustomLayersMapping maps '{layer.native_type}' (layer '{node.soft_get('name')}'), but "
-               f"no op '{layer.native_type}' is defined; scaffold one with 'extgen new --mo-op' and "
-               "pass its folder with --extensions")
+        msg = (f"CustomLayersMapping maps '{layer.native_type}' "
+               f"(layer '{node.soft_get('name')}'), but no op '{layer.native_type}' is defined; "
+               "scaffold one with 'extgen new --mo-op' and pass its folder with --extensions")
         raise ExtensionError(msg)
     attrs = _ir_attrs(node, layer)
     op_cls.update_node_stat(node, attrs)

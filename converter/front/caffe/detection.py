@@ -8,6 +8,7 @@ from converter.front.caffe.ops import I64, _enum, _shape_part
 from converter.front.caffe.translator import CaffeNode, caffe_op
 from converter.graph.port import Port
 
+
 def _floats(n: CaffeNode, name: str) -> list[float]:
     return [float(v) for v in n.attr(name, [])]
 

@@ -42,7 +42,8 @@ class CaffePythonFrontExtractorOp(FrontExtractorOp):
                 continue
             if isinstance(value, dict):
                 return value
-        msg = f"Python layer param_str {param_str!r} is not a dict literal (e.g. \"'num': 3, 'scale': 0.5\")"
+        msg = (f"Python layer param_str {param_str!r} is not a dict literal "
+               "(e.g. \"'num': 3, 'scale': 0.5\")")
         raise ModelFormatError(msg)
 
     @classmethod

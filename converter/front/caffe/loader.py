@@ -52,7 +52,8 @@ def _paths(opts: ConvertOptions) -> tuple[Path, Path]:
         return weights, model
     proto = Path(opts.input_proto) if opts.input_proto else model.with_suffix(".prototxt")
     if not proto.is_file():
-        how = "--input_proto" if opts.input_proto else f"derived from {model.name}; pass --input_proto"
+        how = ("--input_proto" if opts.input_proto
+               else f"derived from {model.name}; pass --input_proto")
         msg = f"{proto}: no such .prototxt ({how})"
         raise InputFileError(msg)
     return model, proto
@@ -68,7 +69,8 @@ def layer_type(layer: Any) -> str:
 
 
 def _in_test_phase(layer: Any) -> bool:
-    if "phase" in layer.DESCRIPTOR.fields_by_name and layer.HasField("phase") and layer.phase == _TRAIN:
+    if ("phase" in layer.DESCRIPTOR.fields_by_name and layer.HasField("phase")
+            and layer.phase == _TRAIN):
         return False
     rules = list(layer.include)
     if rules and not any(not r.HasField("phase") or r.phase == _TEST for r in rules):
@@ -93,7 +95,8 @@ def _net_inputs(net: Any, path: Path) -> list[tuple[str, tuple[int, ...] | None]
         elif len(dims) == 4 * len(names):
             shapes = [tuple(dims[4 * i: 4 * i + 4]) for i in range(len(names))]
         else:
-            msg = f"{path}: {len(names)} inputs but {len(dims)} input_dim values (4 per input expected)"
+            msg = (f"{path}: {len(names)} inputs but {len(dims)} input_dim values "
+                   "(4 per input expected)")
             raise ModelFormatError(msg)
     else:
         shapes = []
@@ -108,7 +111,9 @@ def net_to_graph(net: Any, model: Any, proto_path: Path, mapping: dict | None = 
     if not layers:
         msg = f"{proto_path}: no layers (neither 'layer' nor 'layers'); is it a Caffe network?"
         raise ModelFormatError(msg)
-    weights = {l.name: l for l in (list(model.layer) or list(model.layers))} if model is not None else {}
+    weights: dict[str, Any] = {}
+    if model is not None:
+        weights = {layer.name: layer for layer in (list(model.layer) or list(model.layers))}
     producers: dict[str, Port] = {}
     inputs: list[str] = []
 
@@ -128,7 +133,8 @@ def net_to_graph(net: Any, model: Any, proto_path: Path, mapping: dict | None = 
         if ltype == "Input":
             shapes = [tuple(int(d) for d in s.dim) for s in layer.input_param.shape]
             for j, top in enumerate(layer.top):
-                add_input(top, shapes[j] if j < len(shapes) else shapes[0] if len(shapes) == 1 else None)
+                fallback = shapes[0] if len(shapes) == 1 else None
+                add_input(top, shapes[j] if j < len(shapes) else fallback)
             continue
         op = ltype
         if ltype == "Python":
@@ -143,8 +149,8 @@ def net_to_graph(net: Any, model: Any, proto_path: Path, mapping: dict | None = 
         node.update_node()
         for port, blob in enumerate(layer.bottom):
             if blob not in producers:
-                msg = (f"{proto_path}: layer '{name}' ({ltype}) reads blob '{blob}' that no earlier "
-                       "layer or input produces")
+                msg = (f"{proto_path}: layer '{name}' ({ltype}) reads blob '{blob}' "
+                       "that no earlier layer or input produces")
                 raise ModelFormatError(msg)
             producers[blob].connect(node.in_port(port))
         for port, blob in enumerate(layer.top):

@@ -28,7 +28,8 @@ def _spatial(n: CaffeNode, name: str, default: int | None, nsp: int) -> list[int
 
 
 def _rank(n: CaffeNode, x: Port) -> Port:
-    rank = n.op("ShapeOf", [n.op("ShapeOf", [x], output_type=np.dtype(I64))], output_type=np.dtype(I64))
+    shape = n.op("ShapeOf", [x], output_type=np.dtype(I64))
+    rank = n.op("ShapeOf", [shape], output_type=np.dtype(I64))
     return n.op("Squeeze", [rank, n.const([0], I64)])
 
 

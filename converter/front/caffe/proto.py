@@ -28,7 +28,8 @@ def _proto_file(parser_path: Path | None) -> Path:
     if path.is_dir():
         path = path / "caffe.proto"
     if not path.is_file():
-        msg = f"--caffe_parser_path {parser_path}: no caffe.proto there (give the .proto file or its folder)"
+        msg = (f"--caffe_parser_path {parser_path}: no caffe.proto there "
+               "(give the .proto file or its folder)")
         raise UsageError(msg)
     return path
 
@@ -71,8 +72,10 @@ def read_prototxt(path: Path, cls: type, custom_parser: bool = False) -> Any:
         unknown = _NO_FIELD.search(detail)
         if unknown and unknown.group(1).endswith("_param"):
             hint = ("pass the caffe.proto of the Caffe that defines it with --caffe_parser_path"
-                    if not custom_parser else "the --caffe_parser_path proto does not define it either")
-            msg = f"{path}:{line}: layer parameter '{unknown.group(1)}' is unknown to the caffe.proto in use; {hint}"
+                    if not custom_parser
+                    else "the --caffe_parser_path proto does not define it either")
+            msg = (f"{path}:{line}: layer parameter '{unknown.group(1)}' is unknown to the "
+                   f"caffe.proto in use; {hint}")
         else:
             msg = f"{path}:{line}: not a valid .prototxt: {detail}"
         raise ModelFormatError(msg) from None
@@ -104,6 +107,7 @@ def read_caffemodel(path: Path, cls: type) -> Any:
         msg = f"{path}: not a valid .caffemodel (truncated or corrupt protobuf: {err})"
         raise ModelFormatError(msg) from None
     if not len(net.layer) and not len(net.layers):
-        msg = f"{path}: not a valid .caffemodel (it holds no layers; truncated or not a Caffe model?)"
+        msg = (f"{path}: not a valid .caffemodel "
+               "(it holds no layers; truncated or not a Caffe model?)")
         raise ModelFormatError(msg)
     return net

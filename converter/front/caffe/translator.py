@@ -39,7 +39,7 @@ PARAM_FIELDS = {
 
 
 class CaffeNode(NodeContext):
-    """What a Caffe translator sees: the layer, its parameters and weights, input ports, op builder."""
+    """What a Caffe translator sees: the layer, its parameters and weights, inputs, op builder."""
 
     def __init__(self, node: Node) -> None:
         super().__init__(node)
@@ -93,9 +93,10 @@ class CaffeNode(NodeContext):
     def blob(self, i: int) -> np.ndarray:
         """The i-th weights blob; one clear error when the .caffemodel lacks it."""
         if i >= self.num_blobs:
-            where = "no layer of that name" if self.model_pb is None else f"{self.num_blobs} blob(s)"
-            msg = (f"layer '{self.name}' ({self.type}): the .caffemodel has {where}, weights blob {i} "
-                   "is needed (a model for another network, or truncated?)")
+            where = ("no layer of that name" if self.model_pb is None
+                     else f"{self.num_blobs} blob(s)")
+            msg = (f"layer '{self.name}' ({self.type}): the .caffemodel has {where}, "
+                   f"weights blob {i} is needed (a model for another network, or truncated?)")
             raise ModelFormatError(msg)
         return blob_array(self.model_pb.blobs[i])
 

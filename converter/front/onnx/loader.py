@@ -11,8 +11,8 @@ from google.protobuf.message import DecodeError
 from onnx import TensorProto, numpy_helper
 
 from converter.errors import InputFileError, ModelFormatError
-from converter.graph.graph import Graph, Node
 from converter.front.onnx.weights import MappedModel, WireFormatError
+from converter.graph.graph import Graph, Node
 from converter.graph.shape import DYN
 from converter.ops.op import Op
 
@@ -76,7 +76,8 @@ def _external_value(tensor: TensorProto, base: Path) -> np.ndarray:
     length = _external_int(tensor, info, "length")
     count = int(np.prod(shape, dtype=np.int64))
     if length is not None and length < count * dtype.itemsize:
-        raise _bad(tensor, f"external data length {length} is less than its dims {list(shape)} need")
+        msg = f"external data length {length} is less than its dims {list(shape)} need"
+        raise _bad(tensor, msg)
     if offset + count * dtype.itemsize > target.stat().st_size:
         msg = f"initializer '{tensor.name}': external data file {target} is too short"
         raise ModelFormatError(msg)

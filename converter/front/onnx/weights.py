@@ -134,7 +134,8 @@ class MappedModel:
             return None
         start, end = span
         if tensor.data_type in _PLAIN_TYPES:
-            dtype = np.dtype(onnx.helper.tensor_dtype_to_np_dtype(tensor.data_type)).newbyteorder("<")
+            np_type = onnx.helper.tensor_dtype_to_np_dtype(tensor.data_type)
+            dtype = np.dtype(np_type).newbyteorder("<")
             count = (end - start) // dtype.itemsize
             array = np.frombuffer(self.buffer, dtype=dtype, count=count, offset=start)
             return array.reshape(tuple(tensor.dims))

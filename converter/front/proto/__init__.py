@@ -23,7 +23,12 @@ _SCALARS = {
     "sint32": 17, "sint64": 18,
 }
 _LABELS = {"optional": 1, "required": 2, "repeated": 3}
-_TOKEN = re.compile(r'\s*(?:(//[^\n]*|/\*.*?\*/)|("(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\')|([A-Za-z_][\w.]*|-?\.?\d[\w.+-]*|\S))', re.S)
+_TOKEN = re.compile(
+    r'\s*(?:(//[^\n]*|/\*.*?\*/)'  # 1: a comment
+    r'|("(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\')'  # 2: a quoted string
+    r'|([A-Za-z_][\w.]*|-?\.?\d[\w.+-]*|\S))',  # 3: a name, a number or one symbol
+    re.S,
+)
 
 
 class ProtoSyntaxError(ModelFormatError):

@@ -77,7 +77,7 @@ def tf_tensor_content(tf_dtype: int, shape, pb_tensor) -> np.ndarray:
     count = int(np.prod(shape, dtype=np.int64))
     if pb_tensor.tensor_content:
         raw = pb_tensor.tensor_content
-        if dtype == object or len(raw) != count * dtype.itemsize:
+        if dtype == np.dtype(object) or len(raw) != count * dtype.itemsize:
             msg = (f"tensor of shape {list(shape)} ({dtype}) holds {len(raw)} bytes of content, "
                    f"expected {count * dtype.itemsize}")
             raise ModelFormatError(msg)
@@ -85,7 +85,7 @@ def tf_tensor_content(tf_dtype: int, shape, pb_tensor) -> np.ndarray:
     values = list(getattr(pb_tensor, _VAL_FIELDS[dtype.name]))
     if dtype == np.float16:
         array = np.array(values, dtype=np.uint16).view(np.float16)
-    elif dtype == object:
+    elif dtype == np.dtype(object):
         array = np.array([v.decode("utf-8", "replace") for v in values], dtype=object)
     else:
         array = np.array(values, dtype=dtype)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from converter.frameworks import Framework
+
+# _replacement and _layout are imported for their built-in passes: --transformations_config
+# replacements (front) and the NHWC->NCHW change (middle)
+from converter.front.tf import replacement as _replacement  # noqa: F401
 from converter.front.tf.translator import REGISTRY
 from converter.graph.graph import Graph
-from converter.options import ConvertOptions
-
-# built-in passes: --transformations_config replacements (front) and the NHWC->NCHW change (middle)
-from converter.front.tf import replacement as _replacement  # noqa: F401
 from converter.middle.layout import transposes as _layout  # noqa: F401
+from converter.options import ConvertOptions
 
 
 def _load(opts: ConvertOptions) -> Graph:

@@ -80,7 +80,8 @@ def load_graph_def(path: str | Path, is_text: bool | None = None):
         try:
             graph_def.ParseFromString(data)
         except (DecodeError, RuntimeError, ValueError) as err:
-            msg = f"{path}: not a valid frozen TensorFlow GraphDef (truncated or corrupt protobuf: {err})"
+            msg = (f"{path}: not a valid frozen TensorFlow GraphDef "
+                   f"(truncated or corrupt protobuf: {err})")
             raise ModelFormatError(msg) from None
     if not graph_def.node:
         msg = f"{path}: the GraphDef holds no nodes (empty, truncated or not a TensorFlow model)"
@@ -96,7 +97,8 @@ def _placeholder_shape(pb) -> tuple[int, ...] | None:
     for key in ("shape", "_output_shapes"):
         if key in pb.attr:
             av = pb.attr[key]
-            shape = av.shape if av.HasField("shape") else (av.list.shape[0] if av.list.shape else None)
+            shape = (av.shape if av.HasField("shape")
+                     else av.list.shape[0] if av.list.shape else None)
             if shape is None or shape.unknown_rank:
                 return None
             return tuple(int(d) if d >= 0 else DYN for d in tf_tensor_shape(shape))
@@ -177,7 +179,8 @@ def graph_def_to_graph(graph_def, name: str = "model") -> Graph:
         for idx in node.out_ports():
             names = [f"{pb.name}:{idx}"] + ([pb.name] if idx == 0 else [])
             node.out_port(idx).add_tensor_names(names)
-    outputs = [pb.name for pb in graph_def.node if pb.name not in consumed and pb.op not in _NO_OUTPUT]
+    outputs = [pb.name for pb in graph_def.node
+               if pb.name not in consumed and pb.op not in _NO_OUTPUT]
     if not outputs:
         msg = "the graph has no output: every node's result is consumed or a Const/Placeholder"
         raise ModelFormatError(msg)

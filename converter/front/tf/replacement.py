@@ -162,7 +162,8 @@ def _points_match(graph: Graph, desc: CustomReplacementDescriptor) -> list[Subgr
         if node.id in found:
             continue
         if node.soft_get("op") == "Parameter":
-            msg = f"transformations config '{desc.id}': the sub-graph reaches the input '{node.name}'"
+            msg = (f"transformations config '{desc.id}': "
+                   f"the sub-graph reaches the input '{node.name}'")
             raise ConversionError(msg)
         found[node.id] = node
         if node.id in ends:
@@ -190,7 +191,8 @@ class FrontReplacementFromConfigFileGeneral(FrontReplacementPattern):
     replacement_id: ClassVar[str] = "None"
 
     def transform_graph(self, graph: Graph, replacement_descriptions: dict) -> None:
-        msg = f"{type(self).__name__} must implement transform_graph(graph, replacement_descriptions)"
+        msg = (f"{type(self).__name__} must implement "
+               "transform_graph(graph, replacement_descriptions)")
         raise NotImplementedError(msg)
 
     def find_and_replace_pattern(self, graph: Graph) -> None:

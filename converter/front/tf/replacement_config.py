@@ -120,7 +120,8 @@ def _validate(raw: Any, where: str) -> CustomReplacementDescriptor:
     elif kind == "points":
         ok = isinstance(instances, dict) and all(
             isinstance(instances.get(k), list) and instances.get(k)
-            and all(isinstance(n, str) for n in instances[k]) for k in ("start_points", "end_points"))
+            and all(isinstance(n, str) for n in instances[k])
+            for k in ("start_points", "end_points"))
         if not ok:
             msg = (f"{where}: match_kind points needs 'instances' with non-empty "
                    "'start_points' and 'end_points' lists of node names")

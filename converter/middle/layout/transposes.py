@@ -27,7 +27,9 @@ def _inverse(perm: list[int]) -> list[int]:
 
 
 def _const(graph: Graph, value: np.ndarray, name: str) -> Port:
-    node = Op.builtin_ops["Const"](graph).create_node(attrs={"name": name, "value": np.asarray(value)})
+    node = Op.builtin_ops["Const"](graph).create_node(
+        attrs={"name": name, "value": np.asarray(value)}
+    )
     node.infer(node)
     return node.out_port(0)
 
@@ -173,7 +175,8 @@ def _gather(graph: Graph, dst: Port, src: Port, p: list[int]) -> bool:
         return False
     src.connect(node.in_port(0))
     new_axis = p[int(np.asarray(axis).reshape(-1)[0]) % len(p)]
-    axis_port = _const(graph, np.array(new_axis, dtype=np.int64), f"{node.soft_get('name')}/nchw_axis")
+    axis_port = _const(graph, np.array(new_axis, dtype=np.int64),
+                       f"{node.soft_get('name')}/nchw_axis")
     axis_port.connect(node.in_port(2))
     _insert_after(graph, node, p)
     return True

@@ -1,4 +1,5 @@
-"""Gather-8: takes slices along an axis by indices (negative ones count from the end), with batch dims. https://docs.openvino.ai/2025/documentation/openvino-ir-format/operation-sets/operation-specs/movement/gather-8.html"""
+"""Gather-8: slices along an axis by indices (negative ones count from the end), with batch dims.
+https://docs.openvino.ai/2025/documentation/openvino-ir-format/operation-sets/operation-specs/movement/gather-8.html"""
 
 from __future__ import annotations
 

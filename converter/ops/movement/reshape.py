@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 
-
 from converter.graph.shape import DYN, Shape
 from converter.ops.movement._private import as_ints, unknown_of_length
 from converter.ops.op import Op

@@ -25,7 +25,7 @@ def resolve_pads(
     auto_pad: str, spatial: Sequence[int], kernel: Sequence[int], strides: Sequence[int],
     dilations: Sequence[int], pads_begin: Sequence[int], pads_end: Sequence[int],
 ) -> tuple[list[int], list[int]]:
-    """Explicit (pads_begin, pads_end) for auto_pad explicit/notset, valid, same_upper, same_lower."""
+    """Explicit (pads_begin, pads_end) for auto_pad explicit/notset/valid/same_upper/same_lower."""
     auto_pad = (auto_pad or "explicit").lower()
     if auto_pad == "valid":
         return [0] * len(kernel), [0] * len(kernel)

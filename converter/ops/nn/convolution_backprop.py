@@ -47,7 +47,8 @@ def grouped_deconv(attrs: dict, x: np.ndarray, w: np.ndarray, out_shape=None) ->
     xs = x.reshape(batch, groups, cg, -1).transpose(1, 0, 3, 2)  # [G, N, P, Cg]
     cols = np.matmul(xs, w.reshape(groups, 1, cg, -1))  # [G, N, P, Og*K]
     cols = cols.reshape(groups, batch, *spatial, og, *kernel)
-    full = [(i - 1) * s + (k - 1) * d + 1 for i, k, s, d in zip(spatial, kernel, strides, dilations)]
+    full = [(i - 1) * s + (k - 1) * d + 1
+            for i, k, s, d in zip(spatial, kernel, strides, dilations)]
     y = np.zeros((groups, batch, *full, og), dtype=np.result_type(x, w))
     for pos in np.ndindex(*kernel):
         dst = tuple(slice(p * d, p * d + (i - 1) * s + 1, s)

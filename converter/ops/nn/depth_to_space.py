@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from converter.graph.shape import DYN
 from converter.ops.op import Op
 

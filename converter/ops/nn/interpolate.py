@@ -1,4 +1,5 @@
-"""Interpolate-11: nearest / linear / linear_onnx / cubic resize of chosen axes, one axis at a time. https://docs.openvino.ai/2025/documentation/openvino-ir-format/operation-sets/operation-specs/image/interpolate-11.html"""
+"""Interpolate-11: nearest / linear / linear_onnx / cubic resize of chosen axes, one axis at a time.
+https://docs.openvino.ai/2025/documentation/openvino-ir-format/operation-sets/operation-specs/image/interpolate-11.html"""
 
 from __future__ import annotations
 
@@ -100,11 +101,15 @@ class Interpolate(Op):
     op = type = "Interpolate"
     version = "opset11"
     in_ports_count = 3
-    attr_types = {"mode": "str", "shape_calculation_mode": "str", "coordinate_transformation_mode": "str",
-                  "nearest_mode": "str", "antialias": "bool", "pads_begin": "ints", "pads_end": "ints",
-                  "cube_coeff": "float"}
-    defaults = {"coordinate_transformation_mode": "half_pixel", "nearest_mode": "round_prefer_floor",
-                "antialias": False, "pads_begin": [0], "pads_end": [0], "cube_coeff": -0.75}
+    attr_types = {
+        "mode": "str", "shape_calculation_mode": "str", "coordinate_transformation_mode": "str",
+        "nearest_mode": "str", "antialias": "bool", "pads_begin": "ints", "pads_end": "ints",
+        "cube_coeff": "float",
+    }
+    defaults = {
+        "coordinate_transformation_mode": "half_pixel", "nearest_mode": "round_prefer_floor",
+        "antialias": False, "pads_begin": [0], "pads_end": [0], "cube_coeff": -0.75,
+    }
 
     @classmethod
     def infer_shapes(cls, attrs, shapes, values):

@@ -1,4 +1,4 @@
-"""Reductions, sorting and misc ops: Reduce*, TopK, CumSum, Einsum, DFT family, NMS, Bucketize, Unique."""
+"""Reductions, sorting, misc: Reduce*, TopK, CumSum, Einsum, DFT family, NMS, Bucketize, Unique."""
 
 from converter.ops.reduce import (
     bucketize,

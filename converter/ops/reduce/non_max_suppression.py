@@ -80,7 +80,8 @@ class NonMaxSuppression(Op):
         rows: list[tuple[int, int, int, float]] = []
         for b in range(scores.shape[0]):
             for c in range(scores.shape[1]):
-                picked, kept = _select(boxes[b], scores[b, c], int(limit), iou_thr, score_thr, sigma)
+                picked, kept = _select(boxes[b], scores[b, c], int(limit),
+                                       iou_thr, score_thr, sigma)
                 rows.extend((b, c, i, s) for i, s in zip(picked, kept))
         if attrs["sort_result_descending"]:
             rows.sort(key=lambda r: -r[3])

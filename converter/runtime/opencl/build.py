@@ -101,8 +101,8 @@ def _key(source: str, options: str) -> str:
 
 def _error_lines(log_text: str, limit: int = 4) -> str:
     lines = [ln.strip() for ln in log_text.splitlines()]
-    errors = [ln for ln in lines if re.search(r"\berror\b", ln, re.I)
-              and not re.search(r"clBuildProgram failed|failed to build the program|errors? generated", ln)]
+    noise = r"clBuildProgram failed|failed to build the program|errors? generated"
+    errors = [ln for ln in lines if re.search(r"\berror\b", ln, re.I) and not re.search(noise, ln)]
     errors = [ln[:200] for ln in (errors or [ln for ln in lines if ln][-1:])]
     more = f" (+{len(errors) - limit} more)" if len(errors) > limit else ""
     return "; ".join(errors[:limit]) + more
@@ -138,7 +138,8 @@ def program(source: str, options: str, label: str) -> Any:
     if prg is None:
         cl = opencl()
         try:
-            with warnings.catch_warnings(record=True) as caught, activity(f"building OpenCL {label}"):
+            with (warnings.catch_warnings(record=True) as caught,
+                  activity(f"building OpenCL {label}")):
                 warnings.simplefilter("always", cl.CompilerWarning)
                 prg = cl.Program(_device()[0], source).build(options)
             for w in caught:

@@ -122,7 +122,8 @@ _WRAP = "extgen-config"
 
 
 def _read(path: Path) -> list[_Element]:
-    """All CustomLayer elements: at the top level (several roots, as pugixml allows) or one level down."""
+    """All CustomLayer elements: at the top level (several roots, as pugixml allows) or one
+    level down."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
@@ -271,7 +272,8 @@ def _gpu_layer(path: Path, el: _Element, name: str) -> GpuLayer:
             raise _fail(path, d, f"Define type '{kind}' is not one of {', '.join(_DEFINE_TYPES)}")
         if not d.get("name", "").strip():
             raise _fail(path, d, "Define has no name")
-        defines.append(GpuDefine(d.get("name").strip(), kind, d.get("param", ""), d.get("default", "")))
+        defines.append(GpuDefine(d.get("name").strip(), kind, d.get("param", ""),
+                                 d.get("default", "")))
     buffers = el.findall("Buffers")
     if len(buffers) != 1:
         raise _fail(path, el, f"CustomLayer '{name}' needs exactly one <Buffers>")
@@ -315,7 +317,8 @@ def _vpu_tensor(path: Path, el: _Element) -> VpuTensor:
     if kind.endswith("_buffer"):
         sizes = _exprs(path, el, "size")
         if len(sizes) != 1:
-            raise _fail(path, el, f"buffer '{arg}' needs one size expression in bytes (size=\"Y*F*4\")")
+            msg = f"buffer '{arg}' needs one size expression in bytes (size=\"Y*F*4\")"
+            raise _fail(path, el, msg)
         size = sizes[0]
     port = _int(path, el, "port-index", -1 if kind == "data" else None)
     return VpuTensor(arg, kind, port, fmt, _dim(path, el, ("input", 0)), size)

@@ -198,7 +198,8 @@ def register_oclgrind(icd_dir: Path) -> None:
     binary = shutil.which("oclgrind")
     libs = list(OCLGRIND_LIBS)
     if binary:
-        libs.insert(0, str(Path(binary).resolve().parents[1] / "lib/oclgrind/liboclgrind-rt-icd.so"))
+        prefix = Path(binary).resolve().parents[1]
+        libs.insert(0, str(prefix / "lib/oclgrind/liboclgrind-rt-icd.so"))
     lib = next((p for p in libs if Path(p).is_file()), None)
     if lib is None:
         how = install_command("oclgrind", "oclgrind") or "from your system's packages"

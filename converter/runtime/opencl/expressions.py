@@ -1,4 +1,4 @@
-"""Safe integer work-size expressions over B, F, Y, X (`(Y+7)/8*8`), parsed with `ast`, never eval."""
+"""Safe integer work-size expressions in B, F, Y, X (`(Y+7)/8*8`), parsed with `ast`, never eval."""
 
 from __future__ import annotations
 

@@ -13,7 +13,14 @@ from converter.ir.reader import IRLayer
 from converter.runtime.executor import Device, Kernel
 from converter.runtime.opencl import build, launch
 from converter.runtime.opencl.config import GpuLayer, GpuTensor, load_gpu
-from converter.runtime.opencl.jit import TensorDesc, bfyx, builtins, from_layout, map_half, to_layout
+from converter.runtime.opencl.jit import (
+    TensorDesc,
+    bfyx,
+    builtins,
+    from_layout,
+    map_half,
+    to_layout,
+)
 
 __all__ = ["GpuDevice"]
 
@@ -45,7 +52,8 @@ def _check_args(cfg: GpuLayer, layer: IRLayer) -> None:
     if cfg.data:
         names = ", ".join(n or "?" for n, _ in cfg.data)
         msg = (f"{where}: <Data> ({names}) binds IR v7 weight blobs, which IR v10+ no longer has; "
-               "weights arrive as Const inputs: bind them with <Tensor type=\"input\" port-index=...>")
+               "weights arrive as Const inputs: "
+               "bind them with <Tensor type=\"input\" port-index=...>")
         raise KernelConfigError(msg)
     indices = sorted(t.arg_index for t in cfg.tensors)
     if indices != list(range(len(indices))):
@@ -69,11 +77,13 @@ class _GpuKernel:
         _check_args(cfg, layer)
         self.cfg, self.layer = cfg, layer
         self.label = f"kernel '{cfg.entry}' of {cfg.name} ({cfg.config.name})"
-        self.user = "".join(f'#line 1 "{p.name}"\n{p.read_text(encoding="utf-8")}\n' for p in cfg.sources)
+        self.user = "".join(f'#line 1 "{p.name}"\n{p.read_text(encoding="utf-8")}\n'
+                            for p in cfg.sources)
         self.formats = {t.port: t.format for t in cfg.tensors if t.kind == "input"}
         self.out_format = next(t.format for t in cfg.tensors if t.kind == "output")
 
-    def _sizes(self, ins: Sequence[np.ndarray], out_shape: tuple[int, ...]) -> tuple[list[int], list[int]]:
+    def _sizes(self, ins: Sequence[np.ndarray],
+               out_shape: tuple[int, ...]) -> tuple[list[int], list[int]]:
         kind, port = self.cfg.work.dim
         if kind == "input" and port >= len(ins):
             msg = (f"{self.cfg.config}:{self.cfg.line}: WorkSizes dim='input,{port}' "
@@ -108,7 +118,8 @@ class _GpuKernel:
         kernel = build.kernel(text, self.cfg.options, self.label, self.cfg.entry)
         out_t = launch.transfer_dtype(out_dtype)
         out_buf = launch.empty(int(np.prod(out_shape, dtype=np.int64)) * out_t.itemsize)
-        args = [self._arg(t, ins, out_buf) for t in sorted(self.cfg.tensors, key=lambda t: t.arg_index)]
+        args = [self._arg(t, ins, out_buf)
+                for t in sorted(self.cfg.tensors, key=lambda t: t.arg_index)]
         launch.enqueue(kernel, gws, lws, args, self.label)
         flat = launch.download(out_buf, out_t, int(np.prod(out_shape, dtype=np.int64)))
         return [from_layout(flat, out_shape, self.out_format).astype(out_dtype, copy=False)]
@@ -117,7 +128,8 @@ class _GpuKernel:
         if t.kind == "output":
             return out_buf
         a = ins[t.port]
-        return launch.upload(to_layout(a.astype(launch.transfer_dtype(a.dtype), copy=False), t.format))
+        host = a.astype(launch.transfer_dtype(a.dtype), copy=False)
+        return launch.upload(to_layout(host, t.format))
 
 
 class GpuDevice(Device):

@@ -93,7 +93,8 @@ def builtins(tensors: Sequence[TensorDesc], num_inputs: int, gws: Sequence[int],
     LOCAL_WORKSIZE_SIZE 0 with a one-element placeholder array."""
     lines = [
         "// Custom Layer Built-ins", f"#define NUM_INPUTS {num_inputs}",
-        f"#define GLOBAL_WORKSIZE {_array('size_t', gws)}", f"#define GLOBAL_WORKSIZE_SIZE {len(gws)}",
+        f"#define GLOBAL_WORKSIZE {_array('size_t', gws)}",
+        f"#define GLOBAL_WORKSIZE_SIZE {len(gws)}",
         f"#define LOCAL_WORKSIZE {_array('size_t', lws or [0])}",
         f"#define LOCAL_WORKSIZE_SIZE {len(lws)}",
     ]
@@ -103,7 +104,8 @@ def builtins(tensors: Sequence[TensorDesc], num_inputs: int, gws: Sequence[int],
 
 
 _HALF_WORD = re.compile(r"\bhalf(2|3|4|8|16)?\b|cl_khr_fp16|vload_half|vstore_half")
-_FP16_PRAGMA = re.compile(r"^[ \t]*#[ \t]*pragma[ \t]+OPENCL[ \t]+EXTENSION[ \t]+cl_khr_fp16\b.*$", re.M)
+_FP16_PRAGMA = re.compile(
+    r"^[ \t]*#[ \t]*pragma[ \t]+OPENCL[ \t]+EXTENSION[ \t]+cl_khr_fp16\b.*$", re.M)
 _HALF_PRELUDE = "\n".join([
     "// extgen: this device has no cl_khr_fp16, so half runs as float",
     "#define half float", *(f"#define half{n} float{n}" for n in (2, 3, 4, 8, 16)),

@@ -30,7 +30,8 @@ def warn_half(label: str) -> None:
     """The one-line notice, once per kernel, that half runs as float on this device."""
     if label not in _warned:
         _warned.add(label)
-        log.warning("%s uses half but the OpenCL device has no cl_khr_fp16: running it in float32", label)
+        log.warning("%s uses half but the OpenCL device has no cl_khr_fp16: running it in float32",
+                    label)
 
 
 def upload(a: np.ndarray) -> Any:
@@ -73,7 +74,8 @@ def enqueue(kernel: Any, gws: Sequence[int], lws: Sequence[int], args: Sequence[
         raise KernelConfigError(msg) from None
 
 
-def output_spec(layer: Any, port: int, inputs: Sequence[np.ndarray]) -> tuple[tuple[int, ...], np.dtype]:
+def output_spec(layer: Any, port: int,
+                inputs: Sequence[np.ndarray]) -> tuple[tuple[int, ...], np.dtype]:
     """Shape and dtype of output `port` from the IR layer's port; a -1 dim (or no port info)
     falls back to input 0's shape, an empty precision to input 0's dtype."""
     if port >= len(layer.outputs):

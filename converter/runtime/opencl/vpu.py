@@ -1,4 +1,4 @@
-"""VpuDevice: run MVCL custom kernels (the MYRIAD plugin's XML contract) from their .cl via pyopencl."""
+"""VpuDevice: run MVCL custom kernels (MYRIAD plugin's XML contract) from their .cl via pyopencl."""
 
 from __future__ import annotations
 
@@ -32,7 +32,8 @@ class _Stage:
         self.cfg = cfg
         self.where = f"{cfg.config}:{cfg.line}"
         self.label = f"kernel '{cfg.entry}' of {cfg.name} stage {cfg.stage} ({cfg.config.name})"
-        self.text = "".join(f'#line 1 "{p.name}"\n{p.read_text(encoding="utf-8")}\n' for p in cfg.sources)
+        self.text = "".join(f'#line 1 "{p.name}"\n{p.read_text(encoding="utf-8")}\n'
+                            for p in cfg.sources)
         params = kernel_params(self.text, cfg.entry)
         if params is None:
             files = ", ".join(p.name for p in cfg.sources)
@@ -54,8 +55,9 @@ class _Stage:
         blobs = [d.arg_name for d in cfg.data if d.kind == "data"]
         blobs += [t.arg_name for t in cfg.tensors if t.kind == "data"]
         if blobs:
-            msg = (f"{self.where}: '{blobs[0]}' binds an IR weight blob (type=\"data\"), which IR v10+ "
-                   "no longer has; pass the weights as a Const input with <Tensor type=\"input\">")
+            msg = (f"{self.where}: '{blobs[0]}' binds an IR weight blob (type=\"data\"), "
+                   "which IR v10+ no longer has; "
+                   "pass the weights as a Const input with <Tensor type=\"input\">")
             raise KernelConfigError(msg)
 
     def param(self, name: str) -> tuple[int, Param]:
@@ -73,7 +75,8 @@ class _VpuKernel:
     def _dims(self, kind: str, port: int, ins: Sequence[np.ndarray], where: str) -> dict[str, int]:
         if kind == "input":
             if port >= len(ins):
-                msg = f"{where}: refers to input {port} but layer '{self.layer.name}' has {len(ins)} inputs"
+                msg = (f"{where}: refers to input {port} "
+                       f"but layer '{self.layer.name}' has {len(ins)} inputs")
                 raise KernelConfigError(msg)
             shape = ins[port].shape
         else:
@@ -84,7 +87,8 @@ class _VpuKernel:
         try:
             return expr.evaluate(dims)
         except ValueError as err:
-            raise KernelConfigError(f"{where}: invalid size '{expr.text}' for {dims}: {err}") from None
+            msg = f"{where}: invalid size '{expr.text}' for {dims}: {err}"
+            raise KernelConfigError(msg) from None
 
     def _scalar(self, s: VpuScalar, p: Param, ins: Sequence[np.ndarray], where: str) -> Any:
         dimension = s.dimension()
@@ -96,10 +100,12 @@ class _VpuKernel:
             try:
                 value = int(raw) if s.type == "int" else float(raw)
             except ValueError:
-                msg = f"{where}: Scalar '{s.name}': attribute {s.source}='{raw}' is not one {s.type}"
+                msg = (f"{where}: Scalar '{s.name}': attribute {s.source}='{raw}' "
+                       f"is not one {s.type}")
                 raise KernelConfigError(msg) from None
         else:
-            msg = (f"{where}: Scalar '{s.name}' source '{s.source}' is neither I/O dims (I.X, O0.F) "
+            msg = (f"{where}: Scalar '{s.name}' source '{s.source}' "
+                   "is neither I/O dims (I.X, O0.F) "
                    f"nor an attribute of layer '{self.layer.name}' "
                    f"({', '.join(self.layer.attrs) or 'none'})")
             raise KernelConfigError(msg)
@@ -131,8 +137,9 @@ class _VpuKernel:
                     if t.port not in buffers:
                         buffers[t.port] = (launch.empty(size), size)
                     elif size > buffers[t.port][1]:
-                        msg = (f"{st.where}: buffer port-index {t.port} '{t.arg_name}' needs {size} bytes "
-                               f"but an earlier stage made it {buffers[t.port][1]}")
+                        msg = (f"{st.where}: buffer port-index {t.port} '{t.arg_name}' "
+                               f"needs {size} bytes but an earlier stage made it "
+                               f"{buffers[t.port][1]}")
                         raise KernelConfigError(msg)
                     args[i] = buffers[t.port][0]
             for s in st.cfg.scalars:

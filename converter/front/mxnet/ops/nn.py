@@ -56,7 +56,8 @@ def convolution(n: MxnetNode):
     if group == 1:
         y = n.op("Convolution", [n.input(0), n.input(1)], **attrs)
     else:
-        y = n.op("GroupConvolution", [n.input(0), n.grouped_weights(n.input(1), group, nsp + 2)], **attrs)
+        y = n.op("GroupConvolution", [n.input(0), n.grouped_weights(n.input(1), group, nsp + 2)],
+                 **attrs)
     if not n.attrs.bool("no_bias", False) and n.has_input(2):
         y = _channel_bias(n, y, 2, nsp)
     return [y]

@@ -1,12 +1,12 @@
-"""ONNX translators for the movement family: shapes, slicing, gather/scatter, padding, generation."""
+"""ONNX translators for movement ops: shapes, slicing, gather/scatter, padding, generation."""
 
 from __future__ import annotations
 
 import numpy as np
 import onnx
 
-from converter.front.translator import static_rank
 from converter.front.onnx.translator import OnnxNode, onnx_op
+from converter.front.translator import static_rank
 from converter.graph.port import Port
 
 I64 = np.dtype(np.int64)

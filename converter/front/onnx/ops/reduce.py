@@ -208,7 +208,7 @@ def _dft_axes(n: OnnxNode, x: Port) -> Port:
 
 @onnx_op("DFT")
 def dft(n: OnnxNode):
-    """DFT/IDFT for complex input, RDFT/IRDFT for the one-sided forms (real data lose the [1] dim)."""
+    """DFT/IDFT for complex input, RDFT/IRDFT for one-sided forms (real data lose the [1] dim)."""
     x, inverse, onesided = n.input(0), n.attr("inverse", 0), n.attr("onesided", 0)
     axes = _dft_axes(n, x)
     shape, dtype = _source_info(x)

@@ -73,7 +73,8 @@ def concat(n: TfNode):
 @tf_op("Pack")
 def pack(n: TfNode):
     axis = int(n.attr("axis", 0))
-    parts = [n.op("Unsqueeze", [n.input(i), n.const([axis], np.int64)]) for i in range(n.num_inputs)]
+    parts = [n.op("Unsqueeze", [n.input(i), n.const([axis], np.int64)])
+             for i in range(n.num_inputs)]
     return [n.op("Concat", parts, axis=axis)]
 
 
