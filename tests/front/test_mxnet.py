@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import numpy as np
-import onnx
 import onnxruntime as ort
 import openvino as ov
 import pytest
@@ -78,7 +77,7 @@ def onnx_reference(nodes, inputs, outputs, inits, feed) -> list[np.ndarray]:
     return session.run(outputs, feed)
 
 
-# -- LeNet ------------------------------------------------------------------------------------------
+# -- LeNet -----------------------------------------------------------------------------------------
 def test_lenet_matches_onnxruntime(tmp_path: Path, capsys) -> None:
     net = Net()
     x = net.sym.var("data")
@@ -127,7 +126,7 @@ def test_lenet_matches_onnxruntime(tmp_path: Path, capsys) -> None:
     assert "softmax_label" not in text  # the training label input is dropped
 
 
-# -- a ResNet block ---------------------------------------------------------------------------------
+# -- a ResNet block --------------------------------------------------------------------------------
 def _bn(net: Net, name: str, x: str, c: int, **attrs) -> tuple[str, dict]:
     stats = {"gamma": _w(c) + 1, "beta": _w(c), "mean": _w(c), "var": np.abs(_w(c)) + 0.5}
     node = net.op("BatchNorm", name, [
@@ -187,7 +186,7 @@ def test_resnet_block_matches_onnxruntime(tmp_path: Path, capsys) -> None:
     assert xml.read_text().count('type="BatchNormInference"') == 3
 
 
-# -- shape ops, element-wise ops, LRN ---------------------------------------------------------------
+# -- shape ops, element-wise ops, LRN --------------------------------------------------------------
 def _lrn(x: np.ndarray, size: int, alpha: float, beta: float, knorm: float) -> np.ndarray:
     sq = np.pad(np.square(x), [(0, 0), (size // 2, size // 2), (0, 0), (0, 0)])
     total = sum(sq[:, i:i + x.shape[1]] for i in range(size))
@@ -259,7 +258,7 @@ def test_deconvolution_prelu_and_pad_match_onnxruntime(tmp_path: Path, capsys) -
         np.testing.assert_allclose(got[0], ref, rtol=1e-4, atol=1e-5)
 
 
-# -- a custom layer through generated extractors ----------------------------------------------------
+# -- a custom layer through generated extractors ---------------------------------------------------
 CUSTOM_OPS = [
     {"name": "ScaledCosh", "framework_types": {"mxnet": "scaledcosh"}, "mxnet": {"custom": True},
      "attributes": [{"name": "scale", "type": "float", "default": 1.0},

@@ -73,7 +73,7 @@ def test_attr_dictionary_reads_mxnet_strings() -> None:
     assert get_mxnet_layer_attrs({"attr": {"a": "2"}}).int("a") == 2
 
 
-# -- bad input through the CLI ----------------------------------------------------------------------
+# -- bad input through the CLI ---------------------------------------------------------------------
 def _model(folder: Path, prefix: str = "net") -> Path:
     sym = SymbolBuilder()
     x = sym.var("data")

@@ -22,7 +22,7 @@ def _priors(attrs: dict, hw, image) -> np.ndarray:
     return PriorBox.compute({**PriorBox.defaults, **attrs}, [np.array(hw, np.int64), np.array(image, np.int64)])[0]
 
 
-# -- PriorBox -----------------------------------------------------------------------------------------
+# -- PriorBox --------------------------------------------------------------------------------------
 def test_prior_box_2x2_by_hand():
     """2x2 map of a 16x16 image, step 8: centres 4 and 12; per cell the min box (side 4), the
     sqrt(4 * 9) = 6 box, then ratio 2 and its flip 1/2 (sides 4*sqrt(2) x 4/sqrt(2))."""
