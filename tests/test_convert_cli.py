@@ -29,7 +29,8 @@ def test_convert_writes_ir_that_openvino_runs(relu_add_model: Path, tmp_path: Pa
     out = tmp_path / "ir"
     code, stdout, _ = _run(capsys, "--input_model", str(relu_add_model), "--output_dir", str(out))
     assert code == 0
-    assert "XML file:" in stdout and "Total execution time:" in stdout and "Memory consumed:" in stdout
+    assert "XML file:" in stdout and "Total execution time:" in stdout
+    assert "Memory consumed:" in stdout
     compiled = ov.Core().compile_model(str(out / "relu_add.xml"), "CPU")
     x = np.random.default_rng(0).standard_normal((1, 3, 4, 4)).astype(np.float32)
     y = compiled([x])[compiled.output("y")]
@@ -45,7 +46,8 @@ def _assert_one_line_error(code: int, err: str, *needles: str) -> None:
 
 
 def test_missing_file(tmp_path: Path, capsys) -> None:
-    code, _, err = _run(capsys, "--input_model", str(tmp_path / "nope.onnx"), "-o", str(tmp_path / "o"))
+    code, _, err = _run(capsys, "--input_model", str(tmp_path / "nope.onnx"),
+                        "-o", str(tmp_path / "o"))
     _assert_one_line_error(code, err, "nope.onnx", "no such model file")
     assert _no_output(tmp_path / "o")
 
@@ -121,7 +123,8 @@ def test_external_data_beside_the_model_loads(tmp_path: Path) -> None:
 
     w = np.arange(4096, dtype=np.float32).reshape(64, 64) / 4096
     model = make_model([helper.make_node("MatMul", ["x", "w"], ["y"])],
-                       [("x", TensorProto.FLOAT, [1, 64])], [("y", TensorProto.FLOAT, [1, 64])], {"w": w})
+                       [("x", TensorProto.FLOAT, [1, 64])], [("y", TensorProto.FLOAT, [1, 64])],
+                       {"w": w})
     onnx.save(model, tmp_path / "ext.onnx", save_as_external_data=True, location="ext.weights",
               size_threshold=0)
     xml = convert(ConvertOptions(tmp_path / "ext.onnx", output_dir=tmp_path / "ir")).xml
@@ -133,7 +136,8 @@ def test_external_data_beside_the_model_loads(tmp_path: Path) -> None:
 def test_external_data_outside_the_folder_is_refused(tmp_path: Path, capsys) -> None:
     w = np.ones((8, 8), np.float32)
     model = make_model([helper.make_node("MatMul", ["x", "w"], ["y"])],
-                       [("x", TensorProto.FLOAT, [1, 8])], [("y", TensorProto.FLOAT, [1, 8])], {"w": w})
+                       [("x", TensorProto.FLOAT, [1, 8])], [("y", TensorProto.FLOAT, [1, 8])],
+                       {"w": w})
     (tmp_path / "m").mkdir()
     onnx.save(model, tmp_path / "m" / "m.onnx", save_as_external_data=True, location="w.bin",
               size_threshold=0)
@@ -142,7 +146,8 @@ def test_external_data_outside_the_folder_is_refused(tmp_path: Path, capsys) -> 
         if entry.key == "location":
             entry.value = "../../etc/passwd"
     onnx.save(proto, tmp_path / "m" / "evil.onnx")
-    code, _, err = _run(capsys, "--input_model", str(tmp_path / "m" / "evil.onnx"), "-o", str(tmp_path / "o"))
+    code, _, err = _run(capsys, "--input_model", str(tmp_path / "m" / "evil.onnx"),
+                        "-o", str(tmp_path / "o"))
     _assert_one_line_error(code, err, "outside the model's folder")
     assert _no_output(tmp_path / "o")
 
@@ -180,7 +185,8 @@ def test_a_closed_pipe_stops_quietly(relu_add_model: Path, tmp_path: Path) -> No
     import subprocess
     import sys
 
-    code = (f"import sys; sys.argv = ['extgen', 'convert', '--input_model', {str(relu_add_model)!r},"
+    code = ("import sys; sys.argv = ['extgen', 'convert',"
+            f" '--input_model', {str(relu_add_model)!r},"
             f" '--output_dir', {str(tmp_path / 'ir')!r}]\n"
             "from extgen.cli import main; sys.exit(main())")
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,

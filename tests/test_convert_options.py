@@ -29,7 +29,8 @@ def two_step(tmp_path: Path) -> Path:
     model = make_model(
         [helper.make_node("Relu", ["x"], ["mid"], name="relu"),
          helper.make_node("Mul", ["mid", "w"], ["y"], name="mul")],
-        [("x", TensorProto.FLOAT, ["N", 3, "H", "W"])], [("y", TensorProto.FLOAT, ["N", 3, "H", "W"])],
+        [("x", TensorProto.FLOAT, ["N", 3, "H", "W"])],
+        [("y", TensorProto.FLOAT, ["N", 3, "H", "W"])],
         {"w": w},
     )
     onnx.save(model, tmp_path / "two.onnx")
@@ -70,20 +71,23 @@ def test_mean_scale_reverse_channels(two_step: Path, tmp_path: Path) -> None:
 def test_compress_to_fp16_stores_half_weights(tmp_path: Path) -> None:
     w = np.random.default_rng(3).standard_normal((4, 4)).astype(np.float32)
     model = make_model([helper.make_node("MatMul", ["x", "w"], ["y"])],
-                       [("x", TensorProto.FLOAT, [2, 4])], [("y", TensorProto.FLOAT, [2, 4])], {"w": w})
+                       [("x", TensorProto.FLOAT, [2, 4])], [("y", TensorProto.FLOAT, [2, 4])],
+                       {"w": w})
     onnx.save(model, tmp_path / "mm.onnx")
-    result = convert(ConvertOptions(tmp_path / "mm.onnx", output_dir=tmp_path, compress_to_fp16=True))
+    result = convert(ConvertOptions(tmp_path / "mm.onnx", output_dir=tmp_path,
+                                    compress_to_fp16=True))
     text = result.xml.read_text()
     assert 'element_type="f16"' in text and 'name="decompression"' in text
     assert result.bin.stat().st_size == w.size * 2
     x = np.ones((2, 4), np.float32)
-    np.testing.assert_allclose(_run(result.xml, x)["y"], x @ w.astype(np.float16).astype(np.float32),
-                               rtol=1e-6)
+    expected = x @ w.astype(np.float16).astype(np.float32)
+    np.testing.assert_allclose(_run(result.xml, x)["y"], expected, rtol=1e-6)
 
 
 def test_identical_constants_are_stored_once(tmp_path: Path) -> None:
     c = np.arange(6, dtype=np.float32).reshape(2, 3)
-    model = make_model([helper.make_node("Add", ["x", "a"], ["t"]), helper.make_node("Add", ["t", "b"], ["y"])],
+    model = make_model([helper.make_node("Add", ["x", "a"], ["t"]),
+                        helper.make_node("Add", ["t", "b"], ["y"])],
                        [("x", TensorProto.FLOAT, [2, 3])], [("y", TensorProto.FLOAT, [2, 3])],
                        {"a": c, "b": c.copy()})
     onnx.save(model, tmp_path / "dup.onnx")

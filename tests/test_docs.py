@@ -28,15 +28,16 @@ def _blocks(markdown: str) -> list[tuple[str, list[str]]]:
     return out
 
 
-def _run_blocks(blocks: list[tuple[str, list[str]]], cwd: Path, skip: tuple[str, ...] = ()) -> list[str]:
+def _run_blocks(blocks: list[tuple[str, list[str]]], cwd: Path,
+                skip: tuple[str, ...] = ()) -> list[str]:
     script = ["set -e", "exec 2>&1"]
     for code, _ in blocks:
         lines = [line for line in code.splitlines() if line.strip() not in skip]
         script += [f"echo {MARK}", *lines]
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
            "COLUMNS": "200"}
-    done = subprocess.run(["bash", "-c", "\n".join(script)], cwd=cwd, capture_output=True, text=True,
-                          env=env, timeout=900)
+    done = subprocess.run(["bash", "-c", "\n".join(script)], cwd=cwd, capture_output=True,
+                          text=True, env=env, timeout=900)
     outputs = done.stdout.split(MARK + "\n")[1:]
     assert done.returncode == 0, done.stdout[-3000:]
     return outputs
@@ -79,7 +80,8 @@ def test_reference_is_generated_from_the_code(monkeypatch) -> None:
 
     monkeypatch.setenv("COLUMNS", "100")
     assert (ROOT / "docs" / "reference.md").read_text() == render(), (
-        "docs/reference.md is stale: run `COLUMNS=100 python -m extgen.reference > docs/reference.md`"
+        "docs/reference.md is stale: run "
+        "`COLUMNS=100 python -m extgen.reference > docs/reference.md`"
     )
 
 

@@ -26,7 +26,8 @@ def _write(root: Path, files: dict[str, str]) -> Path:
 
 def _custom_model(tmp_path: Path) -> Path:
     model = make_model(
-        [helper.make_node("AddRelu", ["x", "y"], ["z"], name="fused", domain="my.domain", alpha=2.5)],
+        [helper.make_node("AddRelu", ["x", "y"], ["z"], name="fused", domain="my.domain",
+                          alpha=2.5)],
         [("x", TensorProto.FLOAT, [2, 3]), ("y", TensorProto.FLOAT, [2, 3])],
         [("z", TensorProto.FLOAT, [2, 3])], domains=["my.domain"],
     )
@@ -82,9 +83,10 @@ REPLACER = {
             enabled = True
 
             def replace_op(self, graph, node):
-                add = Op.get_op_class_by_name("Add")(graph, {"name": node.name + "/add"}).create_node(
+                add_op, relu_op = Op.get_op_class_by_name("Add"), Op.get_op_class_by_name("ReLU")
+                add = add_op(graph, {"name": node.name + "/add"}).create_node(
                     [node.in_port(0).get_source(), node.in_port(1).get_source()])
-                relu = Op.get_op_class_by_name("ReLU")(graph, {"name": node.name + "/relu"}).create_node([add])
+                relu = relu_op(graph, {"name": node.name + "/relu"}).create_node([add])
                 return [relu.id]
     """,
 }

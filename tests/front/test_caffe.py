@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import pytest
 from google.protobuf import text_format
 
 from converter.front.caffe.proto import DEFAULT_PROTO, net_class
@@ -35,7 +34,8 @@ def write_model(folder: Path, name: str, prototxt: str, weights: dict[str, list[
 
 def user_proto(folder: Path, messages: str, fields: str) -> Path:
     """A user's caffe.proto: the project's plus extra messages and LayerParameter fields."""
-    text = DEFAULT_PROTO.read_text().replace("message LayerParameter {\n", "message LayerParameter {\n" + fields + "\n", 1)
+    head = "message LayerParameter {\n"
+    text = DEFAULT_PROTO.read_text().replace(head, head + fields + "\n", 1)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "caffe.proto"
     path.write_text(text + "\n" + messages + "\n")
@@ -56,7 +56,8 @@ def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride: int = 1, 
         for i in range(oh):
             for j in range(ow):
                 patch = xs[:, :, i * stride:i * stride + kh, j * stride:j * stride + kw]
-                out[:, g * per:(g + 1) * per, i, j] = np.einsum("nchw,ochw->no", patch, w[g * per:(g + 1) * per])
+                wg = w[g * per:(g + 1) * per]
+                out[:, g * per:(g + 1) * per, i, j] = np.einsum("nchw,ochw->no", patch, wg)
     if b is not None:
         out += b.reshape(1, -1, 1, 1)
     return out
@@ -122,7 +123,8 @@ layer { name: "relu1" type: "ReLU" bottom: "pool1" top: "pool1" }
 layer { name: "conv2" type: "Convolution" bottom: "pool1" top: "conv2"
   convolution_param { num_output: 8 kernel_size: 3 pad: 1 group: 2 } }
 layer { name: "relu2" type: "ReLU" bottom: "conv2" top: "conv2" relu_param { negative_slope: 0.1 } }
-layer { name: "ip1" type: "InnerProduct" bottom: "conv2" top: "ip1" inner_product_param { num_output: 10 } }
+layer { name: "ip1" type: "InnerProduct" bottom: "conv2" top: "ip1"
+  inner_product_param { num_output: 10 } }
 layer { name: "drop" type: "Dropout" bottom: "ip1" top: "ip1" dropout_param { dropout_ratio: 0.5 } }
 layer { name: "loss" type: "SoftmaxWithLoss" bottom: "ip1" bottom: "label" top: "loss"
   include { phase: TRAIN } }
@@ -171,10 +173,12 @@ def test_lenet_output_cut_at_an_in_place_blob(tmp_path: Path) -> None:
 # -- a ResNet block: conv, BatchNorm + Scale, eltwise add, global pooling, FC, softmax ------------
 RESNET = """
 name: "resblock"
-layer { name: "data" type: "Input" top: "data" input_param { shape { dim: 2 dim: 4 dim: 8 dim: 8 } } }
+layer { name: "data" type: "Input" top: "data"
+  input_param { shape { dim: 2 dim: 4 dim: 8 dim: 8 } } }
 layer { name: "conv1" type: "Convolution" bottom: "data" top: "conv1"
   convolution_param { num_output: 4 kernel_size: 3 pad: 1 bias_term: false } }
-layer { name: "bn1" type: "BatchNorm" bottom: "conv1" top: "conv1" batch_norm_param { use_global_stats: true } }
+layer { name: "bn1" type: "BatchNorm" bottom: "conv1" top: "conv1"
+  batch_norm_param { use_global_stats: true } }
 layer { name: "scale1" type: "Scale" bottom: "conv1" top: "conv1" scale_param { bias_term: true } }
 layer { name: "relu1" type: "ReLU" bottom: "conv1" top: "conv1" }
 layer { name: "conv2" type: "Convolution" bottom: "conv1" top: "conv2"
@@ -184,10 +188,13 @@ layer { name: "scale2" type: "Scale" bottom: "conv2" top: "conv2" scale_param { 
 layer { name: "sum" type: "Eltwise" bottom: "data" bottom: "conv2" top: "sum"
   eltwise_param { operation: SUM coeff: 1 coeff: 0.5 } }
 layer { name: "relu2" type: "ReLU" bottom: "sum" top: "sum" }
-layer { name: "pool" type: "Pooling" bottom: "sum" top: "pool" pooling_param { pool: AVE global_pooling: true } }
-layer { name: "fc" type: "InnerProduct" bottom: "pool" top: "fc" inner_product_param { num_output: 5 } }
+layer { name: "pool" type: "Pooling" bottom: "sum" top: "pool"
+  pooling_param { pool: AVE global_pooling: true } }
+layer { name: "fc" type: "InnerProduct" bottom: "pool" top: "fc"
+  inner_product_param { num_output: 5 } }
 layer { name: "prob" type: "Softmax" bottom: "fc" top: "prob" }
-layer { name: "acc" type: "Accuracy" bottom: "fc" bottom: "label" top: "acc" include { phase: TRAIN } }
+layer { name: "acc" type: "Accuracy" bottom: "fc" bottom: "label" top: "acc"
+  include { phase: TRAIN } }
 """
 
 
@@ -218,7 +225,7 @@ def test_resnet_block_matches_numpy(tmp_path: Path) -> None:
         np.testing.assert_allclose(out["prob"], ref, rtol=1e-4, atol=1e-5)
 
 
-# -- more layers, against onnxruntime ----------------------------------------------------------------
+# -- more layers, against onnxruntime --------------------------------------------------------------
 ZOO = """
 name: "zoo"
 input: "data"
@@ -226,20 +233,28 @@ input_dim: 1 input_dim: 6 input_dim: 5 input_dim: 5
 layer { name: "slice" type: "Slice" bottom: "data" top: "a" top: "b" top: "c"
   slice_param { axis: 1 slice_point: 1 slice_point: 3 } }
 layer { name: "split" type: "Split" bottom: "c" top: "c1" top: "c2" }
-layer { name: "prod" type: "Eltwise" bottom: "c1" bottom: "c2" top: "prod" eltwise_param { operation: PROD } }
-layer { name: "max" type: "Eltwise" bottom: "b" bottom: "b" top: "max" eltwise_param { operation: MAX } }
+layer { name: "prod" type: "Eltwise" bottom: "c1" bottom: "c2" top: "prod"
+  eltwise_param { operation: PROD } }
+layer { name: "max" type: "Eltwise" bottom: "b" bottom: "b" top: "max"
+  eltwise_param { operation: MAX } }
 layer { name: "sig" type: "Sigmoid" bottom: "a" top: "sig" }
 layer { name: "tanh" type: "TanH" bottom: "max" top: "tanh" }
 layer { name: "elu" type: "ELU" bottom: "prod" top: "elu" elu_param { alpha: 0.7 } }
 layer { name: "cat" type: "Concat" bottom: "sig" bottom: "tanh" bottom: "elu" top: "cat" }
 layer { name: "prelu" type: "PReLU" bottom: "cat" top: "cat" }
-layer { name: "lrn" type: "LRN" bottom: "cat" top: "lrn" lrn_param { local_size: 3 alpha: 0.3 beta: 0.75 k: 2 } }
-layer { name: "pow" type: "Power" bottom: "lrn" top: "pow" power_param { power: 2 scale: 0.5 shift: 1 } }
-layer { name: "avg" type: "Pooling" bottom: "pow" top: "avg" pooling_param { pool: AVE kernel_size: 2 stride: 2 round_mode: FLOOR } }
-layer { name: "perm" type: "Permute" bottom: "avg" top: "perm" permute_param { order: 0 order: 2 order: 3 order: 1 } }
+layer { name: "lrn" type: "LRN" bottom: "cat" top: "lrn"
+  lrn_param { local_size: 3 alpha: 0.3 beta: 0.75 k: 2 } }
+layer { name: "pow" type: "Power" bottom: "lrn" top: "pow"
+  power_param { power: 2 scale: 0.5 shift: 1 } }
+layer { name: "avg" type: "Pooling" bottom: "pow" top: "avg"
+  pooling_param { pool: AVE kernel_size: 2 stride: 2 round_mode: FLOOR } }
+layer { name: "perm" type: "Permute" bottom: "avg" top: "perm"
+  permute_param { order: 0 order: 2 order: 3 order: 1 } }
 layer { name: "flat" type: "Flatten" bottom: "perm" top: "flat" }
-layer { name: "resh" type: "Reshape" bottom: "flat" top: "resh" reshape_param { shape { dim: 0 dim: -1 dim: 4 } } }
-layer { name: "norm" type: "Normalize" bottom: "avg" top: "norm" norm_param { across_spatial: false channel_shared: false } }
+layer { name: "resh" type: "Reshape" bottom: "flat" top: "resh"
+  reshape_param { shape { dim: 0 dim: -1 dim: 4 } } }
+layer { name: "norm" type: "Normalize" bottom: "avg" top: "norm"
+  norm_param { across_spatial: false channel_shared: false } }
 layer { name: "deconv" type: "Deconvolution" bottom: "pow" top: "deconv"
   convolution_param { num_output: 2 kernel_size: 2 stride: 2 } }
 """
@@ -250,19 +265,23 @@ def test_more_layers_match_onnxruntime(tmp_path: Path) -> None:
     from onnx import TensorProto, helper, numpy_helper
 
     slope, nscale, dw, db = np.abs(_rand(6)), np.abs(_rand(6)) + 0.5, _rand(6, 2, 2, 2), _rand(2)
-    model = write_model(tmp_path, "zoo", ZOO, {"prelu": [slope], "norm": [nscale], "deconv": [dw, db]})
+    blobs = {"prelu": [slope], "norm": [nscale], "deconv": [dw, db]}
+    model = write_model(tmp_path, "zoo", ZOO, blobs)
     xml = convert_model(model, tmp_path / "ir")
     H = helper.make_node
-    consts = {"slope": slope.reshape(6, 1, 1), "nscale": nscale.reshape(1, 6, 1, 1), "dw": dw, "db": db,
-              "split": np.array([1, 2, 3], np.int64), "two": np.float32(2), "half": np.float32(0.5),
-              "one": np.float32(1), "shape": np.array([0, -1, 4], np.int64)}
+    consts = {"slope": slope.reshape(6, 1, 1), "nscale": nscale.reshape(1, 6, 1, 1),
+              "dw": dw, "db": db, "split": np.array([1, 2, 3], np.int64), "two": np.float32(2),
+              "half": np.float32(0.5), "one": np.float32(1),
+              "shape": np.array([0, -1, 4], np.int64)}
     nodes = [
         H("Split", ["data", "split"], ["a", "b", "c"], axis=1), H("Mul", ["c", "c"], ["prod"]),
         H("Max", ["b", "b"], ["max"]), H("Sigmoid", ["a"], ["sig"]), H("Tanh", ["max"], ["tanh"]),
-        H("Elu", ["prod"], ["elu"], alpha=0.7), H("Concat", ["sig", "tanh", "elu"], ["cat"], axis=1),
+        H("Elu", ["prod"], ["elu"], alpha=0.7),
+        H("Concat", ["sig", "tanh", "elu"], ["cat"], axis=1),
         H("PRelu", ["cat", "slope"], ["pr"]),
         H("LRN", ["pr"], ["lrn"], size=3, alpha=0.3, beta=0.75, bias=2.0),
-        H("Mul", ["lrn", "half"], ["m"]), H("Add", ["m", "one"], ["s"]), H("Pow", ["s", "two"], ["pow"]),
+        H("Mul", ["lrn", "half"], ["m"]), H("Add", ["m", "one"], ["s"]),
+        H("Pow", ["s", "two"], ["pow"]),
         H("AveragePool", ["pow"], ["avg"], kernel_shape=[2, 2], strides=[2, 2]),
         H("Transpose", ["avg"], ["perm"], perm=[0, 2, 3, 1]), H("Flatten", ["perm"], ["flat"]),
         H("Reshape", ["flat", "shape"], ["resh"]),
@@ -270,19 +289,21 @@ def test_more_layers_match_onnxruntime(tmp_path: Path) -> None:
         H("ConvTranspose", ["pow", "dw", "db"], ["deconv"], kernel_shape=[2, 2], strides=[2, 2]),
     ]
     outs = ["resh", "norm", "deconv"]
-    graph = helper.make_graph(nodes, "zoo", [helper.make_tensor_value_info("data", TensorProto.FLOAT, [1, 6, 5, 5])],
-                              [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in outs],
-                              [numpy_helper.from_array(np.asarray(v), k) for k, v in consts.items()])
+    graph = helper.make_graph(
+        nodes, "zoo", [helper.make_tensor_value_info("data", TensorProto.FLOAT, [1, 6, 5, 5])],
+        [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in outs],
+        [numpy_helper.from_array(np.asarray(v), k) for k, v in consts.items()])
     onnx_model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
     x = RNG.standard_normal((1, 6, 5, 5)).astype(np.float32)
-    refs = dict(zip(outs, ort.InferenceSession(onnx_model.SerializeToString()).run(outs, {"data": x})))
+    session = ort.InferenceSession(onnx_model.SerializeToString())
+    refs = dict(zip(outs, session.run(outs, {"data": x})))
     for out in run_both(xml, {"data": x}):
         assert set(out) == set(outs)
         for name in outs:
             np.testing.assert_allclose(out[name], refs[name], rtol=1e-4, atol=1e-5, err_msg=name)
 
 
-# -- the V1 `layers` format -----------------------------------------------------------------------------
+# -- the V1 `layers` format ------------------------------------------------------------------------
 V1 = """
 name: "v1"
 input: "data"
@@ -290,7 +311,8 @@ input_dim: 1 input_dim: 3 input_dim: 6 input_dim: 6
 layers { name: "conv" type: CONVOLUTION bottom: "data" top: "conv"
   blobs_lr: 1 blobs_lr: 2 convolution_param { num_output: 2 kernel_size: 3 stride: 2 } }
 layers { name: "relu" type: RELU bottom: "conv" top: "conv" }
-layers { name: "fc" type: INNER_PRODUCT bottom: "conv" top: "fc" inner_product_param { num_output: 3 } }
+layers { name: "fc" type: INNER_PRODUCT bottom: "conv" top: "fc"
+  inner_product_param { num_output: 3 } }
 layers { name: "prob" type: SOFTMAX bottom: "fc" top: "prob" }
 """
 

@@ -13,7 +13,8 @@ import pytest
 from extgen.cli import main
 from tests.front.test_caffe import convert_model, run_both, user_proto, write_model
 
-COSH_PARAM = "message CoshParameter {\n  optional float scale = 1 [default = 1];\n  optional int32 mode = 2;\n}"
+COSH_PARAM = ("message CoshParameter {\n  optional float scale = 1 [default = 1];\n"
+              "  optional int32 mode = 2;\n}")
 COSH_FIELD = "  optional CoshParameter cosh_param = 5000;"
 NET = """
 name: "custom"
@@ -23,9 +24,11 @@ layer { name: "pre" type: "Power" bottom: "data" top: "pre" power_param { scale:
 LAYER
 layer { name: "post" type: "TanH" bottom: "cosh" top: "out" }
 """
-NATIVE = 'layer { name: "cosh" type: "Cosh" bottom: "pre" top: "cosh" cosh_param { scale: 3 mode: 7 } }'
+NATIVE = ('layer { name: "cosh" type: "Cosh" bottom: "pre" top: "cosh" '
+          "cosh_param { scale: 3 mode: 7 } }")
 PYTHON = ('layer { name: "cosh" type: "Python" bottom: "pre" top: "cosh"\n'
-          "  python_param { module: \"mylayers\" layer: \"CoshLayer\" param_str: \"'scale': 3\" } }")
+          '  python_param { module: "mylayers" layer: "CoshLayer" '
+          "param_str: \"'scale': 3\" } }")
 
 
 def _generate(tmp_path: Path, caffe: dict) -> Path:

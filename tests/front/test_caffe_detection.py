@@ -23,15 +23,22 @@ layer {{ name: "{name}_loc" type: "Convolution" bottom: "{bottom}" top: "{name}_
   convolution_param {{ num_output: {priors * 4} kernel_size: 3 pad: 1 }} }}
 layer {{ name: "{name}_loc_perm" type: "Permute" bottom: "{name}_loc" top: "{name}_loc_perm"
   permute_param {{ order: 0 order: 2 order: 3 order: 1 }} }}
-layer {{ name: "{name}_loc_flat" type: "Flatten" bottom: "{name}_loc_perm" top: "{name}_loc_flat" }}
+layer {{ name: "{name}_loc_flat" type: "Flatten" bottom: "{name}_loc_perm"
+  top: "{name}_loc_flat" }}
 layer {{ name: "{name}_conf" type: "Convolution" bottom: "{bottom}" top: "{name}_conf"
   convolution_param {{ num_output: {priors * CLASSES} kernel_size: 3 pad: 1 }} }}
 layer {{ name: "{name}_conf_perm" type: "Permute" bottom: "{name}_conf" top: "{name}_conf_perm"
   permute_param {{ order: 0 order: 2 order: 3 order: 1 }} }}
-layer {{ name: "{name}_conf_flat" type: "Flatten" bottom: "{name}_conf_perm" top: "{name}_conf_flat" }}
-layer {{ name: "{name}_priorbox" type: "PriorBox" bottom: "{bottom}" bottom: "data" top: "{name}_priorbox"
+layer {{ name: "{name}_conf_flat" type: "Flatten" bottom: "{name}_conf_perm"
+  top: "{name}_conf_flat" }}
+layer {{ name: "{name}_priorbox" type: "PriorBox" bottom: "{bottom}" bottom: "data"
+  top: "{name}_priorbox"
   prior_box_param {{ {prior_param} }} }}
 """
+
+
+DETECTION_PARAM = ("nms_param { nms_threshold: 0.45 top_k: 40 } code_type: CENTER_SIZE "
+                   "keep_top_k: 30 confidence_threshold: 0.2")
 
 
 def ssd(batch: int = 1, detection_param: str = "", size: int = 32) -> str:
@@ -52,21 +59,23 @@ layer {{ name: "relu3" type: "ReLU" bottom: "conv3" top: "conv3" }}
        "variance: 0.1 variance: 0.1 variance: 0.2 variance: 0.2 step: 4 offset: 0.5")}
 {_head("fm2", "conv3", 6, "min_size: 16 max_size: 28 aspect_ratio: 2 aspect_ratio: 3 flip: true "
        "clip: true variance: 0.1 variance: 0.1 variance: 0.2 variance: 0.2")}
-layer {{ name: "mbox_loc" type: "Concat" bottom: "fm1_loc_flat" bottom: "fm2_loc_flat" top: "mbox_loc"
-  concat_param {{ axis: 1 }} }}
-layer {{ name: "mbox_conf" type: "Concat" bottom: "fm1_conf_flat" bottom: "fm2_conf_flat" top: "mbox_conf"
-  concat_param {{ axis: 1 }} }}
+layer {{ name: "mbox_loc" type: "Concat" bottom: "fm1_loc_flat" bottom: "fm2_loc_flat"
+  top: "mbox_loc" concat_param {{ axis: 1 }} }}
+layer {{ name: "mbox_conf" type: "Concat" bottom: "fm1_conf_flat" bottom: "fm2_conf_flat"
+  top: "mbox_conf" concat_param {{ axis: 1 }} }}
 layer {{ name: "mbox_priorbox" type: "Concat" bottom: "fm1_priorbox" bottom: "fm2_priorbox"
   top: "mbox_priorbox" concat_param {{ axis: 2 }} }}
 layer {{ name: "mbox_conf_reshape" type: "Reshape" bottom: "mbox_conf" top: "mbox_conf_reshape"
   reshape_param {{ shape {{ dim: 0 dim: -1 dim: {CLASSES} }} }} }}
-layer {{ name: "mbox_conf_softmax" type: "Softmax" bottom: "mbox_conf_reshape" top: "mbox_conf_softmax"
-  softmax_param {{ axis: 2 }} }}
-layer {{ name: "mbox_conf_flatten" type: "Flatten" bottom: "mbox_conf_softmax" top: "mbox_conf_flatten" }}
-layer {{ name: "detection_out" type: "DetectionOutput" bottom: "mbox_loc" bottom: "mbox_conf_flatten"
-  bottom: "mbox_priorbox" top: "detection_out" include {{ phase: TEST }}
+layer {{ name: "mbox_conf_softmax" type: "Softmax" bottom: "mbox_conf_reshape"
+  top: "mbox_conf_softmax" softmax_param {{ axis: 2 }} }}
+layer {{ name: "mbox_conf_flatten" type: "Flatten" bottom: "mbox_conf_softmax"
+  top: "mbox_conf_flatten" }}
+layer {{ name: "detection_out" type: "DetectionOutput" bottom: "mbox_loc"
+  bottom: "mbox_conf_flatten" bottom: "mbox_priorbox" top: "detection_out"
+  include {{ phase: TEST }}
   detection_output_param {{ num_classes: {CLASSES} share_location: true background_label_id: 0
-    {detection_param or "nms_param { nms_threshold: 0.45 top_k: 40 } code_type: CENTER_SIZE keep_top_k: 30 confidence_threshold: 0.2"} }} }}
+    {detection_param or DETECTION_PARAM} }} }}
 """
 
 
@@ -129,8 +138,8 @@ def test_ssd_head_converts_and_the_shim_matches_openvino(tmp_path: Path, batch: 
 
 @pytest.mark.parametrize("param", [
     "nms_param { nms_threshold: 0.3 } code_type: CORNER keep_top_k: -1",  # every box, no top_k
-    "nms_param { nms_threshold: 0.6 top_k: 5 } code_type: CENTER_SIZE variance_encoded_in_target: true "
-    "keep_top_k: 4 confidence_threshold: 0.05",
+    "nms_param { nms_threshold: 0.6 top_k: 5 } code_type: CENTER_SIZE "
+    "variance_encoded_in_target: true keep_top_k: 4 confidence_threshold: 0.05",
 ])
 def test_detection_output_options_match_openvino(tmp_path: Path, param: str) -> None:
     model = write_model(tmp_path, "ssd", ssd(1, param), _weights())
@@ -174,11 +183,13 @@ BAD = [
 
 
 @pytest.mark.parametrize(("param", "message"), BAD)
-def test_priorbox_rejects_what_openvino_cannot_express(tmp_path: Path, param: str, message: str) -> None:
-    text = ssd(1).replace("min_size: 8 max_size: 16 aspect_ratio: 2", "min_size: 8 aspect_ratio: 2")
+def test_priorbox_rejects_what_openvino_cannot_express(tmp_path: Path, param: str,
+                                                       message: str) -> None:
+    text = ssd(1).replace("min_size: 8 max_size: 16 aspect_ratio: 2",
+                          "min_size: 8 aspect_ratio: 2")
     text = text.replace(
-        "min_size: 8 aspect_ratio: 2 flip: true clip: false variance: 0.1 variance: 0.1 variance: 0.2 "
-        "variance: 0.2 step: 4 offset: 0.5",
+        "min_size: 8 aspect_ratio: 2 flip: true clip: false variance: 0.1 variance: 0.1 "
+        "variance: 0.2 variance: 0.2 step: 4 offset: 0.5",
         ("" if "min_size" in message else "min_size: 8 ") + param)
     model = write_model(tmp_path, "ssd", text, _weights())
     with pytest.raises(ConversionError, match=message):

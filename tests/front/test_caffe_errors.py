@@ -60,23 +60,24 @@ def test_missing_caffemodel_for_a_prototxt(tmp_path: Path, capsys) -> None:
 
 def test_prototxt_syntax_error_names_the_line(tmp_path: Path, capsys) -> None:
     model = write_model(tmp_path, "n", NET, WEIGHTS)
-    (tmp_path / "n.prototxt").write_text(NET.replace('top: "conv"\n  conv', 'top: "conv"\n  conv {{', 1))
+    broken = NET.replace('top: "conv"\n  conv', 'top: "conv"\n  conv {{', 1)
+    (tmp_path / "n.prototxt").write_text(broken)
     line = _convert(capsys, tmp_path, "--input_model", str(model))
     assert "n.prototxt:5:" in line
 
 
 def test_unknown_layer_parameter_suggests_caffe_parser_path(tmp_path: Path, capsys) -> None:
     model = write_model(tmp_path, "n", NET, WEIGHTS)
-    (tmp_path / "n.prototxt").write_text(NET + 'layer { name: "c" type: "Cosh" bottom: "conv" top: "c"\n'
-                                         "  cosh_param { scale: 2 } }\n")
+    cosh = 'layer { name: "c" type: "Cosh" bottom: "conv" top: "c"\n  cosh_param { scale: 2 } }\n'
+    (tmp_path / "n.prototxt").write_text(NET + cosh)
     line = _convert(capsys, tmp_path, "--input_model", str(model))
     assert "n.prototxt:8:" in line and "cosh_param" in line and "--caffe_parser_path" in line
 
 
 def test_unsupported_layer_listed_with_scaffold_command(tmp_path: Path, capsys) -> None:
     net = NET + 'layer { name: "t1" type: "Frob" bottom: "conv" top: "t1" }\n'
-    model = write_model(tmp_path, "n", net + 'layer { name: "t2" type: "Frob" bottom: "t1" top: "t2" }\n',
-                        WEIGHTS)
+    net += 'layer { name: "t2" type: "Frob" bottom: "t1" top: "t2" }\n'
+    model = write_model(tmp_path, "n", net, WEIGHTS)
     line = _convert(capsys, tmp_path, "--input_model", str(model))
     assert "Frob (nodes t1, t2)" in line and "extgen new --mo-caffe-ext" in line
 
@@ -88,8 +89,8 @@ def test_missing_weights_name_the_layer(tmp_path: Path, capsys) -> None:
 
 
 def test_undefined_bottom_blob(tmp_path: Path, capsys) -> None:
-    model = write_model(tmp_path, "n", NET.replace('bottom: "conv" top: "conv"', 'bottom: "nope" top: "conv"'),
-                        WEIGHTS)
+    net = NET.replace('bottom: "conv" top: "conv"', 'bottom: "nope" top: "conv"')
+    model = write_model(tmp_path, "n", net, WEIGHTS)
     line = _convert(capsys, tmp_path, "--input_model", str(model))
     assert "'relu'" in line and "'nope'" in line
 
@@ -97,7 +98,8 @@ def test_undefined_bottom_blob(tmp_path: Path, capsys) -> None:
 def test_bad_custom_layers_mapping(tmp_path: Path, capsys) -> None:
     model = write_model(tmp_path, "n", NET, WEIGHTS)
     mapping = tmp_path / "map.xml"
-    mapping.write_text("<CustomKernelsMapping>\n  <CustomLayer NativeType='ReLU' hasParam='true'/>\n"
+    mapping.write_text("<CustomKernelsMapping>\n"
+                       "  <CustomLayer NativeType='ReLU' hasParam='true'/>\n"
                        "</CustomKernelsMapping>\n")
     line = _convert(capsys, tmp_path, "--input_model", str(model), "-k", str(mapping))
     assert "map.xml" in line and "protoParamName" in line
@@ -106,5 +108,6 @@ def test_bad_custom_layers_mapping(tmp_path: Path, capsys) -> None:
 def test_caffe_parser_path_without_a_proto(tmp_path: Path, capsys) -> None:
     model = write_model(tmp_path, "n", NET, WEIGHTS)
     (tmp_path / "empty").mkdir()
-    line = _convert(capsys, tmp_path, "--input_model", str(model), "--caffe_parser_path", str(tmp_path / "empty"))
+    line = _convert(capsys, tmp_path, "--input_model", str(model),
+                    "--caffe_parser_path", str(tmp_path / "empty"))
     assert "--caffe_parser_path" in line and "caffe.proto" in line

@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import numpy as np
-import onnx
 import onnxruntime as ort
 import openvino as ov
 import pytest
@@ -57,7 +56,8 @@ def convert(params: Path, out: Path, *extra: str) -> Path:
     return out / f"{params.stem}.xml"
 
 
-def run_both(xml: Path, feed: dict, names: list[str], ov_ext=(), shim_ext=()) -> list[list[np.ndarray]]:
+def run_both(xml: Path, feed: dict, names: list[str], ov_ext=(),
+             shim_ext=()) -> list[list[np.ndarray]]:
     """[openvino outputs, shim outputs], each in the order of names."""
     core = ov.Core()
     for ext in ov_ext:
@@ -78,7 +78,7 @@ def onnx_reference(nodes, inputs, outputs, inits, feed) -> list[np.ndarray]:
     return session.run(outputs, feed)
 
 
-# -- LeNet ------------------------------------------------------------------------------------------
+# -- LeNet -----------------------------------------------------------------------------------------
 def test_lenet_matches_onnxruntime(tmp_path: Path, capsys) -> None:
     net = Net()
     x = net.sym.var("data")
@@ -110,7 +110,8 @@ def test_lenet_matches_onnxruntime(tmp_path: Path, capsys) -> None:
     ref = onnx_reference([
         helper.make_node("Conv", ["x", "c1w", "c1b"], ["c1"], pads=[2, 2, 2, 2]),
         helper.make_node("Tanh", ["c1"], ["a1"]),
-        helper.make_node("MaxPool", ["a1"], ["p1"], kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1),
+        helper.make_node("MaxPool", ["a1"], ["p1"], kernel_shape=[2, 2], strides=[2, 2],
+                         ceil_mode=1),
         helper.make_node("Conv", ["p1", "c2w", "c2b"], ["c2"], group=2),
         helper.make_node("Relu", ["c2"], ["a2"]),
         helper.make_node("AveragePool", ["a2"], ["p2"], kernel_shape=[2, 2], strides=[2, 2]),
@@ -127,7 +128,7 @@ def test_lenet_matches_onnxruntime(tmp_path: Path, capsys) -> None:
     assert "softmax_label" not in text  # the training label input is dropped
 
 
-# -- a ResNet block ---------------------------------------------------------------------------------
+# -- a ResNet block --------------------------------------------------------------------------------
 def _bn(net: Net, name: str, x: str, c: int, **attrs) -> tuple[str, dict]:
     stats = {"gamma": _w(c) + 1, "beta": _w(c), "mean": _w(c), "var": np.abs(_w(c)) + 0.5}
     node = net.op("BatchNorm", name, [
@@ -140,7 +141,8 @@ def _bn(net: Net, name: str, x: str, c: int, **attrs) -> tuple[str, dict]:
 def test_resnet_block_matches_onnxruntime(tmp_path: Path, capsys) -> None:
     net = Net()
     x = net.sym.var("data")
-    w = {"w0": _w(8, 3, 3, 3), "w1": _w(8, 8, 3, 3), "w2": _w(8, 8, 3, 3), "fw": _w(10, 8), "fb": _w(10)}
+    w = {"w0": _w(8, 3, 3, 3), "w1": _w(8, 8, 3, 3), "w2": _w(8, 8, 3, 3),
+         "fw": _w(10, 8), "fb": _w(10)}
     conv = {"kernel": (3, 3), "pad": (1, 1), "num_filter": 8, "no_bias": True}
     c0 = net.op("Convolution", "conv0", [x, net.weight("conv0_weight", w["w0"])], **conv)
     b0, s0 = _bn(net, "bn0", c0, 8, fix_gamma=False)
@@ -164,17 +166,20 @@ def test_resnet_block_matches_onnxruntime(tmp_path: Path, capsys) -> None:
     data = RNG.standard_normal((1, 3, 8, 8)).astype(np.float32)
     inits = dict(w)
     for tag, stats, fixed in (("0", s0, False), ("1", s1, True), ("2", s2, False)):
-        inits.update({f"g{tag}": np.ones(8, np.float32) if fixed else stats["gamma"], f"b{tag}": stats["beta"],
-                      f"m{tag}": stats["mean"], f"v{tag}": stats["var"]})
+        inits.update({f"g{tag}": np.ones(8, np.float32) if fixed else stats["gamma"],
+                      f"b{tag}": stats["beta"], f"m{tag}": stats["mean"], f"v{tag}": stats["var"]})
     ref = onnx_reference([
         helper.make_node("Conv", ["x", "w0"], ["c0"], pads=[1, 1, 1, 1]),
-        helper.make_node("BatchNormalization", ["c0", "g0", "b0", "m0", "v0"], ["n0"], epsilon=1e-3),
+        helper.make_node("BatchNormalization", ["c0", "g0", "b0", "m0", "v0"], ["n0"],
+                         epsilon=1e-3),
         helper.make_node("Relu", ["n0"], ["r0"]),
         helper.make_node("Conv", ["r0", "w1"], ["c1"], pads=[1, 1, 1, 1]),
-        helper.make_node("BatchNormalization", ["c1", "g1", "b1", "m1", "v1"], ["n1"], epsilon=1e-3),
+        helper.make_node("BatchNormalization", ["c1", "g1", "b1", "m1", "v1"], ["n1"],
+                         epsilon=1e-3),
         helper.make_node("Relu", ["n1"], ["r1"]),
         helper.make_node("Conv", ["r1", "w2"], ["c2"], pads=[1, 1, 1, 1]),
-        helper.make_node("BatchNormalization", ["c2", "g2", "b2", "m2", "v2"], ["n2"], epsilon=2e-5),
+        helper.make_node("BatchNormalization", ["c2", "g2", "b2", "m2", "v2"], ["n2"],
+                         epsilon=2e-5),
         helper.make_node("Add", ["n2", "r0"], ["s"]),
         helper.make_node("Relu", ["s"], ["r2"]),
         helper.make_node("GlobalAveragePool", ["r2"], ["gp"]),
@@ -187,7 +192,7 @@ def test_resnet_block_matches_onnxruntime(tmp_path: Path, capsys) -> None:
     assert xml.read_text().count('type="BatchNormInference"') == 3
 
 
-# -- shape ops, element-wise ops, LRN ---------------------------------------------------------------
+# -- shape ops, element-wise ops, LRN --------------------------------------------------------------
 def _lrn(x: np.ndarray, size: int, alpha: float, beta: float, knorm: float) -> np.ndarray:
     sq = np.pad(np.square(x), [(0, 0), (size // 2, size // 2), (0, 0), (0, 0)])
     total = sum(sq[:, i:i + x.shape[1]] for i in range(size))
@@ -232,21 +237,24 @@ def test_deconvolution_prelu_and_pad_match_onnxruntime(tmp_path: Path, capsys) -
     net = Net()
     x = net.sym.var("data")
     w = {"dw": _w(4, 3, 4, 4), "db": _w(3), "slope": np.abs(_w(3))}
-    dc = net.op("Deconvolution", "up", [x, net.weight("up_weight", w["dw"]), net.weight("up_bias", w["db"])],
+    dc = net.op("Deconvolution", "up",
+                [x, net.weight("up_weight", w["dw"]), net.weight("up_bias", w["db"])],
                 kernel=(4, 4), stride=(2, 2), pad=(1, 1), num_filter=3, no_bias=False)
     pr = net.op("LeakyReLU", "prelu", [dc, net.weight("prelu_gamma", w["slope"])], act_type="prelu")
-    pd = net.op("Pad", "pad", [pr], mode="constant", pad_width=(0, 0, 0, 0, 1, 2, 2, 1), constant_value=0.5)
+    pd = net.op("Pad", "pad", [pr], mode="constant", pad_width=(0, 0, 0, 0, 1, 2, 2, 1),
+                constant_value=0.5)
     el = net.op("LeakyReLU", "elu", [pd], act_type="elu", slope=0.7)
     params = net.save(tmp_path, "deconv", [el])
 
     xml = convert(params, tmp_path / "ir", "--input_shape", "[1,4,5,5]")
     capsys.readouterr()
     data = RNG.standard_normal((1, 4, 5, 5)).astype(np.float32)
-    inits = {**w, "pads": np.array([0, 0, 1, 2, 0, 0, 2, 1], np.int64), "cv": np.array(0.5, np.float32),
-             "slope": w["slope"].reshape(3, 1, 1)}
+    inits = {**w, "pads": np.array([0, 0, 1, 2, 0, 0, 2, 1], np.int64),
+             "cv": np.array(0.5, np.float32), "slope": w["slope"].reshape(3, 1, 1)}
     f = TensorProto.FLOAT
     model = make_model([
-        helper.make_node("ConvTranspose", ["x", "dw", "db"], ["d"], strides=[2, 2], pads=[1, 1, 1, 1]),
+        helper.make_node("ConvTranspose", ["x", "dw", "db"], ["d"], strides=[2, 2],
+                         pads=[1, 1, 1, 1]),
         helper.make_node("PRelu", ["d", "slope"], ["p"]),
         helper.make_node("Pad", ["p", "pads", "cv"], ["q"]),
         helper.make_node("Elu", ["q"], ["y"], alpha=0.7),
@@ -259,7 +267,7 @@ def test_deconvolution_prelu_and_pad_match_onnxruntime(tmp_path: Path, capsys) -
         np.testing.assert_allclose(got[0], ref, rtol=1e-4, atol=1e-5)
 
 
-# -- a custom layer through generated extractors ----------------------------------------------------
+# -- a custom layer through generated extractors ---------------------------------------------------
 CUSTOM_OPS = [
     {"name": "ScaledCosh", "framework_types": {"mxnet": "scaledcosh"}, "mxnet": {"custom": True},
      "attributes": [{"name": "scale", "type": "float", "default": 1.0},
@@ -287,7 +295,8 @@ def _openvino_op(cls):
 
         def validate_and_infer_types(self):
             if self.get_input_size():
-                self.set_output_type(0, self.get_input_element_type(0), self.get_input_partial_shape(0))
+                self.set_output_type(0, self.get_input_element_type(0),
+                                     self.get_input_partial_shape(0))
 
         def clone_with_new_inputs(self, new_inputs):
             return PyOp(new_inputs, self._attrs)
@@ -303,7 +312,7 @@ def _openvino_op(cls):
             return True
 
         def evaluate(self, outputs, inputs):
-            attrs = {k: type(cls.defaults[k])(v) if not isinstance(cls.defaults[k], (list, str)) else v
+            attrs = {k: v if isinstance(cls.defaults[k], (list, str)) else type(cls.defaults[k])(v)
                      for k, v in self._attrs.items() if k in cls.defaults}
             y = cls.evaluate({**cls.defaults, **attrs}, [np.array(t.data) for t in inputs])[0]
             outputs[0].shape = inputs[0].shape
@@ -320,7 +329,8 @@ def test_custom_layers_with_generated_extractors(tmp_path: Path, capsys) -> None
     ext = tmp_path / "gen" / "user_mo_extensions"
     custom_src = (ext / "front" / "mxnet" / "scaled_cosh_ext.py").read_text()
     assert "MXNetCustomFrontExtractorOp" in custom_src and 'op = "scaledcosh"' in custom_src
-    assert "get_mxnet_layer_attrs(node.symbol_dict)" in (ext / "front" / "mxnet" / "my_shift_ext.py").read_text()
+    shift_src = (ext / "front" / "mxnet" / "my_shift_ext.py").read_text()
+    assert "get_mxnet_layer_attrs(node.symbol_dict)" in shift_src
 
     net = Net()
     x = net.sym.var("data")
@@ -341,7 +351,8 @@ def test_custom_layers_with_generated_extractors(tmp_path: Path, capsys) -> None
     xml = convert(params, tmp_path / "ir", "--input_shape", "[1,2,3,3]", "--extensions", str(ext))
     capsys.readouterr()
     text = xml.read_text()
-    assert 'type="ScaledCosh" version="extension"' in text and 'scale="0.5"' in text and 'mode="slow"' in text
+    assert 'type="ScaledCosh" version="extension"' in text
+    assert 'scale="0.5"' in text and 'mode="slow"' in text
     assert 'type="MyShift"' in text and 'shift="-1.5"' in text and 'flag="true"' in text
 
     data = RNG.standard_normal((1, 2, 3, 3)).astype(np.float32)
@@ -417,10 +428,12 @@ def test_mo_style_custom_extractor_is_scoped_to_its_conversion(tmp_path: Path, c
     y = sym.op("Custom", "cosh", [sym.var("data")], op_type="scaledcosh", scale="2.5")
     sym.save(tmp_path / "c-symbol.json", [y])
     write_ndarray_file(tmp_path / "c-0000.params", {})
-    xml = convert(tmp_path / "c-0000.params", tmp_path / "ir", "--input_shape", "[4]", "--extensions", str(ext))
+    xml = convert(tmp_path / "c-0000.params", tmp_path / "ir", "--input_shape", "[4]",
+                  "--extensions", str(ext))
     capsys.readouterr()
     assert 'type="ScaledCosh"' in xml.read_text() and 'scale="2.5"' in xml.read_text()
-    assert "scaledcosh" not in MXNetCustomFrontExtractorOp.registered_ops  # gone with the conversion
+    # gone with the conversion
+    assert "scaledcosh" not in MXNetCustomFrontExtractorOp.registered_ops
     data = np.linspace(-1, 1, 4, dtype=np.float32)
     shim = open_engine("shim", xml, "CPU", extensions=[ext]).run({"data": data})
     np.testing.assert_allclose(shim["cosh"], 2.5 * np.cosh(data), rtol=1e-6)
@@ -437,7 +450,8 @@ def test_more_ops_match_numpy(tmp_path: Path, capsys) -> None:
                 pooling_convention="same")  # (2, 2, 6, 4)
     sq = net.op("SliceChannel", "rows", [x], num_outputs=4, axis=2, squeeze_axis=True)
     sl = net.op("slice", "crop", [(sq, 3)], begin=(None, 1), end=(None, None), step=(1, 2))
-    rv = net.op("Reshape", "rev", [sl], shape=(-1, 0), reverse=True)  # 0 copies the last dim: (4, 6)
+    # 0 copies the last dim: (4, 6)
+    rv = net.op("Reshape", "rev", [sl], shape=(-1, 0), reverse=True)
     sa = net.op("SoftmaxActivation", "sact", [rv])
     l2 = net.op("L2Normalization", "l2", [x], mode="channel", eps=1e-10)
     gm = net.op("Pooling", "gmax", [l2], kernel=(1, 1), global_pool=True, pool_type="max")

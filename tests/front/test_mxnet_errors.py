@@ -73,7 +73,7 @@ def test_attr_dictionary_reads_mxnet_strings() -> None:
     assert get_mxnet_layer_attrs({"attr": {"a": "2"}}).int("a") == 2
 
 
-# -- bad input through the CLI ----------------------------------------------------------------------
+# -- bad input through the CLI ---------------------------------------------------------------------
 def _model(folder: Path, prefix: str = "net") -> Path:
     sym = SymbolBuilder()
     x = sym.var("data")
@@ -98,7 +98,8 @@ def _one_line(code: int, err: str, *needles: str) -> None:
 
 
 def test_good_model_converts(tmp_path: Path, capsys) -> None:
-    code, err = _convert(capsys, "-m", str(_model(tmp_path)), "--input_shape", "[1,3]", "-o", str(tmp_path / "ir"))
+    code, err = _convert(capsys, "-m", str(_model(tmp_path)), "--input_shape", "[1,3]",
+                         "-o", str(tmp_path / "ir"))
     assert code == 0, err
     assert (tmp_path / "ir" / "net-0000.xml").is_file()
 
@@ -109,7 +110,8 @@ def test_corrupt_params(tmp_path: Path, capsys, damage: str) -> None:
     data = params.read_bytes()
     params.write_bytes({"truncate": data[:-7], "garbage": b"\x00\x01" * 9,
                         "magic": b"\x13" + data[1:]}[damage])
-    code, err = _convert(capsys, "-m", str(params), "--input_shape", "[1,3]", "-o", str(tmp_path / "o"))
+    code, err = _convert(capsys, "-m", str(params), "--input_shape", "[1,3]",
+                         "-o", str(tmp_path / "o"))
     _one_line(code, err, "net-0000.params", "not a valid MXNet .params file")
     assert not (tmp_path / "o").exists()
 
@@ -117,7 +119,8 @@ def test_corrupt_params(tmp_path: Path, capsys, damage: str) -> None:
 def test_missing_symbol_file(tmp_path: Path, capsys) -> None:
     params = _model(tmp_path)
     (tmp_path / "net-symbol.json").unlink()
-    code, err = _convert(capsys, "-m", str(params), "--input_shape", "[1,3]", "-o", str(tmp_path / "o"))
+    code, err = _convert(capsys, "-m", str(params), "--input_shape", "[1,3]",
+                         "-o", str(tmp_path / "o"))
     _one_line(code, err, "net-symbol.json", "no such MXNet symbol file", "--input_symbol")
 
 
@@ -125,8 +128,8 @@ def test_input_symbol_flag_names_the_symbol(tmp_path: Path, capsys) -> None:
     params = _model(tmp_path)
     moved = tmp_path / "elsewhere.json"
     (tmp_path / "net-symbol.json").rename(moved)
-    code, err = _convert(capsys, "-m", str(params), "--input_symbol", str(moved), "--input_shape", "[1,3]",
-                         "-o", str(tmp_path / "ir"))
+    code, err = _convert(capsys, "-m", str(params), "--input_symbol", str(moved),
+                         "--input_shape", "[1,3]", "-o", str(tmp_path / "ir"))
     assert code == 0, err
     code, err = _convert(capsys, "-m", str(params), "--input_symbol", str(tmp_path / "nope.json"),
                          "--input_shape", "[1,3]", "-o", str(tmp_path / "o"))
@@ -136,7 +139,8 @@ def test_input_symbol_flag_names_the_symbol(tmp_path: Path, capsys) -> None:
 def test_params_name_without_epoch(tmp_path: Path, capsys) -> None:
     params = _model(tmp_path)
     plain = params.rename(tmp_path / "weights.params")
-    code, err = _convert(capsys, "-m", str(plain), "--input_shape", "[1,3]", "-o", str(tmp_path / "o"))
+    code, err = _convert(capsys, "-m", str(plain), "--input_shape", "[1,3]",
+                         "-o", str(tmp_path / "o"))
     _one_line(code, err, "weights.params", "<prefix>-<epoch>.params", "--input_symbol")
 
 
@@ -146,16 +150,19 @@ def test_symbol_json_syntax_error_names_the_line(tmp_path: Path, capsys) -> None
     lines = sym.read_text().splitlines()
     lines[6] = lines[6] + " ,,"
     sym.write_text("\n".join(lines))
-    code, err = _convert(capsys, "-m", str(params), "--input_shape", "[1,3]", "-o", str(tmp_path / "o"))
+    code, err = _convert(capsys, "-m", str(params), "--input_shape", "[1,3]",
+                         "-o", str(tmp_path / "o"))
     _one_line(code, err, "net-symbol.json:7:", "not valid JSON")
 
 
 @pytest.mark.parametrize("text, needle", [
     ('{"nodes": []}', "no 'nodes' list"),
     (('{"nodes": [{"op": "null", "name": "x", "inputs": []},'
-     ' {"op": "relu", "name": "r", "inputs": [[5, 0, 0]]}], "heads": [[1, 0, 0]]}'), "refers to no node"),
+     ' {"op": "relu", "name": "r", "inputs": [[5, 0, 0]]}], "heads": [[1, 0, 0]]}'),
+     "refers to no node"),
     (('{"nodes": [{"op": "relu", "name": "r", "inputs": [[1, 0, 0]]},'
-     ' {"op": "null", "name": "x", "inputs": []}], "heads": [[0, 0, 0]]}'), "topologically sorted"),
+     ' {"op": "null", "name": "x", "inputs": []}], "heads": [[0, 0, 0]]}'),
+     "topologically sorted"),
     ('[1, 2]', "no 'nodes' list"),
     (('{"nodes": [{"op": "null", "name": "x", "inputs": []},'
      ' {"op": "relu", "name": "r", "inputs": [[0, 0, 0]]}], "heads": [[1, 1000000000, 0]]}'),
@@ -167,14 +174,16 @@ def test_symbol_json_syntax_error_names_the_line(tmp_path: Path, capsys) -> None
 def test_malformed_symbol(tmp_path: Path, capsys, text: str, needle: str) -> None:
     params = _model(tmp_path)
     (tmp_path / "net-symbol.json").write_text(text)
-    code, err = _convert(capsys, "-m", str(params), "--input_shape", "[1,3]", "-o", str(tmp_path / "o"))
+    code, err = _convert(capsys, "-m", str(params), "--input_shape", "[1,3]",
+                         "-o", str(tmp_path / "o"))
     _one_line(code, err, "net-symbol.json", needle)
 
 
 def test_missing_input_shape_names_the_input(tmp_path: Path, capsys) -> None:
     code, err = _convert(capsys, "-m", str(_model(tmp_path)), "-o", str(tmp_path / "o"))
     _one_line(code, err, "'data'", "--input_shape")
-    code, err = _convert(capsys, "-m", str(_model(tmp_path)), "--input", "data[1,3]", "-o", str(tmp_path / "ir"))
+    code, err = _convert(capsys, "-m", str(_model(tmp_path)), "--input", "data[1,3]",
+                         "-o", str(tmp_path / "ir"))
     assert code == 0, err
 
 
@@ -193,7 +202,8 @@ def test_unsupported_op_lists_the_scaffold_command(tmp_path: Path, capsys) -> No
     write_ndarray_file(tmp_path / "u-0000.params", {})
     code, err = _convert(capsys, "-m", str(tmp_path / "u-0000.params"), "--input_shape", "[2]",
                          "-o", str(tmp_path / "o"))
-    _one_line(code, err, "Frobnicate (node frob)", "my_custom (node mine)", "extgen new --mo-mxnet-ext")
+    _one_line(code, err, "Frobnicate (node frob)", "my_custom (node mine)",
+              "extgen new --mo-mxnet-ext")
 
 
 def test_bad_attribute_value_is_one_line(tmp_path: Path, capsys) -> None:

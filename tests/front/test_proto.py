@@ -29,7 +29,8 @@ message Net {
 message Layer { optional string type = 1; optional float scale = 2 [default = 1.5];
   optional float decay = 3 [default = .999]; }
 """
-B = 'syntax = "proto2";\npackage demo;\nmessage Val { optional int64 i = 1; repeated int64 list = 2; }\n'
+B = ('syntax = "proto2";\npackage demo;\n'
+     "message Val { optional int64 i = 1; repeated int64 list = 2; }\n")
 
 
 def test_messages_parse_text_and_binary(tmp_path: Path) -> None:
@@ -47,6 +48,7 @@ def test_messages_parse_text_and_binary(tmp_path: Path) -> None:
 
 
 def test_syntax_error_names_file_and_line(tmp_path: Path) -> None:
-    (tmp_path / "bad.proto").write_text('syntax = "proto2";\nmessage M {\n  optional int32 x = ;\n}\n')
+    bad = 'syntax = "proto2";\nmessage M {\n  optional int32 x = ;\n}\n'
+    (tmp_path / "bad.proto").write_text(bad)
     with pytest.raises(ProtoSyntaxError, match=r"bad\.proto:3:"):
         load_proto(tmp_path / "bad.proto")

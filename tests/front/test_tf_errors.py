@@ -17,7 +17,8 @@ def _model(path: Path) -> Path:
     g = GraphBuilder()
     x = g.placeholder("x", [1, 4, 4, 2])
     w = g.const("w", np.ones((1, 1, 2, 2), F32))
-    g.node("Relu", "y", [g.node("Conv2D", "conv", [x, w], T=F32, strides=[1, 1, 1, 1], padding="SAME")], T=F32)
+    conv = g.node("Conv2D", "conv", [x, w], T=F32, strides=[1, 1, 1, 1], padding="SAME")
+    g.node("Relu", "y", [conv], T=F32)
     return g.save(path)
 
 
@@ -92,5 +93,6 @@ def test_missing_transformations_config(tmp_path: Path, capsys) -> None:
 
 def test_input_shape_count_mismatch(tmp_path: Path, capsys) -> None:
     model = _model(tmp_path / "m.pb")
-    line = _convert(capsys, tmp_path, "--input_model", str(model), "--input_shape", "[1,4,4,2],[1,2]")
+    line = _convert(capsys, tmp_path, "--input_model", str(model),
+                    "--input_shape", "[1,4,4,2],[1,2]")
     assert "--input_shape" in line

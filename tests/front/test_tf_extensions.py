@@ -24,7 +24,8 @@ def _generate(tmp_path: Path, parse_all: bool) -> Path:
         "name": "ScaledCosh", "framework_types": {"tf": "MyCosh"},
         "attributes": [{"name": "scale", "type": "float", "default": 1.0, "tf_type": "f"},
                        {"name": "mode", "type": "string", "default": "fast", "in_ir": True},
-                       {"name": "dims", "type": "int_list", "default": [], "framework_name": "dims_tf"}],
+                       {"name": "dims", "type": "int_list", "default": [],
+                        "framework_name": "dims_tf"}],
         "expression": "scale * (exp(x) + exp(-x)) / 2", "tf": {"parse_all": parse_all}}]}
     cfg = tmp_path / "config.json"
     cfg.write_text(json.dumps(config))
@@ -33,14 +34,16 @@ def _generate(tmp_path: Path, parse_all: bool) -> Path:
 
 
 @pytest.mark.parametrize("parse_all", [True, False])
-def test_generated_extractor_converts_custom_layer_in_conv_net(tmp_path: Path, parse_all: bool) -> None:
+def test_generated_extractor_converts_custom_layer_in_conv_net(tmp_path: Path,
+                                                               parse_all: bool) -> None:
     ext = _generate(tmp_path, parse_all)
     source = (ext / "front" / "tf" / "scaled_cosh_ext.py").read_text()
     assert 'op = "MyCosh"' in source and ("collect_tf_attrs(param)" in source) == parse_all
     w = np.random.default_rng(1).standard_normal((3, 3, 2, 3)).astype(F32) * 0.3
     g = GraphBuilder()
     x = g.placeholder("x", [1, 5, 5, 2])
-    conv = g.node("Conv2D", "conv", [x, g.const("w", w)], T=F32, strides=[1, 1, 1, 1], padding="SAME")
+    conv = g.node("Conv2D", "conv", [x, g.const("w", w)], T=F32, strides=[1, 1, 1, 1],
+                  padding="SAME")
     g.node("MyCosh", "cosh", [conv], T=F32, scale=2.0, mode="exact", dims_tf=[1, 2])
     model = g.save(tmp_path / "custom.pb")
     xml = convert(ConvertOptions(model, output_dir=tmp_path / "ir", extensions=[ext])).xml
@@ -85,9 +88,11 @@ class SwishBlock(FrontReplacementFromConfigFileSubGraph):
         beta = match.custom_replacement_desc.custom_attributes["beta"]
         const = Op.builtin_ops["Const"](graph).create_node(
             attrs={"name": match.scope + "/beta", "value": np.array(beta, np.float32)})
-        scaled = Op.builtin_ops["Multiply"](graph).create_node(attrs={"name": match.scope + "/scaled"})
+        scaled = Op.builtin_ops["Multiply"](graph).create_node(
+            attrs={"name": match.scope + "/scaled"})
         const.out_port(0).connect(scaled.in_port(1))
-        sig = Op.builtin_ops["Sigmoid"](graph).create_node([scaled], attrs={"name": match.scope + "/sig"})
+        sig = Op.builtin_ops["Sigmoid"](graph).create_node(
+            [scaled], attrs={"name": match.scope + "/sig"})
         out = Op.builtin_ops["Multiply"](graph).create_node(attrs={"name": match.scope + "/out"})
         sig.out_port(0).connect(out.in_port(1))
         return {"scaled": scaled, "out": out}
@@ -159,7 +164,8 @@ def test_transformations_config_scope_general_and_op(tmp_path: Path) -> None:
         np.testing.assert_allclose(next(iter(got.values())), want, rtol=1e-5)
 
 
-def test_transformations_config_without_its_extension_leaves_ops_unsupported(tmp_path: Path, capsys) -> None:
+def test_transformations_config_without_its_extension_leaves_ops_unsupported(tmp_path: Path,
+                                                                             capsys) -> None:
     cfg = tmp_path / "replace.json"
     cfg.write_text(json.dumps(_CONFIG))
     model = _swish_model(tmp_path / "swish.pb")
@@ -183,7 +189,8 @@ def test_transformations_config_without_its_extension_leaves_ops_unsupported(tmp
     ('{"id": "A"}', "must be a JSON list"),
     ('[\n{"id": "A",,}\n]', "replace.json:2: not valid JSON"),
 ])
-def test_bad_transformations_config_is_one_line(tmp_path: Path, capsys, text: str, needle: str) -> None:
+def test_bad_transformations_config_is_one_line(tmp_path: Path, capsys, text: str,
+                                                needle: str) -> None:
     cfg = tmp_path / "replace.json"
     cfg.write_text(text)
     model = _swish_model(tmp_path / "swish.pb")

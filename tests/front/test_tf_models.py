@@ -62,8 +62,8 @@ def _lenet(path: Path) -> tuple[Path, dict]:
     r2 = g.node("Relu", "conv2/Relu", [b2], T=F32)
     p2 = g.node("MaxPool", "pool2", [r2], T=F32, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1],
                 padding="VALID")
-    flat = g.node("Reshape", "flatten", [p2, g.const("flatten/shape", np.array([-1, 256], np.int32))],
-                  T=F32, Tshape=np.int32)
+    flat_shape = g.const("flatten/shape", np.array([-1, 256], np.int32))
+    flat = g.node("Reshape", "flatten", [p2, flat_shape], T=F32, Tshape=np.int32)
     fc = g.node("MatMul", "fc/MatMul", [flat, g.const("fc/weights", p["wf"])], T=F32)
     fb = g.node("BiasAdd", "fc/BiasAdd", [fc, g.const("fc/biases", p["bf"])], T=F32)
     g.node("Softmax", "prob", [fb], T=F32)
@@ -94,7 +94,8 @@ def test_lenet_pb_has_nchw_input_and_matches_numpy(tmp_path: Path) -> None:
 # -- ResNet block: conv+BN+relu, conv+BN, projection shortcut, add, pools, FC, softmax (.pbtxt) ---
 def _bn(g: GraphBuilder, name: str, x: str, c: int, p: dict) -> str:
     for key in ("gamma", "beta", "mean", "var"):
-        p[f"{name}/{key}"] = (RNG.uniform(0.5, 1.5, c) if key in ("gamma", "var") else _rand(c)).astype(F32)
+        value = RNG.uniform(0.5, 1.5, c) if key in ("gamma", "var") else _rand(c)
+        p[f"{name}/{key}"] = value.astype(F32)
     consts = [g.const(f"{name}/{k}", p[f"{name}/{k}"]) for k in ("gamma", "beta", "mean", "var")]
     return g.node("FusedBatchNormV3", name, [x, *consts], T=F32, U=F32, epsilon=1e-3,
                   data_format="NHWC", is_training=False)
@@ -154,12 +155,16 @@ def test_depthwise_pad_concat_and_4d_output_is_nchw(tmp_path: Path) -> None:
     wd, w1 = _rand(3, 3, 3, 2), _rand(1, 1, 3, 4)
     g = GraphBuilder()
     x = g.placeholder("x", [1, 6, 6, 3])
-    pad = g.node("Pad", "pad", [x, g.const("pad/p", np.array([[0, 0], [1, 1], [1, 1], [0, 0]], np.int32))], T=F32)
+    paddings = g.const("pad/p", np.array([[0, 0], [1, 1], [1, 1], [0, 0]], np.int32))
+    pad = g.node("Pad", "pad", [x, paddings], T=F32)
     dw = g.node("DepthwiseConv2dNative", "dw", [pad, g.const("dw/w", wd)], T=F32,
                 strides=[1, 1, 1, 1], padding="VALID", data_format="NHWC")
-    c1 = g.node("Conv2D", "pw", [x, g.const("pw/w", w1)], T=F32, strides=[1, 1, 1, 1], padding="SAME")
-    cat = g.node("ConcatV2", "cat", [dw, c1, g.const("cat/axis", np.array(-1, np.int32))], T=F32, N=2)
-    g.node("Elu", "out", [g.node("Mul", "scale", [cat, g.const("scale/v", np.float32(0.5))], T=F32)], T=F32)
+    c1 = g.node("Conv2D", "pw", [x, g.const("pw/w", w1)], T=F32, strides=[1, 1, 1, 1],
+                padding="SAME")
+    cat = g.node("ConcatV2", "cat", [dw, c1, g.const("cat/axis", np.array(-1, np.int32))],
+                 T=F32, N=2)
+    scaled = g.node("Mul", "scale", [cat, g.const("scale/v", np.float32(0.5))], T=F32)
+    g.node("Elu", "out", [scaled], T=F32)
     model = g.save(tmp_path / "dw.pb")
     xml = convert(ConvertOptions(model, output_dir=tmp_path / "ir")).xml
     types = _types(xml)
@@ -197,10 +202,12 @@ def test_input_shape_is_given_in_nhwc_and_ops_cover_slicing(tmp_path: Path) -> N
                 T=F32, Index=np.int32, begin_mask=0b0101, end_mask=0b0101,
                 shrink_axis_mask=0b1000)
     sq = g.node("Square", "sq", [sl], T=F32)
-    rs = g.node("Rsqrt", "rs", [g.node("AddV2", "eps", [sq, g.const("one", np.float32(1))], T=F32)], T=F32)
+    eps = g.node("AddV2", "eps", [sq, g.const("one", np.float32(1))], T=F32)
+    rs = g.node("Rsqrt", "rs", [eps], T=F32)
     ex = g.node("ExpandDims", "ex", [rs, g.const("ax", np.array(0, np.int32))], T=F32)
     pk = g.node("Pack", "pack", [ex, ex], T=F32, N=2, axis=0)
-    tr = g.node("Transpose", "tr", [pk, g.const("perm", np.array([0, 1, 3, 2, 4], np.int32))], T=F32)
+    perm = g.const("perm", np.array([0, 1, 3, 2, 4], np.int32))
+    tr = g.node("Transpose", "tr", [pk, perm], T=F32)
     sqz = g.node("Squeeze", "sqz", [tr], T=F32, squeeze_dims=[1])
     shape = g.node("Shape", "shape", [sqz], T=F32, out_type=np.int32)
     g.node("Cast", "shape_f", [shape], SrcT=np.int32, DstT=np.float32)
@@ -249,8 +256,10 @@ def test_both_encodings_give_the_same_ir(tmp_path: Path, suffix: str) -> None:
     assert _types(xml).count("Convolution") == 2
 
 
-def _conv_transpose_ref(dy: np.ndarray, w: np.ndarray, out_hw: tuple[int, int], s: int) -> np.ndarray:
-    """TF Conv2DBackpropInput, SAME: the gradient of a SAME forward conv (odd padding at the end)."""
+def _conv_transpose_ref(dy: np.ndarray, w: np.ndarray, out_hw: tuple[int, int],
+                        s: int) -> np.ndarray:
+    """TF Conv2DBackpropInput, SAME: the gradient of a SAME forward conv (odd padding at the
+    end)."""
     kh, kw = w.shape[:2]
     h, wd = out_hw
     pad_top = max((dy.shape[1] - 1) * s + kh - h, 0) // 2
@@ -294,4 +303,5 @@ def test_mean_scale_and_reverse_channels_on_an_nhwc_model(tmp_path: Path) -> Non
     assert _param_shape(xml) == "1,3,4,4" and "Transpose" not in _types(xml)
     xv = _rand(1, 4, 4, 3)
     pre = (xv[..., ::-1] - np.array([1, 2, 3], F32)) / np.array([2, 4, 8], F32)
-    _check(ref.run_both(xml, {"img": ref.nchw(xv)}), "conv", ref.nchw(ref.conv2d(pre, w, 1, "VALID")))
+    expected = ref.nchw(ref.conv2d(pre, w, 1, "VALID"))
+    _check(ref.run_both(xml, {"img": ref.nchw(xv)}), "conv", expected)

@@ -355,7 +355,8 @@ def test_legacy_error_is_one_line(tmp_path, relu_add_model, layout) -> None:
 
             @staticmethod
             def extract(node):
-                raise Error('Relu node "{}" is not\\nsupported here. ' + refer_to_faq_msg(45), node.name)
+                raise Error('Relu node "{}" is not\\nsupported here. ' + refer_to_faq_msg(45),
+                            node.name)
     """}, layout, kind=ExtgenError)
     assert msg == 'Relu node "relu" is not supported here. (legacy Model Optimizer FAQ #45)'
 

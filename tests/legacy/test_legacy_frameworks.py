@@ -87,7 +87,8 @@ CAFFE = {
             enabled = True
 
             def replace_op(self, graph, node):
-                factor = Const(graph, {'value': np.array(node.legacy_factor, np.float32)}).create_node()
+                value = np.array(node.legacy_factor, np.float32)
+                factor = Const(graph, {'value': value}).create_node()
                 mul = Mul(graph, {'name': node.name}).create_node([(factor, 0)])
                 node.in_port(0).get_connection().set_destination(mul.in_port(1))
                 return [mul.id]

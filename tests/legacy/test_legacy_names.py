@@ -66,8 +66,12 @@ def test_import_error_fallbacks_still_work() -> None:
 
 def test_mo_shapes_become_converter_shapes() -> None:
     from converter.legacy.shapes import (
-        dynamic_dimension, dynamic_dimension_value, is_fully_defined, shape_array,
-        strict_compare_tensors, undefined_shape_of_rank,
+        dynamic_dimension,
+        dynamic_dimension_value,
+        is_fully_defined,
+        shape_array,
+        strict_compare_tensors,
+        undefined_shape_of_rank,
     )
 
     dyn = shape_array([1, -1, 3])

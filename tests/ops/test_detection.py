@@ -14,15 +14,16 @@ from converter.ops.op import Op
 PriorBox = Op.registered_ops["PriorBox"]
 DetectionOutput = Op.registered_ops["DetectionOutput"]
 
-SSD_PRIORS = {"min_size": [4.0], "max_size": [9.0], "aspect_ratio": [2.0], "flip": True, "clip": False,
-              "step": 8.0, "offset": 0.5, "variance": [0.1, 0.1, 0.2, 0.2]}
+SSD_PRIORS = {"min_size": [4.0], "max_size": [9.0], "aspect_ratio": [2.0], "flip": True,
+              "clip": False, "step": 8.0, "offset": 0.5, "variance": [0.1, 0.1, 0.2, 0.2]}
 
 
 def _priors(attrs: dict, hw, image) -> np.ndarray:
-    return PriorBox.compute({**PriorBox.defaults, **attrs}, [np.array(hw, np.int64), np.array(image, np.int64)])[0]
+    return PriorBox.compute({**PriorBox.defaults, **attrs},
+                            [np.array(hw, np.int64), np.array(image, np.int64)])[0]
 
 
-# -- PriorBox -----------------------------------------------------------------------------------------
+# -- PriorBox --------------------------------------------------------------------------------------
 def test_prior_box_2x2_by_hand():
     """2x2 map of a 16x16 image, step 8: centres 4 and 12; per cell the min box (side 4), the
     sqrt(4 * 9) = 6 box, then ratio 2 and its flip 1/2 (sides 4*sqrt(2) x 4/sqrt(2))."""
@@ -40,8 +41,8 @@ def test_prior_box_2x2_by_hand():
     np.testing.assert_allclose(out[1], [0.1, 0.1, 0.2, 0.2] * 16, rtol=0, atol=1e-7)
     # cell (0, 0)'s first box and the last cell's last box, written out
     np.testing.assert_allclose(out[0, :4], [2 / 16, 2 / 16, 6 / 16, 6 / 16], atol=1e-7)
-    np.testing.assert_allclose(out[0, -4:], [(12 - 2 / r) / 16, (12 - 2 * r) / 16, (12 + 2 / r) / 16,
-                                             (12 + 2 * r) / 16], atol=1e-6)
+    np.testing.assert_allclose(out[0, -4:], [(12 - 2 / r) / 16, (12 - 2 * r) / 16,
+                                             (12 + 2 / r) / 16, (12 + 2 * r) / 16], atol=1e-6)
 
 
 def test_prior_box_2x2_clip_and_derived_step_by_hand():
@@ -51,7 +52,8 @@ def test_prior_box_2x2_clip_and_derived_step_by_hand():
     out = _priors(attrs, [2, 2], [16, 20])  # image 16 high, 20 wide: cells 8 x 10
     boxes = out[0].reshape(4, 4)
     centres = [(5, 4), (15, 4), (5, 12), (15, 12)]
-    expected = [[max((cx - 5) / 20, 0), max((cy - 5) / 16, 0), min((cx + 5) / 20, 1), min((cy + 5) / 16, 1)]
+    expected = [[max((cx - 5) / 20, 0), max((cy - 5) / 16, 0),
+                 min((cx + 5) / 20, 1), min((cy + 5) / 16, 1)]
                 for cx, cy in centres]
     np.testing.assert_allclose(boxes, expected, atol=1e-6)
     np.testing.assert_array_equal(out[1], np.full(16, 0.5, np.float32))
@@ -70,10 +72,10 @@ PRIOR_CASES = [
     SSD_PRIORS,
     {"min_size": [4.0, 7.0], "max_size": [9.0, 12.0], "aspect_ratio": [2.0, 3.0, 0.5], "flip": True,
      "clip": True, "step": 0.0, "offset": 0.5, "variance": [0.1]},
-    {"min_size": [4.0], "max_size": [6.0], "aspect_ratio": [2.0], "flip": False, "clip": True, "step": 5.0,
-     "offset": 0.3, "variance": [], "min_max_aspect_ratios_order": False},
-    {"min_size": [0.2, 0.3], "aspect_ratio": [2.0], "flip": True, "scale_all_sizes": False, "step": 0.0,
-     "offset": 0.5, "variance": [0.1, 0.1, 0.2, 0.2]},
+    {"min_size": [4.0], "max_size": [6.0], "aspect_ratio": [2.0], "flip": False, "clip": True,
+     "step": 5.0, "offset": 0.3, "variance": [], "min_max_aspect_ratios_order": False},
+    {"min_size": [0.2, 0.3], "aspect_ratio": [2.0], "flip": True, "scale_all_sizes": False,
+     "step": 0.0, "offset": 0.5, "variance": [0.1, 0.1, 0.2, 0.2]},
     {"fixed_size": [8.0], "density": [2.0], "aspect_ratio": [2.0], "step": 8.0, "offset": 0.5,
      "variance": [0.1]},
     {"fixed_size": [8.0, 16.0], "density": [2.0, 1.0], "fixed_ratio": [1.0, 2.0], "step": 8.0,
@@ -86,7 +88,8 @@ def _openvino_prior_box(attrs: dict, hw, image) -> np.ndarray:
     import openvino.opset8 as ops
 
     dummy = ops.parameter([1], np.float32)
-    boxes = ops.prior_box(ops.constant(np.array(hw, np.int64)), ops.constant(np.array(image, np.int64)),
+    boxes = ops.prior_box(ops.constant(np.array(hw, np.int64)),
+                          ops.constant(np.array(image, np.int64)),
                           {k: v for k, v in attrs.items()})
     model = ov.Model([ops.add(boxes, ops.multiply(dummy, ops.constant(np.float32(0))))], [dummy])
     compiled = ov.Core().compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
@@ -111,7 +114,8 @@ def _do_attrs(**kw) -> dict:
 def test_detection_output_by_hand():
     """Three priors, two classes plus background, CORNER code with variance 1 (box = prior + loc):
     priors 0 and 1 overlap (IoU 0.16 / 0.24 = 2/3), prior 2 lies apart."""
-    priors = np.array([[0.1, 0.1, 0.5, 0.5], [0.1, 0.1, 0.5, 0.7], [0.6, 0.6, 0.9, 0.9]], np.float32)
+    priors = np.array([[0.1, 0.1, 0.5, 0.5], [0.1, 0.1, 0.5, 0.7], [0.6, 0.6, 0.9, 0.9]],
+                      np.float32)
     proposals = np.stack([priors.ravel(), np.ones(12, np.float32)])[None]  # [1, 2, 12]
     loc = np.zeros((1, 12), np.float32)
     loc[0, 8:] = [0.0, 0.0, 0.05, 0.05]  # prior 2 grows a little
@@ -127,15 +131,16 @@ def test_detection_output_by_hand():
     np.testing.assert_allclose(rows[2], [0, 2, 0.4, 0.6, 0.6, 0.95, 0.95], atol=1e-6)
     np.testing.assert_array_equal(rows[3], [-1, 0, 0, 0, 0, 0, 0])  # the end marker
     # keep_top_k 2: the best two over the image (0.8 of class 1, 0.4 of class 2), by class
-    out = DetectionOutput.compute(_do_attrs(keep_top_k=[2], nms_threshold=0.5, confidence_threshold=0.25),
-                                  [loc, conf, proposals])[0].reshape(2, 7)
+    attrs = _do_attrs(keep_top_k=[2], nms_threshold=0.5, confidence_threshold=0.25)
+    out = DetectionOutput.compute(attrs, [loc, conf, proposals])[0].reshape(2, 7)
     np.testing.assert_allclose(out[:, :3], [[0, 1, 0.8], [0, 2, 0.4]], atol=1e-6)
     # a looser NMS keeps prior 1 as well
-    out = DetectionOutput.compute(_do_attrs(keep_top_k=[-1], nms_threshold=0.7, confidence_threshold=0.25),
-                                  [loc, conf, proposals])[0]
+    attrs = _do_attrs(keep_top_k=[-1], nms_threshold=0.7, confidence_threshold=0.25)
+    out = DetectionOutput.compute(attrs, [loc, conf, proposals])[0]
     assert out.shape == (1, 1, 3 * 3, 7)
-    np.testing.assert_allclose(out[0, 0, :5, :3], [[0, 1, 0.8], [0, 1, 0.7], [0, 1, 0.3], [0, 2, 0.4],
-                                                   [-1, 0, 0]], atol=1e-6)
+    np.testing.assert_allclose(out[0, 0, :5, :3],
+                               [[0, 1, 0.8], [0, 1, 0.7], [0, 1, 0.3], [0, 2, 0.4], [-1, 0, 0]],
+                               atol=1e-6)
 
 
 def test_detection_output_shape_inference():
@@ -145,9 +150,10 @@ def test_detection_output_shape_inference():
     attrs = _do_attrs(keep_top_k=[-1], top_k=5)
     assert DetectionOutput.infer_shapes(attrs, shapes, [None] * 3) == [(1, 1, 2 * 5 * 3, 7)]
     attrs = _do_attrs(keep_top_k=[-1], normalized=False)
-    assert DetectionOutput.infer_shapes(attrs, [(2, 36 * 4), (2, 36 * 3), (1, 2, 36 * 5)], [None] * 3) == [
-        (1, 1, 2 * 36 * 3, 7)]
-    assert DetectionOutput.infer_shapes(attrs, [(DYN, 8), (DYN, 6), (1, 2, 10)], [None] * 3) == [(1, 1, DYN, 7)]
+    shapes = [(2, 36 * 4), (2, 36 * 3), (1, 2, 36 * 5)]
+    assert DetectionOutput.infer_shapes(attrs, shapes, [None] * 3) == [(1, 1, 2 * 36 * 3, 7)]
+    shapes = [(DYN, 8), (DYN, 6), (1, 2, 10)]
+    assert DetectionOutput.infer_shapes(attrs, shapes, [None] * 3) == [(1, 1, DYN, 7)]
 
 
 def _softmax(x: np.ndarray) -> np.ndarray:
@@ -162,7 +168,8 @@ def _detection_inputs(attrs: dict, seed: int, images: int = 2, classes: int = 4,
     count = pb.shape[1] // 4
     loc_classes = 1 if attrs.get("share_location", True) else classes
     loc = (rng.standard_normal((images, count * loc_classes * 4)) * 0.5).astype(np.float32)
-    conf = _softmax(rng.standard_normal((images, count, classes)) * 2).reshape(images, -1).astype(np.float32)
+    scores = _softmax(rng.standard_normal((images, count, classes)) * 2)
+    conf = scores.reshape(images, -1).astype(np.float32)
     if attrs.get("normalized", True):
         proposals = pb[None, :1] if attrs.get("variance_encoded_in_target") else pb[None]
         if per_image:
@@ -170,11 +177,14 @@ def _detection_inputs(attrs: dict, seed: int, images: int = 2, classes: int = 4,
     else:  # [batch index, box in pixels]; an index of -1 ends the list early
         boxes = np.concatenate([np.zeros((count, 1), np.float32), pb[0].reshape(count, 4) * 24], 1)
         boxes[-3:, 0] = -1
-        proposals = np.stack([boxes.ravel(), np.concatenate([pb[1], np.zeros(count, np.float32)])])[None]
+        variances = np.concatenate([pb[1], np.zeros(count, np.float32)])
+        proposals = np.stack([boxes.ravel(), variances])[None]
     inputs = [loc, conf, proposals.astype(np.float32)]
     if arm:
-        inputs.append(_softmax(rng.standard_normal((images, count, 2))).reshape(images, -1).astype(np.float32))
-        inputs.append((rng.standard_normal((images, count * loc_classes * 4)) * 0.3).astype(np.float32))
+        arm_conf = _softmax(rng.standard_normal((images, count, 2)))
+        inputs.append(arm_conf.reshape(images, -1).astype(np.float32))
+        arm_loc = rng.standard_normal((images, count * loc_classes * 4)) * 0.3
+        inputs.append(arm_loc.astype(np.float32))
     return inputs
 
 
@@ -184,12 +194,14 @@ def _openvino_detection_output(attrs: dict, inputs: list[np.ndarray]) -> np.ndar
 
     params = [ops.parameter(x.shape, np.float32) for x in inputs]
     node = ops.detection_output(*params[:3], attrs, *params[3:])
-    compiled = ov.Core().compile_model(ov.Model([node], params), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    compiled = ov.Core().compile_model(ov.Model([node], params), "CPU",
+                                       {"INFERENCE_PRECISION_HINT": "f32"})
     return compiled(inputs)[0]
 
 
-BASE = {**DetectionOutput.defaults, "keep_top_k": [10], "nms_threshold": 0.45, "confidence_threshold": 0.01,
-        "top_k": 20, "code_type": "caffe.PriorBoxParameter.CENTER_SIZE", "normalized": True}
+BASE = {**DetectionOutput.defaults, "keep_top_k": [10], "nms_threshold": 0.45,
+        "confidence_threshold": 0.01, "top_k": 20,
+        "code_type": "caffe.PriorBoxParameter.CENTER_SIZE", "normalized": True}
 VARIANTS = [
     {}, {"keep_top_k": [-1]}, {"keep_top_k": [-1], "top_k": -1}, {"keep_top_k": [3]},
     {"top_k": 2, "keep_top_k": [-1]}, {"code_type": "caffe.PriorBoxParameter.CORNER"},
@@ -203,7 +215,8 @@ VARIANTS = [
 
 
 @pytest.mark.parametrize("seed", [0, 1])
-@pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: ",".join(f"{k}={v[k]}" for k in v) or "base")
+@pytest.mark.parametrize("variant", VARIANTS,
+                         ids=lambda v: ",".join(f"{k}={v[k]}" for k in v) or "base")
 def test_detection_output_matches_openvino(variant, seed):
     attrs = {**BASE, **variant}
     inputs = _detection_inputs(attrs, seed)

@@ -51,7 +51,8 @@ def test_convolution_evaluate(kw, attrs):
     w = RNG.standard_normal((6, 4, 3, 3)).astype(np.float32)
     y = OPS["Convolution"].compute(_attrs("Convolution", **attrs), [x, w])[0]
     np.testing.assert_allclose(y, _ref_conv(x, w, **kw), atol=1e-4)
-    shape = OPS["Convolution"].infer_shapes(_attrs("Convolution", **attrs), [x.shape, w.shape], [None] * 2)
+    shape = OPS["Convolution"].infer_shapes(_attrs("Convolution", **attrs), [x.shape, w.shape],
+                                            [None] * 2)
     assert shape == [y.shape]
 
 
@@ -62,7 +63,8 @@ def test_group_convolution_evaluate_and_dynamic_shape():
                    dilations=[1, 1])
     y = OPS["GroupConvolution"].compute(attrs, [x, w.reshape(3, 2, 2, 3, 3)])[0]
     np.testing.assert_allclose(y, _ref_conv(x, w, group=3, pads=[1, 1, 1, 1]), atol=1e-4)
-    shape = OPS["GroupConvolution"].infer_shapes(attrs, [(-1, 6, -1, 7), (3, 2, 2, 3, 3)], [None] * 2)
+    shape = OPS["GroupConvolution"].infer_shapes(attrs, [(-1, 6, -1, 7), (3, 2, 2, 3, 3)],
+                                                 [None] * 2)
     assert shape == [(-1, 6, -1, 7)]
 
 
@@ -120,7 +122,8 @@ def test_interpolate_nearest_and_shape():
     axes = np.array([2, 3])
     y = OPS["Interpolate"].compute(attrs, [x, scales, axes])[0]
     np.testing.assert_array_equal(y[0, 0], x[0, 0].repeat(2, 0).repeat(2, 1))
-    shapes = OPS["Interpolate"].infer_shapes(attrs, [(-1, 1, 2, 2), (2,), (2,)], [None, scales, axes])
+    shapes = OPS["Interpolate"].infer_shapes(attrs, [(-1, 1, 2, 2), (2,), (2,)],
+                                             [None, scales, axes])
     assert shapes == [(-1, 1, 4, 4)]
 
 
@@ -147,7 +150,8 @@ def test_softmax_opset11_flattens_and_layer_norm_roundtrip():
     x = RNG.standard_normal((2, 3, 4)).astype(np.float32)
     e = np.exp(x.reshape(2, -1))  # before opset 13: softmax over the flattened tail
     flat = (e / e.sum(1, keepdims=True)).reshape(x.shape)
-    _roundtrip(helper.make_node("Softmax", ["x"], ["y"], axis=1), {"x": x}, opset=11, expected=[flat])
+    _roundtrip(helper.make_node("Softmax", ["x"], ["y"], axis=1), {"x": x}, opset=11,
+               expected=[flat])
     node = helper.make_node("LayerNormalization", ["x", "s", "b"], ["y"], axis=1)
     scale = RNG.standard_normal((3, 4)).astype(np.float32)
     _roundtrip(node, {"x": x}, inits={"s": scale, "b": scale * 0.5})

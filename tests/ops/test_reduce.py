@@ -1,4 +1,5 @@
-"""Reduce-family ops: evaluate vs numpy, shape/type inference, ONNX -> IR -> OpenVINO round trips."""
+"""Reduce-family ops: evaluate vs numpy, shape/type inference, ONNX -> IR -> OpenVINO round
+trips."""
 
 from __future__ import annotations
 

@@ -93,7 +93,8 @@ def scaled_cosh_ir(tmp_path: Path) -> Path:
                 ScaledCosh.update_node_stat(node, {"scale": onnx_attr(node, "scale", "f", 1.0)})
                 return True
     """))
-    result = convert(ConvertOptions(tmp_path / "m.onnx", output_dir=tmp_path / "ir", extensions=[ext]))
+    result = convert(ConvertOptions(tmp_path / "m.onnx", output_dir=tmp_path / "ir",
+                                    extensions=[ext]))
     return result.xml
 
 

@@ -57,7 +57,8 @@ def custom_ir(tmp_path: Path) -> Path:
         {"b": np.ones((1, 2, 3, 4), np.float32)}, domains=["my.domain"],
     )
     onnx.save(model, tmp_path / "m.onnx")
-    return convert(ConvertOptions(tmp_path / "m.onnx", output_dir=tmp_path / "ir", extensions=[ext])).xml
+    options = ConvertOptions(tmp_path / "m.onnx", output_dir=tmp_path / "ir", extensions=[ext])
+    return convert(options).xml
 
 
 @pytest.mark.parametrize("device", ["HETERO:GPU,CPU", "GPU"])
@@ -72,8 +73,8 @@ def test_custom_op_runs_on_the_gpu_kernel(custom_ir: Path, tmp_path: Path, capsy
 
 
 def test_no_kernel_on_any_listed_device(custom_ir: Path, capsys) -> None:
-    code = main(["run", "--model", str(custom_ir), "--device", "HETERO:VPU,CPU", "--config", str(GPU_XML),
-                 "--input", "random"])
+    code = main(["run", "--model", str(custom_ir), "--device", "HETERO:VPU,CPU",
+                 "--config", str(GPU_XML), "--input", "random"])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1
     assert "LeakyRelu" in err[0] and "no kernel on VPU, CPU" in err[0]

@@ -17,7 +17,8 @@ from extgen.errors import KernelBuildError
 KERNELS = Path(__file__).parent / "kernels" / "gpu"
 ROOT = Path(__file__).resolve().parents[2]
 BUILD_LOG = ("clBuildProgram failed: BUILD_PROGRAM_FAILURE - clBuildProgram failed\n\n"
-             "Build on <pyopencl.Device 'pthread-newcpu'>:\n\nerror: unknown target CPU 'generic'\n")
+             "Build on <pyopencl.Device 'pthread-newcpu'>:\n\n"
+             "error: unknown target CPU 'generic'\n")
 
 
 class FakeCL:

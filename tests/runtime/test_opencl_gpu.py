@@ -28,7 +28,8 @@ def _cache(tmp_path_factory, monkeypatch):
 
 
 def layer(type_: str, dims, n_inputs=1, precision="FP32", **attrs) -> IRLayer:
-    return IRLayer(1, f"my_{type_.lower()}", type_, "extension", {k: str(v) for k, v in attrs.items()},
+    return IRLayer(1, f"my_{type_.lower()}", type_, "extension",
+                   {k: str(v) for k, v in attrs.items()},
                    list(range(n_inputs)), [OutPort(n_inputs, precision, ["y"], tuple(dims))])
 
 
@@ -54,7 +55,8 @@ def test_byxf_format_and_pitches():
         np.testing.assert_array_equal(from_layout(to_layout(x, fmt).ravel(), x.shape, fmt), x)
     assert to_layout(x, "BYXF").shape == (2, 4, 5, 3)
     dev = GpuDevice([KERNELS / "leaky_relu.xml"])
-    (y,) = dev.kernel(layer("LeakyReluNHWC", [-1, -1, -1, -1]))([x])  # dynamic dims: input 0's shape
+    # dynamic dims: input 0's shape
+    (y,) = dev.kernel(layer("LeakyReluNHWC", [-1, -1, -1, -1]))([x])
     np.testing.assert_allclose(y, leaky(x, 0.25))
 
 
@@ -63,7 +65,8 @@ def test_two_inputs_array_define_and_worksize_dim():
     rng = np.random.default_rng(1)
     a, b = (rng.standard_normal((1, 3, 2, 6)).astype(np.float32) for _ in range(2))
     (y,) = dev.kernel(layer("ScaledAdd", a.shape, 2, coeffs="2,0.5,-1"))([a, b])
-    np.testing.assert_allclose(y, a + b * np.array([2, 0.5, -1], np.float32).reshape(1, 3, 1, 1), rtol=1e-6)
+    coeffs = np.array([2, 0.5, -1], np.float32).reshape(1, 3, 1, 1)
+    np.testing.assert_allclose(y, a + b * coeffs, rtol=1e-6)
     (y,) = dev.kernel(layer("ScaledAdd", a.shape, 2))([a, b])  # default "1.0,1.0,1.0"
     np.testing.assert_allclose(y, a + b, rtol=1e-6)
 
@@ -103,7 +106,8 @@ def test_disk_cache_used_by_fresh_process(tmp_path):
         "from converter.runtime.ir_reader import IRLayer, OutPort\n"
         "from converter.runtime.opencl import GpuDevice, build\n"
         f"dev = GpuDevice([{str(KERNELS / 'leaky_relu.xml')!r}])\n"
-        "lay = IRLayer(1, 'l', 'LeakyRelu', 'x', {'negative_slope': '0.75'}, [0], [OutPort(1, 'FP32', [], (1, 1, 2, 9))])\n"
+        "lay = IRLayer(1, 'l', 'LeakyRelu', 'x', {'negative_slope': '0.75'}, [0],\n"
+        "              [OutPort(1, 'FP32', [], (1, 1, 2, 9))])\n"
         "y = dev.kernel(lay)([-np.ones((1, 1, 2, 9), np.float32)])[0]\n"
         "assert np.allclose(y, -0.75)\n"
         "print(build.compile_count(), build.disk_hits())\n"
@@ -121,15 +125,19 @@ def test_tiny_ir_through_executor(tmp_path):
   <layers>
     <layer id="0" name="x" type="Parameter" version="opset1">
       <data shape="1,3,4,4" element_type="f32"/>
-      <output><port id="0" precision="FP32" names="x"><dim>1</dim><dim>3</dim><dim>4</dim><dim>4</dim></port></output>
+      <output><port id="0" precision="FP32" names="x">
+        <dim>1</dim><dim>3</dim><dim>4</dim><dim>4</dim></port></output>
     </layer>
     <layer id="1" name="leaky" type="LeakyRelu" version="extension">
       <data negative_slope="0.2"/>
-      <input><port id="0" precision="FP32"><dim>1</dim><dim>3</dim><dim>4</dim><dim>4</dim></port></input>
-      <output><port id="1" precision="FP32" names="y"><dim>1</dim><dim>3</dim><dim>4</dim><dim>4</dim></port></output>
+      <input><port id="0" precision="FP32">
+        <dim>1</dim><dim>3</dim><dim>4</dim><dim>4</dim></port></input>
+      <output><port id="1" precision="FP32" names="y">
+        <dim>1</dim><dim>3</dim><dim>4</dim><dim>4</dim></port></output>
     </layer>
     <layer id="2" name="y/sink" type="Result" version="opset1">
-      <input><port id="0" precision="FP32"><dim>1</dim><dim>3</dim><dim>4</dim><dim>4</dim></port></input>
+      <input><port id="0" precision="FP32">
+        <dim>1</dim><dim>3</dim><dim>4</dim><dim>4</dim></port></input>
     </layer>
   </layers>
   <edges>
@@ -164,7 +172,8 @@ def test_expressions_are_safe():
 
 def _config(tmp_path: Path, body: str, source: str | None = "k.cl") -> Path:
     if source:
-        (tmp_path / source).write_text("__kernel void k(__global float* a, __global float* b) { }\n")
+        kernel = "__kernel void k(__global float* a, __global float* b) { }\n"
+        (tmp_path / source).write_text(kernel)
     xml = tmp_path / "k.xml"
     xml.write_text(body)
     return xml
@@ -172,14 +181,16 @@ def _config(tmp_path: Path, body: str, source: str | None = "k.cl") -> Path:
 
 LAYER = """<CustomLayer name="K" type="SimpleGPU" version="1">
   <Kernel entry="k"><Source filename="{src}"/></Kernel>
-  <Buffers><Tensor arg-index="0" type="input" port-index="0"/><Tensor arg-index="1" type="output" port-index="0"/></Buffers>
+  <Buffers><Tensor arg-index="0" type="input" port-index="0"/>
+    <Tensor arg-index="1" type="output" port-index="0"/></Buffers>
   <WorkSizes global="{gws}"/>
 </CustomLayer>
 """
 
 
 def test_malformed_xml_names_file_and_line(tmp_path):
-    xml = _config(tmp_path, "<CustomLayer name='K' type='SimpleGPU' version='1'>\n<Kernel>\n</CustomLayer>\n")
+    xml = _config(tmp_path,
+                  "<CustomLayer name='K' type='SimpleGPU' version='1'>\n<Kernel>\n</CustomLayer>\n")
     with pytest.raises(KernelConfigError, match=r"k\.xml:3: malformed kernel XML") as err:
         GpuDevice([xml])
     assert err.value.exit_code == 2 and isinstance(err.value, ExtgenError)
@@ -193,7 +204,7 @@ def test_missing_kernel_file_names_file_and_xml(tmp_path):
 
 def test_invalid_worksize(tmp_path):
     xml = _config(tmp_path, LAYER.format(src="k.cl", gws="X,Y+,B"))
-    with pytest.raises(KernelConfigError, match=r"k\.xml:4: invalid WorkSizes global='X,Y\+,B'"):
+    with pytest.raises(KernelConfigError, match=r"k\.xml:5: invalid WorkSizes global='X,Y\+,B'"):
         GpuDevice([xml])
     xml = _config(tmp_path, LAYER.format(src="k.cl", gws="X*W"))
     with pytest.raises(KernelConfigError, match="'W' is not allowed"):

@@ -21,7 +21,8 @@ def _cache(tmp_path_factory, monkeypatch):
 
 
 def layer(type_: str, dims, precision="FP32", **attrs) -> IRLayer:
-    return IRLayer(3, f"my_{type_.lower()}", type_, "extension", {k: str(v) for k, v in attrs.items()},
+    return IRLayer(3, f"my_{type_.lower()}", type_, "extension",
+                   {k: str(v) for k, v in attrs.items()},
                    [0], [OutPort(1, precision, ["y"], tuple(dims))])
 
 
@@ -76,7 +77,8 @@ def test_signature_parsing():
 
 
 def _write(tmp_path: Path, params: str, source: str = "k.cl", stage2: str = "") -> Path:
-    (tmp_path / "k.cl").write_text("__kernel void k(__global const float* src, __global float* dst) {}\n")
+    (tmp_path / "k.cl").write_text(
+        "__kernel void k(__global const float* src, __global float* dst) {}\n")
     xml = tmp_path / "k.xml"
     xml.write_text(f"""<CustomLayer name="K" type="MVCL" version="1">
   <Kernel entry="k"><Source filename="{source}"/></Kernel>
@@ -86,18 +88,21 @@ def _write(tmp_path: Path, params: str, source: str = "k.cl", stage2: str = "") 
     return xml
 
 
-IO = '<Tensor arg-name="src" type="input" port-index="0"/><Tensor arg-name="dst" type="output" port-index="0"/>'
+IO = ('<Tensor arg-name="src" type="input" port-index="0"/>'
+      '<Tensor arg-name="dst" type="output" port-index="0"/>')
 
 
 def test_binary_source_is_refused_with_hint(tmp_path):
     (tmp_path / "k.bin").write_bytes(b"\x7fELF")
-    with pytest.raises(KernelConfigError, match=r"k\.xml:2: 'k\.bin' is a Myriad binary .* 'k\.cl' sits beside it"):
+    with pytest.raises(KernelConfigError,
+                       match=r"k\.xml:2: 'k\.bin' is a Myriad binary .* 'k\.cl' sits beside it"):
         VpuDevice([_write(tmp_path, IO, source="k.bin")])
 
 
 def test_unknown_arg_name_and_unbound_param(tmp_path):
     xml = _write(tmp_path, IO.replace('"dst"', '"out"'))
-    with pytest.raises(KernelConfigError, match=r"arg-name 'out' is not a parameter of k\(src, dst\)"):
+    with pytest.raises(KernelConfigError,
+                       match=r"arg-name 'out' is not a parameter of k\(src, dst\)"):
         VpuDevice([xml]).kernel(layer("K", (4,)))
     xml = _write(tmp_path, IO.split("/>")[0] + "/>")
     with pytest.raises(KernelConfigError, match="parameter.s. dst of k have no binding"):
@@ -106,13 +111,16 @@ def test_unknown_arg_name_and_unbound_param(tmp_path):
 
 def test_weight_data_is_not_supported(tmp_path):
     xml = _write(tmp_path, IO + '<Data arg-name="dst2" type="data" source="weights"/>')
-    (tmp_path / "k.cl").write_text("__kernel void k(__global const float* src, __global float* dst, __global float* dst2) {}\n")
+    (tmp_path / "k.cl").write_text(
+        "__kernel void k(__global const float* src, __global float* dst, "
+        "__global float* dst2) {}\n")
     with pytest.raises(KernelConfigError, match="weight blob"):
         VpuDevice([xml]).kernel(layer("K", (4,)))
 
 
 def test_duplicate_stage_and_bad_buffer_size(tmp_path):
-    dup = '<CustomLayer name="K" type="MVCL" version="1"><Kernel entry="k"><Source filename="k.cl"/></Kernel><Parameters/></CustomLayer>'
+    dup = ('<CustomLayer name="K" type="MVCL" version="1">'
+           '<Kernel entry="k"><Source filename="k.cl"/></Kernel><Parameters/></CustomLayer>')
     with pytest.raises(KernelConfigError, match="defines stage 0 twice"):
         VpuDevice([_write(tmp_path, IO, stage2=dup)])
     bad = IO + '<Tensor arg-name="b" type="output_buffer" port-index="1" size="F*?"/>'

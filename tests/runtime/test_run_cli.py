@@ -29,10 +29,12 @@ def test_run_compare_benchmark_output(relu_add_ir: Path, tmp_path: Path, capsys)
     diff = float(out.split("  y: ")[1].split()[0])
     assert diff < 1e-6
     saved = np.load(tmp_path / "out.npz")["y"]
-    np.testing.assert_allclose(saved, np.maximum(x, 0) + np.arange(3).reshape(1, 3, 1, 1), rtol=1e-6)
+    expected = np.maximum(x, 0) + np.arange(3).reshape(1, 3, 1, 1)
+    np.testing.assert_allclose(saved, expected, rtol=1e-6)
 
 
-@pytest.mark.parametrize("array", [np.zeros((1, 3, 4, 4), np.float64), np.zeros((1, 3, 5, 4), np.float32)])
+@pytest.mark.parametrize("array", [np.zeros((1, 3, 4, 4), np.float64),
+                                   np.zeros((1, 3, 5, 4), np.float32)])
 def test_wrong_input_is_one_line(relu_add_ir: Path, tmp_path: Path, capsys, array) -> None:
     np.save(tmp_path / "x.npy", array)
     code = main(["run", "--model", str(relu_add_ir), "--input", f"x={tmp_path / 'x.npy'}"])
