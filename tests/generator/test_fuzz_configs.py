@@ -189,6 +189,15 @@ def _compile_cpp(cpu: Path, flags: list[str]) -> None:
     assert done.returncode == 0, done.stderr[-3000:]
 
 
+def _finish_stub(cl: Path, expected: bool) -> None:
+    """A kernel written without an expression carries one unfilled marker; delete it, as its
+    user does once the computation is written (the stub then outputs NaN)."""
+    lines = cl.read_text().splitlines(keepends=True)
+    marked = [ln for ln in lines if "extgen:unfilled" in ln]
+    assert len(marked) == (1 if expected else 0), cl
+    cl.write_text("".join(ln for ln in lines if ln not in marked))
+
+
 def _run_kernels(out: Path, config_path: Path) -> None:
     """Each op's GPU and VPU kernel, loaded from its XML, builds and runs on a random input."""
     for op in load_config(config_path).ops:
@@ -198,6 +207,7 @@ def _run_kernels(out: Path, config_path: Path) -> None:
         for device, folder in ((GpuDevice, "gpu"), (VpuDevice, "vpu")):
             xml = out / "user_ie_extensions" / folder / f"{op.snake}_kernel.xml"
             if xml.is_file():
+                _finish_stub(xml.with_suffix(".cl"), expected=op.expression is None)
                 kernel = device([xml]).kernel(_layer(shape, attrs))
                 assert kernel is not None, xml
                 kernel(_inputs(shape))

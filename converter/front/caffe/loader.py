@@ -103,6 +103,59 @@ def _net_inputs(net: Any, path: Path) -> list[tuple[str, tuple[int, ...] | None]
     return [(n, shapes[i] if i < len(shapes) else None) for i, n in enumerate(names)]
 
 
+class _Builder:
+    """The graph under construction: the port producing each blob, the inputs in order."""
+
+    def __init__(self, graph: Graph, proto_path: Path) -> None:
+        self.graph, self.proto_path = graph, proto_path
+        self.producers: dict[str, Port] = {}
+        self.inputs: list[str] = []
+
+    def add_input(self, name: str, shape: tuple[int, ...] | None) -> None:
+        param = _add_op(self.graph, "Parameter", name, shape=shape,
+                        element_type=np.dtype(np.float32))
+        param.out_port(0).add_tensor_names([name])
+        self.producers[name] = param.out_port(0)
+        self.inputs.append(name)
+
+    def add_layer(self, layer: Any, ltype: str, name: str, weights: Any) -> Node:
+        op = ltype
+        if ltype == "Python":
+            op = f"{layer.python_param.module}.{layer.python_param.layer}"
+        node_id = self.graph.unique_id(name)
+        self.graph.add_node(
+            node_id, kind="op", op=op, name=name, pb=layer, model_pb=weights, caffe_type=ltype,
+            in_ports_count=len(layer.bottom), out_ports_count=len(layer.top),
+        )
+        node = Node(self.graph, node_id)
+        node.update_node()
+        for port, blob in enumerate(layer.bottom):
+            if blob not in self.producers:
+                msg = (f"{self.proto_path}: layer '{name}' ({ltype}) reads blob '{blob}' "
+                       "that no earlier layer or input produces")
+                raise ModelFormatError(msg)
+            self.producers[blob].connect(node.in_port(port))
+        for port, blob in enumerate(layer.top):
+            previous = self.producers.get(blob)
+            if previous is None or previous.node.soft_get("op") != "Parameter":
+                if previous is not None:  # in place: the blob now names this layer's output
+                    previous.remove_tensor_names()
+                node.out_port(port).add_tensor_names([blob])
+            self.producers[blob] = node.out_port(port)
+        return node
+
+    def add_results(self) -> list[str]:
+        """A Result for every blob no layer reads; the blobs, in order."""
+        outputs = []
+        for blob, port in self.producers.items():
+            if port.node.soft_get("op") == "Parameter" or port.get_destinations():
+                continue
+            result = _add_op(self.graph, "Result", f"{blob}/sink_port_0")
+            port.connect(result.in_port(0))
+            outputs.append(blob)
+        return outputs
+
+
 def net_to_graph(net: Any, model: Any, proto_path: Path, mapping: dict | None = None) -> Graph:
     """Front-stage graph from the parsed .prototxt (net) and .caffemodel (model)."""
     graph = Graph()
@@ -114,17 +167,9 @@ def net_to_graph(net: Any, model: Any, proto_path: Path, mapping: dict | None = 
     weights: dict[str, Any] = {}
     if model is not None:
         weights = {layer.name: layer for layer in (list(model.layer) or list(model.layers))}
-    producers: dict[str, Port] = {}
-    inputs: list[str] = []
-
-    def add_input(name: str, shape: tuple[int, ...] | None) -> None:
-        param = _add_op(graph, "Parameter", name, shape=shape, element_type=np.dtype(np.float32))
-        param.out_port(0).add_tensor_names([name])
-        producers[name] = param.out_port(0)
-        inputs.append(name)
-
+    build = _Builder(graph, proto_path)
     for name, shape in _net_inputs(net, proto_path):
-        add_input(name, shape)
+        build.add_input(name, shape)
     for index, layer in enumerate(layers):
         if not _in_test_phase(layer):
             continue
@@ -134,49 +179,19 @@ def net_to_graph(net: Any, model: Any, proto_path: Path, mapping: dict | None = 
             shapes = [tuple(int(d) for d in s.dim) for s in layer.input_param.shape]
             for j, top in enumerate(layer.top):
                 fallback = shapes[0] if len(shapes) == 1 else None
-                add_input(top, shapes[j] if j < len(shapes) else fallback)
+                build.add_input(top, shapes[j] if j < len(shapes) else fallback)
             continue
-        op = ltype
-        if ltype == "Python":
-            py = layer.python_param
-            op = f"{py.module}.{py.layer}"
-        node_id = graph.unique_id(name)
-        graph.add_node(
-            node_id, kind="op", op=op, name=name, pb=layer, model_pb=weights.get(layer.name),
-            caffe_type=ltype, in_ports_count=len(layer.bottom), out_ports_count=len(layer.top),
-        )
-        node = Node(graph, node_id)
-        node.update_node()
-        for port, blob in enumerate(layer.bottom):
-            if blob not in producers:
-                msg = (f"{proto_path}: layer '{name}' ({ltype}) reads blob '{blob}' "
-                       "that no earlier layer or input produces")
-                raise ModelFormatError(msg)
-            producers[blob].connect(node.in_port(port))
-        for port, blob in enumerate(layer.top):
-            previous = producers.get(blob)
-            if previous is not None and previous.node.soft_get("op") != "Parameter":
-                previous.remove_tensor_names()  # in place: the blob now names this layer's output
-            if previous is None or previous.node.soft_get("op") != "Parameter":
-                node.out_port(port).add_tensor_names([blob])
-            producers[blob] = node.out_port(port)
+        node = build.add_layer(layer, ltype, name, weights.get(layer.name))
         if mapping and ltype in mapping:
             from converter.front.caffe.custom_layers_mapping import apply_mapping
 
             apply_mapping(node, mapping[ltype])
-    if not inputs:
+    if not build.inputs:
         msg = (f"{proto_path}: the network has no inputs (no 'input' fields and no Input layer); "
                "add an Input layer or an input/input_shape")
         raise ModelFormatError(msg)
-    outputs = []
-    for blob, port in producers.items():
-        if port.node.soft_get("op") == "Parameter" or port.get_destinations():
-            continue
-        result = _add_op(graph, "Result", f"{blob}/sink_port_0")
-        port.connect(result.in_port(0))
-        outputs.append(blob)
-    graph.graph["output_order"] = outputs
-    graph.graph["input_order"] = inputs
+    graph.graph["output_order"] = build.add_results()
+    graph.graph["input_order"] = build.inputs
     return graph
 
 

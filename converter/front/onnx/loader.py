@@ -141,6 +141,36 @@ def _add_op(graph: Graph, op: str, name: str, **attrs) -> Node:
     return node
 
 
+def _add_node(graph: Graph, pb: onnx.NodeProto, index: int,
+              producers: dict[str, tuple[Node, int]]) -> None:
+    """One framework node for pb, fed by the producers of its inputs; it produces its outputs."""
+    op = pb.op_type if pb.domain in ("", "ai.onnx") else f"{pb.domain}::{pb.op_type}"
+    name = pb.name or (pb.output[0] if pb.output and pb.output[0] else f"{pb.op_type}_{index}")
+    _check_attribute_types(pb, name, graph.graph["fw_opset_version"])
+    node_id = graph.unique_id(name)
+    graph.add_node(
+        node_id, kind="op", op=op, name=name, pb=pb,
+        in_ports_count=len(pb.input), out_ports_count=len(pb.output),
+    )
+    node = Node(graph, node_id)
+    node.update_node()
+    for port, tensor in enumerate(pb.input):
+        if not tensor:
+            continue
+        if tensor not in producers:
+            msg = (
+                f"input '{tensor}' of node '{name}' ({op}) is produced by nothing "
+                "(the model is truncated, corrupt or not topologically sorted)"
+            )
+            raise ModelFormatError(msg)
+        src, out = producers[tensor]
+        src.out_port(out).connect(node.in_port(port))
+    for port, tensor in enumerate(pb.output):
+        if tensor:
+            node.out_port(port).add_tensor_names([tensor])
+            producers[tensor] = (node, port)
+
+
 def model_to_graph(mapped: MappedModel, base: Path | None = None) -> Graph:
     """Front-stage graph: Parameter/Const/framework nodes/Result, edges by tensor name."""
     model = mapped.model
@@ -168,31 +198,7 @@ def model_to_graph(mapped: MappedModel, base: Path | None = None) -> Graph:
         node.out_port(0).add_tensor_names([vi.name])
         producers[vi.name] = (node, 0)
     for i, pb in enumerate(g.node):
-        op = pb.op_type if pb.domain in ("", "ai.onnx") else f"{pb.domain}::{pb.op_type}"
-        name = pb.name or (pb.output[0] if pb.output and pb.output[0] else f"{pb.op_type}_{i}")
-        _check_attribute_types(pb, name, graph.graph["fw_opset_version"])
-        node_id = graph.unique_id(name)
-        graph.add_node(
-            node_id, kind="op", op=op, name=name, pb=pb,
-            in_ports_count=len(pb.input), out_ports_count=len(pb.output),
-        )
-        node = Node(graph, node_id)
-        node.update_node()
-        for port, tensor in enumerate(pb.input):
-            if not tensor:
-                continue
-            if tensor not in producers:
-                msg = (
-                    f"input '{tensor}' of node '{name}' ({op}) is produced by nothing "
-                    "(the model is truncated, corrupt or not topologically sorted)"
-                )
-                raise ModelFormatError(msg)
-            src, out = producers[tensor]
-            src.out_port(out).connect(node.in_port(port))
-        for port, tensor in enumerate(pb.output):
-            if tensor:
-                node.out_port(port).add_tensor_names([tensor])
-                producers[tensor] = (node, port)
+        _add_node(graph, pb, i, producers)
     for vi in g.output:
         if vi.name not in producers:
             msg = f"graph output '{vi.name}' is produced by nothing (truncated or corrupt model)"
