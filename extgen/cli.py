@@ -1,4 +1,5 @@
-"""The `extgen` command: subcommands, logging, and the one place errors are turned into exit codes."""
+"""The `extgen` command: subcommands, logging, and the one place errors are turned into exit
+codes."""
 
 from __future__ import annotations
 

@@ -6,17 +6,17 @@ application, user code and generated extensions, and adds the generator's own Co
 from __future__ import annotations
 
 from converter.errors import (
-    ExtgenError,
-    UsageError,
-    InputFileError,
-    ModelFormatError,
-    UnsupportedOpError,
-    ShapeInferenceError,
     ConversionError,
-    OutputError,
     ExtensionError,
-    KernelConfigError,
+    ExtgenError,
+    InputFileError,
     KernelBuildError,
+    KernelConfigError,
+    ModelFormatError,
+    OutputError,
+    ShapeInferenceError,
+    UnsupportedOpError,
+    UsageError,
 )
 
 __all__ = [

@@ -84,7 +84,8 @@ def _check(node: ast.AST, text: str, allowed: set[str], used: set[str]) -> None:
     elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
         spec = FUNCTIONS.get(node.func.id)
         if spec is None:
-            raise _fail(text, node, f"unknown function '{node.func.id}' (allowed: {', '.join(FUNCTIONS)})")
+            allowed_names = ", ".join(FUNCTIONS)
+            raise _fail(text, node, f"unknown function '{node.func.id}' (allowed: {allowed_names})")
         if len(node.args) != spec[0]:
             raise _fail(text, node, f"{node.func.id}() takes {spec[0]} argument(s)")
         for arg in node.args:

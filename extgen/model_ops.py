@@ -51,7 +51,8 @@ def _attr_type(value: Any) -> str | None:
 def find_unknown_ops(model: Path, framework: str | None = None,
                      extensions: list[Path] | None = None, **options: Any) -> list[UnknownOp]:
     """Load and extract the model (with extensions) and report the ops left unsupported."""
-    opts = ConvertOptions(Path(model), framework=framework, extensions=list(extensions or []), **options)
+    opts = ConvertOptions(Path(model), framework=framework, extensions=list(extensions or []),
+                          **options)
     fw = frameworks.resolve(opts.input_model, opts.framework)
     found: dict[str, UnknownOp] = {}
     with extension_scope():
@@ -97,7 +98,8 @@ def _attributes(op: UnknownOp, taken: set[str]) -> list[dict[str, Any]]:
             continue
         default = value.tolist() if isinstance(value, np.ndarray) else value
         name = _unique(fold_identifier(key, "attr"), taken, lambda n: {n.lower()})
-        entry = {"name": name, "type": kind, "default": list(default) if isinstance(default, tuple) else default}
+        entry = {"name": name, "type": kind,
+                 "default": list(default) if isinstance(default, tuple) else default}
         if name != key:
             entry["framework_name"] = key
         if not _accepted(entry):

@@ -28,7 +28,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="extension folders whose ops count as handled")
     p.add_argument("--output_dir", type=Path, default=Path("."), metavar="DIR",
                    help="where the <op>.extgen.json configs go (default: current folder)")
-    p.add_argument("--force", action="store_true", help="overwrite configs that exist with other content")
+    p.add_argument("--force", action="store_true",
+                   help="overwrite configs that exist with other content")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -39,20 +40,23 @@ def run(args: argparse.Namespace) -> int:
     extensions = [Path(p) for p in args.extensions.split(",") if p.strip()]
     unknown = find_unknown_ops(args.model, args.framework, extensions)
     if not unknown:
-        print(f"{args.model}: every op is supported; convert it with extgen convert --input_model {args.model}")
+        print(f"{args.model}: every op is supported; "
+              f"convert it with extgen convert --input_model {args.model}")
         return 0
     print(f"{args.model}: {len(unknown)} op type(s) need an extension")
     reports: list[FileReport] = []
     taken: set[str] = set()  # one config file (and op name) per op type, across domains
     for op in unknown:
         names = ", ".join(op.nodes[:5]) + (", ..." if len(op.nodes) > 5 else "")
-        print(f"- {op.op_type}: {len(op.nodes)} node(s) ({names}); {op.inputs} input(s), {op.outputs} output(s)")
+        print(f"- {op.op_type}: {len(op.nodes)} node(s) ({names}); "
+              f"{op.inputs} input(s), {op.outputs} output(s)")
         for key, value in op.attributes.items():
             shown = value.tolist() if hasattr(value, "tolist") else value
             print(f"    {key}: {type(value).__name__} = {shown!r}")
         config = config_for(op, taken)
         snake = config["ops"][0]["name"].lower()
-        reports.append(file_status(args.output_dir / f"{snake}.extgen.json", json.dumps(config, indent=2) + "\n"))
+        content = json.dumps(config, indent=2) + "\n"
+        reports.append(file_status(args.output_dir / f"{snake}.extgen.json", content))
     write_reports(reports, args.output_dir, force=args.force)
     for report in reports:
         print(f"{report.status:10} {report.path}  (then: extgen new --config {report.path})")

@@ -18,12 +18,14 @@ Convert a model to OpenVINO IR v11. The pipeline follows the Model Optimizer: lo
 (your --extensions first), front transforms, shape inference with constant folding, middle and
 back transforms, emit. Ops it cannot handle are listed in one error with the `extgen new`
 command that scaffolds them."""
-EPILOG = """\
-examples:
-  extgen convert --input_model model.onnx --output_dir ir/
-  extgen convert --input_model model.onnx --input_shape [1,3,224,224] --mean_values [123.7,116.3,103.5] \\
-      --scale_values [58.4,57.1,57.4] --reverse_input_channels --compress_to_fp16
-  extgen convert --input_model model.onnx --extensions user_mo_extensions --output_dir ir/"""
+EPILOG = (
+    "examples:\n"
+    "  extgen convert --input_model model.onnx --output_dir ir/\n"
+    "  extgen convert --input_model model.onnx --input_shape [1,3,224,224]"
+    " --mean_values [123.7,116.3,103.5] \\\n"
+    "      --scale_values [58.4,57.1,57.4] --reverse_input_channels --compress_to_fp16\n"
+    "  extgen convert --input_model model.onnx --extensions user_mo_extensions --output_dir ir/"
+)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -39,26 +41,31 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="folders of extensions (ops/, front/, front/<framework>/, middle/, back/); "
                    "later folders override earlier ones for the same op")
     p.add_argument("--input_shape", metavar="SHAPE",
-                   help="input shapes in framework layout, e.g. [1,3,224,224] or [1,3,224,224],[1,10]; "
-                   "-1 or ? for a dynamic dimension")
+                   help="input shapes in framework layout, e.g. [1,3,224,224] or "
+                   "[1,3,224,224],[1,10]; -1 or ? for a dynamic dimension")
     p.add_argument("--input", metavar="INPUTS",
-                   help="comma-separated inputs name[shape]{type}->value, e.g. data[1,3,224,224]{f32}; "
-                   "an inner tensor name cuts the model there; ->value freezes it")
+                   help="comma-separated inputs name[shape]{type}->value, e.g. "
+                   "data[1,3,224,224]{f32}; an inner tensor name cuts the model there; "
+                   "->value freezes it")
     p.add_argument("--output", metavar="NAMES",
                    help="comma-separated output tensor names; the model is cut after them")
     p.add_argument("--mean_values", metavar="VALUES",
-                   help="per-channel means subtracted from inputs: [123.7,116.3,103.5] or data[...]")
+                   help="per-channel means subtracted from inputs: [123.7,116.3,103.5] "
+                   "or data[...]")
     p.add_argument("--scale_values", metavar="VALUES",
-                   help="per-channel scales inputs are divided by (after the mean): [58.4,57.1,57.4]")
+                   help="per-channel scales inputs are divided by (after the mean): "
+                   "[58.4,57.1,57.4]")
     p.add_argument("--reverse_input_channels", action="store_true",
                    help="swap RGB<->BGR on 3-channel inputs (before mean/scale)")
     p.add_argument("--compress_to_fp16", action="store_true",
                    help="store float32 weights as float16 (decompressed to f32 at load)")
     fw = p.add_argument_group("framework-specific")
     fw.add_argument("--input_proto", "-d", type=Path, metavar="FILE.prototxt",
-                    help="Caffe: the network .prototxt (default: the model's name with .prototxt)")
+                    help="Caffe: the network .prototxt "
+                    "(default: the model's name with .prototxt)")
     fw.add_argument("--caffe_parser_path", type=Path, metavar="PATH",
-                    help="Caffe: your own caffe.proto (or its folder) for layers with new parameters")
+                    help="Caffe: your own caffe.proto (or its folder) "
+                    "for layers with new parameters")
     fw.add_argument("-k", "--custom_layers_mapping", type=Path, metavar="FILE.xml",
                     help="Caffe: CustomLayersMapping.xml (NativeType, hasParam, protoParamName)")
     fw.add_argument("--transformations_config", type=Path, metavar="FILE.json",
@@ -69,7 +76,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def options_from_args(args: argparse.Namespace):
     """ConvertOptions from the parsed flags (converter imports stay out of `extgen --help`)."""
-    from converter.options import ConvertOptions, parse_input, parse_input_shape, parse_per_input_values
+    from converter.options import (
+        ConvertOptions,
+        parse_input,
+        parse_input_shape,
+        parse_per_input_values,
+    )
 
     return ConvertOptions(
         input_model=args.input_model,
@@ -80,8 +92,10 @@ def options_from_args(args: argparse.Namespace):
         input_shape=parse_input_shape(args.input_shape) if args.input_shape else None,
         inputs=parse_input(args.input) if args.input else None,
         outputs=[n.strip() for n in args.output.split(",") if n.strip()] if args.output else None,
-        mean_values=parse_per_input_values("--mean_values", args.mean_values) if args.mean_values else {},
-        scale_values=parse_per_input_values("--scale_values", args.scale_values) if args.scale_values else {},
+        mean_values=(parse_per_input_values("--mean_values", args.mean_values)
+                     if args.mean_values else {}),
+        scale_values=(parse_per_input_values("--scale_values", args.scale_values)
+                      if args.scale_values else {}),
         reverse_input_channels=args.reverse_input_channels,
         compress_to_fp16=args.compress_to_fp16,
         input_proto=args.input_proto,

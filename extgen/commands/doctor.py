@@ -88,7 +88,8 @@ def _openvino() -> tuple[bool, str]:
     try:
         import openvino
     except ImportError:
-        return False, "the openvino package is not installed (optional engine): pip install openvino"
+        return False, ("the openvino package is not installed (optional engine): "
+                       "pip install openvino")
     version = re.sub(r"-.*", "", openvino.__version__)
     return True, f"OpenVINO runtime {version} (--engine openvino, CPU extension builds)"
 

@@ -27,10 +27,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         p.add_argument(f"--{target}", action="append_const", const=target, dest="targets",
                        help=spec.help)
     p.add_argument("--output_dir", type=Path, default=Path("."), metavar="DIR",
-                   help="where user_mo_extensions/ and user_ie_extensions/ go (default: current folder)")
+                   help="where user_mo_extensions/ and user_ie_extensions/ go "
+                   "(default: current folder)")
     p.add_argument("--config", type=Path, metavar="FILE.json",
                    help="read the op description from this file instead of asking")
-    p.add_argument("--force", action="store_true", help="overwrite files that exist with other content")
+    p.add_argument("--force", action="store_true",
+                   help="overwrite files that exist with other content")
     p.add_argument("--from-model", dest="from_model", type=Path, metavar="MODEL",
                    help="pre-fill the questions from an op of this model (with --op)")
     p.add_argument("--op", metavar="TYPE", help="the op type to pre-fill from --from-model")
@@ -82,7 +84,9 @@ def run(args: argparse.Namespace) -> int:
     if args.template_dir is not None:
         from extgen.generator.user_templates import render_user_templates
 
-        for folder in render_user_templates(args.template_dir, config, args.output_dir, force=args.force):
+        folders = render_user_templates(args.template_dir, config, args.output_dir,
+                                        force=args.force)
+        for folder in folders:
             print(f"create     {folder}")
         return 0
     if not config.targets:

@@ -18,12 +18,14 @@ converter folds constants with, and custom ops with your kernels: a CPU library 
 generated C++ (--extension), OpenCL kernels under the GPU (SimpleGPU) or VPU (MVCL) XML contract
 (--config), run through pyopencl. Devices: CPU, GPU, VPU, or HETERO:GPU,CPU (a custom op runs on
 the first device that has a kernel for it)."""
-EPILOG = """\
-examples:
-  extgen run --model ir/model.xml --input image=image.npy --output out.npz
-  extgen run --model ir/model.xml --device HETERO:GPU,CPU --config user_ie_extensions/gpu/cosh_kernel.xml
-  extgen run --model ir/model.xml --extension build/libuser_cpu_extension.so --compare
-  extgen run --model ir/model.xml --input random --benchmark 20"""
+EPILOG = (
+    "examples:\n"
+    "  extgen run --model ir/model.xml --input image=image.npy --output out.npz\n"
+    "  extgen run --model ir/model.xml --device HETERO:GPU,CPU"
+    " --config user_ie_extensions/gpu/cosh_kernel.xml\n"
+    "  extgen run --model ir/model.xml --extension build/libuser_cpu_extension.so --compare\n"
+    "  extgen run --model ir/model.xml --input random --benchmark 20"
+)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -34,7 +36,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--output", "-o", type=Path, metavar="OUT.npz", help="save all outputs here")
     p.add_argument("--device", "-d", default="CPU",
                    help="CPU, GPU, VPU or HETERO:DEV1,DEV2 (default: CPU)")
-    p.add_argument("--extension", "-l", action="append", default=[], type=Path, metavar="LIB.so|DIR",
+    p.add_argument("--extension", "-l", action="append", default=[], type=Path,
+                   metavar="LIB.so|DIR",
                    help="CPU kernels: a library built from the generated C++, or an extensions "
                    "folder whose ops/ have a numpy evaluate (in OpenVINO they run as Python ops); "
                    "repeatable")

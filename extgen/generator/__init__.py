@@ -1,1 +1,2 @@
-"""The extension generator: one op description rendered into MO extensions and CPU/GPU/VPU kernels."""
+"""The extension generator: one op description rendered into MO extensions and CPU/GPU/VPU
+kernels."""

@@ -109,7 +109,8 @@ class _Model(BaseModel):
 
 
 class Attribute(_Model):
-    """An op attribute: its type, default, name in the framework model, and whether it is in the IR."""
+    """An op attribute: its type, default, name in the framework model, and whether it is \
+in the IR."""
 
     name: AttrName = Field(description="attribute name in the IR and the generated code")
     type: AttrType = Field(description="value type")
@@ -126,7 +127,8 @@ class Attribute(_Model):
         d = self.default
         if d is None:
             return self
-        ok = isinstance(d, _PY_TYPES[self.type]) and not (self.type in ("int", "float") and isinstance(d, bool))
+        bool_as_number = self.type in ("int", "float") and isinstance(d, bool)
+        ok = isinstance(d, _PY_TYPES[self.type]) and not bool_as_number
         if ok and self.type.endswith("_list"):
             elem = int if self.type == "int_list" else (int, float)
             ok = all(isinstance(v, elem) and not isinstance(v, bool) for v in d)
@@ -184,7 +186,8 @@ class MxnetOptions(_Model):
 class GpuOptions(_Model):
     global_work_size: WorkSizes = Field("B*F*Y*X", description="WorkSizes global, over B,F,Y,X")
     local_work_size: WorkSizes = Field("", description="WorkSizes local")
-    format: GpuFormat = Field("BFYX", description="tensor layout the kernel indexes in (Tensor format)")
+    format: GpuFormat = Field(
+        "BFYX", description="tensor layout the kernel indexes in (Tensor format)")
 
 
 class VpuOptions(_Model):
@@ -224,7 +227,8 @@ class OpConfig(_Model):
     @model_validator(mode="after")
     def _consistent(self) -> OpConfig:
         seen: dict[str, str] = {}
-        for name in [p.name for p in self.inputs + self.outputs] + [a.name for a in self.attributes]:
+        names = [p.name for p in self.inputs + self.outputs] + [a.name for a in self.attributes]
+        for name in names:
             other = seen.get(name.lower(), self.name if name == self.name else None)
             if other is not None:
                 case = "" if other == name else (
@@ -234,7 +238,8 @@ class OpConfig(_Model):
             seen[name.lower()] = name
         self._check_vpu_scalars(set(seen.values()))
         if self.shape.input >= len(self.inputs) or self.dtype.input >= len(self.inputs):
-            msg = f"shape/dtype rule refers to input {max(self.shape.input, self.dtype.input)}, the op has {len(self.inputs)}"
+            msg = (f"shape/dtype rule refers to input {max(self.shape.input, self.dtype.input)}, "
+                   f"the op has {len(self.inputs)}")
             raise ValueError(msg)
         if self.expression is not None:
             from extgen.expression import parse_expression
@@ -281,9 +286,11 @@ class GeneratorConfig(_Model):
     """What `extgen new --config` reads: the targets and the ops to generate them for."""
 
     targets: list[Target] = Field(
-        default_factory=list, description="what to generate (the command-line flags take precedence)"
+        default_factory=list,
+        description="what to generate (the command-line flags take precedence)",
     )
-    ops: list[OpConfig] = Field(min_length=1, description="the ops, generated into the same folders")
+    ops: list[OpConfig] = Field(
+        min_length=1, description="the ops, generated into the same folders")
 
     @model_validator(mode="after")
     def _unique_ops(self) -> GeneratorConfig:

@@ -106,7 +106,8 @@ def op_context(op: OpConfig) -> dict[str, Any]:
         expr = parse_expression(op.expression, set(inputs) | {a.name for a in attrs})
         index = {n: i for i, n in enumerate(inputs)}
         expression = {
-            "numpy": expr.render("numpy", lambda v: f"inputs[{index[v]}]" if v in index else f"attrs[{v!r}]"),
+            "numpy": expr.render(
+                "numpy", lambda v: f"inputs[{index[v]}]" if v in index else f"attrs[{v!r}]"),
             "cpp": expr.render("cpp", lambda v: f"in{index[v]}[i]" if v in index else f"m_{v}"),
             # float math: input k is the kernel's local x<k>, an attribute its macro cast to float
             "opencl": expr.render(

@@ -21,7 +21,9 @@ from extgen.generator.config import GeneratorConfig, snake_case
 from extgen.generator.context import op_context, string_literal
 from extgen.generator.targets import TARGETS
 
-__all__ = ["TEMPLATES", "FileReport", "generate", "load_config", "plan_files", "status", "write_reports"]
+__all__ = [
+    "TEMPLATES", "FileReport", "generate", "load_config", "plan_files", "status", "write_reports",
+]
 
 # A wheel ships them as extgen/templates; a checkout keeps them at the top of the repository.
 _PACKAGE = Path(__file__).resolve().parents[1]
@@ -96,7 +98,8 @@ def _environment(root: Path) -> jinja2.Environment:
     env.filters["snake"] = snake_case
     env.filters["cstr"] = lambda s: string_literal(str(s), "c")
     env.filters["xmlattr"] = lambda s: (
-        str(s).replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;").replace(">", "&gt;")
+        str(s).replace("&", "&amp;").replace('"', "&quot;")
+        .replace("<", "&lt;").replace(">", "&gt;")
     )
     return env
 
@@ -189,7 +192,8 @@ def write_reports(reports: list[FileReport], out_dir: Path, *, force: bool = Fal
     clashes = [r for r in reports if r.status == "overwrite"]
     if clashes and not force:
         listed = ", ".join(str(r.path) for r in clashes[:5]) + (" ..." if len(clashes) > 5 else "")
-        msg = f"{len(clashes)} file(s) exist with other content: {listed}; nothing was written (use --force to overwrite)"
+        msg = (f"{len(clashes)} file(s) exist with other content: {listed}; "
+               "nothing was written (use --force to overwrite)")
         raise OutputError(msg)
     todo = [r for r in reports if r.status != "identical"]
     created: list[Path] = []

@@ -85,7 +85,8 @@ class _Session:
         self.questions: list[tuple[str, Callable[[], None], Callable[[], bool]]] = [
             ("targets", self.q_targets, lambda: True),
             ("op name", self.q_name, lambda: True),
-            ("framework op types", self.q_types, lambda: any(t.startswith("mo-") and t != "mo-op" for t in self.a["targets"])),
+            ("framework op types", self.q_types,
+             lambda: any(t.startswith("mo-") and t != "mo-op" for t in self.a["targets"])),
             ("inputs and outputs", self.q_ports, lambda: True),
             ("attributes", self.q_attributes, lambda: True),
             ("output shape", self.q_shape, lambda: True),
@@ -126,7 +127,8 @@ class _Session:
             names = ", ".join(a["name"] for a in attrs)
             if not _ask(questionary.confirm(f"Keep the attributes {names}?", default=True)):
                 attrs = []
-        while _ask(questionary.confirm(f"Add an attribute? ({len(attrs)} so far)", default=not attrs)):
+        while _ask(questionary.confirm(f"Add an attribute? ({len(attrs)} so far)",
+                                       default=not attrs)):
             name = _ask(questionary.text("  attribute name:", validate=_ident_check)).strip()
             kind = _ask(questionary.select("  type:", choices=_ATTR_TYPES))
 
@@ -153,7 +155,8 @@ class _Session:
     def q_expression(self) -> None:
         from extgen.expression import parse_expression
 
-        names = set(self.a["inputs"]) | {a["name"] for a in self.a["attributes"] if a["type"] != "string"}
+        numeric = {a["name"] for a in self.a["attributes"] if a["type"] != "string"}
+        names = set(self.a["inputs"]) | numeric
 
         def check(text: str) -> bool | str:
             if not text.strip():
@@ -180,7 +183,9 @@ class _Session:
             "name": a["name"], "framework_types": a.get("framework_types", {}),
             "inputs": [{"name": n} for n in a.get("inputs", ["x"])],
             "outputs": [{"name": n} for n in a.get("outputs", ["y"])],
-            "attributes": [{k: v for k, v in at.items() if v is not None} for at in a["attributes"]],
+            "attributes": [
+                {k: v for k, v in at.items() if v is not None} for at in a["attributes"]
+            ],
             "shape": {"kind": "same_as_input" if a.get("shape", "same") == "same" else "custom"},
         }
         if a.get("expression") and a.get("shape", "same") == "same":
@@ -203,7 +208,8 @@ class _Session:
             dict((label, ask) for label, ask, _ in self.questions)[choice]()
 
 
-def ask_config(targets: list[str], out_dir: Path, prefill: dict[str, Any] | None = None) -> GeneratorConfig:
+def ask_config(targets: list[str], out_dir: Path,
+               prefill: dict[str, Any] | None = None) -> GeneratorConfig:
     """Ask for everything; returns the validated config (the caller writes it beside the output)."""
     from extgen.generator.generate import validate_config
 

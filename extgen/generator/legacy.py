@@ -100,15 +100,17 @@ def convert_legacy(data: dict[str, Any]) -> dict[str, Any]:
         entry.setdefault("type", _type_of(entry.get("default")))
         if entry.get("framework_name") == entry["name"]:
             entry.pop("framework_name")
-    targets = [t for key, t in (("mo_caffe_extractor", "mo-caffe-ext"), ("mo_tf_extractor", "mo-tf-ext"),
-                                ("mo_mxnet_extractor", "mo-mxnet-ext"), ("mo_op", "mo-op")) if key in data]
+    mo_targets = (("mo_caffe_extractor", "mo-caffe-ext"), ("mo_tf_extractor", "mo-tf-ext"),
+                  ("mo_mxnet_extractor", "mo-mxnet-ext"), ("mo_op", "mo-op"))
+    targets = [t for key, t in mo_targets if key in data]
     plugins = ie.get("plugin") or []
     for plugin in [plugins] if isinstance(plugins, str) else _items(ie, "plugin", "ie_op", str):
         if plugin.lower() not in _PLUGINS:
             msg = f"ie_op.plugin: {plugin!r} is not one of cpu, cldnn (gpu), vpu"
             raise ConfigError(msg)
         targets.append(_PLUGINS[plugin.lower()])
-    fw_types = {fw: s["op"] for fw, s in (("caffe", caffe), ("tf", tf), ("mxnet", mx)) if s.get("op")}
+    sections = (("caffe", caffe), ("tf", tf), ("mxnet", mx))
+    fw_types = {fw: s["op"] for fw, s in sections if s.get("op")}
     op = {
         "name": name,
         "framework_types": {k: v for k, v in fw_types.items() if v != name},

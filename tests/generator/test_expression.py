@@ -1,4 +1,5 @@
-"""The elementwise math language: rendering agrees across numpy, C++ and OpenCL; bad input is refused."""
+"""The elementwise math language: rendering agrees across numpy, C++ and OpenCL; bad input is
+refused."""
 
 from __future__ import annotations
 

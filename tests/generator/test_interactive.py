@@ -49,7 +49,8 @@ def test_full_session_writes_files_and_replayable_config(tmp_path: Path, capsys)
     replay = json.loads((tmp_path / "cosh.extgen.json").read_text())
     assert replay["ops"][0]["expression"] == "scale * (exp(x) + exp(-x)) / 2"
     # the written config replays to identical files
-    code = main(["new", "--config", str(tmp_path / "cosh.extgen.json"), "--output_dir", str(tmp_path)])
+    replay_file = tmp_path / "cosh.extgen.json"
+    code = main(["new", "--config", str(replay_file), "--output_dir", str(tmp_path)])
     assert code == 0
     assert "identical" in capsys.readouterr().out
 
@@ -57,8 +58,8 @@ def test_full_session_writes_files_and_replayable_config(tmp_path: Path, capsys)
 def test_going_back_changes_an_answer(tmp_path: Path, capsys) -> None:
     # review: pick "op name" (targets, then op name: two downs) and rename the op
     keys = ANSWERS + [DOWN, DOWN, ENTER, "\x7f" * 4 + "Sinh2" + ENTER, ENTER]
-    code, out, _ = _session(keys, ["new", "--mo-onnx-ext", "--mo-op", "--output_dir", str(tmp_path)],
-                            capsys)
+    code, out, _ = _session(
+        keys, ["new", "--mo-onnx-ext", "--mo-op", "--output_dir", str(tmp_path)], capsys)
     assert code == 0, out
     assert (tmp_path / "user_mo_extensions" / "ops" / "sinh2.py").exists()
     assert not (tmp_path / "user_mo_extensions" / "ops" / "cosh.py").exists()

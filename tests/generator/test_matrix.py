@@ -28,13 +28,15 @@ OPS = [
     {"name": "ScaledCosh", "attributes": [{"name": "scale", "type": "float", "default": 1.0}],
      "expression": "scale * (exp(x) + exp(-x)) / 2"},
     {"name": "WeightedSum", "inputs": [{"name": "a"}, {"name": "b"}],
-     "attributes": [{"name": "alpha", "type": "float", "default": 0.5}], "expression": "alpha * a + b"},
+     "attributes": [{"name": "alpha", "type": "float", "default": 0.5}],
+     "expression": "alpha * a + b"},
     {"name": "Pick", "attributes": [{"name": "idx", "type": "int_list", "default": [0, 1]}],
      "expression": "x * 2"},
     {"name": "Collapse", "shape": {"kind": "custom"}},
     {"name": "Tagged", "attributes": [{"name": "mode", "type": "string", "default": "fast"}],
      "expression": "x - 1"},
-    {"name": "Softy", "framework_types": {"onnx": "com.example::Softy"}, "expression": "x / (1 + abs(x))"},
+    {"name": "Softy", "framework_types": {"onnx": "com.example::Softy"},
+     "expression": "x / (1 + abs(x))"},
 ]
 REFERENCE = {
     "ScaledCosh": lambda x, **a: a.get("scale", 1.0) * np.cosh(x),
@@ -53,9 +55,12 @@ def generated(tmp_path_factory) -> Path:
     # the user's part for the shape-changing op: sum over the last axis
     op_file = out / "user_mo_extensions" / "ops" / "collapse.py"
     text = op_file.read_text()
-    text = re.sub(r"        # TODO\(extgen\): return the output shape.*?raise NotImplementedError\(msg\)\n",
-                  "        return [None if shapes[0] is None else shapes[0][:-1]]\n", text, flags=re.S)
-    text = re.sub(r"        # TODO\(extgen\): compute the outputs.*?raise NotImplementedError\(msg\)\n",
+    text = re.sub(r"        # TODO\(extgen\): return the output shape"
+                  r".*?raise NotImplementedError\(msg\)\n",
+                  "        return [None if shapes[0] is None else shapes[0][:-1]]\n",
+                  text, flags=re.S)
+    text = re.sub(r"        # TODO\(extgen\): compute the outputs"
+                  r".*?raise NotImplementedError\(msg\)\n",
                   "        return [inputs[0].sum(axis=-1)]\n", text, flags=re.S)
     op_file.write_text(text)
     return out
@@ -76,7 +81,9 @@ def test_every_target_of_every_op_is_written(generated: Path) -> None:
 
 @pytest.mark.parametrize("framework", ["onnx", "tf", "caffe", "mxnet"])
 def test_python_modules_import_and_register(generated: Path, framework: str) -> None:
-    keys = {"onnx": {"ScaledCosh", "WeightedSum", "Pick", "Collapse", "Tagged", "com.example::Softy"}}
+    keys = {
+        "onnx": {"ScaledCosh", "WeightedSum", "Pick", "Collapse", "Tagged", "com.example::Softy"},
+    }
     with extension_scope():
         load_extension_dirs([generated / "user_mo_extensions"], framework)
         assert {o["name"] for o in OPS} <= set(Op.registered_ops)
@@ -98,7 +105,8 @@ def test_onnx_model_with_all_six_converts_and_runs(generated: Path, tmp_path: Pa
     model = make_model(nodes, [("x", TensorProto.FLOAT, [2, 3])], [("y", TensorProto.FLOAT, [2])],
                        domains=["com.example"])
     onnx.save(model, tmp_path / "all.onnx")
-    xml = convert(ConvertOptions(tmp_path / "all.onnx", output_dir=tmp_path / "ir", extensions=[ext])).xml
+    xml = convert(ConvertOptions(tmp_path / "all.onnx", output_dir=tmp_path / "ir",
+                                 extensions=[ext])).xml
     text = xml.read_text()
     for want in ('type="Pick"', 'idx="1,2,3"', 'mode="slow"', 'type="Softy"', 'alpha="0.25"'):
         assert want in text
@@ -124,7 +132,8 @@ def test_tf_model_converts_with_the_generated_extractors(generated: Path, tmp_pa
     np.testing.assert_allclose(next(iter(got.values())), 3 * np.cosh(xv) * 2 - 1, rtol=1e-6)
 
 
-def test_mxnet_model_converts_with_the_generated_extractors(generated: Path, tmp_path: Path) -> None:
+def test_mxnet_model_converts_with_the_generated_extractors(generated: Path,
+                                                             tmp_path: Path) -> None:
     from converter.front.mxnet.params import write_ndarray_file
     from converter.front.mxnet.symbol import SymbolBuilder
 
@@ -142,13 +151,16 @@ def test_mxnet_model_converts_with_the_generated_extractors(generated: Path, tmp
     np.testing.assert_allclose(got, c / (1 + np.abs(c)), rtol=1e-6)
 
 
-def test_caffe_model_converts_with_the_generated_extractors(generated: Path, tmp_path: Path) -> None:
+def test_caffe_model_converts_with_the_generated_extractors(generated: Path,
+                                                             tmp_path: Path) -> None:
     from tests.front.test_caffe import convert_model, user_proto, write_model
 
-    proto = user_proto(tmp_path / "proto", "message ScaledCoshParameter {\n  optional float scale = 1;\n}",
+    proto = user_proto(tmp_path / "proto",
+                       "message ScaledCoshParameter {\n  optional float scale = 1;\n}",
                        "  optional ScaledCoshParameter scaled_cosh_param = 6000;")
     net = ('name: "m"\ninput: "data"\ninput_shape { dim: 2 dim: 3 }\n'
-           'layer { name: "sc" type: "ScaledCosh" bottom: "data" top: "y" scaled_cosh_param { scale: 4 } }\n')
+           'layer { name: "sc" type: "ScaledCosh" bottom: "data" top: "y" '
+           'scaled_cosh_param { scale: 4 } }\n')
     model = write_model(tmp_path, "m", net, {}, proto=proto)
     ext = generated / "user_mo_extensions"
     xml = convert_model(model, tmp_path / "ir", extensions=[ext], caffe_parser_path=proto.parent)

@@ -38,7 +38,8 @@ def _kernels(op_changes: dict) -> dict:
 
 @pytest.mark.parametrize(("config", "needle"), [
     ({**GOOD, "colour": "blue"}, "colour: unknown key"),
-    (_with({"attributes": [{"name": "scale", "type": "float", "default": "big"}]}), "ops.0.attributes.0"),
+    (_with({"attributes": [{"name": "scale", "type": "float", "default": "big"}]}),
+     "ops.0.attributes.0"),
     (_with({"name": "2fast"}), "ops.0.name: '2fast' is not an identifier"),
     (_with({"name": "class"}), "ops.0.name: 'class' is a keyword of Python"),
     (_with({"name": "virtual"}), "ops.0.name: 'virtual' is a keyword of C++"),
@@ -114,7 +115,8 @@ def test_generated_onnx_extension_converts_and_runs(tmp_path: Path) -> None:
     assert _run_config(tmp_path, _with({"framework_types": {"onnx": "my.domain::Cosh"}})) == 0
     model = make_model(
         [helper.make_node("Cosh", ["x"], ["y"], domain="my.domain", scale=2.0)],
-        [("x", TensorProto.FLOAT, [2, 3])], [("y", TensorProto.FLOAT, [2, 3])], domains=["my.domain"],
+        [("x", TensorProto.FLOAT, [2, 3])], [("y", TensorProto.FLOAT, [2, 3])],
+        domains=["my.domain"],
     )
     onnx.save(model, tmp_path / "m.onnx")
     from converter.options import ConvertOptions
@@ -122,7 +124,8 @@ def test_generated_onnx_extension_converts_and_runs(tmp_path: Path) -> None:
     from converter.runtime.engines import open_engine
 
     ext = tmp_path / "out" / "user_mo_extensions"
-    xml = convert(ConvertOptions(tmp_path / "m.onnx", output_dir=tmp_path / "ir", extensions=[ext])).xml
+    options = ConvertOptions(tmp_path / "m.onnx", output_dir=tmp_path / "ir", extensions=[ext])
+    xml = convert(options).xml
     x = np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3)
     y = open_engine("shim", xml, "CPU", extensions=[ext]).run({"x": x})["y"]
     np.testing.assert_allclose(y, 2 * np.cosh(x), rtol=1e-6)
