@@ -76,3 +76,31 @@ def test_small_constants_still_fold(tmp_path: Path, capsys) -> None:
     model = _expand_max(tmp_path / "expand.onnx", 64)
     assert main(["convert", "--input_model", str(model), "-o", str(tmp_path / "ir")]) == 0
     assert _layer_types(tmp_path / "ir" / "expand.xml") == ["Const", "Result"]
+
+
+def test_an_op_with_evaluate_but_no_shape_inference_still_folds(tmp_path: Path) -> None:
+    """A user op that leaves infer_shapes to fill in folds through its evaluate, as before."""
+    ext = tmp_path / "ext"
+    (ext / "ops").mkdir(parents=True)
+    (ext / "ops" / "twice.py").write_text(
+        "from converter.ops.op import Op\n\n"
+        "class Twice(Op):\n"
+        "    op = type = 'Twice'\n"
+        "    version = 'extension'\n\n"
+        "    @classmethod\n"
+        "    def infer_shapes(cls, attrs, shapes, values):\n"
+        "        raise NotImplementedError('implement infer_shapes')\n\n"
+        "    @classmethod\n"
+        "    def evaluate(cls, attrs, inputs):\n"
+        "        return [inputs[0] * 2]\n")
+    model = make_model(
+        [helper.make_node("Twice", ["c"], ["t"], domain="my.domain"),
+         helper.make_node("Add", ["x", "t"], ["y"])],
+        [("x", TensorProto.FLOAT, [3])], [("y", TensorProto.FLOAT, [3])],
+        {"c": np.arange(3, dtype=np.float32)}, domains=["my.domain"])
+    onnx.save(model, tmp_path / "m.onnx")
+    code = main(["convert", "--input_model", str(tmp_path / "m.onnx"), "--extensions", str(ext),
+                 "--output_dir", str(tmp_path / "ir")])
+    assert code == 0
+    xml = (tmp_path / "ir" / "m.xml").read_text()
+    assert 'type="Twice"' not in xml  # folded into a Const

@@ -26,19 +26,14 @@ def _nbytes(shape: Any, dtype: Any) -> int | None:
     return math.prod(int(d) for d in shape) * itemsize
 
 
-def within_fold_budget(
-    cls: Any, name: str, attrs: dict[str, Any], inputs: tuple[list, list, list]
-) -> bool:
-    """True unless an output's size, inferred from the inputs' (shapes, values, types), is over
-    the budget; then say at INFO that the node stays unfolded."""
-    in_shapes, in_values, in_types = inputs
-    shapes = cls.infer_shapes(attrs, in_shapes, in_values)
-    types = cls.infer_types(attrs, in_types)
-    for i, shape in enumerate(shapes):
-        size = _nbytes(shape, types[i] if i < len(types) else None)
+def within_fold_budget(op: str, name: str, shapes: list | None, types: list | None) -> bool:
+    """True unless an output of the inferred `shapes`/`types` (None: not known) is over the
+    budget; then say at INFO that the node stays unfolded."""
+    for i, shape in enumerate(shapes or []):
+        size = _nbytes(shape, types[i] if types and i < len(types) else None)
         if size is not None and size > FOLD_BUDGET_BYTES:
             log.info("not folding '%s' (%s): its output %d would take %.1f MiB, over the %d MiB "
-                     "constant-folding budget; it stays an op in the IR", name, cls.op, i,
+                     "constant-folding budget; it stays an op in the IR", name, op, i,
                      size / (1 << 20), FOLD_BUDGET_BYTES >> 20)
             return False
     return True

@@ -52,14 +52,19 @@ class NodeBuilder:
         values = [p.data.get_value() for p in ports]
         types = [p.data.get_data_type() for p in ports]
         attrs = cls.ir_attrs(node)
+        name = node.soft_get("name", node.id)
         problem = cls.check_inputs(attrs, shapes, types, values)
         if problem:
-            name = node.soft_get("name", node.id)
             msg = f"node '{name}' ({node.soft_get('type', None) or cls.op}): {problem}"
             raise ShapeInferenceError(msg)
-        if (values and all(v is not None for v in values) and cls.has_evaluate()
-                and within_fold_budget(cls, node.soft_get("name", node.id), attrs,
-                                       (shapes, values, types))):
+        try:
+            out_shapes = cls.infer_shapes(attrs, shapes, values)
+            out_types = cls.infer_types(attrs, types)
+        except NotImplementedError as err:  # an extension's inference left to fill in
+            out_shapes = out_types = None
+            unfilled = err
+        foldable = values and all(v is not None for v in values) and cls.has_evaluate()
+        if foldable and within_fold_budget(cls.op, name, out_shapes, out_types):
             try:
                 outs = cls.compute(attrs, values)
             except NotImplementedError:  # an extension's evaluate left to fill in: infer instead
@@ -69,8 +74,8 @@ class NodeBuilder:
                     node.out_port(i).data.set_value(value)
                     node.out_port(i).data.set_data_type(value.dtype)
                 return
-        out_shapes = cls.infer_shapes(attrs, shapes, values)
-        out_types = cls.infer_types(attrs, types)
+        if out_shapes is None:
+            raise unfilled
         for i, shape in enumerate(out_shapes):
             port = node.out_port(i).data
             port.set_shape(shape)
