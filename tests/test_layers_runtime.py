@@ -73,3 +73,17 @@ def test_shim_runs_an_extension_folder_op_without_conversion_modules(tmp_path: P
         np.testing.assert_allclose(engine.run({{"x": x}})["y"], 2 * np.cosh(x), rtol=1e-6)
     """)
     _run(run + _CHECK)
+
+
+def test_a_legacy_style_op_module_is_skipped_by_the_shim(tmp_path: Path, caplog) -> None:
+    """An ops/ module written against MO's names (mo.ops.op) needs the conversion-only import
+    hook: the shim skips it with a warning and still loads the folder's other ops."""
+    from converter.ops.loader import python_op_classes
+
+    ext = tmp_path / "legacy_and_new"
+    (ext / "ops").mkdir(parents=True)
+    legacy = "from mo.ops.op import Op\n\nclass Old(Op):\n    op = 'Old'\n"
+    (ext / "ops" / "old.py").write_text(legacy)
+    (ext / "ops" / "scaled_cosh.py").write_text(OP_CLASS)
+    assert list(python_op_classes(ext)) == ["ScaledCosh"]
+    assert "old.py: written against the legacy MO API" in caplog.text

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import logging
 import sys
 import traceback
 from collections.abc import Iterable, Iterator
@@ -21,6 +22,7 @@ from converter.ops.op import Op
 __all__ = ["import_extension_dirs", "op_scope", "python_op_classes"]
 
 _KEPT_MODULES = ("converter.", "extgen.", "onnx", "numpy", "openvino")
+log = logging.getLogger("extgen")
 
 
 @contextlib.contextmanager
@@ -41,26 +43,39 @@ def op_scope() -> Iterator[None]:
         sys.path[:] = path
 
 
-def _import_file(root: Path, file: Path) -> None:
+_LEGACY_ROOTS = ("mo", "extensions", "openvino.tools.mo")
+
+
+def _import_file(root: Path, file: Path, skip_legacy: bool = False) -> None:
     name = ".".join(file.relative_to(root).with_suffix("").parts)
     try:
         importlib.import_module(name)
     except ExtensionError:
         raise
+    except ModuleNotFoundError as err:
+        legacy = any(err.name == r or (err.name or "").startswith(r + ".") for r in _LEGACY_ROOTS)
+        if not (skip_legacy and legacy):
+            raise ExtensionError(_load_failure(root, file, err)) from err
+        log.warning("%s: written against the legacy MO API (%s), which only conversion "
+                    "provides; the shim runs ops written against converter.ops.op", file, err.name)
     except Exception as err:  # a broken extension file: name the file and line
-        frames = [
-            f for f in traceback.extract_tb(err.__traceback__) if f.filename.startswith(str(root))
-        ]
-        where = f"{frames[-1].filename}:{frames[-1].lineno}" if frames else str(file)
-        if isinstance(err, SyntaxError) and err.filename:
-            where = f"{err.filename}:{err.lineno}"
-        msg = f"{where}: extension failed to load: {type(err).__name__}: {err}"
-        raise ExtensionError(msg) from err
+        raise ExtensionError(_load_failure(root, file, err)) from err
 
 
-def import_extension_dirs(dirs: Iterable[Path], subdirs: Iterable[str]) -> None:
+def _load_failure(root: Path, file: Path, err: Exception) -> str:
+    frames = [f for f in traceback.extract_tb(err.__traceback__)
+              if f.filename.startswith(str(root))]
+    where = f"{frames[-1].filename}:{frames[-1].lineno}" if frames else str(file)
+    if isinstance(err, SyntaxError) and err.filename:
+        where = f"{err.filename}:{err.lineno}"
+    return f"{where}: extension failed to load: {type(err).__name__}: {err}"
+
+
+def import_extension_dirs(dirs: Iterable[Path], subdirs: Iterable[str],
+                          skip_legacy: bool = False) -> None:
     """Import every module of each folder's subdirs (relative paths), in order, dir by dir; each
-    folder is importable as a package named after it."""
+    folder is importable as a package named after it. With skip_legacy, a module that needs the
+    legacy MO names (which only conversion provides) is skipped with a warning."""
     subdirs = list(subdirs)
     for ext_dir in dirs:
         ext_dir = Path(ext_dir).resolve()
@@ -77,7 +92,7 @@ def import_extension_dirs(dirs: Iterable[Path], subdirs: Iterable[str]) -> None:
                 continue
             for file in sorted(sub.glob("*.py")):
                 if file.name != "__init__.py":
-                    _import_file(ext_dir.parent, file)
+                    _import_file(ext_dir.parent, file, skip_legacy)
 
 
 def python_op_classes(folder: Path) -> dict[str, type[Op]]:
@@ -87,7 +102,7 @@ def python_op_classes(folder: Path) -> dict[str, type[Op]]:
     found: dict[str, type[Op]] = {}
     with op_scope():
         before = dict(Op.registered_ops)
-        import_extension_dirs([folder], ["ops"])
+        import_extension_dirs([folder], ["ops"], skip_legacy=True)
         for cls in Op.registered_ops.values():
             if cls.type and cls.has_evaluate() and before.get(cls.op) is not cls:
                 found[cls.type] = cls
