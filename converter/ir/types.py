@@ -55,9 +55,11 @@ def precision(dtype: Any) -> str:
 
 def _fmt_float(v: float) -> str:
     f = float(v)
+    if not np.isfinite(f):
+        return "inf" if f > 0 else "-inf" if f < 0 else "nan"
     if f == int(f) and abs(f) < 1e15:
         return str(int(f)) if f != 0 or str(f)[0] != "-" else "-0"
-    return repr(f) if np.isfinite(f) else ("inf" if f > 0 else "-inf" if f < 0 else "nan")
+    return repr(f)
 
 
 def _fmt_shape(v: Any) -> str:
