@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from converter.errors import ModelFormatError
+from converter.front.tf.replacement_config import load_transformations_config
 from converter.front.tf.writer import GraphBuilder
 from converter.options import ConvertOptions
 from converter.pipeline import convert
@@ -218,3 +220,12 @@ def test_points_match_becomes_one_op(tmp_path: Path) -> None:
     xv = np.array([-1.0, 0.0, 2.0], F32)
     for got in ref.run_both(xml, {"x": xv}):
         np.testing.assert_allclose(got["y"], 1 / (1 + np.exp(-xv)), rtol=1e-6)
+
+
+def test_config_error_line_counts_escaped_quotes(tmp_path: Path) -> None:
+    """The line of a bad description is found past strings holding escaped quotes."""
+    path = tmp_path / "t.json"
+    path.write_text('[\n {"id": "a\\\\\\"b", "match_kind": "general"},\n'
+                    ' {"id": "c", "match_kind": "nope"}\n]\n')
+    with pytest.raises(ModelFormatError, match=rf"{path.name}:3: description 1"):
+        load_transformations_config(path)

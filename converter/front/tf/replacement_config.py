@@ -50,27 +50,27 @@ class CustomReplacementDescriptor:
         return self.outputs
 
 
-def _line_of(text: str, index: int) -> int:
-    """Line (1-based) of the index-th top-level object of a JSON array, for error messages."""
-    depth, count = 0, -1
+def _object_lines(text: str) -> list[int]:
+    """Line (1-based) of each top-level object of a JSON array, for error messages."""
+    lines, depth = [], 0
     in_str = esc = False
     for pos, ch in enumerate(text):
         if in_str:
-            esc = not esc and ch == "\\"
-            if ch == '"' and not esc:
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == '"':
                 in_str = False
-            continue
-        if ch == '"':
+        elif ch == '"':
             in_str = True
         elif ch in "[{":
             depth += 1
             if depth == 2 and ch == "{":
-                count += 1
-                if count == index:
-                    return text.count("\n", 0, pos) + 1
+                lines.append(text.count("\n", 0, pos) + 1)
         elif ch in "]}":
             depth -= 1
-    return 1
+    return lines
 
 
 def _check_port_desc(item: Any, where: str) -> None:
@@ -157,7 +157,8 @@ def load_transformations_config(path: str | Path) -> dict[str, list[CustomReplac
         msg = f"{path}:1: the transformations config must be a JSON list of descriptions"
         raise ModelFormatError(msg)
     registry: dict[str, list[CustomReplacementDescriptor]] = {}
+    lines = _object_lines(text)
     for i, raw in enumerate(data):
-        desc = _validate(raw, f"{path}:{_line_of(text, i)}: description {i}")
+        desc = _validate(raw, f"{path}:{lines[i] if i < len(lines) else 1}: description {i}")
         registry.setdefault(desc.id, []).append(desc)
     return registry
