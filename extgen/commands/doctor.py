@@ -14,10 +14,10 @@ HELP = "check the C++ compiler, cmake, the OpenCL device, Oclgrind and OpenVINO"
 DESCRIPTION = (
     "Check what extgen's targets need on this machine and print one line per tool: 'ok' with\n"
     "what was found, or 'missing' with the command that installs it. The OpenCL check builds a\n"
-    "probe kernel on each device until one works and remembers the verdict, so the GPU/VPU\n"
-    "devices of `extgen run` start at once later. Oclgrind is the kernel debugger\n"
-    "(EXTGEN_OPENCL_DEVICE=oclgrind). Exit status 0 when every checked tool is there, 1\n"
-    "otherwise."
+    "probe kernel on each device until one works (always afresh here) and remembers the\n"
+    "verdicts, so the GPU/VPU devices of `extgen run` start at once later. Oclgrind is the\n"
+    "kernel debugger (EXTGEN_OPENCL_DEVICE=oclgrind). Exit status 0 when every checked tool\n"
+    "is there, 1 otherwise."
 )
 EPILOG = "examples:\n  extgen doctor\n  extgen doctor opencl      # only the OpenCL device"
 
@@ -72,7 +72,7 @@ def _opencl() -> tuple[bool, str]:
 
     start = time.perf_counter()
     try:
-        chosen = build.chosen_device()
+        chosen = build.chosen_device(refresh=True)
     except ExtgenError as err:
         return False, str(err)
     took = time.perf_counter() - start

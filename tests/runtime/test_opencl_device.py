@@ -194,3 +194,25 @@ def test_oclgrind_reports_an_out_of_bounds_read(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "Oclgrind Simulator"
     assert "Invalid read of size 4" in done.stderr and "leaky_relu" in done.stderr
+
+
+def test_refresh_probes_again_past_a_remembered_failure(verdicts: device.Verdicts) -> None:
+    """A failure remembered from a bad moment (a busy device, a broken environment) is not
+    final: a refresh (what `extgen doctor opencl` does) probes again and records the success."""
+    real = _CANDIDATES(build.opencl())
+    for cand in real:
+        verdicts.put(cand, "error: out of resources")
+    with pytest.raises(KernelBuildError, match="out of resources"):
+        device.choose(real, "", verdicts, _try)
+    chosen = device.choose(real, "", verdicts, _try, refresh=True)
+    assert device.Verdicts(verdicts.path).get(chosen) == ""
+
+
+def test_verdicts_of_another_process_are_kept(verdicts: device.Verdicts) -> None:
+    (fake,) = device.candidates(FAKE)
+    other = device.Verdicts(verdicts.path)  # a second process, loaded before the first writes
+    verdicts.put(fake, "error: one")
+    newer = device.Candidate(fake.platform, fake.device, "9.9", fake.version, fake.index)
+    other.put(newer, "")
+    again = device.Verdicts(verdicts.path)
+    assert again.get(fake) == "error: one" and again.get(newer) == ""

@@ -48,16 +48,17 @@ def opencl() -> Any:
     return pyopencl
 
 
-def chosen_device() -> device.Candidate:
-    """The device kernels run on: the first that builds and runs a probe kernel (device.py)."""
-    if "chosen" not in _state:
+def chosen_device(refresh: bool = False) -> device.Candidate:
+    """The device kernels run on: the first that builds and runs a probe kernel (device.py);
+    refresh probes every device again instead of trusting remembered verdicts."""
+    if "chosen" not in _state or refresh:
         wanted = os.environ.get("EXTGEN_OPENCL_DEVICE", "").strip()
         if wanted.lower() == "oclgrind":
             device.register_oclgrind(cache_dir() / "icd")
         cl = opencl()
         verdicts = device.Verdicts(cache_dir() / "devices.json")
         _state["chosen"] = device.choose(device.candidates(cl), wanted, verdicts,
-                                         lambda cand: device.probe(cl, cand))
+                                         lambda cand: device.probe(cl, cand), refresh)
         log.info("OpenCL device: %s", _state["chosen"].label)
     return _state["chosen"]
 

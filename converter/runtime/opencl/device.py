@@ -108,12 +108,14 @@ class Verdicts:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.data = self._read()
+
+    def _read(self) -> dict[str, str]:
         try:
-            self.data: dict[str, str] = json.loads(path.read_text())
+            data = json.loads(self.path.read_text())
         except (OSError, ValueError):
-            self.data = {}
-        if not isinstance(self.data, dict):
-            self.data = {}
+            return {}
+        return data if isinstance(data, dict) else {}
 
     @staticmethod
     def key(cand: Candidate) -> str:
@@ -125,7 +127,8 @@ class Verdicts:
         return value if isinstance(value, str) else None
 
     def put(self, cand: Candidate, reason: str) -> None:
-        self.data[self.key(cand)] = reason
+        """Record a verdict, keeping those another process wrote meanwhile."""
+        self.data = {**self._read(), self.key(cand): reason}
         text = json.dumps(self.data, indent=1).encode()
         try:
             write_atomic(self.path, lambda f: f.write(text))
@@ -146,8 +149,9 @@ def _host() -> str:
 
 
 def choose(cands: Iterable[Candidate], wanted: str, verdicts: Verdicts,
-           try_device: Callable[[Candidate], str]) -> Candidate:
-    """The first candidate that works: those matching `wanted` only, when it is set."""
+           try_device: Callable[[Candidate], str], refresh: bool = False) -> Candidate:
+    """The first candidate that works: those matching `wanted` only, when it is set. With
+    refresh, every device is probed again (a remembered failure may have been passing)."""
     cands = list(cands)
     if wanted:
         pool = [c for c in cands if c.matches(wanted)]
@@ -159,7 +163,7 @@ def choose(cands: Iterable[Candidate], wanted: str, verdicts: Verdicts,
         pool = cands
     failures = []
     for cand in pool:
-        reason = verdicts.get(cand)
+        reason = None if refresh else verdicts.get(cand)
         if reason is None:
             reason = try_device(cand)
             verdicts.put(cand, reason)
@@ -175,7 +179,8 @@ def _nothing_builds(failures: list[str], wanted: str) -> str:
         return (f"EXTGEN_OPENCL_DEVICE={wanted!r}: the device cannot build kernels: "
                 f"{'; '.join(failures)}; unset EXTGEN_OPENCL_DEVICE or name another device")
     tried = "; ".join(failures) if failures else "no OpenCL device found"
-    return f"no OpenCL device can build kernels ({tried}); fix: {driver_fix()}"
+    return (f"no OpenCL device can build kernels ({tried}); fix: {driver_fix()} "
+            "(`extgen doctor opencl` probes every device again)")
 
 
 def driver_fix() -> str:
