@@ -14,6 +14,8 @@ from converter.ops.loader import import_extension_dirs, op_scope, python_op_clas
 from converter.ops.op import Op
 from converter.passes import ReplacementPattern
 
+log = logging.getLogger("extgen.convert")
+
 __all__ = ["extension_scope", "load_extension_dirs", "python_op_classes"]
 
 _SUBDIRS = ("ops", "front", "front/{fw}", "front/{fw}/extractors", "middle", "back")
@@ -53,7 +55,7 @@ def _warn_shadowing(ops: list[type[Op]], extractors: list[type[FrontExtractorOp]
     for cls in ops:
         builtin = Op.builtin_ops.get(cls.__dict__.get("op") or "")
         if builtin is not None and builtin is not cls:
-            logging.warning(
+            log.warning(
                 "extension op class %s (%s) shadows the built-in op %s (%s)",
                 cls.__name__, source_file(cls), builtin.op, source_file(builtin),
             )
@@ -61,7 +63,7 @@ def _warn_shadowing(ops: list[type[Op]], extractors: list[type[FrontExtractorOp]
         op = ext.__dict__.get("op") or ""
         bound = Op.registered_ops.get(op)
         if bound is not None and bound is Op.builtin_ops.get(op):
-            logging.warning(
+            log.warning(
                 "extension extractor %s (%s) for '%s' binds to the built-in op %s (%s), not an "
                 "op class of yours; rename the op or add one under ops/",
                 ext.__name__, source_file(ext), op, bound.op, source_file(bound),

@@ -21,6 +21,8 @@ from converter.front.translator import TranslatorRegistry, node_error, translate
 from converter.graph.graph import Graph, Node
 from converter.ops.op import Op
 
+log = logging.getLogger("extgen.convert")
+
 __all__ = [
     "FrontExtractorOp", "check_unsupported", "extract_nodes", "source_file", "unsupported_nodes",
 ]
@@ -110,7 +112,7 @@ def _run_user_op(node: Node, keys: list[str]) -> type[Op] | None:
 def _warn_unread_attrs(node: Node, op_cls: type[Op], model_attrs: list[str]) -> None:
     """An op class bound without an extractor reads none of the model's attributes."""
     if model_attrs:
-        logging.warning(
+        log.warning(
             "node '%s' (%s): model attribute(s) %s read by no extractor, so op class %s (%s) "
             "uses its defaults; generate an extractor with 'extgen new --mo-%s-ext' and pass "
             "its folder with --extensions", node.soft_get("name", node.id), node.soft_get("op"),
