@@ -15,10 +15,13 @@ __all__ = ["write_atomic", "write_pair", "write_temp"]
 Writer = Callable[[BinaryIO], None]
 
 
-def _umask() -> int:
-    mask = os.umask(0)
+def _read_umask() -> int:
+    mask = os.umask(0)  # the only way to read it; done once, at import, before any thread runs
     os.umask(mask)
     return mask
+
+
+_UMASK = _read_umask()
 
 
 def write_temp(path: Path, write: Writer) -> Path:
@@ -29,7 +32,7 @@ def write_temp(path: Path, write: Writer) -> Path:
     try:
         with os.fdopen(fd, "wb") as f:
             write(f)
-        mode = path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~_umask()
+        mode = path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~_UMASK
         os.chmod(tmp, mode)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

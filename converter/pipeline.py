@@ -20,7 +20,7 @@ from converter.middle.partial_infer import partial_infer
 from converter.middle.tensor_nodes import create_tensor_nodes
 from converter.options import ConvertOptions
 from converter.passes import ReplacementPattern, order_passes, run_passes
-from converter.version import __version__
+from converter.version import installed_version
 
 __all__ = ["PHASES", "ConvertResult", "convert", "convert_to_graph"]
 
@@ -53,7 +53,7 @@ def _rt_info(opts: ConvertOptions, framework: str) -> dict:
         if getattr(opts, key):
             params[key] = "True"
     params.update(opts.extra)
-    return {"MO_version": f"extgen {__version__}", "conversion_parameters": params}
+    return {"MO_version": f"extgen {installed_version()}", "conversion_parameters": params}
 
 
 def _input_flags(opts: ConvertOptions) -> list[str]:

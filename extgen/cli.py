@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 
 from converter.progress import set_activity
-from extgen import __version__, progress
+from extgen import progress
 from extgen.commands import check as check_cmd
 from extgen.commands import convert as convert_cmd
 from extgen.commands import doctor as doctor_cmd
@@ -36,6 +36,19 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
+class _ShowVersion(argparse.Action):
+    """--version, with the version looked up only when asked for."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="show extgen's version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
+        from converter.version import installed_version
+
+        print(f"extgen {installed_version()}")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="extgen",
@@ -43,7 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
         "convert models to OpenVINO IR v11, run them.",
         epilog="Example: extgen convert --input_model model.onnx --output_dir ir/",
     )
-    parser.add_argument("--version", action="version", version=f"extgen {__version__}")
+    parser.add_argument("--version", action=_ShowVersion)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, module in _COMMANDS.items():
         cmd = sub.add_parser(

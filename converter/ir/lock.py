@@ -25,12 +25,17 @@ def _lock(path: Path) -> int:
     while True:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            if not waited:
-                log.warning("another run is writing this IR (%s is locked); waiting for it", path)
-                waited = True
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                if not waited:
+                    log.warning("another run is writing this IR (%s is locked); waiting for it",
+                                path)
+                    waited = True
+                fcntl.flock(fd, fcntl.LOCK_EX)
+        except BaseException:  # Ctrl-C while waiting: no descriptor left open
+            os.close(fd)
+            raise
         try:
             if os.stat(path).st_ino == os.fstat(fd).st_ino:
                 return fd

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
 import mmap
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from xml.etree.ElementTree import Element, ParseError
 
 import numpy as np
@@ -82,7 +84,7 @@ def _check_layer(layer: IRLayer, xml_path: Path) -> None:
     except ValueError as err:
         raise _layer_error(xml_path, layer, str(err)) from None
     for key in ("offset", "size") if layer.type == "Const" else ():
-        if not a.get(key, "0").isdigit():
+        if not re.fullmatch(r"[0-9]+", a.get(key, "0")):
             raise _layer_error(xml_path, layer, f"{key} '{a[key]}' is not a non-negative integer")
 
 
@@ -94,7 +96,7 @@ def _const_value(layer: IRLayer, weights, bin_path: Path) -> np.ndarray:
         msg = f"{bin_path}: Const '{layer.name}' has a dynamic or negative shape {list(shape)}"
         raise ModelFormatError(msg)
     offset, size = int(a.get("offset", 0)), int(a.get("size", 0))
-    count = int(np.prod(shape, dtype=np.int64))
+    count = math.prod(shape)
     if offset + size > len(weights):
         msg = (
             f"{bin_path}: the .bin is shorter than the IR's offsets (Const '{layer.name}' needs "
@@ -153,6 +155,17 @@ def _layers(root: Element, xml_path: Path) -> dict[int, IRLayer]:
     return layers
 
 
+def _map_weights(bin_path: Path) -> Any:
+    """The .bin mapped read-only (no copy)."""
+    try:
+        with open(bin_path, "rb") as f:
+            size = f.seek(0, 2)
+            return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
+    except OSError as err:
+        msg = f"{bin_path}: cannot read the IR's weights ({err.strerror})"
+        raise InputFileError(msg) from None
+
+
 def read_ir(xml_path: str | Path, bin_path: str | Path | None = None) -> IRModel:
     """Parse the IR; one clear error for malformed XML, a missing or short .bin."""
     xml_path = Path(xml_path)
@@ -169,6 +182,9 @@ def read_ir(xml_path: str | Path, bin_path: str | Path | None = None) -> IRModel
     except DefusedXmlException as err:
         msg = f"{xml_path}: IR XML must not declare a DTD or entities ({err})"
         raise ModelFormatError(msg) from None
+    except OSError as err:
+        msg = f"{xml_path}: cannot read the IR ({err.strerror})"
+        raise InputFileError(msg) from None
     if root.tag != "net":
         msg = f"{xml_path}: not an OpenVINO IR (root element <{root.tag}>, expected <net>)"
         raise ModelFormatError(msg)
@@ -190,9 +206,7 @@ def read_ir(xml_path: str | Path, bin_path: str | Path | None = None) -> IRModel
         if not bin_path.is_file():
             msg = f"{bin_path}: the IR's weights file is missing (it must sit beside the .xml)"
             raise InputFileError(msg)
-        with open(bin_path, "rb") as f:
-            size = f.seek(0, 2)
-            weights = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
+        weights = _map_weights(bin_path)
         for layer in consts:
             layer.value = _const_value(layer, weights, bin_path)
     version = root.get("version", "11")

@@ -184,9 +184,10 @@ def _net_rt_info(net: ET.Element, rt_info: dict[str, Any]) -> None:
 def emit_ir(
     graph: Graph, output_dir: Path, model_name: str, rt_info: dict[str, Any]
 ) -> tuple[Path, Path]:
-    """Write <output_dir>/<model_name>.xml/.bin under the name's lock: on any failure the old
-    pair is untouched and no temporary file is left; no kill leaves an .xml beside a .bin other
-    than its own (the old .xml goes first, the new .bin is renamed into place before the .xml)."""
+    """Write <output_dir>/<model_name>.xml/.bin under the name's lock. A failure while building
+    or writing leaves the old pair untouched and no temporary file; once the renames start (the
+    old .xml goes first, then the new .bin, the new .xml last) no failure or kill leaves an .xml
+    beside a .bin other than its own."""
     xml_path, bin_path = output_dir / f"{model_name}.xml", output_dir / f"{model_name}.bin"
     built: list[ET.Element] = []
 

@@ -1,6 +1,7 @@
 """MO's node-building API of an Op class: construction on a graph, graph-level `infer(node)`,
-`update_node_stat`, `create_node` and friends. Only conversion calls it; the graph package is
-imported when a node is built, so the runtime, which imports `Op`, never loads it."""
+`update_node_stat`, `create_node` and friends. Only conversion calls it; the graph model
+(converter.graph.graph, networkx) is imported when a node is built, so the runtime, which
+imports `Op`, never loads it."""
 
 from __future__ import annotations
 

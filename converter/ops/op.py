@@ -7,10 +7,10 @@ A built-in op declares its IR identity (`type`, `version`), its attribute schema
 - `infer_types(attrs, types) -> types`
 - `evaluate(attrs, inputs) -> outputs` (numpy)
 
-This module is that contract only, light enough for the runtime: it does not import the graph
-package. MO's node-building API (`infer(node)`, `update_node_stat`, `create_node`, ...) comes from
-the `NodeBuilder` mixin (converter.ops.node_builder), which only conversion calls; extensions
-written for MO subclass `Op` and use it as they always did.
+This module is that contract only, light enough for the runtime: it never loads the graph model
+(converter.graph.graph) or networkx. MO's node-building API (`infer(node)`, `update_node_stat`,
+`create_node`, ...) comes from the `NodeBuilder` mixin (converter.ops.node_builder), which only
+conversion calls; extensions written for MO subclass `Op` and use it as they always did.
 """
 
 from __future__ import annotations

@@ -11,9 +11,9 @@ import numpy as np
 
 from converter.errors import ExtgenError, InputFileError
 from converter.ir.reader import IRLayer
+from converter.ir.types import dtype_of
 from converter.ops.loader import python_op_classes
 from converter.ops.op import Op
-from converter.ops.types import dtype_of
 from converter.runtime import cpu_abi
 from converter.runtime.executor import Device, Kernel, op_kernel
 

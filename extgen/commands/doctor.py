@@ -51,7 +51,11 @@ def _tool(names: tuple[str, ...], deb: str, rpm: str, purpose: str) -> tuple[boo
     for name in names:
         path = shutil.which(name)
         if path:
-            out = subprocess.run([path, "--version"], capture_output=True, text=True, check=False)
+            try:
+                out = subprocess.run([path, "--version"], capture_output=True, text=True,
+                                     check=False, timeout=20)
+            except (OSError, subprocess.TimeoutExpired) as err:
+                return False, f"{path} does not run ({err}); reinstall it"
             first = (out.stdout or out.stderr).strip().splitlines()[:1]
             return True, f"{first[0] if first else name} ({path})"
     how = install_command(deb, rpm) or f"install {deb} from your system's packages"

@@ -14,9 +14,9 @@ from typing import Any
 import jinja2
 from pydantic import ValidationError
 
+from converter.files import write_atomic
 from converter.runtime import cpu_abi
 from extgen.errors import ConfigError, OutputError
-from extgen.files import write_atomic
 from extgen.generator.config import GeneratorConfig, snake_case
 from extgen.generator.context import op_context, string_literal
 from extgen.generator.targets import TARGETS

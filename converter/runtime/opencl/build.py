@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import re
 import warnings
 from pathlib import Path
 from typing import Any
@@ -100,15 +99,6 @@ def _key(source: str, options: str) -> str:
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
-def _error_lines(log_text: str, limit: int = 4) -> str:
-    lines = [ln.strip() for ln in log_text.splitlines()]
-    noise = r"clBuildProgram failed|failed to build the program|errors? generated"
-    errors = [ln for ln in lines if re.search(r"\berror\b", ln, re.I) and not re.search(noise, ln)]
-    errors = [ln[:200] for ln in (errors or [ln for ln in lines if ln][-1:])]
-    more = f" (+{len(errors) - limit} more)" if len(errors) > limit else ""
-    return "; ".join(errors[:limit]) + more
-
-
 def _from_disk(key: str, options: str) -> Any:
     cl = opencl()
     ctx, _, dev = _device()
@@ -146,7 +136,7 @@ def program(source: str, options: str, label: str) -> Any:
             for w in caught:
                 log.debug("%s: %s", label, w.message)
         except cl.Error as err:
-            msg = f"{label}: OpenCL build failed: {_error_lines(str(err))}"
+            msg = f"{label}: OpenCL build failed: {device.build_errors(str(err))}"
             raise KernelBuildError(msg) from None
         _counts["compiled"] += 1
         _to_disk(key, prg)

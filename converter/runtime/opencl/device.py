@@ -19,8 +19,8 @@ from converter.errors import KernelBuildError
 from converter.files import write_atomic
 from converter.system import install_command
 
-__all__ = ["Candidate", "Verdicts", "candidates", "choose", "driver_fix", "probe",
-           "register_oclgrind"]
+__all__ = ["Candidate", "Verdicts", "build_errors", "candidates", "choose", "driver_fix",
+           "probe", "register_oclgrind"]
 
 log = logging.getLogger("extgen")
 
@@ -90,17 +90,21 @@ def probe(cl: Any, cand: Candidate) -> str:
         cl.enqueue_copy(queue, out, buf)
         queue.finish()
     except cl.Error as err:
-        return _first_error(str(err))
+        return build_errors(str(err), limit=1)
     if not np.array_equal(out, host * 2 + 1):
         return f"the probe kernel computed {out.tolist()} instead of {(host * 2 + 1).tolist()}"
     return ""
 
 
-def _first_error(text: str) -> str:
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    errors = [ln for ln in lines if re.search(r"\berror\b", ln, re.I)
-              and "clBuildProgram failed" not in ln]
-    return (errors or lines or ["unknown error"])[0][:200]
+def build_errors(log_text: str, limit: int = 4) -> str:
+    """The error lines of an OpenCL build log (pyopencl's own wrapper lines left out), joined
+    on one line; the last line of the log when none says error."""
+    lines = [ln.strip() for ln in log_text.splitlines()]
+    noise = r"clBuildProgram failed|failed to build the program|errors? generated"
+    errors = [ln for ln in lines if re.search(r"\berror\b", ln, re.I) and not re.search(noise, ln)]
+    errors = [ln[:200] for ln in (errors or [ln for ln in lines if ln][-1:] or ["unknown error"])]
+    more = f" (+{len(errors) - limit} more)" if len(errors) > limit else ""
+    return "; ".join(errors[:limit]) + more
 
 
 class Verdicts:
