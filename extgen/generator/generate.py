@@ -187,8 +187,9 @@ def _new_folders(paths: list[Path]) -> list[Path]:
 
 
 def write_reports(reports: list[FileReport], out_dir: Path, *, force: bool = False) -> None:
-    """Write every planned file, or none: when one would overwrite other content without force,
-    when a destination cannot be written, or (rolled back) when a write fails."""
+    """Write every planned file, or none: nothing when one would overwrite other content without
+    force or a destination cannot be written; when a write fails, the files and folders this run
+    created are removed again (files that --force already overwrote keep their new content)."""
     clashes = [r for r in reports if r.status == "overwrite"]
     if clashes and not force:
         listed = ", ".join(str(r.path) for r in clashes[:5]) + (" ..." if len(clashes) > 5 else "")
