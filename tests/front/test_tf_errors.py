@@ -9,17 +9,9 @@ import pytest
 
 from converter.front.tf.writer import GraphBuilder
 from extgen.cli import main
+from tests.fuzz_models import tf_model
 
 F32 = np.float32
-
-
-def _model(path: Path) -> Path:
-    g = GraphBuilder()
-    x = g.placeholder("x", [1, 4, 4, 2])
-    w = g.const("w", np.ones((1, 1, 2, 2), F32))
-    conv = g.node("Conv2D", "conv", [x, w], T=F32, strides=[1, 1, 1, 1], padding="SAME")
-    g.node("Relu", "y", [conv], T=F32)
-    return g.save(path)
 
 
 def _convert(capsys, tmp_path: Path, *argv: str) -> str:
@@ -31,14 +23,14 @@ def _convert(capsys, tmp_path: Path, *argv: str) -> str:
     return err[0]
 
 
-def test_missing_model(tmp_path: Path, capsys) -> None:
+def test_missingtf_model(tmp_path: Path, capsys) -> None:
     line = _convert(capsys, tmp_path, "--input_model", str(tmp_path / "nope.pb"))
     assert "nope.pb" in line and "no such model file" in line
 
 
 @pytest.mark.parametrize("cut", [0.3, 0.77, -1])
 def test_truncated_or_corrupt_pb(tmp_path: Path, capsys, cut: float) -> None:
-    data = _model(tmp_path / "good.pb").read_bytes()
+    data = tf_model(tmp_path / "good.pb").read_bytes()
     bad = tmp_path / "bad.pb"
     bad.write_bytes(data[: int(len(data) * cut)] if cut > 0 else b"\x0a\xff\xff\xff\x0fgarbage")
     line = _convert(capsys, tmp_path, "--input_model", str(bad))
@@ -52,7 +44,7 @@ def test_empty_pb(tmp_path: Path, capsys) -> None:
 
 
 def test_pbtxt_syntax_error_names_the_line(tmp_path: Path, capsys) -> None:
-    text = _model(tmp_path / "good.pbtxt").read_text().splitlines()
+    text = tf_model(tmp_path / "good.pbtxt").read_text().splitlines()
     text[5] = text[5] + " {{ oops"
     bad = tmp_path / "bad.pbtxt"
     bad.write_text("\n".join(text))
@@ -85,14 +77,14 @@ def test_const_with_wrong_content_size(tmp_path: Path, capsys) -> None:
 
 
 def test_missing_transformations_config(tmp_path: Path, capsys) -> None:
-    model = _model(tmp_path / "m.pb")
+    model = tf_model(tmp_path / "m.pb")
     line = _convert(capsys, tmp_path, "--input_model", str(model), "--transformations_config",
                     str(tmp_path / "nope.json"))
     assert "nope.json" in line and "no such file" in line
 
 
 def test_input_shape_count_mismatch(tmp_path: Path, capsys) -> None:
-    model = _model(tmp_path / "m.pb")
+    model = tf_model(tmp_path / "m.pb")
     line = _convert(capsys, tmp_path, "--input_model", str(model),
                     "--input_shape", "[1,4,4,2],[1,2]")
     assert "--input_shape" in line
