@@ -8,6 +8,7 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from converter.progress import set_activity
 from extgen import progress
@@ -28,12 +29,41 @@ _COMMANDS = {
 LOG_LEVELS = ("CRITICAL", "ERROR", "WARN", "WARNING", "INFO", "DEBUG", "NOTSET")
 
 
+_ALIASES = {"--extension": "--extensions", "--extensions": "--extension"}
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse that reports a usage error in one line, exit status 2."""
+    """argparse that reports a usage error in one line, exit status 2, takes no abbreviations
+    (`--scale` must not silently mean `--scale_values`) and knows every long option in both
+    spellings (`--input_model` and `--input-model`; `--extension` and `--extensions`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> None:  # type: ignore[override]
         sys.stderr.write(f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
         raise SystemExit(2)
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        if args is not None:
+            args = [self._spelled(arg) for arg in args]
+        return super().parse_known_args(args, namespace)
+
+    def _spelled(self, arg: str) -> str:
+        """arg with its option name in the spelling this parser declares, if it has one."""
+        if not arg.startswith("--") or arg == "--":
+            return arg
+        name, eq, value = arg.partition("=")
+        known = self._option_string_actions
+        if name in known:
+            return arg
+        words = name[2:]
+        for other in ("--" + words.replace("-", "_"), "--" + words.replace("_", "-"),
+                      _ALIASES.get(name, "")):
+            if other in known:
+                return other + eq + value
+        return arg
 
 
 class _ShowVersion(argparse.Action):
@@ -85,7 +115,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if len(argv) == 1 and argv[0].endswith(".json"):  # the original extgen's silent mode
         argv = ["new", "--config", argv[0]]
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # reported by the subcommand's parser, whose --help lists what it takes
+        commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        target = commands.choices.get(getattr(args, "command", None) or "", parser)
+        target.error(f"unrecognized arguments: {' '.join(extra)}")
     if not getattr(args, "command", None):
         parser.print_help()
         return 2

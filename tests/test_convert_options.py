@@ -94,3 +94,28 @@ def test_identical_constants_are_stored_once(tmp_path: Path) -> None:
     result = convert(ConvertOptions(tmp_path / "dup.onnx", output_dir=tmp_path))
     assert result.bin.stat().st_size == c.nbytes
     assert result.xml.read_text().count('offset="0"') == 2
+
+
+def test_no_abbreviations_and_unknown_flags_point_at_the_subcommand(tmp_path, capsys) -> None:
+    """`--scale 255` once silently meant --scale_values; now it is unknown, and the error
+    names the subcommand's --help."""
+    from extgen.cli import main
+
+    with pytest.raises(SystemExit) as err:
+        main(["convert", "--input_model", str(tmp_path / "m.onnx"), "--scale", "255"])
+    assert err.value.code == 2
+    line = capsys.readouterr().err.strip()
+    assert line == ("extgen convert: error: unrecognized arguments: --scale 255 "
+                    "(see 'extgen convert --help')")
+
+
+def test_both_spellings_of_every_flag(relu_add_model, tmp_path, capsys) -> None:
+    from extgen.cli import main
+
+    ext = tmp_path / "ext"
+    (ext / "ops").mkdir(parents=True)
+    assert main(["convert", "--input-model", str(relu_add_model), "--output-dir",
+                 str(tmp_path / "ir"), "--model-name=m", "--extension", str(ext)]) == 0
+    assert (tmp_path / "ir" / "m.xml").is_file()
+    assert main(["run", "--model", str(tmp_path / "ir" / "m.xml"), "--input", "random",
+                 "--extensions", str(ext)]) == 0
