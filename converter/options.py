@@ -53,6 +53,24 @@ class ConvertOptions:
     input_symbol: Path | None = None  # MXNet *-symbol.json (default: derived from the .params)
     extra: dict[str, str] = field(default_factory=dict)
 
+    def check_framework_flags(self, framework: str) -> None:
+        """Refuse a framework-specific flag given for another framework's model (MO did): it
+        would otherwise be ignored without a word."""
+        for attr, (owner, flag) in _FRAMEWORK_FLAGS.items():
+            if getattr(self, attr) is not None and owner != framework:
+                msg = (f"{flag} is for {owner} models, but {self.input_model} is read as "
+                       f"{framework}; drop it (or pass --framework if that guess is wrong)")
+                raise UsageError(msg)
+
+
+_FRAMEWORK_FLAGS = {
+    "input_proto": ("caffe", "--input_proto"),
+    "caffe_parser_path": ("caffe", "--caffe_parser_path"),
+    "custom_layers_mapping": ("caffe", "-k/--custom_layers_mapping"),
+    "transformations_config": ("tf", "--transformations_config"),
+    "input_symbol": ("mxnet", "--input_symbol"),
+}
+
 
 def _split_top(text: str) -> list[str]:
     """Split on commas that are not inside [], {} or ()."""

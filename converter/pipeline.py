@@ -109,7 +109,7 @@ def convert(opts: ConvertOptions, progress: Progress | None = None) -> ConvertRe
     """Convert opts.input_model to IR v11 in opts.output_dir."""
     start = time.perf_counter()
     # the framework's built-in passes register outside the extension scope
-    frameworks.resolve(opts.input_model, opts.framework)
+    opts.check_framework_flags(frameworks.resolve(opts.input_model, opts.framework).name)
     with extension_scope():
         graph, fw = convert_to_graph(opts, progress)
         if progress:

@@ -119,3 +119,15 @@ def test_both_spellings_of_every_flag(relu_add_model, tmp_path, capsys) -> None:
     assert (tmp_path / "ir" / "m.xml").is_file()
     assert main(["run", "--model", str(tmp_path / "ir" / "m.xml"), "--input", "random",
                  "--extensions", str(ext)]) == 0
+
+
+@pytest.mark.parametrize("flag", [["--input_proto", "x.prototxt"], ["-k", "m.xml"],
+                                  ["--input_symbol", "s.json"], ["--transformations_config", "t"]])
+def test_a_flag_of_another_framework_is_refused(relu_add_model, tmp_path, capsys, flag) -> None:
+    from extgen.cli import main
+
+    code = main(["convert", "--input_model", str(relu_add_model), "--output_dir",
+                 str(tmp_path / "ir"), *flag])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "is read as onnx; drop it" in err[0]
+    assert not (tmp_path / "ir").exists()
