@@ -94,6 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         module.add_arguments(cmd)
+        cmd.add_argument("--version", action=_ShowVersion)
         cmd.add_argument(
             "--log_level", default="WARNING", choices=LOG_LEVELS, type=str.upper,
             help="logging level; DEBUG also shows tracebacks of errors (default: WARNING)",

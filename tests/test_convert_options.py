@@ -131,3 +131,28 @@ def test_a_flag_of_another_framework_is_refused(relu_add_model, tmp_path, capsys
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "is read as onnx; drop it" in err[0]
     assert not (tmp_path / "ir").exists()
+
+
+def test_extensions_given_the_folder_extgen_new_wrote(relu_add_model, tmp_path, caplog) -> None:
+    """`extgen new --output_dir ext` writes ext/user_mo_extensions/; `--extensions ext` finds it."""
+    import logging
+
+    from extgen.cli import main
+
+    ops = tmp_path / "ext" / "user_mo_extensions" / "ops"
+    ops.mkdir(parents=True)
+    (ops / "marker.py").write_text("from converter.ops.op import Op\n\n"
+                                   "class Marker(Op):\n    op = type = 'MarkerOp'\n")
+    with caplog.at_level(logging.INFO):
+        assert main(["convert", "--input_model", str(relu_add_model), "--output_dir",
+                     str(tmp_path / "ir"), "--extensions", str(tmp_path / "ext")]) == 0
+    assert "using" in caplog.text and "user_mo_extensions" in caplog.text
+
+
+@pytest.mark.parametrize("command", ["convert", "run", "new", "check", "doctor", "schema"])
+def test_version_on_every_subcommand(command: str, capsys) -> None:
+    from extgen.cli import main
+
+    with pytest.raises(SystemExit) as err:
+        main([command, "--version"])
+    assert err.value.code == 0 and capsys.readouterr().out.startswith("extgen ")

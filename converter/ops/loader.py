@@ -71,17 +71,31 @@ def _load_failure(root: Path, file: Path, err: Exception) -> str:
     return f"{where}: extension failed to load: {type(err).__name__}: {err}"
 
 
+_LAYOUT = ("ops", "front", "middle", "back")
+
+
+def _extension_root(folder: Path) -> Path:
+    """folder, or the user_mo_extensions/ in it when folder is what `extgen new --output_dir`
+    wrote (the extensions one level down)."""
+    inner = folder / "user_mo_extensions"
+    if inner.is_dir() and not any((folder / d).is_dir() for d in _LAYOUT):
+        log.info("--extensions %s: using %s, the extensions folder inside it", folder, inner)
+        return inner
+    return folder
+
+
 def import_extension_dirs(dirs: Iterable[Path], subdirs: Iterable[str],
                           skip_legacy: bool = False) -> None:
     """Import every module of each folder's subdirs (relative paths), in order, dir by dir; each
     folder is importable as a package named after it. With skip_legacy, a module that needs the
     legacy MO names (which only conversion provides) is skipped with a warning."""
     subdirs = list(subdirs)
-    for ext_dir in dirs:
-        ext_dir = Path(ext_dir).resolve()
+    for given in dirs:
+        ext_dir = Path(given).resolve()
         if not ext_dir.is_dir():
             msg = f"--extensions: {ext_dir} is not a folder"
             raise ExtensionError(msg)
+        ext_dir = _extension_root(ext_dir)
         if str(ext_dir.parent) not in sys.path:
             sys.path.insert(0, str(ext_dir.parent))
         prefix = ext_dir.name + "."
