@@ -127,7 +127,10 @@ def extract_nodes(graph: Graph, translators: TranslatorRegistry,
     An unexpected exception in a translator or a user extractor becomes a ConversionError
     naming the node and the file (and line) it came from; `node_attrs` (the model's attributes
     of a node) lets an op class bound without an extractor warn about what it drops."""
-    for node in graph.topological_order():
+    # on a looped graph (TF control flow) in model order, so that its ops can still be listed
+    order = ([Node(graph, nid) for nid in graph.nodes] if graph.has_cycle()
+             else graph.topological_order())
+    for node in order:
         if node.id not in graph or not node.has("pb") or node.has_and_set("extracted"):
             continue
         keys = [k for k in translators.context.extractor_keys(node) if k is not None]

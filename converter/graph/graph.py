@@ -90,6 +90,10 @@ class Graph(nx.MultiDiGraph):
             msg = f"the model graph has a cycle: {names}"
             raise ConversionError(msg) from err
 
+    def has_cycle(self) -> bool:
+        """True when the edges loop (TF1 control flow: NextIteration feeds Merge)."""
+        return not nx.is_directed_acyclic_graph(self)
+
     def pseudo_topological_sort(self, reverse: bool = False) -> list[Node]:
         order = self.topological_order()
         return order[::-1] if reverse else order
