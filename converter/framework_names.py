@@ -16,7 +16,7 @@ class FrameworkInfo:
 
 FRAMEWORKS = {
     "onnx": FrameworkInfo("ONNX", (".onnx",)),
-    "tf": FrameworkInfo("TensorFlow", (".pb", ".pbtxt")),
+    "tf": FrameworkInfo("TensorFlow", (".pb", ".pbtxt", ".meta")),
     "caffe": FrameworkInfo("Caffe", (".caffemodel", ".prototxt")),
     "mxnet": FrameworkInfo("MXNet", (".params", ".json")),
 }

@@ -44,7 +44,9 @@ class Framework:
 
 
 def detect(model: Path) -> str:
-    """The framework a model file's extension implies."""
+    """The framework a model file's extension implies (a SavedModel folder: tf)."""
+    if (Path(model) / "saved_model.pb").is_file():
+        return "tf"
     suffix = Path(model).suffix.lower()
     for name, suffixes in SUFFIXES.items():
         if suffix in suffixes:
