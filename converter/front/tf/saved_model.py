@@ -29,6 +29,7 @@ __all__ = ["freeze", "load_meta_graph", "load_saved_model"]
 _VARIABLES = {"VarHandleOp", "VariableV2", "Variable"}
 _ASSIGNS = {"Assign", "AssignVariableOp"}
 _PASS = {"Identity", "IdentityN", "ReadVariableOp"}
+_SAVER = {"SaveV2", "RestoreV2", "Save", "Restore", "MergeV2Checkpoints"}
 
 
 def _parse(path: Path, message: str):
@@ -115,6 +116,8 @@ def _without_saver(nodes: dict, filename: str | None) -> set[str]:
                 consumers[src].append(node.name)
     drop = {n for n, node in nodes.items() if node.op in _ASSIGNS | {"VarIsInitializedOp"}}
     stack = [get_tf_node_port(filename)[0]] if filename else []
+    stack += [get_tf_node_port(n.input[0])[0] for n in nodes.values()
+              if n.op in _SAVER and n.input]  # the saver's filename, when no MetaGraph says
     while stack:
         name = stack.pop()
         if name in nodes and name not in drop:
