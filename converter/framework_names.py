@@ -16,7 +16,7 @@ class FrameworkInfo:
 
 FRAMEWORKS = {
     "onnx": FrameworkInfo("ONNX", (".onnx",)),
-    "tf": FrameworkInfo("TensorFlow", (".pb", ".pbtxt", ".meta")),
+    "tf": FrameworkInfo("TensorFlow", (".pb", ".pbtxt", ".meta", ".keras")),
     "caffe": FrameworkInfo("Caffe", (".caffemodel", ".prototxt")),
     "mxnet": FrameworkInfo("MXNet", (".params", ".json")),
 }

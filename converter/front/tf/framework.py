@@ -1,5 +1,6 @@
 """TensorFlow as a converter framework: a frozen GraphDef (.pb, .pbtxt), a SavedModel folder,
-a MetaGraphDef (.meta) with its checkpoint, or a GraphDef with --input_checkpoint."""
+a MetaGraphDef (.meta) with its checkpoint, a GraphDef with --input_checkpoint, or a Keras 3
+.keras file."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from converter.options import ConvertOptions
 def _graph_def(opts: ConvertOptions):
     """The model as one frozen GraphDef, functions inlined and variables made constants."""
     from converter.front.tf.functions import inline_functions
+    from converter.front.tf.keras_model import load_keras
     from converter.front.tf.loader import load_graph_def
     from converter.front.tf.saved_model import freeze, load_meta_graph, load_saved_model
 
@@ -29,6 +31,8 @@ def _graph_def(opts: ConvertOptions):
         return load_saved_model(model, opts.saved_model_tags)
     if model.suffix.lower() == ".meta":
         return load_meta_graph(model, opts.input_checkpoint)
+    if model.suffix.lower() == ".keras":
+        return load_keras(model)
     graph_def = load_graph_def(model)
     if opts.input_checkpoint is not None:
         return freeze(graph_def, opts.input_checkpoint)
