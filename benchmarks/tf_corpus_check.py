@@ -3,7 +3,10 @@
 .pbtxt, SavedModel, .keras), convert with a fixed input shape, run the IR in the shim and in
 OpenVINO, and print the max abs difference from TF's own output, or extgen's error line.
 
-Usage: tf_corpus_check.py [--forms pb,pbtxt,saved_model,keras] [--no-openvino] [MODEL ...]
+With --ovc, OpenVINO's own converter (a peer to compare with, never part of extgen) converts
+the same file, and its seconds or error are printed beside extgen's.
+
+Usage: tf_corpus_check.py [--forms pb,pbtxt,saved_model,keras] [--no-openvino] [--ovc] [MODEL ...]
 """
 
 from __future__ import annotations
@@ -53,11 +56,27 @@ def run_form(folder: Path, form: str, engines: list[str]) -> tuple[list[float], 
     return diffs, seconds
 
 
+def run_ovc(folder: Path, form: str) -> str:
+    """ovc's conversion time and max abs difference from TF, or its error."""
+    import openvino as ov
+
+    x, want = np.load(folder / "input.npy"), np.load(folder / "expected.npy")
+    start = time.perf_counter()
+    try:
+        model = ov.convert_model(str(folder / FORMS[form]), input=[list(x.shape)])
+    except Exception as err:  # noqa: BLE001 - the peer's failure is a result
+        return f"ovc FAIL {type(err).__name__}: {str(err).splitlines()[0][:100]}"
+    seconds = time.perf_counter() - start
+    got = ov.Core().compile_model(model, "CPU")(x)[0]
+    return f"ovc {seconds:6.2f} s  diff={float(np.abs(got - want).max()):.2e}"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("models", nargs="*", default=list(MODELS))
     parser.add_argument("--forms", default=",".join(FORMS))
     parser.add_argument("--no-openvino", action="store_true")
+    parser.add_argument("--ovc", action="store_true", help="convert with ovc too, to compare")
     args = parser.parse_args()
     engines = ["shim"] if args.no_openvino else ["shim", "openvino"]
     ok = {form: 0 for form in args.forms.split(",")}
@@ -67,14 +86,15 @@ def main() -> int:
             if not (folder / FORMS[form]).exists():
                 print(f"{name:16} {form:12} (not written)")
                 continue
+            peer = f"  | {run_ovc(folder, form)}" if args.ovc else ""
             try:
                 diffs, seconds = run_form(folder, form, engines)
             except Exception as err:  # noqa: BLE001 - the report lists every failure
-                print(f"{name:16} {form:12} FAIL {type(err).__name__}: {str(err)[:160]}")
+                print(f"{name:16} {form:12} FAIL {type(err).__name__}: {str(err)[:120]}{peer}")
                 continue
             ok[form] += 1
             shown = "  ".join(f"{e}={d:.2e}" for e, d in zip(engines, diffs, strict=True))
-            print(f"{name:16} {form:12} ok {seconds:6.2f} s  {shown}")
+            print(f"{name:16} {form:12} ok {seconds:6.2f} s  {shown}{peer}")
     print("converted:", ", ".join(f"{form} {n}/{len(args.models)}" for form, n in ok.items()))
     return 0
 
