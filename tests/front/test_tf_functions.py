@@ -1,6 +1,7 @@
 """Function calls in a GraphDef (written here with the converter's own protos) are inlined:
 PartitionedCall/StatefulPartitionedCall and a node whose op names the function, with body
-inputs `node:out_arg:index` resolved to flat ports, nested calls, and a multi-output op."""
+inputs `node:out_arg:index` resolved to flat ports, nested calls, and a multi-output op; and the
+small ops Keras graphs use (Erfc, SelectV2, ZerosLike/OnesLike, ReverseV2)."""
 
 from __future__ import annotations
 
@@ -78,3 +79,27 @@ def test_call_with_wrong_arity_is_a_format_error(tmp_path: Path) -> None:
     graph_def.node[1].input.append("x")  # the call now passes two inputs to one argument
     with pytest.raises(ModelFormatError, match="passes 2 inputs to function 'outer'"):
         inline_functions(graph_def)
+
+
+# -- small ops Keras graphs use ------------------------------------------------------------------
+def _run(g: GraphBuilder, tmp_path: Path, feed: dict) -> np.ndarray:
+    xml = convert(ConvertOptions(g.save(tmp_path / "ops.pb"), output_dir=tmp_path)).xml
+    outs = [open_engine(e, xml, "CPU").run(feed)["y"] for e in ("shim", "openvino")]
+    np.testing.assert_allclose(outs[0], outs[1], rtol=1e-6, atol=1e-6)
+    return outs[0]
+
+
+def test_erfc_selectv2_zeros_like_reverse(tmp_path: Path) -> None:
+    from math import erfc
+
+    g = GraphBuilder()
+    x = g.placeholder("x", [2, 3])
+    e = g.node("Erfc", "erfc", [x], T=F32)
+    cond = g.node("Greater", "pos", [x, g.const("zero", np.array(0, F32))], T=F32)
+    s = g.node("SelectV2", "select", [cond, e, g.node("ZerosLike", "zeros", [x], T=F32)], T=F32)
+    r = g.node("ReverseV2", "rev", [s, g.const("axis", np.array([1], np.int32))], T=F32,
+               Tidx=np.int32)
+    g.node("AddV2", "y", [r, g.node("OnesLike", "ones", [x], T=F32)], T=F32)
+    x_val = np.array([[-1.0, 0.5, 2.0], [1.5, -0.2, 0.1]], F32)
+    want = np.where(x_val > 0, np.vectorize(erfc)(x_val), 0)[:, ::-1] + 1
+    np.testing.assert_allclose(_run(g, tmp_path, {"x": x_val}), want, rtol=1e-5, atol=1e-6)
