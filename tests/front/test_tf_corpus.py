@@ -107,11 +107,11 @@ def test_looped_graph_lists_its_unsupported_ops(name: str, tmp_path: Path) -> No
     assert "Placeholder" not in text and "unused_control_flow_input" not in text
 
 
-def test_check_lists_the_lstm_gaps(capsys) -> None:
+def test_check_lists_the_lstm_gaps(capsys, tmp_path: Path) -> None:
     from extgen.cli import main
 
     folder = materialize("lstm")
-    main(["check", str(folder / "frozen.pb"), "--output_dir", str(folder / "missing-dir")])
+    main(["check", str(folder / "frozen.pb"), "--output_dir", str(tmp_path)])
     out = capsys.readouterr().out
     assert "- Enter:" in out and "- TensorListSetItem:" in out and "cycle" not in out
 
