@@ -149,3 +149,21 @@ def test_saved_model_with_unknown_tags_names_the_ones_it_has(tmp_path: Path) -> 
     folder = materialize("squeeze_excite") / "saved_model"
     with pytest.raises(UsageError, match=r"no meta graph with tags train \(it has: serve\)"):
         convert(ConvertOptions(folder, output_dir=tmp_path, saved_model_tags=["train"]))
+
+
+@pytest.mark.parametrize("op", ["ResizeBilinear", "ResizeNearestNeighbor"])
+@pytest.mark.parametrize("flags", [{}, {"align_corners": True}, {"half_pixel_centers": True}])
+def test_resize_flags_match_tf(op: str, flags: dict, tmp_path: Path) -> None:
+    import tensorflow as tf
+
+    resize = getattr(tf.raw_ops, op)
+    fn = tf.function(lambda t: resize(images=t, size=[7, 10], **flags))
+    graph = fn.get_concrete_function(tf.TensorSpec([1, 4, 5, 3], tf.float32)).graph
+    path = tmp_path / "resize.pb"
+    path.write_bytes(graph.as_graph_def().SerializeToString())
+    x = np.random.default_rng(1).standard_normal((1, 4, 5, 3)).astype(np.float32)
+    want = fn(tf.constant(x)).numpy()
+    xml = convert(ConvertOptions(path, output_dir=tmp_path)).xml
+    for engine in ("shim", "openvino"):  # no layout-sensitive op: the model stays NHWC
+        got = next(iter(open_engine(engine, xml, "CPU").run({"t": x}).values()))
+        np.testing.assert_allclose(got, want, atol=1e-5, err_msg=engine)
