@@ -16,7 +16,7 @@ class FrameworkInfo:
 
 FRAMEWORKS = {
     "onnx": FrameworkInfo("ONNX", (".onnx",)),
-    "tf": FrameworkInfo("TensorFlow", (".pb", ".pbtxt", ".meta", ".keras")),
+    "tf": FrameworkInfo("TensorFlow", (".pb", ".pbtxt", ".meta", ".keras", ".h5")),
     "caffe": FrameworkInfo("Caffe", (".caffemodel", ".prototxt")),
     "mxnet": FrameworkInfo("MXNet", (".params", ".json")),
 }

@@ -31,8 +31,8 @@ EPILOG = (
 def add_arguments(p: argparse.ArgumentParser) -> None:
     model = p.add_mutually_exclusive_group(required=True)
     model.add_argument("--input_model", "-m", "-w", type=Path, metavar="FILE",
-                       help="the model file (.onnx, .pb/.pbtxt/.meta or a SavedModel folder, "
-                       ".caffemodel, .params)")
+                       help="the model file (.onnx; .pb/.pbtxt/.meta/.keras or a SavedModel "
+                       "folder; .caffemodel; .params)")
     model.add_argument("--saved_model_dir", type=Path, metavar="DIR",
                        help="TensorFlow: a SavedModel folder (saved_model.pb, variables/)")
     model.add_argument("--input_meta_graph", type=Path, metavar="FILE.meta",

@@ -167,3 +167,12 @@ def test_resize_flags_match_tf(op: str, flags: dict, tmp_path: Path) -> None:
     for engine in ("shim", "openvino"):  # no layout-sensitive op: the model stays NHWC
         got = next(iter(open_engine(engine, xml, "CPU").run({"t": x}).values()))
         np.testing.assert_allclose(got, want, atol=1e-5, err_msg=engine)
+
+
+def test_legacy_h5_names_the_forms_that_are_read(tmp_path: Path, capsys) -> None:
+    from extgen.cli import main
+
+    (tmp_path / "model.h5").write_bytes(b"\x89HDF\r\n\x1a\n")
+    assert main(["convert", "-m", str(tmp_path / "model.h5"), "-o", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and ".keras" in err and "--saved_model_dir" in err

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from converter.errors import ModelFormatError
 from converter.frameworks import Framework
 
 # _replacement and _layout are imported for their built-in passes: --transformations_config
@@ -33,6 +34,10 @@ def _graph_def(opts: ConvertOptions):
         return load_meta_graph(model, opts.input_checkpoint)
     if model.suffix.lower() == ".keras":
         return load_keras(model)
+    if model.suffix.lower() == ".h5":
+        msg = (f"{model}: legacy Keras .h5 files are not read; save the model as .keras "
+               "(model.save('model.keras')) or export a SavedModel and pass --saved_model_dir")
+        raise ModelFormatError(msg)
     graph_def = load_graph_def(model)
     if opts.input_checkpoint is not None:
         return freeze(graph_def, opts.input_checkpoint)
