@@ -67,7 +67,7 @@ def run_ovc(folder: Path, form: str) -> str:
     except Exception as err:  # noqa: BLE001 - the peer's failure is a result
         return f"ovc FAIL {type(err).__name__}: {str(err).splitlines()[0][:100]}"
     seconds = time.perf_counter() - start
-    got = ov.Core().compile_model(model, "CPU")(x)[0]
+    got = ov.Core().compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})(x)[0]
     return f"ovc {seconds:6.2f} s  diff={float(np.abs(got - want).max()):.2e}"
 
 
