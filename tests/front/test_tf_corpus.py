@@ -24,7 +24,7 @@ FEEDFORWARD = [pytest.param(m, marks=pytest.mark.slow) if m in HEAVY else m
 WITH_PBTXT = ("mobilenet_v2", "squeeze_excite", "transformer", "upsample", "space_depth")
 KERAS = [pytest.param(m, marks=pytest.mark.slow) if m in HEAVY else m
          for m in ("mobilenet_v2", "resnet50", "vgg16", "efficientnet_b0", "densenet121",
-                   "xception", "inception_v3", "squeeze_excite")]
+                   "xception", "inception_v3", "nasnet_mobile", "squeeze_excite", "upsample")]
 
 
 def _check(xml: Path, folder: Path) -> None:

@@ -231,6 +231,54 @@ def _reshape(b: _Builder, name: str, cfg: dict, xs: list[str]) -> str:
     return b.node("Reshape", name, [xs[0], shape], T=F32, Tshape=np.int32)
 
 
+def _spatial(cfg: dict) -> list[int]:
+    """The layer input's height and width, from its build config."""
+    shape = cfg["__build__"].get("input_shape")
+    if shape is None or None in shape[1:3]:
+        msg = f"{cfg['__class__']} on an input of unknown height or width"
+        raise KeyError(msg)
+    return list(shape[1:3])
+
+
+def _resize(b: _Builder, name: str, x: str, size: list[int], interpolation: str) -> str:
+    """tf.image.resize: half-pixel centers."""
+    op = {"bilinear": "ResizeBilinear", "nearest": "ResizeNearestNeighbor"}.get(interpolation)
+    if op is None:
+        msg = f"{interpolation} interpolation"
+        raise KeyError(msg)
+    return b.node(op, name, [x, b.const(name, np.array(size, np.int32))], T=F32,
+                  align_corners=False, half_pixel_centers=True)
+
+
+@_layer("UpSampling2D")
+def _upsample(b: _Builder, name: str, cfg: dict, xs: list[str]) -> str:
+    size = [d * s for d, s in zip(_spatial(cfg), cfg["size"], strict=True)]
+    return _resize(b, name, xs[0], size, cfg["interpolation"])
+
+
+@_layer("Resizing")
+def _resizing(b: _Builder, name: str, cfg: dict, xs: list[str]) -> str:
+    if cfg.get("crop_to_aspect_ratio") or cfg.get("pad_to_aspect_ratio"):
+        msg = "Resizing to an aspect ratio"
+        raise KeyError(msg)
+    return _resize(b, name, xs[0], [cfg["height"], cfg["width"]], cfg["interpolation"])
+
+
+@_layer("Conv2DTranspose")
+def _conv_transpose(b: _Builder, name: str, cfg: dict, xs: list[str]) -> str:
+    if cfg.get("output_padding") or any(d != 1 for d in cfg["dilation_rate"]):
+        msg = "Conv2DTranspose with output_padding or dilation"
+        raise KeyError(msg)
+    w = b.vars(name)  # [kh, kw, filters, in], TF's conv2d_transpose layout
+    out = [d * s + (max(k - s, 0) if cfg["padding"] == "valid" else 0)
+           for d, s, k in zip(_spatial(cfg), cfg["strides"], cfg["kernel_size"], strict=True)]
+    sizes = b.const(name, np.array([1, *out, cfg["filters"]], np.int32))
+    y = b.node("Conv2DBackpropInput", name, [sizes, b.const(name, w[0]), xs[0]], T=F32,
+               strides=_window(cfg, "strides"), padding=cfg["padding"].upper(),
+               data_format="NHWC")
+    return _bias(b, name, y, cfg, w)
+
+
 @_layer("Dropout", "SpatialDropout2D", "GaussianNoise", "ActivityRegularization")
 def _identity(b: _Builder, name: str, cfg: dict, xs: list[str]) -> str:
     return xs[0]
@@ -299,7 +347,8 @@ def _build(config: dict, weights: dict) -> GraphBuilder:
             raise KeyError(msg)
         for index, call in enumerate(layer["inbound_nodes"]):
             xs = _inputs(call["args"], outputs)
-            outputs[(name, index)] = _LAYERS[cls](b, name, {**cfg, "__class__": cls}, xs)
+            full = {**cfg, "__class__": cls, "__build__": layer.get("build_config") or {}}
+            outputs[(name, index)] = _LAYERS[cls](b, name, full, xs)
     heads = config["output_layers"]
     heads = [heads] if heads and isinstance(heads[0], str) else heads  # one output: one triple
     for i, (layer, index, _) in enumerate(heads):
