@@ -292,7 +292,9 @@ def _rescale(b: _Builder, name: str, cfg: dict, xs: list[str]) -> str:
 
 @_layer("Normalization")
 def _normalize(b: _Builder, name: str, cfg: dict, xs: list[str]) -> str:
-    mean, var = (np.asarray(v, F32) for v in b.vars(name)[:2])
+    given = cfg.get("mean") is not None and cfg.get("variance") is not None
+    mean, var = ((np.asarray(cfg["mean"], F32), np.asarray(cfg["variance"], F32)) if given
+                 else (np.asarray(v, F32) for v in b.vars(name)[:2]))
     scale = (1 / np.maximum(np.sqrt(var), 1e-7)).astype(F32)  # Keras divides by max(std, eps)
     y = b.node("Mul", name, [xs[0], b.const(name, scale)], T=F32)
     return b.node("AddV2", name, [y, b.const(name, (-mean * scale).astype(F32))], T=F32)
@@ -348,7 +350,11 @@ def _build(config: dict, weights: dict) -> GraphBuilder:
         for index, call in enumerate(layer["inbound_nodes"]):
             xs = _inputs(call["args"], outputs)
             full = {**cfg, "__class__": cls, "__build__": layer.get("build_config") or {}}
-            outputs[(name, index)] = _LAYERS[cls](b, name, full, xs)
+            try:
+                outputs[(name, index)] = _LAYERS[cls](b, name, full, xs)
+            except (ValueError, IndexError, TypeError) as err:
+                msg = f"Keras layer {cls} ('{name}') with these settings or weights ({err})"
+                raise KeyError(msg) from None
     heads = config["output_layers"]
     heads = [heads] if heads and isinstance(heads[0], str) else heads  # one output: one triple
     for i, (layer, index, _) in enumerate(heads):
