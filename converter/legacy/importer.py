@@ -15,6 +15,7 @@ import importlib
 import importlib.abc
 import importlib.machinery
 import sys
+import threading
 import types
 from collections.abc import Iterator
 from pathlib import Path
@@ -103,11 +104,13 @@ class _LegacyFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 _FINDER = _LegacyFinder()
 _depth = 0
+_LOCK = threading.RLock()  # install/removal vs. another legacy_imports() block in another thread
 
 
 def _remove_shims() -> None:
-    for name in [m for m in sys.modules if _is_legacy(m)]:
-        del sys.modules[name]
+    # another thread may import while we sweep: iterate a snapshot (dict.copy is one C call)
+    for name in [m for m in sys.modules.copy() if _is_legacy(m)]:
+        sys.modules.pop(name, None)
     tools = sys.modules.get("openvino.tools")
     if tools is not None and isinstance(getattr(tools, "__dict__", {}).get("mo"), _LegacyModule):
         delattr(tools, "mo")
@@ -117,15 +120,17 @@ def _remove_shims() -> None:
 def legacy_imports() -> Iterator[None]:
     """Legacy MO imports resolve inside this block (re-entrant); on exit the shims are gone."""
     global _depth
-    if _depth == 0:
-        _remove_shims()
-        sys.meta_path.insert(0, _FINDER)
-    _depth += 1
+    with _LOCK:
+        if _depth == 0:
+            _remove_shims()
+            sys.meta_path.insert(0, _FINDER)
+        _depth += 1
     try:
         yield
     finally:
-        _depth -= 1
-        if _depth == 0:
-            if _FINDER in sys.meta_path:
-                sys.meta_path.remove(_FINDER)
-            _remove_shims()
+        with _LOCK:
+            _depth -= 1
+            if _depth == 0:
+                if _FINDER in sys.meta_path:
+                    sys.meta_path.remove(_FINDER)
+                _remove_shims()

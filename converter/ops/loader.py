@@ -29,7 +29,7 @@ log = logging.getLogger("extgen")
 def op_scope() -> Iterator[None]:
     """Restore the op registries, sys.path and sys.modules (an extension's own modules) on exit."""
     saved = (dict(Op.registered_ops), list(Op.registered_cls), dict(op_module._IR_REGISTRY))
-    modules = set(sys.modules)
+    modules = set(sys.modules.copy())  # a snapshot: other threads may import meanwhile
     path = list(sys.path)
     try:
         yield
@@ -37,9 +37,9 @@ def op_scope() -> Iterator[None]:
         Op.registered_ops.clear(); Op.registered_ops.update(saved[0])  # noqa: E702
         Op.registered_cls[:] = saved[1]
         op_module._IR_REGISTRY.clear(); op_module._IR_REGISTRY.update(saved[2])  # noqa: E702
-        for name in set(sys.modules) - modules:
+        for name in set(sys.modules.copy()) - modules:
             if not name.startswith(_KEPT_MODULES):
-                del sys.modules[name]
+                sys.modules.pop(name, None)
         sys.path[:] = path
 
 
@@ -99,8 +99,8 @@ def import_extension_dirs(dirs: Iterable[Path], subdirs: Iterable[str],
         if str(ext_dir.parent) not in sys.path:
             sys.path.insert(0, str(ext_dir.parent))
         prefix = ext_dir.name + "."
-        for stale in [m for m in sys.modules if m == ext_dir.name or m.startswith(prefix)]:
-            del sys.modules[stale]
+        for stale in [m for m in sys.modules.copy() if m == ext_dir.name or m.startswith(prefix)]:
+            sys.modules.pop(stale, None)
         for sub in (ext_dir / pattern for pattern in subdirs):
             if not sub.is_dir():
                 continue
