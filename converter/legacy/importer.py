@@ -17,14 +17,14 @@ import importlib.machinery
 import sys
 import threading
 import types
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from converter.errors import ExtensionError
 from converter.legacy.names import ROOTS, legacy_modules
 
-__all__ = ["LegacyImportError", "legacy_imports"]
+__all__ = ["LegacyImportError", "add_local_ops", "legacy_imports"]
 
 _HERE = str(Path(__file__).parent)
 _MIGRATION = ("copy what you need of it into your extension folder, or use extgen's own API "
@@ -68,12 +68,43 @@ def _resolve(module: str, name: str, target: str) -> Any:
         raise LegacyImportError(msg, name=module) from None
 
 
+_LOCAL_ROOTS: list[Path] = []  # extension folders whose ops/<x>.py answer <root>.ops.<x>
+
+
+def add_local_ops(folders: Iterable[Path]) -> None:
+    """Let `mo.ops.<x>`, `extensions.ops.<x>` and `openvino.tools.mo.ops.<x>` resolve to
+    `ops/<x>.py` of these extension folders (importable as packages named after them), until the
+    outermost legacy_imports() block ends: old tutorials had users copy their op into MO's own
+    package and import it from there. A later folder wins."""
+    with _LOCK:
+        _LOCAL_ROOTS.extend(Path(f) for f in folders)
+
+
+def _local_op(module: str, name: str) -> Any:
+    """The user's own name for `<root>.ops.<x>`, or None."""
+    below = next((module[len(r) + 1:] for r in ROOTS if module.startswith(r + ".")), "")
+    kind, _, op_file = below.partition(".")
+    if kind != "ops" or not op_file or "." in op_file:
+        return None
+    for root in reversed(_LOCAL_ROOTS):
+        if (root / "ops" / f"{op_file}.py").is_file():
+            found = getattr(importlib.import_module(f"{root.name}.ops.{op_file}"), name, None)
+            if found is not None:
+                return found
+    return None
+
+
 class _LegacyModule(types.ModuleType):
-    """A shim package: names resolve on first use, child shims import on attribute access."""
+    """A shim package: names resolve on first use (the user's own ops/<x>.py first, see
+    add_local_ops), child shims import on attribute access."""
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__") and name.endswith("__"):
             raise AttributeError(name)
+        local = _local_op(self.__name__, name)
+        if local is not None:
+            setattr(self, name, local)
+            return local
         table = legacy_modules().get(self.__name__, {})
         if name in table:
             value = _resolve(self.__name__, name, table[name])
@@ -134,3 +165,4 @@ def legacy_imports() -> Iterator[None]:
                 if _FINDER in sys.meta_path:
                     sys.meta_path.remove(_FINDER)
                 _remove_shims()
+                _LOCAL_ROOTS.clear()
