@@ -68,27 +68,29 @@ def _resolve(module: str, name: str, target: str) -> Any:
         raise LegacyImportError(msg, name=module) from None
 
 
-_LOCAL_ROOTS: list[Path] = []  # extension folders whose ops/<x>.py answer <root>.ops.<x>
+_LOCAL_ROOTS: list[Path] = []  # extension folders whose modules answer their legacy paths
 
 
 def add_local_ops(folders: Iterable[Path]) -> None:
     """Let `mo.ops.<x>`, `extensions.ops.<x>` and `openvino.tools.mo.ops.<x>` resolve to
-    `ops/<x>.py` of these extension folders (importable as packages named after them), until the
-    outermost legacy_imports() block ends: old tutorials had users copy their op into MO's own
-    package and import it from there. A later folder wins."""
+    `ops/<x>.py` of these extension folders (importable as packages named after them), and any
+    other legacy path to the folder's module at that path (`extensions.middle.<x>` to
+    `middle/<x>.py`), until the outermost legacy_imports() block ends: old tutorials had users
+    copy their op into MO's own package and import it from there, and code copied from MO
+    imports its siblings by MO's paths. A later folder wins."""
     with _LOCK:
         _LOCAL_ROOTS.extend(Path(f) for f in folders)
 
 
-def _local_op(module: str, name: str) -> Any:
-    """The user's own name for `<root>.ops.<x>`, or None."""
+def _local_name(module: str, name: str) -> Any:
+    """The user's own `name` of the folder module at legacy path `module`, or None."""
     below = next((module[len(r) + 1:] for r in ROOTS if module.startswith(r + ".")), "")
-    kind, _, op_file = below.partition(".")
-    if kind != "ops" or not op_file or "." in op_file:
+    if not below:
         return None
+    parts = below.split(".")
     for root in reversed(_LOCAL_ROOTS):
-        if (root / "ops" / f"{op_file}.py").is_file():
-            found = getattr(importlib.import_module(f"{root.name}.ops.{op_file}"), name, None)
+        if root.joinpath(*parts).with_suffix(".py").is_file():
+            found = getattr(importlib.import_module(f"{root.name}.{below}"), name, None)
             if found is not None:
                 return found
     return None
@@ -101,7 +103,7 @@ class _LegacyModule(types.ModuleType):
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__") and name.endswith("__"):
             raise AttributeError(name)
-        local = _local_op(self.__name__, name)
+        local = _local_name(self.__name__, name)
         if local is not None:
             setattr(self, name, local)
             return local

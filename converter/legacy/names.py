@@ -8,7 +8,7 @@ when that frontend exists. The data is written with the pre-2022 roots (`mo.`, `
 
 from __future__ import annotations
 
-__all__ = ["LEGACY_NAMES", "ROOTS", "legacy_modules"]
+__all__ = ["HELPER_NAMES", "LEGACY_NAMES", "ROOTS", "legacy_modules"]
 
 _G = "converter.graph.graph"
 _L = "converter.legacy"
@@ -77,7 +77,6 @@ LEGACY_NAMES: dict[str, dict[str, str]] = {
     },
     "mo.front.caffe.collect_attributes": _from(
         f"{_CAFFE}.attrs", "collect_attributes", "merge_attrs"),
-    "mo.front.caffe.extractors.utils": _from(f"{_CAFFE}.attrs", "weights_biases", "embed_input"),
     "mo.front.tf.extractors.utils": _from(
         "converter.front.tf.attrs", "tf_dtype_extractor", "tf_tensor_shape", "tf_int_list",
         "tf_tensor_content", "tf_data_format_spatial", "tf_data_format_channel",
@@ -122,15 +121,51 @@ LEGACY_NAMES: dict[str, dict[str, str]] = {
         "Mish", "HSwish", "HSigmoid", "Swish", "SoftSign", "LogicalNot", "Selu", "Gelu", "GeLU"),
 }
 
+# -- helper functions extension code calls (graph building, shapes, types, attributes) --------
+_BUILD = f"{_L}.build"
+_SHAPE_NODES = f"{_L}.shape_nodes"
+_TYPES = f"{_L}.datatypes"
+
+HELPER_NAMES: dict[str, dict[str, str]] = {
+    "mo.front.tf.graph_utils": _from(
+        _BUILD, "create_op_with_const_inputs", "create_op_node_with_second_input"),
+    "mo.graph.graph": {**_from(_BUILD, "add_opoutput"), **_from(_UTILS, "dict_includes")},
+    "mo.middle.passes.eliminate": _from(_BUILD, "remove_op_node_with_data_node"),
+    "mo.middle.passes.fusing.helpers": _from(
+        _BUILD, "get_value_in_port", "get_tensor_in_port", "get_next_operation"),
+    "mo.middle.pattern_match": _from("converter.graph.pattern", "apply_pattern",
+                                     "find_pattern_matches"),
+    "mo.utils.shape": _from(
+        _SHAPE_NODES, "get_canonical_axis_index_node", "get_range_node_of_idxs",
+        "get_shape_values_by_indices_node", "node_to_get_shape_value_of_indices",
+        "get_shape_values_by_range_idxs", "node_to_get_batch_value",
+        "node_to_get_features_dimension_value", "node_to_get_spatial_dimensions_value",
+        "new_shape_node_from_shape_nodes", "get_shape_and_rank_nodes_by_port"),
+    "mo.front.common.partial_infer.utils": _from(
+        _SHAPES, "reverse_bypass_infer", "set_input_shapes", "float_array"),
+    "mo.front.common.layout": _from(_UTILS, "shape_for_layout", "get_depth_dim"),
+    "mo.front.common.extractors.utils": _from(_UTILS, "layout_attrs"),
+    "mo.front.extractor": _from(_UTILS, "bool_to_str", "attr_getter"),
+    "mo.front.caffe.extractors.utils": {
+        **_from(f"{_L}.caffe_helpers", "embed_input", "weights_biases", "input_as_const"),
+        **_from(_UTILS, "get_canonical_axis_index")},
+    "mo.middle.passes.convert_data_type": _from(
+        _TYPES, "SUPPORTED_DATA_TYPES", "data_type_str_to_np", "data_type_str_to_precision",
+        "data_type_str_to_destination_type", "np_data_type_to_precision",
+        "np_data_type_to_destination_type", "destination_type_to_np_data_type",
+        "precision_to_destination_type"),
+}
+
 ROOTS = ("mo", "extensions", "openvino.tools.mo")
 
 
 def _derive() -> dict[str, dict[str, str]]:
     """Each module under all three roots. The path below the root is unique across `mo.` and
     `extensions.` (2022 merged both into `openvino.tools.mo.`), so accepting every path under
-    every root adds no conflict."""
+    every root adds no conflict. A module in several tables gets the names of all."""
     out: dict[str, dict[str, str]] = {}
-    for module, names in LEGACY_NAMES.items():
+    tables = (LEGACY_NAMES, HELPER_NAMES)
+    for module, names in (item for table in tables for item in table.items()):
         below = module.split(".", 1)[1]
         for root in ROOTS:
             out.setdefault(f"{root}.{below}", {}).update(names)

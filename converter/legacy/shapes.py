@@ -15,9 +15,10 @@ from converter.graph.graph import Node
 
 __all__ = [
     "compatible_dims", "compatible_shapes", "copy_shape_infer", "copy_value", "dynamic_dimension",
-    "dynamic_dimension_value", "eltwise_infer", "float32_array", "int64_array", "is_fully_defined",
-    "mark_input_bins", "mo_array", "shape_array", "shape_delete", "shape_insert",
-    "single_output_infer", "strict_compare_tensors", "undefined_shape_of_rank", "unmask_shape",
+    "dynamic_dimension_value", "eltwise_infer", "float32_array", "float_array", "int64_array",
+    "is_fully_defined", "mark_input_bins", "mo_array", "reverse_bypass_infer", "set_input_shapes",
+    "shape_array", "shape_delete", "shape_insert", "single_output_infer",
+    "strict_compare_tensors", "undefined_shape_of_rank", "unmask_shape",
 ]
 
 dynamic_dimension = np.ma.masked
@@ -47,6 +48,9 @@ def int64_array(value: Any) -> np.ndarray:
 
 def float32_array(value: Any) -> np.ndarray:
     return np.array(value, dtype=np.float32)
+
+
+float_array = float32_array
 
 
 def mo_array(value: Any, dtype: Any = None) -> np.ndarray:
@@ -162,3 +166,22 @@ def eltwise_infer(node: Node, op=None, **kwargs: Any) -> None:
     else:
         node.out_port(0).data.set_shape(broadcast(*shapes))
     _fill_type(node)
+
+
+def reverse_bypass_infer(node: Node, in_ports: list[int]) -> None:
+    """Give the listed input ports that have no shape yet the shape of output 0."""
+    if node.out_port(0).disconnected():
+        return
+    shape = node.out_port(0).data.get_shape()
+    if shape is None:
+        return
+    for port in in_ports:
+        if node.is_in_port_connected(port) and node.in_port(port).data.get_shape() is None:
+            node.in_port(port).data.set_shape(shape)
+
+
+def set_input_shapes(node: Node, *shapes: Any) -> None:
+    """Input port i (connected, no shape yet) gets shapes[i]."""
+    for port, shape in enumerate(shapes):
+        if node.is_in_port_connected(port) and node.in_port(port).data.get_shape() is None:
+            node.in_port(port).data.set_shape(shape)

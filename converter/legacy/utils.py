@@ -1,17 +1,22 @@
-"""Small legacy helpers: MO's Error classes, refer_to_faq_msg, rename_node, ONNX and layout
-helpers that have no equivalent elsewhere in the converter."""
+"""Small legacy helpers: MO's Error classes, refer_to_faq_msg, rename_node, ONNX, layout and
+attribute helpers that have no equivalent elsewhere in the converter."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from converter.errors import ConversionError
 from converter.graph.graph import Node
+from converter.legacy.shapes import shape_array
 
 __all__ = [
-    "Error", "FrameworkError", "InternalError", "get_batch_dim", "get_features_dim",
+    "Error", "FrameworkError", "InternalError", "attr_getter", "bool_to_str", "dict_includes",
+    "get_batch_dim", "get_canonical_axis_index", "get_depth_dim", "get_features_dim",
     "get_height_dim", "get_onnx_autopad", "get_onnx_opset_version", "get_width_dim",
-    "onnx_get_num_outputs", "refer_to_faq_msg", "register_caffe_python_extractor", "rename_node",
+    "layout_attrs", "onnx_get_num_outputs", "refer_to_faq_msg", "register_caffe_python_extractor",
+    "rename_node", "shape_for_layout",
 ]
 
 
@@ -58,9 +63,10 @@ def get_onnx_autopad(auto_pad: bytes | str) -> str | None:
 
 
 def _dim(layout: str, ndim: int, letter: str) -> int:
+    """Index of N, C, D (5-D only), H or W in a 4-D or 5-D NCHW/NHWC shape."""
     if layout == "NCHW":
-        return {"N": 0, "C": 1, "H": 2, "W": ndim - 1}[letter]
-    return {"N": 0, "C": ndim - 1, "H": 1, "W": ndim - 2}[letter]
+        return {"N": 0, "C": 1, "D": 2, "H": ndim - 2, "W": ndim - 1}[letter]
+    return {"N": 0, "C": ndim - 1, "D": 1, "H": ndim - 3, "W": ndim - 2}[letter]
 
 
 def get_batch_dim(layout: str, ndim: int) -> int:
@@ -77,6 +83,68 @@ def get_height_dim(layout: str, ndim: int) -> int:
 
 def get_width_dim(layout: str, ndim: int) -> int:
     return _dim(layout, ndim, "W")
+
+
+def get_depth_dim(layout: str, ndim: int) -> int:
+    return _dim(layout, ndim, "D")
+
+
+_LAYOUT_KEYS = {"batch": "N", "features": "C", "depth": "D", "height": "H", "width": "W"}
+
+
+def shape_for_layout(layout: str, **dims: Any) -> np.ma.MaskedArray:
+    """A 4-D (5-D with depth=) shape in layout from batch=, features=, height=, width=."""
+    missing = [k for k in ("batch", "features", "height", "width") if k not in dims]
+    unknown = [k for k in dims if k not in _LAYOUT_KEYS]
+    if missing or unknown or layout not in ("NCHW", "NHWC"):
+        msg = (f"shape_for_layout({layout!r}): give batch, features, height and width (and "
+               f"optionally depth); missing {missing}, unknown {unknown}")
+        raise Error(msg)
+    ndim = 5 if "depth" in dims else 4
+    shape: list[Any] = [None] * ndim
+    for key, value in dims.items():
+        shape[_dim(layout, ndim, _LAYOUT_KEYS[key])] = value
+    return shape_array(shape)
+
+
+def layout_attrs() -> dict[str, Any]:
+    """mo.front.common.extractors.utils.layout_attrs: the NCHW layout attributes of an op."""
+    return {"spatial_dims": np.array([2, 3], np.int64), "channel_dims": np.array([1], np.int64),
+            "batch_dims": np.array([0], np.int64), "layout": "NCHW"}
+
+
+def get_canonical_axis_index(shape: Any, axis: int) -> int:
+    """A negative axis counted from the end of shape."""
+    return len(shape) + axis if axis < 0 else axis
+
+
+def bool_to_str(node: Node, attr: str) -> str | None:
+    """The IR spelling ('true'/'false') of a bool, 0/1 or '0'/'1' attribute; None if unset."""
+    value = node.soft_get(attr, None)
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value)).lower()
+    if isinstance(value, (str, int, np.integer)) and str(value) in ("0", "1"):
+        return str(bool(int(value))).lower()
+    return None
+
+
+def attr_getter(node: Node, name: str) -> str | None:
+    """An attribute as the IR writes it: lists and arrays comma-joined; None if absent."""
+    if not node.has(name):
+        return None
+    value = node[name]
+    return ",".join(map(str, value)) if isinstance(value, (list, np.ndarray)) else str(value)
+
+
+def dict_includes(big: dict, sub_dict: dict, skip_attr_names: Any = ()) -> bool:
+    """Every entry of sub_dict matches big: a callable probe is called with big's value, any
+    other value compared with ==."""
+    def matches(have: Any, want: Any) -> bool:
+        if callable(want) and not isinstance(want, type):
+            return bool(want(have))
+        return bool(np.all(have == want))
+
+    return all(matches(big.get(k), v) for k, v in sub_dict.items() if k not in skip_attr_names)
 
 
 def register_caffe_python_extractor(op: Any, name: str | None = None) -> None:
