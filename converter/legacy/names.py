@@ -125,16 +125,19 @@ LEGACY_NAMES: dict[str, dict[str, str]] = {
 _BUILD = f"{_L}.build"
 _SHAPE_NODES = f"{_L}.shape_nodes"
 _TYPES = f"{_L}.datatypes"
+_GRAPH_UTILS = f"{_L}.graph_utils"
 
 HELPER_NAMES: dict[str, dict[str, str]] = {
     "mo.front.tf.graph_utils": _from(
         _BUILD, "create_op_with_const_inputs", "create_op_node_with_second_input"),
     "mo.graph.graph": {**_from(_BUILD, "add_opoutput"), **_from(_UTILS, "dict_includes")},
     "mo.middle.passes.eliminate": _from(_BUILD, "remove_op_node_with_data_node"),
-    "mo.middle.passes.fusing.helpers": _from(
-        _BUILD, "get_value_in_port", "get_tensor_in_port", "get_next_operation"),
-    "mo.middle.pattern_match": _from("converter.graph.pattern", "apply_pattern",
-                                     "find_pattern_matches"),
+    "mo.middle.passes.fusing.helpers": {
+        **_from(_BUILD, "get_value_in_port", "get_tensor_in_port", "get_next_operation"),
+        **_from(_GRAPH_UTILS, "get_value_id")},
+    "mo.middle.pattern_match": {
+        **_from("converter.graph.pattern", "apply_pattern", "find_pattern_matches"),
+        **_from(_GRAPH_UTILS, "check_value", "inverse_dict")},
     "mo.utils.shape": _from(
         _SHAPE_NODES, "get_canonical_axis_index_node", "get_range_node_of_idxs",
         "get_shape_values_by_indices_node", "node_to_get_shape_value_of_indices",
@@ -142,7 +145,20 @@ HELPER_NAMES: dict[str, dict[str, str]] = {
         "node_to_get_features_dimension_value", "node_to_get_spatial_dimensions_value",
         "new_shape_node_from_shape_nodes", "get_shape_and_rank_nodes_by_port"),
     "mo.front.common.partial_infer.utils": _from(
-        _SHAPES, "reverse_bypass_infer", "set_input_shapes", "float_array"),
+        _SHAPES, "reverse_bypass_infer", "set_input_shapes", "float_array",
+        "assign_dims_to_weights", "is_dynamic_slice", "tf_window_op_pad_infer"),
+    "mo.utils.broadcasting": _from(_SHAPES, "bi_directional_shape_broadcasting"),
+    "mo.front.onnx.extractors.utils": _from(_UTILS, "get_backend_pad"),
+    "mo.middle.passes.infer": {
+        "partial_infer": "converter.middle.partial_infer:partial_infer",
+        "type_infer": "converter.middle.partial_infer:partial_infer"},
+    "mo.utils.utils": _from(_SHAPES, "match_shapes"),
+    "mo.utils.graph": _from(_GRAPH_UTILS, "bfs_search", "is_connected_component"),
+    "mo.utils.class_registration": _from(_GRAPH_UTILS, "ClassType"),
+    "extensions.middle.InsertLayoutPropagationTransposes": _from(
+        _GRAPH_UTILS, "mark_input_as_in_correct_layout", "mark_output_as_in_correct_layout",
+        "is_input_data_in_correct_layout", "is_output_data_in_correct_layout",
+        "mark_as_correct_data_layout"),
     "mo.front.common.layout": _from(_UTILS, "shape_for_layout", "get_depth_dim"),
     "mo.front.common.extractors.utils": _from(_UTILS, "layout_attrs"),
     "mo.front.extractor": _from(_UTILS, "bool_to_str", "attr_getter"),

@@ -19,6 +19,8 @@ __all__ = [
     "is_fully_defined", "mark_input_bins", "mo_array", "reverse_bypass_infer", "set_input_shapes",
     "shape_array", "shape_delete", "shape_insert", "single_output_infer",
     "strict_compare_tensors", "undefined_shape_of_rank", "unmask_shape",
+    "assign_dims_to_weights", "bi_directional_shape_broadcasting", "is_dynamic_slice",
+    "match_shapes", "tf_window_op_pad_infer",
 ]
 
 dynamic_dimension = np.ma.masked
@@ -185,3 +187,70 @@ def set_input_shapes(node: Node, *shapes: Any) -> None:
     for port, shape in enumerate(shapes):
         if node.is_in_port_connected(port) and node.in_port(port).data.get_shape() is None:
             node.in_port(port).data.set_shape(shape)
+
+
+def match_shapes(pattern: Any, shape: Any) -> bool:
+    """shape matches pattern, where a 0 or dynamic dimension in pattern matches anything."""
+    pattern, shape = shape_array(pattern), shape_array(shape)
+    if pattern.size != shape.size:
+        return False
+    keep = ~np.ma.getmaskarray(pattern) & (pattern.filled(0) != 0)
+    return bool(np.ma.allequal(pattern[keep], shape[keep]))
+
+
+def bi_directional_shape_broadcasting(shape_1: Any, shape_2: Any) -> np.ma.MaskedArray | None:
+    """numpy broadcasting of two shapes with dynamic dimensions; None when they do not
+    broadcast. A dynamic dimension against 1 (or another dynamic one) stays dynamic."""
+    a, b = list(shape_array(shape_1)), list(shape_array(shape_2))
+    rank = max(len(a), len(b))
+    a, b = [1] * (rank - len(a)) + a, [1] * (rank - len(b)) + b
+    out = []
+    for x, y in zip(a, b):
+        dyn_x, dyn_y = x is np.ma.masked, y is np.ma.masked
+        if not (dyn_x or dyn_y):
+            if x != y and 1 not in (x, y):
+                return None
+            out.append(max(x, y))
+        else:
+            known = y if dyn_x else x
+            out.append(known if not (dyn_x and dyn_y) and known != 1 else None)
+    return shape_array(out)
+
+
+def assign_dims_to_weights(node: Node, spatial: Any, input_channel: Any,
+                           output_channel: Any = None, dims_number: int | None = None) -> None:
+    """Record which weight dimensions are spatial, input and output channels (MO's attrs)."""
+    if spatial is not None:
+        node["spatial_dims"] = np.array(spatial, np.int64)
+    node["input_channel_dim"] = np.array(input_channel, np.int64)
+    node["output_channel_dim"] = np.array(output_channel, np.int64)
+    if node.has_valid("dim_attrs") and "input_channel_dim" not in node["dim_attrs"]:
+        node["dim_attrs"].append("input_channel_dim")
+    node["dims_number"] = dims_number
+
+
+def is_dynamic_slice(s: Any) -> bool:
+    """A slice with a dynamic start, stop or step."""
+    return isinstance(s, slice) and any(v is np.ma.masked for v in (s.start, s.stop, s.step))
+
+
+def tf_window_op_pad_infer(input: Any, window: Any, stride: Any, auto_pad: str | None,
+                           is_deconv: bool = False, dilation: Any = None) -> tuple[Any, Any]:
+    """(pads as [[begin, end], ...], output spatial shape) of a window op (convolution,
+    pooling) over the input spatial shape, for auto_pad same_upper/same_lower/valid; the
+    half a `same` pad cannot split goes at the end. (None, None) when something is unknown."""
+    if input is None or window is None or stride is None or auto_pad is None:
+        return None, None
+    input, window, stride = shape_array(input), np.asarray(window), np.asarray(stride)
+    dilation = np.ones(len(input), np.int64) if dilation is None else np.asarray(dilation)
+    scale = 1 / stride if is_deconv else stride
+    if auto_pad in ("same_lower", "same_upper"):
+        rest = input % stride
+        full = np.ma.maximum(window - np.ma.where(rest == 0, stride, rest), 0)
+        low = (full // 2).astype(np.int64)
+        pad = shape_array(np.ma.stack([low, full - low]).T.reshape(-1)).reshape(-1, 2)
+        return pad, shape_array(np.ma.ceil(input / scale).astype(np.int64))
+    if auto_pad == "valid":
+        out = np.ma.ceil((input - ((window - 1) * dilation + 1) + 1) / scale).astype(np.int64)
+        return np.zeros((len(input), 2), np.int64), shape_array(out)
+    return None, None

@@ -13,10 +13,10 @@ from converter.legacy.shapes import shape_array
 
 __all__ = [
     "Error", "FrameworkError", "InternalError", "attr_getter", "bool_to_str", "dict_includes",
-    "get_batch_dim", "get_canonical_axis_index", "get_depth_dim", "get_features_dim",
-    "get_height_dim", "get_onnx_autopad", "get_onnx_opset_version", "get_width_dim",
-    "layout_attrs", "onnx_get_num_outputs", "refer_to_faq_msg", "register_caffe_python_extractor",
-    "rename_node", "shape_for_layout",
+    "get_backend_pad", "get_batch_dim", "get_canonical_axis_index", "get_depth_dim",
+    "get_features_dim", "get_height_dim", "get_onnx_autopad", "get_onnx_opset_version",
+    "get_width_dim", "layout_attrs", "onnx_get_num_outputs", "refer_to_faq_msg",
+    "register_caffe_python_extractor", "rename_node", "shape_for_layout",
 ]
 
 
@@ -60,6 +60,12 @@ def onnx_get_num_outputs(node: Node) -> int:
 def get_onnx_autopad(auto_pad: bytes | str) -> str | None:
     text = (auto_pad.decode() if isinstance(auto_pad, bytes) else auto_pad).lower()
     return None if text == "notset" else text
+
+
+def get_backend_pad(pads: Any, spatial_dims: Any, axis: int) -> list:
+    """Side `axis` (0 begin, 1 end) of MO's per-dimension [[begin, end], ...] pads, for the
+    spatial dimensions."""
+    return [p[axis] for p in np.asarray(pads)[spatial_dims]]
 
 
 def _dim(layout: str, ndim: int, letter: str) -> int:

@@ -190,3 +190,42 @@ def test_small_helpers_keep_mo_semantics() -> None:
     embed_input(attrs, 1, "weights", [1, 2])
     assert attrs["weights"].dtype == np.float32
     assert attrs["embedded_inputs"] == [(1, "weights", {"bin": "weights"})]
+
+
+def test_shape_and_graph_helpers() -> None:
+    from converter.graph.graph import Graph, Node
+    from converter.legacy import legacy_imports
+
+    with legacy_imports():
+        from openvino.tools.mo.front.common.partial_infer.utils import (
+            shape_array,
+            tf_window_op_pad_infer,
+        )
+        from openvino.tools.mo.middle.InsertLayoutPropagationTransposes import (
+            is_input_data_in_correct_layout,
+            mark_as_correct_data_layout,
+        )
+        from openvino.tools.mo.utils.broadcasting import bi_directional_shape_broadcasting
+        from openvino.tools.mo.utils.graph import bfs_search, is_connected_component
+        from openvino.tools.mo.utils.utils import match_shapes
+
+    pad, out = tf_window_op_pad_infer(shape_array([5, 6]), np.array([3, 3]), np.array([2, 2]),
+                                      "same_upper")
+    assert pad.tolist() == [[1, 1], [0, 1]] and out.tolist() == [3, 3]
+    pad, out = tf_window_op_pad_infer(shape_array([5, 6]), np.array([3, 3]), np.array([1, 2]),
+                                      "valid")
+    assert pad.tolist() == [[0, 0], [0, 0]] and out.tolist() == [3, 2]
+    assert bi_directional_shape_broadcasting([1, 3, -1], [2, 1, 1]).tolist() == [2, 3, None]
+    assert bi_directional_shape_broadcasting([2], [3]) is None
+    assert match_shapes([0, 3, -1], [7, 3, 9]) and not match_shapes([1, 3], [2, 3])
+    graph = Graph()
+    graph.add_edges_from([("a", "b"), ("a", "c"), ("c", "d")])
+    graph.add_node("lone")
+    assert bfs_search(graph, ["a"]) == ["a", "b", "c", "d"]
+    assert is_connected_component(graph, ["b", "a", "d", "c"])
+    assert not is_connected_component(graph, ["b", "lone"])
+    graph.add_node("op", kind="op")
+    graph.add_edge("a", "op", **{"in": 0})
+    node = Node(graph, "op")
+    mark_as_correct_data_layout(node)
+    assert is_input_data_in_correct_layout(node, 0) and not is_input_data_in_correct_layout(node, 1)
