@@ -12,13 +12,15 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+import networkx as nx
 import numpy as np
 
 from converter.graph.graph import Graph, Node
+from converter.legacy.utils import Error
 
 __all__ = [
     "ClassType", "bfs_search", "check_value", "get_value_id", "inverse_dict",
-    "is_connected_component", "is_input_data_in_correct_layout",
+    "is_connected_component", "is_input_data_in_correct_layout", "sub_graph_between_nodes",
     "is_output_data_in_correct_layout", "mark_as_correct_data_layout",
     "mark_input_as_in_correct_layout", "mark_output_as_in_correct_layout",
 ]
@@ -64,6 +66,49 @@ def is_connected_component(graph: Graph, node_names: list) -> bool:
                 seen.add(other)
                 queue.append(other)
     return members <= seen
+
+
+def _follow(attrs: dict, control_flow: bool) -> bool:
+    return control_flow or not attrs.get("control_flow_edge", False)
+
+
+def sub_graph_between_nodes(graph: Graph, start_nodes: list, end_nodes: list,
+                            detect_extra_start_node: Callable[[Node], bool] | None = None,
+                            include_control_flow: bool = True,
+                            allow_non_reachable_end_nodes: bool = False) -> Any:
+    """Node ids of the subgraph from start_nodes to end_nodes: what the starts reach going
+    forward (not past an end node) plus every input of those nodes but the starts', and the
+    inputs' own inputs. A node for which detect_extra_start_node is true is not expanded
+    backward; it is returned as a second list (given that callable). Raises Error when an
+    end node is not reached or the subgraph takes in a model input (Parameter)."""
+    order, seen, queue, extra = [], set(start_nodes), deque(start_nodes), []
+    while queue:
+        current = queue.popleft()
+        order.append(current)
+        nxt = [] if current in end_nodes else [
+            v for _, v, a in graph.out_edges(current, data=True)
+            if _follow(a, include_control_flow)]
+        inputs = [] if current in start_nodes else [
+            u for u, _, a in graph.in_edges(current, data=True)
+            if u not in seen and _follow(a, include_control_flow)]
+        if inputs and detect_extra_start_node is not None and \
+                detect_extra_start_node(Node(graph, current)):
+            extra.append(current)
+            inputs = []
+        for other in nxt + inputs:
+            if other not in seen:
+                seen.add(other)
+                queue.append(other)
+    reached = set(start_nodes).union(*(nx.descendants(graph, s) for s in start_nodes))
+    lost = [e for e in end_nodes if e not in reached]
+    if lost and not allow_non_reachable_end_nodes:
+        msg = f'End node "{lost[0]}" is not reachable from start nodes: {start_nodes}'
+        raise Error(msg)
+    inputs = [n for n in order if graph.nodes[n].get("op") == "Parameter"]
+    if inputs:
+        msg = f'The matched sub-graph contains network input node "{inputs[0]}"'
+        raise Error(msg)
+    return order if detect_extra_start_node is None else (order, extra)
 
 
 def check_value(v: Any, check: Callable[[Any], Any]) -> bool:

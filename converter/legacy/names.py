@@ -153,7 +153,8 @@ HELPER_NAMES: dict[str, dict[str, str]] = {
         "partial_infer": "converter.middle.partial_infer:partial_infer",
         "type_infer": "converter.middle.partial_infer:partial_infer"},
     "mo.utils.utils": _from(_SHAPES, "match_shapes"),
-    "mo.utils.graph": _from(_GRAPH_UTILS, "bfs_search", "is_connected_component"),
+    "mo.utils.graph": _from(_GRAPH_UTILS, "bfs_search", "is_connected_component",
+                            "sub_graph_between_nodes"),
     "mo.utils.class_registration": _from(_GRAPH_UTILS, "ClassType"),
     "extensions.middle.InsertLayoutPropagationTransposes": _from(
         _GRAPH_UTILS, "mark_input_as_in_correct_layout", "mark_output_as_in_correct_layout",

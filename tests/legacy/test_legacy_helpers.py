@@ -229,3 +229,25 @@ def test_shape_and_graph_helpers() -> None:
     node = Node(graph, "op")
     mark_as_correct_data_layout(node)
     assert is_input_data_in_correct_layout(node, 0) and not is_input_data_in_correct_layout(node, 1)
+
+
+def test_sub_graph_between_nodes_takes_inputs_and_stops_at_ends() -> None:
+    import pytest
+
+    from converter.graph.graph import Graph
+    from converter.legacy import legacy_imports
+
+    with legacy_imports():
+        from mo.utils.error import Error
+        from mo.utils.graph import sub_graph_between_nodes
+
+    graph = Graph()
+    graph.add_edges_from([("x", "start"), ("start", "mid"), ("w", "mid"), ("mid", "end"),
+                          ("end", "after")])
+    graph.nodes["x"]["op"] = "Parameter"
+    assert sorted(sub_graph_between_nodes(graph, ["start"], ["end"])) == [
+        "end", "mid", "start", "w"]
+    with pytest.raises(Error, match="not reachable"):
+        sub_graph_between_nodes(graph, ["mid"], ["start"])
+    with pytest.raises(Error, match="network input"):
+        sub_graph_between_nodes(graph, ["w"], ["end"])  # mid takes start, start takes x
