@@ -127,7 +127,7 @@ def _classify(err: BaseException) -> tuple[str, str]:
             module = re.sub(r"^(openvino\.tools\.mo|mo|extensions)\.", "", m.group(2))
             return "missing", f"{module}.{m.group(1)}"
         seen = seen.__cause__ or seen.__context__
-    text = str(err).splitlines()[0] if str(err) else ""
+    text = re.sub(r"\S*/moc\d{4}/", "", str(err).splitlines()[0] if str(err) else "")
     return "error", f"{type(err).__name__}: {text}"[:200]
 
 
@@ -220,5 +220,44 @@ def tally(results: dict[str, list[Outcome]]) -> str:
     return "\n".join(lines)
 
 
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "migration.md"
+BEGIN, END = "<!-- mo-corpus:begin -->", "<!-- mo-corpus:end -->"
+
+
+def markdown(results: dict[str, list[Outcome]]) -> str:
+    """The failing modules grouped by the missing name that stops them (first root first)."""
+    by_name: dict[str, list[str]] = collections.defaultdict(list)
+    framework, other = [], []
+    for rel, outs in sorted(results.items()):
+        bad = next((o for o in outs if o.status != "ok"), None)
+        if bad is not None and bad.status == "missing":
+            by_name[bad.detail].append(rel)
+        elif bad is not None and bad.status == "framework":
+            framework.append(f"`{rel}`")
+        elif bad is not None:
+            other.append(f"`{rel}` ({bad.detail})")
+    ok = len(passing(results))
+    lines = [BEGIN, f"{ok} of {len(results)} modules load under every legacy root "
+             f"(`python -m tests.legacy.mo_corpus`). The others, by the legacy name that stops "
+             f"them ({len(by_name)} names; most-needed first):", ""]
+    for name, rels in sorted(by_name.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        lines.append(f"- `{name}` ({len(rels)}): " + ", ".join(f"`{r}`" for r in rels))
+    lines += ["", "Counted apart, needing a framework: " + ", ".join(framework) + ".", ""]
+    lines += ["Failing otherwise: " + "; ".join(other) + ".", ""] if other else []
+    lines.append(END)
+    return "\n".join(lines)
+
+
+def write_docs(results: dict[str, list[Outcome]]) -> None:
+    """Replace the generated section of docs/migration.md."""
+    text = DOCS.read_text()
+    head, _, rest = text.partition(BEGIN)
+    _, _, tail = rest.partition(END)
+    DOCS.write_text(head + markdown(results) + tail)
+
+
 if __name__ == "__main__":
-    print(tally(run()))
+    found = run()
+    print(tally(found))
+    if "--write-docs" in sys.argv:
+        write_docs(found)
