@@ -11,7 +11,12 @@ import numpy as np
 from converter.graph.graph import Node
 from converter.legacy.build import const_into
 
-__all__ = ["embed_input", "input_as_const", "weights_biases"]
+__all__ = ["dim_to_shape", "embed_input", "input_as_const", "weights_biases"]
+
+
+def dim_to_shape(dim: Any) -> np.ndarray:
+    """A BlobShape's dims as an int64 shape."""
+    return np.array(dim, np.int64)
 
 
 def embed_input(attrs: dict, port: int, name: str, value: Any, bin_name: str | None = None

@@ -8,6 +8,7 @@ The layout marks are recorded on the node as MO recorded them (`correct_in_data_
 from __future__ import annotations
 
 import enum
+import re
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -19,7 +20,8 @@ from converter.graph.graph import Graph, Node
 from converter.legacy.utils import Error
 
 __all__ = [
-    "ClassType", "bfs_search", "check_value", "get_value_id", "inverse_dict",
+    "ClassType", "bfs_search", "check_value", "find_inputs", "find_outputs", "get_value_id",
+    "inverse_dict", "merge_edge_props", "nodes_matching_name_pattern",
     "is_connected_component", "is_input_data_in_correct_layout", "sub_graph_between_nodes",
     "is_output_data_in_correct_layout", "mark_as_correct_data_layout",
     "mark_input_as_in_correct_layout", "mark_output_as_in_correct_layout",
@@ -109,6 +111,35 @@ def sub_graph_between_nodes(graph: Graph, start_nodes: list, end_nodes: list,
         msg = f'The matched sub-graph contains network input node "{inputs[0]}"'
         raise Error(msg)
     return order if detect_extra_start_node is None else (order, extra)
+
+
+def nodes_matching_name_pattern(graph: Graph, pattern: str) -> list[str]:
+    """Ids of the nodes whose id matches the regular expression at its start."""
+    compiled = re.compile(pattern)
+    return [n for n in graph.nodes if compiled.match(n)]
+
+
+def find_inputs(graph: Graph) -> list[str]:
+    """Ids of the model inputs (Parameter nodes)."""
+    return [n for n, a in graph.nodes(data=True) if a.get("type") == "Parameter"]
+
+
+def find_outputs(graph: Graph) -> list[str]:
+    """Ids of the nodes that feed a Result, each once."""
+    return sorted({u for n, a in graph.nodes(data=True) if a.get("op") == "Result"
+                   for u, _ in graph.in_edges(n)})
+
+
+def merge_edge_props(attrs: dict, additional_attrs: dict) -> dict:
+    """attrs updated from additional_attrs but for the port numbers; list values are united."""
+    for key, value in additional_attrs.items():
+        if key in ("in", "out"):
+            continue
+        if isinstance(value, list):
+            attrs[key] = list(dict.fromkeys([*attrs.get(key, []), *value]))
+        else:
+            attrs[key] = value
+    return attrs
 
 
 def check_value(v: Any, check: Callable[[Any], Any]) -> bool:

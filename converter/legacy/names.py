@@ -130,7 +130,8 @@ _GRAPH_UTILS = f"{_L}.graph_utils"
 HELPER_NAMES: dict[str, dict[str, str]] = {
     "mo.front.tf.graph_utils": _from(
         _BUILD, "create_op_with_const_inputs", "create_op_node_with_second_input"),
-    "mo.graph.graph": {**_from(_BUILD, "add_opoutput"), **_from(_UTILS, "dict_includes")},
+    "mo.graph.graph": {**_from(_BUILD, "add_opoutput"), **_from(_UTILS, "dict_includes"),
+                       **_from(_GRAPH_UTILS, "merge_edge_props")},
     "mo.middle.passes.eliminate": _from(_BUILD, "remove_op_node_with_data_node"),
     "mo.middle.passes.fusing.helpers": {
         **_from(_BUILD, "get_value_in_port", "get_tensor_in_port", "get_next_operation"),
@@ -147,14 +148,19 @@ HELPER_NAMES: dict[str, dict[str, str]] = {
     "mo.front.common.partial_infer.utils": _from(
         _SHAPES, "reverse_bypass_infer", "set_input_shapes", "float_array",
         "assign_dims_to_weights", "is_dynamic_slice", "tf_window_op_pad_infer"),
-    "mo.utils.broadcasting": _from(_SHAPES, "bi_directional_shape_broadcasting"),
+    "mo.utils.broadcasting": _from(
+        f"{_L}.broadcasting", "bi_directional_shape_broadcasting", "bi_directional_broadcasting",
+        "uni_directional_shape_broadcasting", "uni_directional_broadcasting",
+        "explicit_shape_broadcasting", "explicit_broadcasting", "make_equal_rank"),
+    "mo.utils.find_inputs": _from(_GRAPH_UTILS, "find_inputs", "find_outputs"),
     "mo.front.onnx.extractors.utils": _from(_UTILS, "get_backend_pad"),
     "mo.middle.passes.infer": {
         "partial_infer": "converter.middle.partial_infer:partial_infer",
         "type_infer": "converter.middle.partial_infer:partial_infer"},
-    "mo.utils.utils": _from(_SHAPES, "match_shapes"),
+    "mo.utils.utils": {**_from(_SHAPES, "match_shapes", "symm_match_shapes"),
+                       **_from(_UTILS, "deprecated_api")},
     "mo.utils.graph": _from(_GRAPH_UTILS, "bfs_search", "is_connected_component",
-                            "sub_graph_between_nodes"),
+                            "sub_graph_between_nodes", "nodes_matching_name_pattern"),
     "mo.utils.class_registration": _from(_GRAPH_UTILS, "ClassType"),
     "extensions.middle.InsertLayoutPropagationTransposes": _from(
         _GRAPH_UTILS, "mark_input_as_in_correct_layout", "mark_output_as_in_correct_layout",
@@ -164,7 +170,8 @@ HELPER_NAMES: dict[str, dict[str, str]] = {
     "mo.front.common.extractors.utils": _from(_UTILS, "layout_attrs"),
     "mo.front.extractor": _from(_UTILS, "bool_to_str", "attr_getter"),
     "mo.front.caffe.extractors.utils": {
-        **_from(f"{_L}.caffe_helpers", "embed_input", "weights_biases", "input_as_const"),
+        **_from(f"{_L}.caffe_helpers", "embed_input", "weights_biases", "input_as_const",
+                "dim_to_shape"),
         **_from(_UTILS, "get_canonical_axis_index")},
     "mo.middle.passes.convert_data_type": _from(
         _TYPES, "SUPPORTED_DATA_TYPES", "data_type_str_to_np", "data_type_str_to_precision",

@@ -19,8 +19,8 @@ __all__ = [
     "is_fully_defined", "mark_input_bins", "mo_array", "reverse_bypass_infer", "set_input_shapes",
     "shape_array", "shape_delete", "shape_insert", "single_output_infer",
     "strict_compare_tensors", "undefined_shape_of_rank", "unmask_shape",
-    "assign_dims_to_weights", "bi_directional_shape_broadcasting", "is_dynamic_slice",
-    "match_shapes", "tf_window_op_pad_infer",
+    "assign_dims_to_weights", "is_dynamic_slice",
+    "match_shapes", "symm_match_shapes", "tf_window_op_pad_infer",
 ]
 
 dynamic_dimension = np.ma.masked
@@ -198,23 +198,9 @@ def match_shapes(pattern: Any, shape: Any) -> bool:
     return bool(np.ma.allequal(pattern[keep], shape[keep]))
 
 
-def bi_directional_shape_broadcasting(shape_1: Any, shape_2: Any) -> np.ma.MaskedArray | None:
-    """numpy broadcasting of two shapes with dynamic dimensions; None when they do not
-    broadcast. A dynamic dimension against 1 (or another dynamic one) stays dynamic."""
-    a, b = list(shape_array(shape_1)), list(shape_array(shape_2))
-    rank = max(len(a), len(b))
-    a, b = [1] * (rank - len(a)) + a, [1] * (rank - len(b)) + b
-    out = []
-    for x, y in zip(a, b):
-        dyn_x, dyn_y = x is np.ma.masked, y is np.ma.masked
-        if not (dyn_x or dyn_y):
-            if x != y and 1 not in (x, y):
-                return None
-            out.append(max(x, y))
-        else:
-            known = y if dyn_x else x
-            out.append(known if not (dyn_x and dyn_y) and known != 1 else None)
-    return shape_array(out)
+def symm_match_shapes(shape1: Any, shape2: Any) -> bool:
+    """match_shapes either way round."""
+    return match_shapes(shape1, shape2) or match_shapes(shape2, shape1)
 
 
 def assign_dims_to_weights(node: Node, spatial: Any, input_channel: Any,

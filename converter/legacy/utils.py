@@ -3,6 +3,8 @@ attribute helpers that have no equivalent elsewhere in the converter."""
 
 from __future__ import annotations
 
+import functools
+import warnings
 from typing import Any
 
 import numpy as np
@@ -12,7 +14,8 @@ from converter.graph.graph import Node
 from converter.legacy.shapes import shape_array
 
 __all__ = [
-    "Error", "FrameworkError", "InternalError", "attr_getter", "bool_to_str", "dict_includes",
+    "Error", "FrameworkError", "InternalError", "attr_getter", "bool_to_str", "deprecated_api",
+    "dict_includes",
     "get_backend_pad", "get_batch_dim", "get_canonical_axis_index", "get_depth_dim",
     "get_features_dim", "get_height_dim", "get_onnx_autopad", "get_onnx_opset_version",
     "get_width_dim", "layout_attrs", "onnx_get_num_outputs", "refer_to_faq_msg",
@@ -39,6 +42,22 @@ class FrameworkError(Error):
 
 class InternalError(Error):
     """mo.utils.error.InternalError."""
+
+
+def deprecated_api(class_name: Any = None, new_method_name: str | None = None) -> Any:
+    """Decorator: calling the function warns (DeprecationWarning) that it is deprecated,
+    naming `class_name.new_method_name` (default: the function's name) to use instead."""
+    def wrap(func: Any) -> Any:
+        @functools.wraps(func)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            text = f"Call to deprecated function {func.__name__}."
+            if class_name is not None:
+                owner = class_name if isinstance(class_name, str) else class_name.__name__
+                text += f" Please use {owner}.{new_method_name or func.__name__} method"
+            warnings.warn(text, DeprecationWarning, stacklevel=2)
+            return func(*args, **kwargs)
+        return call
+    return wrap
 
 
 def refer_to_faq_msg(question_num: int) -> str:

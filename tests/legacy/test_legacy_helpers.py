@@ -251,3 +251,33 @@ def test_sub_graph_between_nodes_takes_inputs_and_stops_at_ends() -> None:
         sub_graph_between_nodes(graph, ["mid"], ["start"])
     with pytest.raises(Error, match="network input"):
         sub_graph_between_nodes(graph, ["w"], ["end"])  # mid takes start, start takes x
+
+
+def test_broadcasting_and_graph_lookups() -> None:
+    from converter.graph.graph import Graph
+    from converter.legacy import legacy_imports
+
+    with legacy_imports():
+        from extensions.utils.broadcasting import (
+            explicit_broadcasting,
+            uni_directional_broadcasting,
+            uni_directional_shape_broadcasting,
+        )
+        from mo.graph.graph import merge_edge_props
+        from mo.utils.find_inputs import find_inputs, find_outputs
+        from mo.utils.graph import nodes_matching_name_pattern
+
+    assert uni_directional_shape_broadcasting([3, 1], [2, 3, 4]).tolist() == [2, 3, 4]
+    assert uni_directional_shape_broadcasting([3, 5], [3, -1]).tolist() == [3, 5]
+    assert uni_directional_shape_broadcasting([2, 3], [3]) is None
+    assert uni_directional_broadcasting(np.array([1, 2], np.int32), [2, 2]).tolist() == [
+        [1, 2], [1, 2]]
+    assert explicit_broadcasting(np.array([1, 2]), [2, 3], [0]).tolist() == [[1, 1, 1], [2, 2, 2]]
+    graph = Graph()
+    graph.add_node("in", type="Parameter", op="Parameter")
+    graph.add_node("out", op="Result")
+    graph.add_edges_from([("in", "relu/1"), ("relu/1", "out")])
+    assert find_inputs(graph) == ["in"] and find_outputs(graph) == ["relu/1"]
+    assert nodes_matching_name_pattern(graph, r"relu/\d") == ["relu/1"]
+    assert merge_edge_props({"in": 0, "names": ["a"]}, {"in": 3, "names": ["b"], "x": 1}) == {
+        "in": 0, "names": ["a", "b"], "x": 1}
