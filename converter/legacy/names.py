@@ -136,9 +136,7 @@ HELPER_NAMES: dict[str, dict[str, str]] = {
     "mo.middle.passes.fusing.helpers": {
         **_from(_BUILD, "get_value_in_port", "get_tensor_in_port", "get_next_operation"),
         **_from(_GRAPH_UTILS, "get_value_id")},
-    "mo.middle.pattern_match": {
-        **_from("converter.graph.pattern", "apply_pattern", "find_pattern_matches"),
-        **_from(_GRAPH_UTILS, "check_value", "inverse_dict")},
+    "mo.middle.pattern_match": _from(_GRAPH_UTILS, "check_value", "inverse_dict"),
     "mo.utils.shape": _from(
         _SHAPE_NODES, "get_canonical_axis_index_node", "get_range_node_of_idxs",
         "get_shape_values_by_indices_node", "node_to_get_shape_value_of_indices",
