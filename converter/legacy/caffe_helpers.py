@@ -11,7 +11,10 @@ import numpy as np
 from converter.graph.graph import Node
 from converter.legacy.build import const_into
 
-__all__ = ["dim_to_shape", "embed_input", "input_as_const", "weights_biases"]
+__all__ = [
+    "dim_to_shape", "embed_input", "get_list_from_container", "get_spatial_attr", "input_as_const",
+    "weights_biases",
+]
 
 
 def dim_to_shape(dim: Any) -> np.ndarray:
@@ -66,3 +69,27 @@ def input_as_const(node: Node, attrs: dict, port: int, bin: str, value: Any) -> 
         if data.get("in") == port:
             data["bin"] = bin
     return const
+
+
+def get_list_from_container(param: Any, prop: str, t: type) -> list:
+    """A proto field as a list: [] when unset or empty, [value] for a single value of type t."""
+    value = getattr(param, prop, None) if param else None
+    if not value:
+        return []
+    return [value] if isinstance(value, t) else list(value)
+
+
+def get_spatial_attr(default: list, single_name: str, name: str, param: Any) -> tuple:
+    """(w, h) of a Caffe window attribute: `<name>_w`/`<name>_h` when set (not 0 nor the
+    default), else the first value of the repeated `single_name` field, else default."""
+    w, h = default[0], default[1]
+    given_h, given_w = getattr(param, f"{name}_h", 0), getattr(param, f"{name}_w", 0)
+    if given_h not in (0, default[1]):
+        h = given_h
+    if given_w not in (0, default[0]):
+        w = given_w
+    if not h or not w or h == w == default[0]:
+        values = get_list_from_container(param, single_name, int)
+        if values and list(values) != list(default):
+            w = h = values[0]
+    return w, h

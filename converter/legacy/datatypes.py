@@ -11,10 +11,23 @@ from converter.legacy.utils import Error
 
 __all__ = [
     "SUPPORTED_DATA_TYPES", "data_type_str_to_destination_type", "data_type_str_to_np",
+    "packed_I4", "packed_U1", "packed_U4",
     "data_type_str_to_precision", "destination_type_to_np_data_type",
     "np_data_type_to_destination_type", "np_data_type_to_precision",
     "precision_to_destination_type",
 ]
+
+class packed_U1(np.generic):
+    """Marks 1-bit data packed in uint8 (a type of its own, as in MO)."""
+
+
+class packed_U4(np.generic):
+    """Marks 4-bit unsigned data packed in uint8."""
+
+
+class packed_I4(np.generic):
+    """Marks 4-bit signed data packed in uint8."""
+
 
 # name -> (numpy type, precision, element type); MO's names and aliases
 SUPPORTED_DATA_TYPES: dict[str, tuple[Any, str, str]] = {
@@ -25,6 +38,8 @@ SUPPORTED_DATA_TYPES: dict[str, tuple[Any, str, str]] = {
     "int32": (np.int32, "I32", "i32"), "int64": (np.int64, "I64", "i64"),
     "bool": (bool, "BOOL", "boolean"), "uint8": (np.uint8, "U8", "u8"),
     "uint32": (np.uint32, "U32", "u32"), "uint64": (np.uint64, "U64", "u64"),
+    "U1": (packed_U1, "U1", "u1"), "int4": (packed_I4, "I4", "i4"),
+    "uint4": (packed_U4, "U4", "u4"), "I4": (packed_I4, "I4", "i4"), "U4": (packed_U4, "U4", "u4"),
 }
 
 
@@ -55,7 +70,11 @@ def _find(want: Any, key: int, col: int, what: str) -> Any:
 
 
 def _same_type(np_type: Any) -> Any:
-    return bool if np_type in (bool, np.bool_) else np.dtype(np_type).type
+    if np_type in (bool, np.bool_):
+        return bool
+    if isinstance(np_type, type) and issubclass(np_type, (packed_U1, packed_U4, packed_I4)):
+        return np_type
+    return np.dtype(np_type).type
 
 
 def np_data_type_to_precision(np_data_type: Any) -> str:

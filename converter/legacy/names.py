@@ -129,10 +129,17 @@ _GRAPH_UTILS = f"{_L}.graph_utils"
 
 HELPER_NAMES: dict[str, dict[str, str]] = {
     "mo.front.tf.graph_utils": _from(
-        _BUILD, "create_op_with_const_inputs", "create_op_node_with_second_input"),
+        _BUILD, "create_op_with_const_inputs", "create_op_node_with_second_input",
+        "add_constant_to_negative_values"),
     "mo.graph.graph": {**_from(_BUILD, "add_opoutput"), **_from(_UTILS, "dict_includes"),
                        **_from(_GRAPH_UTILS, "merge_edge_props")},
-    "mo.middle.passes.eliminate": _from(_BUILD, "remove_op_node_with_data_node"),
+    "mo.middle.passes.eliminate": _from(_BUILD, "remove_op_node_with_data_node",
+                                        "merge_data_nodes"),
+    "extensions.middle.MulFakeQuantizeFuse": _from(_BUILD, "resolve_shared_inputs"),
+    "mo.utils.type_utils": _from(_BUILD, "override_data_type_of_constant"),
+    "mo.front.common.partial_infer.concat": _from(f"{_L}.infers", "concat_infer"),
+    "mo.front.common.partial_infer.batch_norm": _from(f"{_L}.infers", "batch_norm_4_infer"),
+    "mo.utils.custom_replacement_config": _from(_UTILS, "parse_custom_replacement_config_file"),
     "mo.middle.passes.fusing.helpers": {
         **_from(_BUILD, "get_value_in_port", "get_tensor_in_port", "get_next_operation"),
         **_from(_GRAPH_UTILS, "get_value_id")},
@@ -143,9 +150,10 @@ HELPER_NAMES: dict[str, dict[str, str]] = {
         "get_shape_values_by_range_idxs", "node_to_get_batch_value",
         "node_to_get_features_dimension_value", "node_to_get_spatial_dimensions_value",
         "new_shape_node_from_shape_nodes", "get_shape_and_rank_nodes_by_port"),
-    "mo.front.common.partial_infer.utils": _from(
-        _SHAPES, "reverse_bypass_infer", "set_input_shapes", "float_array",
-        "assign_dims_to_weights", "is_dynamic_slice", "tf_window_op_pad_infer"),
+    "mo.front.common.partial_infer.utils": {
+        **_from(_SHAPES, "reverse_bypass_infer", "set_input_shapes", "float_array",
+                "assign_dims_to_weights", "is_dynamic_slice", "tf_window_op_pad_infer"),
+        **_from(f"{_L}.infers", "get_shape_from_slice")},
     "mo.utils.broadcasting": _from(
         f"{_L}.broadcasting", "bi_directional_shape_broadcasting", "bi_directional_broadcasting",
         "uni_directional_shape_broadcasting", "uni_directional_broadcasting",
@@ -169,13 +177,13 @@ HELPER_NAMES: dict[str, dict[str, str]] = {
     "mo.front.extractor": _from(_UTILS, "bool_to_str", "attr_getter"),
     "mo.front.caffe.extractors.utils": {
         **_from(f"{_L}.caffe_helpers", "embed_input", "weights_biases", "input_as_const",
-                "dim_to_shape"),
+                "dim_to_shape", "get_list_from_container", "get_spatial_attr"),
         **_from(_UTILS, "get_canonical_axis_index")},
     "mo.middle.passes.convert_data_type": _from(
         _TYPES, "SUPPORTED_DATA_TYPES", "data_type_str_to_np", "data_type_str_to_precision",
         "data_type_str_to_destination_type", "np_data_type_to_precision",
         "np_data_type_to_destination_type", "destination_type_to_np_data_type",
-        "precision_to_destination_type"),
+        "precision_to_destination_type", "packed_U1", "packed_U4", "packed_I4"),
 }
 
 ROOTS = ("mo", "extensions", "openvino.tools.mo")

@@ -18,7 +18,8 @@ __all__ = [
     "dict_includes",
     "get_backend_pad", "get_batch_dim", "get_canonical_axis_index", "get_depth_dim",
     "get_features_dim", "get_height_dim", "get_onnx_autopad", "get_onnx_opset_version",
-    "get_width_dim", "layout_attrs", "onnx_get_num_outputs", "refer_to_faq_msg",
+    "get_width_dim", "layout_attrs", "onnx_get_num_outputs", "parse_custom_replacement_config_file",
+    "refer_to_faq_msg",
     "register_caffe_python_extractor", "rename_node", "shape_for_layout",
 ]
 
@@ -58,6 +59,13 @@ def deprecated_api(class_name: Any = None, new_method_name: str | None = None) -
             return func(*args, **kwargs)
         return call
     return wrap
+
+
+def parse_custom_replacement_config_file(file_name: str) -> list:
+    """The descriptions of a --transformations_config JSON file, in file order."""
+    from converter.front.tf.replacement_config import load_transformations_config
+
+    return [d for group in load_transformations_config(file_name).values() for d in group]
 
 
 def refer_to_faq_msg(question_num: int) -> str:

@@ -281,3 +281,88 @@ def test_broadcasting_and_graph_lookups() -> None:
     assert nodes_matching_name_pattern(graph, r"relu/\d") == ["relu/1"]
     assert merge_edge_props({"in": 0, "names": ["a"]}, {"in": 3, "names": ["b"], "x": 1}) == {
         "in": 0, "names": ["a", "b"], "x": 1}
+
+
+CONCAT_AND_WRAP = {
+    "ops/my_concat.py": """
+        from {MO}.front.common.partial_infer.concat import concat_infer
+        from {MO}.ops.op import Op
+
+
+        class MyConcat(Op):
+            op = 'MyConcat'
+
+            def __init__(self, graph, attrs):
+                super().__init__(graph, dict(type='Concat', op=self.op, version='opset1',
+                                             infer=concat_infer, out_ports_count=1), attrs)
+
+            def supported_attrs(self):
+                return ['axis']
+    """,
+    "front/onnx/my_concat_ext.py": """
+        from {MO}.front.extractor import FrontExtractorOp
+        from {MO}.front.onnx.extractors.utils import onnx_attr
+        from {MO}.ops.my_concat import MyConcat
+
+
+        class MyConcatExtractor(FrontExtractorOp):
+            op = 'MyConcat'
+            enabled = True
+
+            @classmethod
+            def extract(cls, node):
+                MyConcat.update_node_stat(node, {'axis': onnx_attr(node, 'axis', 'i')})
+                return cls.enabled
+    """,
+    "front/wrap_indices.py": """
+        import numpy as np
+
+        from {MO}.front.common.replacement import FrontReplacementPattern
+        from {MO}.front.tf.graph_utils import add_constant_to_negative_values
+
+
+        class WrapIndices(FrontReplacementPattern):
+            enabled = True
+
+            def find_and_replace_pattern(self, graph):
+                for node in graph.get_op_nodes(op='Gather'):
+                    add_constant_to_negative_values(node, 1, np.array(2, np.int64))
+    """,
+}
+
+
+def test_concat_infer_and_negative_index_wrapping(tmp_path: Path, layout) -> None:
+    model = tmp_path / "concat_gather.onnx"
+    onnx.save(make_model(
+        [helper.make_node("MyConcat", ["x", "y"], ["c"], domain="my.domain", axis=-1),
+         helper.make_node("Gather", ["c", "i"], ["out"], axis=0)],
+        [("x", TensorProto.FLOAT, [3, 2]), ("y", TensorProto.FLOAT, [3, 1]),
+         ("i", TensorProto.INT64, [2])], [("out", TensorProto.FLOAT, [2, 3])],
+        domains=("my.domain",)), model)
+    ext = write_ext(tmp_path, "ext", CONCAT_AND_WRAP, layout)
+    xml = convert(ConvertOptions(model, output_dir=tmp_path / "ir", extensions=[ext])).xml
+    assert 'type="Concat"' in xml.read_text() and 'axis="1"' in xml.read_text()
+    compiled = ov.Core().compile_model(str(xml), "CPU")
+    x = np.arange(6, dtype=np.float32).reshape(3, 2)
+    y = np.array([[10], [20], [30]], np.float32)
+    got = compiled([x, y, np.array([-1, 0])])[compiled.output(0)]
+    np.testing.assert_array_equal(got, np.concatenate([x, y], 1)[[1, 0]])  # -1 wrapped by 2
+
+
+def test_slicing_and_caffe_attribute_helpers() -> None:
+    from types import SimpleNamespace
+
+    from converter.legacy import legacy_imports
+
+    with legacy_imports():
+        from mo.front.caffe.extractors.utils import get_spatial_attr
+        from mo.front.common.partial_infer.utils import get_shape_from_slice
+
+    assert get_shape_from_slice([4, 5, 6], [slice(1, 3), np.newaxis, Ellipsis]).tolist() == [
+        2, 1, 5, 6]
+    assert get_shape_from_slice([4, -1, 6], [0, slice(None), slice(None, None, 2)]).tolist() == [
+        None, 3]
+    pool = SimpleNamespace(kernel_h=0, kernel_w=0, kernel_size=[3])
+    assert get_spatial_attr([1, 1], "kernel_size", "kernel", pool) == (3, 3)
+    pool = SimpleNamespace(kernel_h=2, kernel_w=5, kernel_size=[])
+    assert get_spatial_attr([1, 1], "kernel_size", "kernel", pool) == (5, 2)
