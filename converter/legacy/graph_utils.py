@@ -20,7 +20,9 @@ from converter.graph.graph import Graph, Node
 from converter.legacy.utils import Error
 
 __all__ = [
-    "ClassType", "bfs_search", "check_value", "find_inputs", "find_outputs", "get_value_id",
+    "ClassType", "bfs_search", "check_value", "clear_tensor_names_info", "find_inputs",
+    "find_outputs", "get_edge_attribute_between_nodes", "get_value_id",
+    "set_edge_attribute_between_nodes",
     "inverse_dict", "merge_edge_props", "nodes_matching_name_pattern",
     "is_connected_component", "is_input_data_in_correct_layout", "sub_graph_between_nodes",
     "is_output_data_in_correct_layout", "mark_as_correct_data_layout",
@@ -140,6 +142,31 @@ def merge_edge_props(attrs: dict, additional_attrs: dict) -> dict:
         else:
             attrs[key] = value
     return attrs
+
+
+def _edges_between(node1: Node, node2: Node) -> list[dict]:
+    return [d for _, v, d in node1.graph.out_edges(node1.id, data=True) if v == node2.id]
+
+
+def get_edge_attribute_between_nodes(node1: Node, node2: Node, attr_name: str) -> Any:
+    """The attribute of the (front-stage) edge from node1 to node2; None when absent."""
+    return next((d[attr_name] for d in _edges_between(node1, node2) if attr_name in d), None)
+
+
+def set_edge_attribute_between_nodes(node1: Node, node2: Node, attr_name: str,
+                                     new_value: Any) -> None:
+    for data in _edges_between(node1, node2):
+        data[attr_name] = new_value
+
+
+def clear_tensor_names_info(nodes: list[Node]) -> None:
+    """Drop the framework tensor names from the nodes' outgoing edges (a pass that changed
+    what the tensor holds); the names of the nodes stay."""
+    for node in nodes:
+        for _, _, data in node.graph.out_edges(node.id, data=True):
+            infos = data.get("fw_tensor_debug_info") or []
+            data["fw_tensor_debug_info"] = [(i[0], i[1], None) for i in infos
+                                            if i is not None and len(i) >= 2]
 
 
 def check_value(v: Any, check: Callable[[Any], Any]) -> bool:

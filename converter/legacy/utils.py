@@ -4,6 +4,7 @@ attribute helpers that have no equivalent elsewhere in the converter."""
 from __future__ import annotations
 
 import functools
+import logging
 import warnings
 from typing import Any
 
@@ -14,14 +15,18 @@ from converter.graph.graph import Node
 from converter.legacy.shapes import shape_array
 
 __all__ = [
-    "Error", "FrameworkError", "InternalError", "attr_getter", "bool_to_str", "deprecated_api",
-    "dict_includes",
+    "Error", "FrameworkError", "InternalError", "add_or_override_extractor", "attr_getter",
+    "bool_to_str", "check_for_duplicates", "deprecated_api", "dict_includes",
+    "extension_op_extractor", "get_onnx_datatype_as_numpy", "log",
     "get_backend_pad", "get_batch_dim", "get_canonical_axis_index", "get_depth_dim",
     "get_features_dim", "get_height_dim", "get_onnx_autopad", "get_onnx_opset_version",
     "get_width_dim", "layout_attrs", "onnx_get_num_outputs", "parse_custom_replacement_config_file",
     "refer_to_faq_msg",
     "register_caffe_python_extractor", "rename_node", "shape_for_layout",
 ]
+
+
+log = logging  # mo.utils.logger.log: MO's extension code logs through the logging module
 
 
 class Error(ConversionError):
@@ -66,6 +71,45 @@ def parse_custom_replacement_config_file(file_name: str) -> list:
     from converter.front.tf.replacement_config import load_transformations_config
 
     return [d for group in load_transformations_config(file_name).values() for d in group]
+
+
+def get_onnx_datatype_as_numpy(value: int) -> Any:
+    """The numpy type of an ONNX TensorProto data type number."""
+    import onnx
+
+    try:
+        return onnx.helper.tensor_dtype_to_np_dtype(value).type
+    except (KeyError, ValueError, TypeError) as err:
+        msg = f"Incorrect value {value} for Datatype enum"
+        raise Error(msg) from err
+
+
+def check_for_duplicates(extractors_collection: dict) -> dict:
+    """{lowercase name: name} of an extractor table; Error when two names differ by case only."""
+    groups: dict[str, list] = {}
+    for name in extractors_collection:
+        groups.setdefault(name.lower(), []).append(name)
+    twins = [names for names in groups.values() if len(names) > 1]
+    if twins:
+        msg = f"Extractors collection have case insensitive duplicates {twins}."
+        raise Error(msg)
+    return {low: names[0] for low, names in groups.items()}
+
+
+def add_or_override_extractor(extractors: dict, keys: dict, name: str, extractor: Any,
+                              extractor_desc: str = "") -> None:
+    """Put extractor under name, replacing an entry whose name differs only by case."""
+    old = keys.get(name.lower())
+    if old is not None:
+        extractors.pop(old, None)
+    extractors[name] = extractor
+    keys[name.lower()] = name
+
+
+def extension_op_extractor(node: Node, op_cls: Any) -> dict:
+    """Give node op_cls's attributes (an op class bound without an extractor); its attrs."""
+    op_cls.update_node_stat(node)
+    return node.attrs()
 
 
 def refer_to_faq_msg(question_num: int) -> str:

@@ -366,3 +366,35 @@ def test_slicing_and_caffe_attribute_helpers() -> None:
     assert get_spatial_attr([1, 1], "kernel_size", "kernel", pool) == (3, 3)
     pool = SimpleNamespace(kernel_h=2, kernel_w=5, kernel_size=[])
     assert get_spatial_attr([1, 1], "kernel_size", "kernel", pool) == (5, 2)
+
+
+def test_registry_and_edge_helpers() -> None:
+    import pytest
+
+    from converter.graph.graph import Graph, Node
+    from converter.legacy import legacy_imports
+
+    with legacy_imports():
+        from mo.front.common.register_custom_ops import (
+            add_or_override_extractor,
+            check_for_duplicates,
+        )
+        from mo.front.onnx.extractors.utils import get_onnx_datatype_as_numpy
+        from mo.graph.graph import get_edge_attribute_between_nodes
+        from mo.utils.error import Error
+        from mo.utils.graph import clear_tensor_names_info
+        from mo.utils.logger import log
+
+    table = {"Conv": 1, "Relu": 2}
+    keys = check_for_duplicates(table)
+    add_or_override_extractor(table, keys, "conv", 3)
+    assert table == {"Relu": 2, "conv": 3}
+    with pytest.raises(Error, match="case insensitive"):
+        check_for_duplicates({"A": 1, "a": 2})
+    assert get_onnx_datatype_as_numpy(7) is np.int64 and get_onnx_datatype_as_numpy(1) is np.float32
+    graph = Graph()
+    graph.add_edge("a", "b", out=0, fw_tensor_debug_info=[("t", 0, "t")])
+    clear_tensor_names_info([Node(graph, "a")])
+    assert get_edge_attribute_between_nodes(Node(graph, "a"), Node(graph, "b"),
+                                            "fw_tensor_debug_info") == [("t", 0, None)]
+    log.debug("MO's extension code logs through the logging module")
