@@ -24,7 +24,7 @@ from typing import Any
 from converter.errors import ExtensionError
 from converter.legacy.names import ROOTS, legacy_modules
 
-__all__ = ["LegacyImportError", "add_local_ops", "legacy_imports"]
+__all__ = ["LegacyImportError", "add_local_folders", "legacy_imports"]
 
 _HERE = str(Path(__file__).parent)
 _MIGRATION = ("copy what you need of it into your extension folder, or use extgen's own API "
@@ -71,7 +71,7 @@ def _resolve(module: str, name: str, target: str) -> Any:
 _LOCAL_ROOTS: list[Path] = []  # extension folders whose modules answer their legacy paths
 
 
-def add_local_ops(folders: Iterable[Path]) -> None:
+def add_local_folders(folders: Iterable[Path]) -> None:
     """Let `mo.ops.<x>`, `extensions.ops.<x>` and `openvino.tools.mo.ops.<x>` resolve to
     `ops/<x>.py` of these extension folders (importable as packages named after them), and any
     other legacy path to the folder's module at that path (`extensions.middle.<x>` to
@@ -98,7 +98,7 @@ def _local_name(module: str, name: str) -> Any:
 
 class _LegacyModule(types.ModuleType):
     """A shim package: names resolve on first use (the user's own ops/<x>.py first, see
-    add_local_ops), child shims import on attribute access."""
+    add_local_folders), child shims import on attribute access."""
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__") and name.endswith("__"):

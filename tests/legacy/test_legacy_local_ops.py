@@ -13,7 +13,7 @@ import openvino as ov
 from onnx import TensorProto, helper
 
 from converter.legacy import legacy_imports
-from converter.legacy.importer import add_local_ops
+from converter.legacy.importer import add_local_folders
 from converter.options import ConvertOptions
 from converter.pipeline import convert
 from tests.conftest import make_model
@@ -84,7 +84,7 @@ def test_local_ops_last_only_inside_the_legacy_block(tmp_path: Path) -> None:
     sys.path.insert(0, str(tmp_path))
     try:
         with legacy_imports():
-            add_local_ops([ext])
+            add_local_folders([ext])
             from openvino.tools.mo.ops.cosh import Cosh
 
             assert Cosh == "mine"
