@@ -205,6 +205,35 @@ def passing(results: dict[str, list[Outcome]]) -> list[str]:
     return [rel for rel, outs in results.items() if all(o.status == "ok" for o in outs)]
 
 
+def _function_imports(text: str) -> list[tuple[str, str]]:
+    """(legacy module, name) of each `from openvino.tools.mo... import name` inside a function."""
+    found = []
+    for fn in ast.walk(ast.parse(text)):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found += [(n.module, a.name) for n in ast.walk(fn) if isinstance(n, ast.ImportFrom)
+                      and (n.module or "").startswith("openvino.tools.mo.") for a in n.names]
+    return found
+
+
+def missing_in_functions(results: dict[str, list[Outcome]]) -> dict[str, list[str]]:
+    """For the modules that load: legacy names their functions import that do not resolve
+    (those fail only when the function runs) -> the modules."""
+    import importlib
+
+    from converter.legacy import legacy_imports
+
+    base = corpus() / PREFIX
+    found: dict[str, list[str]] = collections.defaultdict(list)
+    with legacy_imports():
+        for rel in passing(results):
+            for module, name in _function_imports((base / rel).read_text()):
+                try:
+                    getattr(importlib.import_module(module), name)
+                except ImportError:
+                    found[f"{module[len('openvino.tools.mo.'):]}.{name}"].append(rel)
+    return found
+
+
 def tally(results: dict[str, list[Outcome]]) -> str:
     firsts = {rel: next((o for o in outs if o.status != "ok"), None)
               for rel, outs in results.items()}
@@ -217,6 +246,11 @@ def tally(results: dict[str, list[Outcome]]) -> str:
              f"  other errors: {status['error']}", "most-missing names:"]
     lines += [f"  {n:4d}  {name}" for name, n in names.most_common(40)]
     lines += ["other errors:"] + [f"  {n:4d}  {e}" for e, n in errors.most_common(15)]
+    later = missing_in_functions(results)
+    lines.append(f"names imported inside functions of loading modules that do not resolve: "
+                 f"{len(later)} (in {len({r for rs in later.values() for r in rs})} modules)")
+    lines += [f"  {len(rs):4d}  {name}" for name, rs in
+              sorted(later.items(), key=lambda kv: -len(kv[1]))[:15]]
     return "\n".join(lines)
 
 
