@@ -1,6 +1,7 @@
 """MO's partial-inference functions that extension ops name as their `infer`
-(mo.front.common.partial_infer.concat / batch_norm) and the slicing shape rule
-(mo.front.common.partial_infer.utils.get_shape_from_slice)."""
+(mo.front.common.partial_infer.concat / batch_norm), the slicing shape rule
+(mo.front.common.partial_infer.utils.get_shape_from_slice) and MO's table of reductions
+(mo.ops.ReduceOps.reduce_map)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,23 @@ from converter.legacy.shapes import (
 )
 from converter.legacy.utils import Error, get_canonical_axis_index
 
-__all__ = ["batch_norm_4_infer", "concat_infer", "get_shape_from_slice"]
+__all__ = ["batch_norm_4_infer", "concat_infer", "get_shape_from_slice", "reduce_map"]
+
+
+def _l1(x: np.ndarray, axis: Any = None, keepdims: bool = False) -> np.ndarray:
+    return np.sum(np.absolute(x), axis=axis, keepdims=keepdims)
+
+
+def _l2(x: np.ndarray, axis: Any = None, keepdims: bool = False) -> np.ndarray:
+    return np.sqrt(np.sum(np.square(x), axis=axis, keepdims=keepdims))
+
+
+# mo.ops.ReduceOps.reduce_map: MO's reduce op name -> the numpy reduction (x, axis, keepdims)
+reduce_map = {
+    "ReduceSum": np.sum, "ReduceProd": np.prod, "ReduceL1": _l1, "ReduceL2": _l2,
+    "ReduceMax": np.max, "ReduceMin": np.min, "ReduceMean": np.mean, "ReduceAnd": np.all,
+    "ReduceLogicalAnd": np.all, "ReduceLogicalOr": np.any,
+}
 
 
 def concat_infer(node: Node) -> None:

@@ -139,6 +139,7 @@ HELPER_NAMES: dict[str, dict[str, str]] = {
     "extensions.middle.MulFakeQuantizeFuse": _from(_BUILD, "resolve_shared_inputs"),
     "mo.utils.type_utils": _from(_BUILD, "override_data_type_of_constant"),
     "mo.front.common.partial_infer.concat": _from(f"{_L}.infers", "concat_infer"),
+    "extensions.ops.ReduceOps": _from(f"{_L}.infers", "reduce_map"),
     "mo.front.common.partial_infer.batch_norm": _from(f"{_L}.infers", "batch_norm_4_infer"),
     "mo.utils.custom_replacement_config": _from(_UTILS, "parse_custom_replacement_config_file"),
     "mo.middle.passes.fusing.helpers": {
