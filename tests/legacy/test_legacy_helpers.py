@@ -384,6 +384,7 @@ def test_registry_and_edge_helpers() -> None:
         from mo.utils.error import Error
         from mo.utils.graph import clear_tensor_names_info
         from mo.utils.logger import log
+        from openvino.tools.mo.ops.ReduceOps import reduce_map
 
     table = {"Conv": 1, "Relu": 2}
     keys = check_for_duplicates(table)
@@ -398,3 +399,4 @@ def test_registry_and_edge_helpers() -> None:
     assert get_edge_attribute_between_nodes(Node(graph, "a"), Node(graph, "b"),
                                             "fw_tensor_debug_info") == [("t", 0, None)]
     log.debug("MO's extension code logs through the logging module")
+    assert reduce_map["ReduceL2"](np.array([3.0, 4.0]), axis=0, keepdims=False) == 5.0
