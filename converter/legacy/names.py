@@ -8,7 +8,9 @@ when that frontend exists. The data is written with the pre-2022 roots (`mo.`, `
 
 from __future__ import annotations
 
-__all__ = ["LEGACY_NAMES", "ROOTS", "legacy_modules"]
+from converter.legacy.mo_pass_order import MO_PASSES
+
+__all__ = ["LEGACY_NAMES", "MO_CLASS_NAMES", "ROOTS", "legacy_modules"]
 
 _G = "converter.graph.graph"
 _L = "converter.legacy"
@@ -122,6 +124,12 @@ LEGACY_NAMES: dict[str, dict[str, str]] = {
         "Mish", "HSwish", "HSigmoid", "Swish", "SoftSign", "LogicalNot", "Selu", "Gelu", "GeLU"),
 }
 
+# -- MO's own classes (section owned by the MO-classes work; helpers go in LEGACY_NAMES) --------
+# MO's transformations -> ordering stand-ins at their position (converter.legacy.mo_passes)
+MO_CLASS_NAMES: dict[str, dict[str, str]] = {
+    f"extensions.{module}": _from(f"{_L}.mo_passes", *table) for module, table in MO_PASSES.items()
+}
+
 ROOTS = ("mo", "extensions", "openvino.tools.mo")
 
 
@@ -130,10 +138,11 @@ def _derive() -> dict[str, dict[str, str]]:
     `extensions.` (2022 merged both into `openvino.tools.mo.`), so accepting every path under
     every root adds no conflict."""
     out: dict[str, dict[str, str]] = {}
-    for module, names in LEGACY_NAMES.items():
-        below = module.split(".", 1)[1]
-        for root in ROOTS:
-            out.setdefault(f"{root}.{below}", {}).update(names)
+    for table in (MO_CLASS_NAMES, LEGACY_NAMES):
+        for module, names in table.items():
+            below = module.split(".", 1)[1]
+            for root in ROOTS:
+                out.setdefault(f"{root}.{below}", {}).update(names)
     return out
 
 
