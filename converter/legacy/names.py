@@ -8,6 +8,7 @@ when that frontend exists. The data is written with the pre-2022 roots (`mo.`, `
 
 from __future__ import annotations
 
+from converter.legacy.mo_ops import MO_OPS
 from converter.legacy.mo_pass_order import MO_PASSES
 
 __all__ = ["LEGACY_NAMES", "MO_CLASS_NAMES", "ROOTS", "legacy_modules"]
@@ -125,9 +126,12 @@ LEGACY_NAMES: dict[str, dict[str, str]] = {
 }
 
 # -- MO's own classes (section owned by the MO-classes work; helpers go in LEGACY_NAMES) --------
-# MO's transformations -> ordering stand-ins at their position (converter.legacy.mo_passes)
+# MO's op classes -> extgen's ops with MO's attributes (converter.legacy.mo_ops), and MO's
+# transformations -> ordering stand-ins at their position (converter.legacy.mo_passes)
 MO_CLASS_NAMES: dict[str, dict[str, str]] = {
-    f"extensions.{module}": _from(f"{_L}.mo_passes", *table) for module, table in MO_PASSES.items()
+    **{f"extensions.{module}": _from(f"{_L}.mo_ops", *names) for module, names in MO_OPS.items()},
+    **{f"extensions.{module}": _from(f"{_L}.mo_passes", *table)
+       for module, table in MO_PASSES.items()},
 }
 
 ROOTS = ("mo", "extensions", "openvino.tools.mo")

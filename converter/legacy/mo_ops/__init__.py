@@ -1,0 +1,86 @@
+"""MO's op classes (mo.ops.*, extensions.ops.*) as extgen's ops: MO's attributes and inputs in,
+the opset op extgen's frontends build out, `infer(node)` in MO's partial-inference style.
+
+`MO_OPS` says where MO kept each class (below the legacy root); names resolve on first use.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+__all__ = ["MO_OPS"]
+
+MO_OPS: dict[str, tuple[str, ...]] = {
+    "ops.ConvertLike": ("ConvertLike",),
+    "ops.DetectionOutput": ("DetectionOutput",),
+    "ops.MatMul": ("FullyConnected",),
+    "ops.ReduceOps": ("ReduceLogicalAnd", "ReduceLogicalOr"),
+    "ops.broadcast": ("Broadcast",),
+    "ops.bucketize": ("Bucketize",),
+    "ops.convolution": ("Convolution",),
+    "ops.crop": ("Crop",),
+    "ops.cumsum": ("CumSum",),
+    "ops.depth_to_space": ("DepthToSpaceOp",),
+    "ops.dft": ("DFT", "IDFT", "RDFT", "IRDFT"),
+    "ops.einsum": ("Einsum",),
+    "ops.elementwise": ("BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot"),
+    "ops.eye": ("Eye",),
+    "ops.gather": ("AttributedGather",),
+    "ops.gatherelements": ("GatherElements",),
+    "ops.gathernd": ("GatherND",),
+    "ops.gelu": ("GeLUOP",),
+    "ops.group_norm": ("GroupNormalization",),
+    "ops.hard_sigmoid": ("HardSigmoid",),
+    "ops.identity": ("Identity", "IdentityN"),
+    "ops.interpolate": ("Interpolate",),
+    "ops.lrn": ("LRN",),
+    "ops.mvn": ("MVN",),
+    "ops.non_max_suppression": ("NonMaxSuppression",),
+    "ops.non_zero": ("NonZero",),
+    "ops.normalize_l2": ("NormalizeL2Op",),
+    "ops.one_hot": ("OneHot",),
+    "ops.pad": ("Pad", "AttributedPad"),
+    "ops.pooling": ("Pooling",),
+    "ops.prelu": ("PReLU",),
+    "ops.priorbox": ("PriorBoxOp",),
+    "ops.range": ("Range",),
+    "ops.reverse_sequence": ("ReverseSequence",),
+    "ops.roll": ("Roll", "AttributedRoll"),
+    "ops.scale_shift": ("ScaleShiftOp",),
+    "ops.select": ("Select",),
+    "ops.shufflechannel": ("ShuffleChannels",),
+    "ops.slice": ("Slice",),
+    "ops.space_to_depth": ("SpaceToDepth",),
+    "ops.split": ("VariadicSplit", "AttributedVariadicSplit", "Split", "AttributedSplit"),
+    "ops.strided_slice": ("StridedSlice",),
+    "ops.tile": ("Tile", "AttributedTile"),
+    "ops.topk": ("TopK",),
+}
+
+_OWN_MODULES = {
+    "Convolution": "window", "Pooling": "window", "Interpolate": "reshaped", "Crop": "reshaped",
+    "ScaleShiftOp": "reshaped", "FullyConnected": "reshaped", "Identity": "identity",
+    "IdentityN": "identity", "Slice": "same",
+}
+
+
+@functools.cache
+def _class(name: str) -> type:
+    import importlib
+
+    from converter.legacy.mo_ops.same import mo_class
+
+    if name in _OWN_MODULES:
+        return getattr(importlib.import_module(f"{__name__}.{_OWN_MODULES[name]}"), name)
+    return mo_class(name)
+
+
+def __getattr__(name: str) -> Any:
+    if not any(name in names for names in MO_OPS.values()):
+        raise AttributeError(name)
+    if name.startswith("Identity"):
+        from converter.legacy.mo_ops.identity import register
+
+        register()
+    return _class(name)
