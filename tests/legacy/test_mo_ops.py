@@ -149,6 +149,86 @@ CASES = {
         x.connect(op.in_port(0))
         return [op.out_port(0)]
     """, [helper.make_node("Identity", ["x"], ["y"])], {}),
+    "deconv_grouped": ("deconvolution", "Deconvolution", """
+        op = Deconvolution(graph, {'pad': np.array([[0, 0], [0, 0], [1, 1], [0, 0]]),
+                                   'stride': np.array([1, 1, 2, 2]), 'group': 3,
+                                   'output_padding': np.array([0, 0, 1, 0])}).create_node()
+        x.connect(op.in_port(0))
+        const(graph, DW).out_port(0).connect(op.in_port(1))
+        return [op.out_port(0)]
+    """, [helper.make_node("ConvTranspose", ["x", "w"], ["y"], pads=[1, 0, 1, 0], strides=[2, 2],
+                           group=3, output_padding=[1, 0])], {"w": DW}),
+    "eltwise_max": ("eltwise", "Eltwise", """
+        op = Eltwise(graph, {'operation': 'max'}).create_node()
+        x.connect(op.in_port(0))
+        const(graph, np.float32(0.25)).out_port(0).connect(op.in_port(1))
+        return [op.out_port(0)]
+    """, [helper.make_node("Max", ["x", "c"], ["y"])], {"c": np.array(0.25, np.float32)}),
+    "flatten": ("flatten", "Flatten", """
+        op = Flatten(graph, {'axis': 1, 'end_axis': 2}).create_node()
+        x.connect(op.in_port(0))
+        return [op.out_port(0)]
+    """, [helper.make_node("Reshape", ["x", "s"], ["y"])], {"s": np.array([1, 24, 8])}),
+    "flatten_onnx": ("flatten", "FlattenONNX", """
+        op = FlattenONNX(graph, {'axis': 2}).create_node()
+        x.connect(op.in_port(0))
+        return [op.out_port(0)]
+    """, [helper.make_node("Flatten", ["x"], ["y"], axis=2)], {}),
+    "attributed_power": ("power", "AttributedPower", """
+        op = AttributedPower(graph, {'scale': 0.5, 'shift': 3.0, 'power': 2.0}).create_node()
+        x.connect(op.in_port(0))
+        return [op.out_port(0)]
+    """, [helper.make_node("Mul", ["x", "a"], ["m"]), helper.make_node("Add", ["m", "b"], ["s"]),
+          helper.make_node("Pow", ["s", "p"], ["y"])],
+        {"a": np.float32(0.5), "b": np.float32(3), "p": np.float32(2)}),
+    "leaky_relu": ("activation_ops", "LeakyReLU", """
+        op = LeakyReLU(graph, {'negative_slope': 0.1}).create_node()
+        x.connect(op.in_port(0))
+        return [op.out_port(0)]
+    """, [helper.make_node("LeakyRelu", ["x"], ["y"], alpha=0.1)], {}),
+    "relu6": ("activation_ops", "ReLU6", """
+        op = ReLU6(graph, {}).create_node()
+        x.connect(op.in_port(0))
+        return [op.out_port(0)]
+    """, [helper.make_node("Clip", ["x", "lo", "hi"], ["y"])],
+        {"lo": np.float32(0), "hi": np.float32(6)}),
+    "expand_dims": ("expand_dims", "ExpandDims", """
+        op = ExpandDims(graph, {'expand_axis': np.array([2])}).create_node()
+        x.connect(op.in_port(0))
+        return [op.out_port(0)]
+    """, [helper.make_node("Unsqueeze", ["x", "a"], ["y"])], {"a": np.array([2])}),
+    "permute": ("permute", "Permute", """
+        op = Permute(graph, {'order': np.array([0, 2, 3, 1])}).create_node()
+        x.connect(op.in_port(0))
+        return [op.out_port(0)]
+    """, [helper.make_node("Transpose", ["x"], ["y"], perm=[0, 2, 3, 1])], {}),
+    "mvn_caffe": ("mvn", "MVNCaffe", """
+        op = MVNCaffe(graph, {'across_channels': 1, 'eps': 1e-6}).create_node()
+        x.connect(op.in_port(0))
+        return [op.out_port(0)]
+    """, [helper.make_node("MeanVarianceNormalization", ["x"], ["y"], axes=[1, 2, 3])], {}),
+    "mvn_onnx": ("mvn", "MVNOnnx", """
+        op = MVNOnnx(graph, {'axes': np.array([2, 3]), 'eps': 1e-9, 'eps_mode': 'outside_sqrt',
+                             'normalize_variance': 1}).create_node()
+        x.connect(op.in_port(0))
+        return [op.out_port(0)]
+    """, [helper.make_node("MeanVarianceNormalization", ["x"], ["y"], axes=[2, 3])], {}),
+    "stop_gradient": ("stop_gradient", "StopGradientOp", """
+        op = StopGradientOp(graph, {}).create_node()
+        x.connect(op.in_port(0))
+        return [op.out_port(0)]
+    """, [helper.make_node("Identity", ["x"], ["y"])], {}),
+    "strided_slice": ("strided_slice", "StridedSlice", """
+        op = StridedSlice(graph, {'begin_mask': np.array([0, 1, 1, 0]),
+                                  'end_mask': np.array([0, 1, 1, 0]),
+                                  'new_axis_mask': np.array([0]), 'shrink_axis_mask': np.array([0]),
+                                  'ellipsis_mask': np.array([0])}).create_node()
+        x.connect(op.in_port(0))
+        for port, value in ((1, [0, 0, 0, 1]), (2, [1, 0, 0, 7]), (3, [1, 1, 1, 2])):
+            const(graph, np.array(value)).out_port(0).connect(op.in_port(port))
+        return [op.out_port(0)]
+    """, [helper.make_node("Slice", ["x", "b", "e", "a", "s"], ["y"])],
+        {"b": np.array([1]), "e": np.array([7]), "a": np.array([3]), "s": np.array([2])}),
 }
 
 
@@ -177,5 +257,43 @@ def test_mo_op_class_builds_the_opset_op(tmp_path: Path, case: str) -> None:
     want = ort.InferenceSession(ref.SerializeToString()).run(None, {"x": x})[0]
     assert got.shape == want.shape
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
-    if cls == "Identity":
-        assert "Identity" not in xml.read_text()
+    if cls in ("Identity", "StopGradientOp"):
+        assert 'type="Identity"' not in xml.read_text()
+
+
+MIDDLE_POOL = """
+import numpy as np
+from openvino.tools.mo.middle.replacement import MiddleReplacementPattern
+from openvino.tools.mo.ops.pooling import Pooling
+
+
+class PoolAfterRelu(MiddleReplacementPattern):
+    enabled = True
+
+    def find_and_replace_pattern(self, graph):
+        for relu in graph.get_op_nodes(type='ReLU'):
+            data = relu.out_node(0)
+            consumers = list(graph.out_edges(data.id, data=True))
+            pool = Pooling(graph, {'window': np.array([1, 1, 2, 2]), 'pool_method': 'max',
+                                   'stride': np.array([1, 1, 2, 2]),
+                                   'pad': np.zeros((4, 2), np.int64)})
+            pooled = pool.create_node_with_data([data])
+            for _, dst, attrs in consumers:
+                graph.remove_edge(data.id, dst)
+                graph.add_edge(pooled.id, dst, **attrs)
+            pool = pooled.in_node(0)
+            assert list(pool.output_spatial_shape) == [2, 2], pool.output_spatial_shape
+            assert list(pooled.shape) == [1, 3, 2, 2]
+"""
+
+
+def test_middle_pass_sees_mo_inference_attributes(tmp_path: Path, relu_add_model: Path) -> None:
+    (tmp_path / "ext" / "middle").mkdir(parents=True)
+    (tmp_path / "ext" / "middle" / "pool.py").write_text(MIDDLE_POOL)
+    xml = convert(ConvertOptions(relu_add_model, output_dir=tmp_path / "ir",
+                                 extensions=[tmp_path / "ext"])).xml
+    x = np.random.default_rng(0).standard_normal((1, 3, 4, 4)).astype(np.float32)
+    compiled = ov.Core().compile_model(str(xml), "CPU")
+    pooled = np.maximum(x, 0).reshape(1, 3, 2, 2, 2, 2).max(axis=(3, 5))
+    bias = np.arange(3, dtype=np.float32).reshape(1, 3, 1, 1)
+    np.testing.assert_allclose(compiled([x])[compiled.output(0)], pooled + bias)

@@ -18,14 +18,21 @@ MO_OPS: dict[str, tuple[str, ...]] = {
     "ops.ReduceOps": ("ReduceLogicalAnd", "ReduceLogicalOr"),
     "ops.broadcast": ("Broadcast",),
     "ops.bucketize": ("Bucketize",),
+    "ops.activation_ops": ("ReLU6", "LeakyReLU"),
+    "ops.BatchNormInference": ("BatchNormInference",),
     "ops.convolution": ("Convolution",),
     "ops.crop": ("Crop",),
+    "ops.deconvolution": ("Deconvolution",),
     "ops.cumsum": ("CumSum",),
     "ops.depth_to_space": ("DepthToSpaceOp",),
     "ops.dft": ("DFT", "IDFT", "RDFT", "IRDFT"),
     "ops.einsum": ("Einsum",),
     "ops.elementwise": ("BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot"),
+    "ops.eltwise": ("Eltwise",),
+    "ops.expand_dims": ("ExpandDims",),
     "ops.eye": ("Eye",),
+    "ops.fill": ("Fill",),
+    "ops.flatten": ("Flatten", "FlattenONNX"),
     "ops.gather": ("AttributedGather",),
     "ops.gatherelements": ("GatherElements",),
     "ops.gathernd": ("GatherND",),
@@ -35,33 +42,40 @@ MO_OPS: dict[str, tuple[str, ...]] = {
     "ops.identity": ("Identity", "IdentityN"),
     "ops.interpolate": ("Interpolate",),
     "ops.lrn": ("LRN",),
-    "ops.mvn": ("MVN",),
+    "ops.mvn": ("MVN", "MVNOnnx", "MVNCaffe"),
     "ops.non_max_suppression": ("NonMaxSuppression",),
     "ops.non_zero": ("NonZero",),
     "ops.normalize_l2": ("NormalizeL2Op",),
     "ops.one_hot": ("OneHot",),
     "ops.pad": ("Pad", "AttributedPad"),
+    "ops.permute": ("Permute",),
     "ops.pooling": ("Pooling",),
+    "ops.power": ("AttributedPower",),
     "ops.prelu": ("PReLU",),
     "ops.priorbox": ("PriorBoxOp",),
     "ops.range": ("Range",),
     "ops.reverse_sequence": ("ReverseSequence",),
     "ops.roll": ("Roll", "AttributedRoll"),
     "ops.scale_shift": ("ScaleShiftOp",),
+    "ops.scatter": ("ScatterElementsUpdate", "ScatterUpdate"),
+    "ops.scatternd": ("ScatterNDUpdate",),
     "ops.select": ("Select",),
     "ops.shufflechannel": ("ShuffleChannels",),
     "ops.slice": ("Slice",),
     "ops.space_to_depth": ("SpaceToDepth",),
     "ops.split": ("VariadicSplit", "AttributedVariadicSplit", "Split", "AttributedSplit"),
+    "ops.stop_gradient": ("StopGradientOp",),
     "ops.strided_slice": ("StridedSlice",),
     "ops.tile": ("Tile", "AttributedTile"),
     "ops.topk": ("TopK",),
 }
 
 _OWN_MODULES = {
-    "Convolution": "window", "Pooling": "window", "Interpolate": "reshaped", "Crop": "reshaped",
-    "ScaleShiftOp": "reshaped", "FullyConnected": "reshaped", "Identity": "identity",
-    "IdentityN": "identity", "Slice": "same",
+    **dict.fromkeys(("Convolution", "Deconvolution", "Pooling"), "window"),
+    **dict.fromkeys(("Interpolate", "Crop", "ScaleShiftOp", "FullyConnected", "AttributedPower",
+                     "Eltwise", "Flatten", "FlattenONNX"), "reshaped"),
+    **dict.fromkeys(("Identity", "IdentityN", "StopGradientOp"), "identity"),
+    **dict.fromkeys(("Slice", "Fill", "MVNCaffe", "StridedSlice"), "same"),
 }
 
 
@@ -79,7 +93,7 @@ def _class(name: str) -> type:
 def __getattr__(name: str) -> Any:
     if not any(name in names for names in MO_OPS.values()):
         raise AttributeError(name)
-    if name.startswith("Identity"):
+    if _OWN_MODULES.get(name) == "identity":
         from converter.legacy.mo_ops.identity import register
 
         register()

@@ -9,7 +9,7 @@ from converter.graph.graph import Graph, Node
 from converter.ops.op import Op
 from converter.passes import ReplacementPattern
 
-__all__ = ["EraseIdentity", "Identity", "IdentityN"]
+__all__ = ["EraseIdentity", "Identity", "IdentityN", "StopGradientOp"]
 
 
 class Identity(Op):
@@ -61,3 +61,9 @@ def register() -> None:
     """Put EraseIdentity into the current conversion's passes (once)."""
     if EraseIdentity not in ReplacementPattern.registered_cls:
         ReplacementPattern.registered_cls.append(EraseIdentity)
+
+
+class StopGradientOp(Identity):
+    """mo.ops.stop_gradient.StopGradientOp: an identity at inference."""
+
+    op = "StopGradient"

@@ -13,7 +13,10 @@ from converter.ops.movement.strided_slice import StridedSlice
 from converter.ops.nn.interpolate import Interpolate as _Interpolate
 from converter.ops.nn.matmul import MatMul
 
-__all__ = ["Crop", "FullyConnected", "Interpolate", "ScaleShiftOp", "append_op"]
+__all__ = [
+    "AttributedPower", "Crop", "Eltwise", "Flatten", "FlattenONNX", "FullyConnected", "Interpolate",
+    "ScaleShiftOp", "append_op",
+]
 
 
 def _become(node: Node, cls: type) -> None:
@@ -156,3 +159,61 @@ class FullyConnected(MoOp, MatMul):
         MatMul.infer(node)
         if bias is not None:
             append_op(node, "Add", np.ravel(bias), f"{node.name}/bias")
+
+
+class AttributedPower(MoOp, builtin_op("Multiply")):
+    """MO's AttributedPower: (x * scale + shift) ** power, as Multiply, Add and Power."""
+
+    @classmethod
+    def infer(cls, node: Node) -> None:
+        dtype = node.in_port(0).data.get_data_type() or np.float32
+        scale, shift, power = (np.array(node.soft_get(k, d), dtype)
+                               for k, d in (("scale", 1), ("shift", 0), ("power", 1)))
+        const_input(node, 1, scale, dtype=dtype)
+        _become(node, builtin_op("Multiply"))
+        builtin_op("Multiply").infer(node)
+        add = append_op(node, "Add", shift, f"{node.name}/shift")
+        append_op(add, "Power", power, f"{node.name}/power")
+
+
+_ELTWISE = {"sum": "Add", "mul": "Multiply", "max": "Maximum", "pow": "Power", "less": "Less",
+            "less_equal": "LessEqual", "greater": "Greater", "greater_equal": "GreaterEqual",
+            "equal": "Equal", "not_equal": "NotEqual", "floor_mod": "FloorMod",
+            "logical_or": "LogicalOr", "logical_and": "LogicalAnd", "logical_xor": "LogicalXor"}
+
+
+class Eltwise(MoOp, builtin_op("Add")):
+    """MO's Eltwise of two inputs: the opset op its `operation` names."""
+
+    @classmethod
+    def infer(cls, node: Node) -> None:
+        op = builtin_op(_ELTWISE[node.soft_get("operation", "sum")])
+        _become(node, op)
+        op.infer(node)
+
+
+def _flat_shape(node: Node, shape: tuple) -> list[int]:
+    axis = int(node.soft_get("axis", None) or 0) % len(shape)
+    if node.soft_get("op", None) == "FlattenONNX" or node.soft_get("onnx_flatten", False):
+        return [int(np.prod(shape[:axis])), int(np.prod(shape[axis:]))]
+    end = int(node.soft_get("end_axis", -1)) % len(shape)
+    return [*shape[:axis], int(np.prod(shape[axis:end + 1])), *shape[end + 1:]]
+
+
+class Flatten(MoOp, builtin_op("Reshape")):
+    """MO's Flatten: axes `axis`..`end_axis` as one, as Reshape."""
+
+    @classmethod
+    def infer(cls, node: Node) -> None:
+        const_input(node, 1, _flat_shape(node, node.in_port(0).data.get_shape()))
+        _become(node, builtin_op("Reshape"))
+        node["special_zero"] = False
+        builtin_op("Reshape").infer(node)
+
+
+class FlattenONNX(Flatten):
+    """MO's FlattenONNX: [axes before `axis`, the rest], as Reshape."""
+
+    def __init__(self, graph, attrs1: dict | None = None, attrs2: dict | None = None):
+        super().__init__(graph, attrs1, attrs2)
+        self.attrs["onnx_flatten"] = True

@@ -12,9 +12,13 @@ from converter.graph.graph import Graph, Node
 from converter.legacy.mo_ops._base import MoOp, ints
 from converter.ops.nn.convolution import Convolution as _Convolution
 from converter.ops.nn.convolution import GroupConvolution
+from converter.ops.nn.convolution_backprop import (
+    ConvolutionBackpropData,
+    GroupConvolutionBackpropData,
+)
 from converter.ops.nn.pooling import AvgPool, MaxPool
 
-__all__ = ["Convolution", "Pooling"]
+__all__ = ["Convolution", "Deconvolution", "Pooling"]
 
 
 def _spatial_dims(attrs: dict) -> list[int] | None:
@@ -61,12 +65,13 @@ def _mo_outputs(node: Node, kernel: list[int]) -> None:
 
 
 def _group_weights(node: Node, groups: int) -> None:
-    """MO's grouped weights [O, I/G, *k] as GroupConvolution's [G, O/G, I/G, *k] (constant)."""
+    """MO's grouped weights [A, B, *k] as [G, A/G, B, *k] (constant): Convolution's [O, I/G]
+    for GroupConvolution, Deconvolution's [I, O/G] for GroupConvolutionBackpropData."""
     data = node.in_port(1).data
     w = data.get_value()
     if w is None:
         name = node.soft_get("name", node.id)
-        msg = f"Convolution '{name}': group={groups} needs constant weights; reshape them first"
+        msg = f"'{name}': group={groups} needs constant weights; reshape them first"
         raise ValueError(msg)
     grouped = np.reshape(w, (groups, w.shape[0] // groups, *w.shape[1:]))
     data.set_value(grouped)
@@ -101,6 +106,30 @@ class Convolution(MoOp, _Convolution):
         node["output"] = node.out_port(0).data.get_shape()[1]
 
 
+class Deconvolution(MoOp, ConvolutionBackpropData):
+    """mo.ops.deconvolution.Deconvolution: ConvolutionBackpropData, grouped when `group` > 1."""
+
+    @classmethod
+    def to_opset(cls, attrs: dict) -> dict:
+        out = window_attrs(attrs)
+        sd = _spatial_dims(attrs)
+        padding = attrs.get("output_padding")
+        if padding is not None and sd is not None and len(np.ravel(padding)) == 2 + len(sd):
+            out["output_padding"] = ints(np.asarray(attrs["output_padding"])[sd])
+        return out
+
+    @classmethod
+    def infer(cls, node: Node) -> None:
+        cls.prepare(node)
+        groups = int(node.soft_get("group", None) or 1)
+        op = GroupConvolutionBackpropData if groups > 1 else ConvolutionBackpropData
+        if groups > 1 and node.soft_get("type", None) != op.type:
+            _group_weights(node, groups)
+        node.attrs().update(op=op.op, type=op.type, version=op.version)
+        op.infer(node)
+        _mo_outputs(node, list(node.in_port(1).data.get_shape()[2 + (groups > 1):]))
+
+
 _POOLS = {"max": MaxPool, "avg": AvgPool}
 
 
@@ -111,8 +140,8 @@ class Pooling(MoOp, AvgPool):
     def __init__(self, graph: Graph, attrs1: dict | None = None, attrs2: dict | None = None):
         super().__init__(graph, attrs1, attrs2)
         pool = self._pool(self.attrs)
-        self.attrs.update(op=pool.op, type=pool.type, version=pool.version,
-                          out_ports_count=pool.out_ports_count)
+        # one output, as in MO (MaxPool's indices stay unused)
+        self.attrs.update(op=pool.op, type=pool.type, version=pool.version, out_ports_count=1)
         self.backend = pool
 
     def backend_attrs(self) -> list:
