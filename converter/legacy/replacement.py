@@ -17,7 +17,7 @@ from converter.middle import replacement as _middle
 from converter.passes import Anchor, ReplacementPattern
 
 __all__ = [
-    "BackReplacementPattern", "FrontReplacementOp", "FrontReplacementPattern",
+    "BackReplacementPattern", "aliased_pattern", "FrontReplacementOp", "FrontReplacementPattern",
     "FrontReplacementSubgraph", "MiddleReplacementPattern", "PostMiddleStart", "PreMiddleStart",
 ]
 
@@ -33,19 +33,24 @@ def _op_matcher(want: str):
     return match
 
 
+def aliased_pattern(found: dict) -> dict:
+    """A pattern dict whose `op` names also match the converter's names for MO's ops."""
+    found = dict(found)
+    nodes = []
+    for alias, attrs in found.get("nodes", []):
+        attrs = dict(attrs)
+        if isinstance(attrs.get("op"), str):
+            attrs["op"] = _op_matcher(attrs["op"])
+        nodes.append((alias, attrs))
+    found["nodes"] = nodes
+    found.setdefault("edges", [])
+    return found
+
+
 def _aliased(pattern_fn):
     @functools.wraps(pattern_fn)
     def pattern(self) -> dict:
-        found = dict(pattern_fn(self))
-        nodes = []
-        for alias, attrs in found.get("nodes", []):
-            attrs = dict(attrs)
-            if isinstance(attrs.get("op"), str):
-                attrs["op"] = _op_matcher(attrs["op"])
-            nodes.append((alias, attrs))
-        found["nodes"] = nodes
-        found.setdefault("edges", [])
-        return found
+        return aliased_pattern(pattern_fn(self))
 
     return pattern
 

@@ -10,7 +10,7 @@ attributes MO's inference left on the node.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -24,13 +24,19 @@ def ints(values: Any) -> list[int]:
 
 
 class MoOp:
-    """Mixin before a built-in op class. The node keeps the built-in's op, type and version:
-    MO passes `version` for its own versions, which the built-in's semantics replace."""
+    """Mixin before a built-in op class. The node has the built-in's type and version (MO
+    passes `version` for its own versions, which the built-in's semantics replace). Its `op`
+    is MO's name (`mo_op`) until inference, so MO's front passes that replace the op find it."""
+
+    mo_op: ClassVar[str | None] = None
 
     def __init__(self, graph: Graph, attrs1: dict | None = None, attrs2: dict | None = None):
-        attrs = type(self).to_opset({**(attrs1 or {}), **(attrs2 or {})})
+        cls = type(self)
+        attrs = cls.to_opset({**(attrs1 or {}), **(attrs2 or {})})
         super().__init__(graph, attrs)  # type: ignore[call-arg]
-        self.attrs["version"] = type(self).version  # type: ignore[attr-defined]
+        self.attrs["version"] = cls.version  # type: ignore[attr-defined]
+        if cls.mo_op:
+            self.attrs["op"] = cls.mo_op
 
     @classmethod
     def to_opset(cls, attrs: dict) -> dict:
@@ -41,6 +47,7 @@ class MoOp:
     def prepare(cls, node: Node) -> None:
         """Before inference: the opset attributes (and inputs) from the node's MO ones."""
         node.attrs().update(cls.to_opset(dict(node.attrs())))
+        node["op"] = cls.op  # type: ignore[attr-defined]
 
     @classmethod
     def after_infer(cls, node: Node) -> None:

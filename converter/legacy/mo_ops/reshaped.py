@@ -87,6 +87,8 @@ def _crop_bounds(node: Node, shape: tuple) -> tuple[list[int], list[int], list[i
 class Crop(MoOp, StridedSlice):
     """mo.ops.crop.Crop, as StridedSlice (MO's CropToStridedSlice)."""
 
+    mo_op = "Crop"
+
     @classmethod
     def infer(cls, node: Node) -> None:
         shape = node.in_port(0).data.get_shape()
@@ -133,6 +135,8 @@ class ScaleShiftOp(MoOp, builtin_op("Multiply")):
     """mo.ops.scale_shift.ScaleShiftOp: per-channel `weights` (input 1) and `biases` (input 2),
     as Multiply and Add."""
 
+    mo_op = "ScaleShift"
+
     @classmethod
     def infer(cls, node: Node) -> None:
         rank = len(node.in_port(0).data.get_shape())
@@ -150,6 +154,8 @@ class FullyConnected(MoOp, MatMul):
     """MO's FullyConnected: weights [out-size, K] (input 1), bias (input 2), as MatMul with
     transpose_b and Add."""
 
+    mo_op = "FullyConnected"
+
     @classmethod
     def infer(cls, node: Node) -> None:
         bias = None if node.in_port(2).disconnected() else _const_of(node, 2)
@@ -163,6 +169,8 @@ class FullyConnected(MoOp, MatMul):
 
 class AttributedPower(MoOp, builtin_op("Multiply")):
     """MO's AttributedPower: (x * scale + shift) ** power, as Multiply, Add and Power."""
+
+    mo_op = "AttributedPower"
 
     @classmethod
     def infer(cls, node: Node) -> None:
@@ -203,6 +211,8 @@ def _flat_shape(node: Node, shape: tuple) -> list[int]:
 class Flatten(MoOp, builtin_op("Reshape")):
     """MO's Flatten: axes `axis`..`end_axis` as one, as Reshape."""
 
+    mo_op = "Flatten"
+
     @classmethod
     def infer(cls, node: Node) -> None:
         const_input(node, 1, _flat_shape(node, node.in_port(0).data.get_shape()))
@@ -213,6 +223,8 @@ class Flatten(MoOp, builtin_op("Reshape")):
 
 class FlattenONNX(Flatten):
     """MO's FlattenONNX: [axes before `axis`, the rest], as Reshape."""
+
+    mo_op = "FlattenONNX"
 
     def __init__(self, graph, attrs1: dict | None = None, attrs2: dict | None = None):
         super().__init__(graph, attrs1, attrs2)

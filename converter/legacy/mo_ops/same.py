@@ -78,8 +78,7 @@ def mo_class(name: str) -> type:
     attrs: dict[str, Any] = {"__module__": __name__, "__qualname__": name,
                              "__doc__": f"MO's {name}: builds {base.type}-{base.version}."}
     if ports:
-        attrs["prepare"] = _attr_inputs(ports)
-        attrs["in_ports_count"] = max(ports) + 1
+        attrs.update(prepare=_attr_inputs(ports), in_ports_count=max(ports) + 1, mo_op=name)
     if name in DEFAULTS or name in RENAMED:
         attrs["to_opset"] = _renaming(DEFAULTS.get(name, {}), RENAMED.get(name, {}))
     return type(name, (MoOp, base), attrs)
@@ -105,8 +104,11 @@ class Slice(MoOp, builtin_op("Slice")):
 class Fill(MoOp, builtin_op("Broadcast")):
     """MO's Fill: inputs (shape, value), as Broadcast (value, shape)."""
 
+    mo_op = "Fill"
+
     @classmethod
     def prepare(cls, node: Node) -> None:
+        super().prepare(node)
         if not node.soft_get("filled", False):
             move_inputs(node, [1, 0])
             node.attrs().update(filled=True, mode="numpy")
@@ -116,6 +118,7 @@ class MVNCaffe(MoOp, builtin_op("MVN")):
     """MO's MVNCaffe: axes from channel 1 (`across_channels`) or 2 to the last, as MVN-6."""
 
     in_ports_count = 2
+    mo_op = "MVNCaffe"
 
     @classmethod
     def to_opset(cls, attrs: dict) -> dict:

@@ -109,6 +109,8 @@ class Convolution(MoOp, _Convolution):
 class Deconvolution(MoOp, ConvolutionBackpropData):
     """mo.ops.deconvolution.Deconvolution: ConvolutionBackpropData, grouped when `group` > 1."""
 
+    mo_op = "Deconvolution"
+
     @classmethod
     def to_opset(cls, attrs: dict) -> dict:
         out = window_attrs(attrs)
@@ -140,8 +142,8 @@ class Pooling(MoOp, AvgPool):
     def __init__(self, graph: Graph, attrs1: dict | None = None, attrs2: dict | None = None):
         super().__init__(graph, attrs1, attrs2)
         pool = self._pool(self.attrs)
-        # one output, as in MO (MaxPool's indices stay unused)
-        self.attrs.update(op=pool.op, type=pool.type, version=pool.version, out_ports_count=1)
+        # MO's op name until inference; one output, as in MO (MaxPool's indices stay unused)
+        self.attrs.update(op="Pooling", type=pool.type, version=pool.version, out_ports_count=1)
         self.backend = pool
 
     def backend_attrs(self) -> list:
