@@ -47,10 +47,13 @@ def aliased_pattern(found: dict) -> dict:
     return found
 
 
-def _aliased(pattern_fn):
-    @functools.wraps(pattern_fn)
+def _aliased(raw):
+    """pattern() (a method, staticmethod or classmethod) with MO's op names aliased."""
+    fn = getattr(raw, "__func__", raw)
+
+    @functools.wraps(fn)
     def pattern(self) -> dict:
-        return aliased_pattern(pattern_fn(self))
+        return aliased_pattern(raw.__get__(self, type(self))())
 
     return pattern
 

@@ -23,6 +23,7 @@ MO_OPS: dict[str, tuple[str, ...]] = {
     "ops.convolution": ("Convolution",),
     "ops.crop": ("Crop",),
     "ops.deconvolution": ("Deconvolution",),
+    "ops.constant_of_shape": ("ConstantOfShape",),
     "ops.cumsum": ("CumSum",),
     "ops.depth_to_space": ("DepthToSpaceOp",),
     "ops.dft": ("DFT", "IDFT", "RDFT", "IRDFT"),
@@ -41,13 +42,14 @@ MO_OPS: dict[str, tuple[str, ...]] = {
     "ops.hard_sigmoid": ("HardSigmoid",),
     "ops.identity": ("Identity", "IdentityN"),
     "ops.interpolate": ("Interpolate",),
+    "ops.log_softmax": ("LogSoftmax", "LogSoftmaxONNX"),
     "ops.lrn": ("LRN",),
     "ops.mvn": ("MVN", "MVNOnnx", "MVNCaffe"),
     "ops.non_max_suppression": ("NonMaxSuppression",),
     "ops.non_zero": ("NonZero",),
     "ops.normalize_l2": ("NormalizeL2Op",),
     "ops.one_hot": ("OneHot",),
-    "ops.pad": ("Pad", "AttributedPad"),
+    "ops.pad": ("Pad", "AttributedPad", "ONNXPad"),
     "ops.permute": ("Permute",),
     "ops.pooling": ("Pooling",),
     "ops.power": ("AttributedPower",),
@@ -61,6 +63,7 @@ MO_OPS: dict[str, tuple[str, ...]] = {
     "ops.scatternd": ("ScatterNDUpdate",),
     "ops.select": ("Select",),
     "ops.shufflechannel": ("ShuffleChannels",),
+    "ops.softmax": ("SoftmaxONNX",),
     "ops.slice": ("Slice",),
     "ops.space_to_depth": ("SpaceToDepth",),
     "ops.split": ("VariadicSplit", "AttributedVariadicSplit", "Split", "AttributedSplit"),
@@ -75,7 +78,7 @@ _OWN_MODULES = {
     **dict.fromkeys(("Interpolate", "Crop", "ScaleShiftOp", "FullyConnected", "AttributedPower",
                      "Eltwise", "Flatten", "FlattenONNX"), "reshaped"),
     **dict.fromkeys(("Identity", "IdentityN", "StopGradientOp"), "identity"),
-    **dict.fromkeys(("Slice", "Fill", "MVNCaffe", "StridedSlice"), "same"),
+    **dict.fromkeys(("Slice", "Fill", "MVNCaffe", "StridedSlice", "Split"), "same"),
 }
 
 
@@ -83,8 +86,11 @@ _OWN_MODULES = {
 def _class(name: str) -> type:
     import importlib
 
+    from converter.legacy.mo_ops.front_only import FRONT_ONLY, front_only_class
     from converter.legacy.mo_ops.same import mo_class
 
+    if name in FRONT_ONLY:
+        return front_only_class(name)
     if name in _OWN_MODULES:
         return getattr(importlib.import_module(f"{__name__}.{_OWN_MODULES[name]}"), name)
     return mo_class(name)
@@ -93,8 +99,7 @@ def _class(name: str) -> type:
 def __getattr__(name: str) -> Any:
     if not any(name in names for names in MO_OPS.values()):
         raise AttributeError(name)
-    if _OWN_MODULES.get(name) == "identity":
-        from converter.legacy.mo_ops.identity import register
+    from converter.legacy.mo_ops.lowering import register
 
-        register()
+    register()
     return _class(name)

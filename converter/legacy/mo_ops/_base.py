@@ -16,7 +16,7 @@ import numpy as np
 
 from converter.graph.graph import Graph, Node
 
-__all__ = ["MoOp", "const_input", "ints", "move_inputs"]
+__all__ = ["MoOp", "append_op", "const_input", "ints", "move_inputs"]
 
 
 def ints(values: Any) -> list[int]:
@@ -35,6 +35,7 @@ class MoOp:
         attrs = cls.to_opset({**(attrs1 or {}), **(attrs2 or {})})
         super().__init__(graph, attrs)  # type: ignore[call-arg]
         self.attrs["version"] = cls.version  # type: ignore[attr-defined]
+        self.attrs["mo_lowered"] = False  # until inference made it the opset op
         if cls.mo_op:
             self.attrs["op"] = cls.mo_op
 
@@ -47,7 +48,7 @@ class MoOp:
     def prepare(cls, node: Node) -> None:
         """Before inference: the opset attributes (and inputs) from the node's MO ones."""
         node.attrs().update(cls.to_opset(dict(node.attrs())))
-        node["op"] = cls.op  # type: ignore[attr-defined]
+        node.attrs().update(op=cls.op, mo_lowered=True)  # type: ignore[attr-defined]
 
     @classmethod
     def after_infer(cls, node: Node) -> None:
@@ -91,3 +92,22 @@ def const_input(node: Node, port: int, value: Any, dtype: Any = np.int64) -> Non
     data = const.create_node_with_data([])
     graph.add_edge(data.id, node.id, **{"in": port})
     node.update_node()
+
+
+def append_op(node: Node, op: str, value: np.ndarray, name: str, port: int = 0) -> Node:
+    """Middle stage: `op(node's output port, value)` takes over what that output fed."""
+    from converter.legacy.ops import builtin_op
+
+    graph = node.graph
+    old = node.out_port(port).data_node()
+    graph.remove_edge(node.id, old.id)
+    mid = graph.add_data_node(node.id, port)
+    for key in ("shape", "data_type", "value"):  # node's output moves to the new data node
+        graph.nodes[mid][key] = old.soft_get(key, None)
+        graph.nodes[old.id][key] = None
+    new = builtin_op(op)(graph, {"name": name}).add_node()
+    graph.add_edge(mid, new.id, **{"in": 0})
+    const_input(new, 1, value, dtype=value.dtype)
+    graph.add_edge(new.id, old.id, out=0)
+    new.infer(new)
+    return new

@@ -1,15 +1,14 @@
-"""MO's Identity: passes its input through; the node is erased before the IR is written."""
+"""MO's Identity: passes its input through; converter.legacy.mo_ops.lowering erases the node
+before the IR is written."""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
-from converter.back.replacement import BackReplacementPattern, BackStart
-from converter.graph.graph import Graph, Node
+from converter.graph.graph import Node
 from converter.ops.op import Op
-from converter.passes import ReplacementPattern
 
-__all__ = ["EraseIdentity", "Identity", "IdentityN", "StopGradientOp"]
+__all__ = ["Identity", "IdentityN", "StopGradientOp"]
 
 
 class Identity(Op):
@@ -36,31 +35,6 @@ class IdentityN(Identity):
 
     op = "IdentityN"
     in_ports_count = None
-
-
-class EraseIdentity(BackReplacementPattern):
-    """Each input of an identity op feeds what its output fed."""
-
-    def run_after(self) -> list:
-        return [BackStart]
-
-    def find_and_replace_pattern(self, graph: Graph) -> None:
-        for node in graph.get_op_nodes(identity=True):
-            for port, out in list(node.iter_out_data()):
-                src = node.in_port(port).data_node()
-                for _, dst, attrs in list(graph.out_edges(out.id, data=True)):
-                    graph.add_edge(src.id, dst, **attrs)
-                graph.remove_node(out.id)
-            graph.remove_node(node.id)
-
-
-ReplacementPattern.registered_cls.remove(EraseIdentity)  # joins a conversion with Identity
-
-
-def register() -> None:
-    """Put EraseIdentity into the current conversion's passes (once)."""
-    if EraseIdentity not in ReplacementPattern.registered_cls:
-        ReplacementPattern.registered_cls.append(EraseIdentity)
 
 
 class StopGradientOp(Identity):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from converter.graph.graph import Node
-from converter.legacy.mo_ops._base import MoOp, const_input, ints, move_inputs
+from converter.legacy.mo_ops._base import MoOp, append_op, const_input, ints, move_inputs
 from converter.legacy.ops import builtin_op
 from converter.ops.movement.strided_slice import StridedSlice
 from converter.ops.nn.interpolate import Interpolate as _Interpolate
@@ -15,12 +15,12 @@ from converter.ops.nn.matmul import MatMul
 
 __all__ = [
     "AttributedPower", "Crop", "Eltwise", "Flatten", "FlattenONNX", "FullyConnected", "Interpolate",
-    "ScaleShiftOp", "append_op",
+    "ScaleShiftOp",
 ]
 
 
 def _become(node: Node, cls: type) -> None:
-    node.attrs().update(op=cls.op, type=cls.type, version=cls.version,
+    node.attrs().update(op=cls.op, type=cls.type, version=cls.version, mo_lowered=True,
                         in_ports_count=cls.in_ports_count, IE=list(cls.attr_types))
     node.update_node()
 
@@ -101,22 +101,6 @@ class Crop(MoOp, StridedSlice):
         node.attrs().update(begin_mask=mask, end_mask=mask, new_axis_mask=[0] * len(shape),
                             shrink_axis_mask=[0] * len(shape), ellipsis_mask=[0] * len(shape))
         StridedSlice.infer(node)
-
-
-def append_op(node: Node, op: str, value: np.ndarray, name: str) -> Node:
-    """Middle stage: `op(node's output 0, value)` takes over what node's output 0 fed."""
-    graph = node.graph
-    old = node.out_port(0).data_node()
-    graph.remove_edge(node.id, old.id)
-    mid = graph.add_data_node(node.id, 0)
-    graph.nodes[mid].update(shape=old.soft_get("shape", None),
-                            data_type=old.soft_get("data_type", None))
-    new = builtin_op(op)(graph, {"name": name}).add_node()
-    graph.add_edge(mid, new.id, **{"in": 0})
-    const_input(new, 1, value, dtype=value.dtype)
-    graph.add_edge(new.id, old.id, out=0)
-    new.infer(new)
-    return new
 
 
 def _channel_shaped(value: np.ndarray, rank: int, axis: int = 1) -> np.ndarray:

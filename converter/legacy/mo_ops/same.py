@@ -11,10 +11,12 @@ from typing import Any
 import numpy as np
 
 from converter.graph.graph import Node
-from converter.legacy.mo_ops._base import MoOp, const_input, move_inputs
+from converter.legacy.mo_ops._base import MoOp, append_op, const_input, move_inputs
 from converter.legacy.ops import builtin_op
 
-__all__ = ["ATTRIBUTED", "SAME", "Fill", "MVNCaffe", "Slice", "StridedSlice", "mo_class"]
+__all__ = [
+    "ATTRIBUTED", "SAME", "Fill", "MVNCaffe", "Slice", "Split", "StridedSlice", "mo_class",
+]
 
 # MO class name -> built-in op (the same name where not listed)
 SAME: dict[str, str] = {
@@ -24,14 +26,17 @@ SAME: dict[str, str] = {
         "BitwiseOr", "BitwiseXor", "BitwiseNot", "Eye", "GatherElements", "GatherND",
         "GroupNormalization", "HardSigmoid", "LRN", "MVN", "NonMaxSuppression", "NonZero",
         "OneHot", "Pad", "PReLU", "Range", "ReverseSequence", "Roll", "Select",
-        "ShuffleChannels", "SpaceToDepth", "VariadicSplit", "Split", "Tile",
-        "TopK", "ScatterElementsUpdate", "ScatterUpdate", "ScatterNDUpdate", "BatchNormInference",
+        "ShuffleChannels", "SpaceToDepth", "VariadicSplit", "Tile", "TopK", "LogSoftmax",
+        "ScatterElementsUpdate", "ScatterUpdate", "ScatterNDUpdate", "BatchNormInference",
     )
 }
 SAME.update(DepthToSpaceOp="DepthToSpace", GeLUOP="Gelu", NormalizeL2Op="NormalizeL2",
             PriorBoxOp="PriorBox", ReLU6="Clamp")
 # what MO's constructor set by default, and MO's attribute names the opset op names otherwise
-DEFAULTS: dict[str, dict[str, Any]] = {"ReLU6": {"min": 0.0, "max": 6.0}}
+DEFAULTS: dict[str, dict[str, Any]] = {
+    "ReLU6": {"min": 0.0, "max": 6.0},
+    **dict.fromkeys(("ScatterElementsUpdate", "ScatterUpdate"), {"is_scatter": True}),
+}
 RENAMED: dict[str, dict[str, str]] = {"BatchNormInference": {"eps": "epsilon"}}
 
 # MO class -> (built-in op, {input port: the attribute that feeds it})
@@ -149,3 +154,16 @@ class StridedSlice(MoOp, builtin_op("StridedSlice")):
         length = max([begin[0] if begin else 0] + [len(v) for v in masks.values()])
         for mask, values in masks.items():
             node[mask] = values + [0] * (length - len(values))
+
+
+class Split(MoOp, builtin_op("Split")):
+    """MO's Split; with `squeeze_axis` each output loses the split axis (MO's SqueezeAxis)."""
+
+    @classmethod
+    def infer(cls, node: Node) -> None:
+        super().infer(node)
+        if node.soft_get("squeeze_axis", False):
+            axis = np.array([int(node.in_port(1).data.get_value())], np.int64)
+            for port, _ in list(node.iter_out_data()):
+                append_op(node, "Squeeze", axis, f"{node.name}/squeeze{port}", port)
+            node["squeeze_axis"] = False
