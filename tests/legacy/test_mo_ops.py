@@ -27,7 +27,9 @@ B5 = np.arange(5, dtype=np.float32)
 HEADER = """
 import numpy as np
 from openvino.tools.mo.front.common.replacement import FrontReplacementOp
+from openvino.tools.mo.ops.Cast import Cast
 from openvino.tools.mo.ops.const import Const
+from openvino.tools.mo.ops.elementwise import Add
 from openvino.tools.mo.ops.{module} import {cls}
 
 
@@ -229,6 +231,43 @@ CASES = {
         return [op.out_port(0)]
     """, [helper.make_node("Slice", ["x", "b", "e", "a", "s"], ["y"])],
         {"b": np.array([1]), "e": np.array([7]), "a": np.array([3]), "s": np.array([2])}),
+    "rank": ("rank", "Rank", """
+        op = Rank(graph, {}).create_node()
+        x.connect(op.in_port(0))
+        cast = Cast(graph, {'dst_type': np.float32}).create_node()
+        op.out_port(0).connect(cast.in_port(0))
+        add = Add(graph, {}).create_node()
+        x.connect(add.in_port(0))
+        cast.out_port(0).connect(add.in_port(1))
+        return [add.out_port(0)]
+    """, [helper.make_node("Add", ["x", "r"], ["y"])], {"r": np.float32(4)}),
+    "size": ("size", "Size", """
+        op = Size(graph, {}).create_node()
+        x.connect(op.in_port(0))
+        cast = Cast(graph, {'dst_type': np.float32}).create_node()
+        op.out_port(0).connect(cast.in_port(0))
+        add = Add(graph, {}).create_node()
+        x.connect(add.in_port(0))
+        cast.out_port(0).connect(add.in_port(1))
+        return [add.out_port(0)]
+    """, [helper.make_node("Add", ["x", "r"], ["y"])], {"r": np.float32(192)}),
+    "instance_norm": ("instance_normalization", "InstanceNormalization", """
+        op = InstanceNormalization(graph, {'epsilon': 1e-5}).create_node()
+        x.connect(op.in_port(0))
+        const(graph, np.float32([1, 2, 3])).out_port(0).connect(op.in_port(1))
+        const(graph, np.float32([0.5, -1, 2])).out_port(0).connect(op.in_port(2))
+        return [op.out_port(0)]
+    """, [helper.make_node("InstanceNormalization", ["x", "s", "b"], ["y"], epsilon=1e-5)],
+        {"s": np.float32([1, 2, 3]), "b": B3}),
+    "caffe_normalize": ("normalize", "NormalizeOp", """
+        op = NormalizeOp(graph, {'across_spatial': 0, 'channel_shared': 0,
+                                 'eps': 1e-10}).create_node()
+        x.connect(op.in_port(0))
+        const(graph, np.float32([1, 2, 3])).out_port(0).connect(op.in_port(1))
+        return [op.out_port(0)]
+    """, [helper.make_node("LpNormalization", ["x"], ["n"], axis=1, p=2),
+          helper.make_node("Mul", ["n", "s"], ["y"])],
+        {"s": np.float32([1, 2, 3]).reshape(1, 3, 1, 1)}),
 }
 
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from converter.graph.graph import Graph, Node
 
-__all__ = ["MoOp", "append_op", "const_input", "ints", "move_inputs"]
+__all__ = ["MoOp", "append_op", "become", "const_input", "ints", "move_inputs"]
 
 
 def ints(values: Any) -> list[int]:
@@ -61,6 +61,17 @@ class MoOp:
         cls.after_infer(node)
 
 
+def become(node: Node, op: str | type, **attrs: Any) -> type:
+    """The node is now the built-in op `op` (a name or class), with attrs; returns its class."""
+    from converter.legacy.ops import builtin_op
+
+    cls = builtin_op(op) if isinstance(op, str) else op
+    node.attrs().update(op=cls.op, type=cls.type, version=cls.version, mo_lowered=True,
+                        in_ports_count=cls.in_ports_count, IE=list(cls.attr_types), **attrs)
+    node.update_node()
+    return cls
+
+
 def _in_edges(node: Node) -> list[tuple[str, str, Any, dict]]:
     return list(node.graph.in_edges(node.id, keys=True, data=True))
 
@@ -94,8 +105,9 @@ def const_input(node: Node, port: int, value: Any, dtype: Any = np.int64) -> Non
     node.update_node()
 
 
-def append_op(node: Node, op: str, value: np.ndarray, name: str, port: int = 0) -> Node:
-    """Middle stage: `op(node's output port, value)` takes over what that output fed."""
+def append_op(node: Node, op: str, value: np.ndarray | None, name: str, port: int = 0,
+              attrs: dict | None = None) -> Node:
+    """Middle stage: `op(node's output port[, value])` takes over what that output fed."""
     from converter.legacy.ops import builtin_op
 
     graph = node.graph
@@ -105,9 +117,10 @@ def append_op(node: Node, op: str, value: np.ndarray, name: str, port: int = 0) 
     for key in ("shape", "data_type", "value"):  # node's output moves to the new data node
         graph.nodes[mid][key] = old.soft_get(key, None)
         graph.nodes[old.id][key] = None
-    new = builtin_op(op)(graph, {"name": name}).add_node()
+    new = builtin_op(op)(graph, {"name": name, **(attrs or {})}).add_node()
     graph.add_edge(mid, new.id, **{"in": 0})
-    const_input(new, 1, value, dtype=value.dtype)
+    if value is not None:
+        const_input(new, 1, value, dtype=value.dtype)
     graph.add_edge(new.id, old.id, out=0)
     new.infer(new)
     return new

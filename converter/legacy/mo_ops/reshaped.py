@@ -7,7 +7,14 @@ from __future__ import annotations
 import numpy as np
 
 from converter.graph.graph import Node
-from converter.legacy.mo_ops._base import MoOp, append_op, const_input, ints, move_inputs
+from converter.legacy.mo_ops._base import (
+    MoOp,
+    append_op,
+    become,
+    const_input,
+    ints,
+    move_inputs,
+)
 from converter.legacy.ops import builtin_op
 from converter.ops.movement.strided_slice import StridedSlice
 from converter.ops.nn.interpolate import Interpolate as _Interpolate
@@ -17,12 +24,6 @@ __all__ = [
     "AttributedPower", "Crop", "Eltwise", "Flatten", "FlattenONNX", "FullyConnected", "Interpolate",
     "ScaleShiftOp",
 ]
-
-
-def _become(node: Node, cls: type) -> None:
-    node.attrs().update(op=cls.op, type=cls.type, version=cls.version, mo_lowered=True,
-                        in_ports_count=cls.in_ports_count, IE=list(cls.attr_types))
-    node.update_node()
 
 
 class Interpolate(MoOp, _Interpolate):
@@ -97,7 +98,7 @@ class Crop(MoOp, StridedSlice):
         move_inputs(node, [0])
         for port, value in ((1, begin), (2, end), (3, [1] * len(shape))):
             const_input(node, port, value)
-        _become(node, StridedSlice)
+        become(node, StridedSlice)
         node.attrs().update(begin_mask=mask, end_mask=mask, new_axis_mask=[0] * len(shape),
                             shrink_axis_mask=[0] * len(shape), ellipsis_mask=[0] * len(shape))
         StridedSlice.infer(node)
@@ -128,7 +129,7 @@ class ScaleShiftOp(MoOp, builtin_op("Multiply")):
         bias = None if node.in_port(2).disconnected() else _const_of(node, 2)
         move_inputs(node, [0])
         const_input(node, 1, _channel_shaped(weights, rank), dtype=weights.dtype)
-        _become(node, builtin_op("Multiply"))
+        become(node, builtin_op("Multiply"))
         builtin_op("Multiply").infer(node)
         if bias is not None:
             append_op(node, "Add", _channel_shaped(bias, rank), f"{node.name}/bias")
@@ -144,7 +145,7 @@ class FullyConnected(MoOp, MatMul):
     def infer(cls, node: Node) -> None:
         bias = None if node.in_port(2).disconnected() else _const_of(node, 2)
         move_inputs(node, [0, 1])
-        _become(node, MatMul)
+        become(node, MatMul)
         node.attrs().update(transpose_a=False, transpose_b=True)
         MatMul.infer(node)
         if bias is not None:
@@ -162,7 +163,7 @@ class AttributedPower(MoOp, builtin_op("Multiply")):
         scale, shift, power = (np.array(node.soft_get(k, d), dtype)
                                for k, d in (("scale", 1), ("shift", 0), ("power", 1)))
         const_input(node, 1, scale, dtype=dtype)
-        _become(node, builtin_op("Multiply"))
+        become(node, builtin_op("Multiply"))
         builtin_op("Multiply").infer(node)
         add = append_op(node, "Add", shift, f"{node.name}/shift")
         append_op(add, "Power", power, f"{node.name}/power")
@@ -180,7 +181,7 @@ class Eltwise(MoOp, builtin_op("Add")):
     @classmethod
     def infer(cls, node: Node) -> None:
         op = builtin_op(_ELTWISE[node.soft_get("operation", "sum")])
-        _become(node, op)
+        become(node, op)
         op.infer(node)
 
 
@@ -200,7 +201,7 @@ class Flatten(MoOp, builtin_op("Reshape")):
     @classmethod
     def infer(cls, node: Node) -> None:
         const_input(node, 1, _flat_shape(node, node.in_port(0).data.get_shape()))
-        _become(node, builtin_op("Reshape"))
+        become(node, builtin_op("Reshape"))
         node["special_zero"] = False
         builtin_op("Reshape").infer(node)
 
