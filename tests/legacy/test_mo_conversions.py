@@ -115,6 +115,10 @@ CASES = {
                              x=RNG.standard_normal((2, 1, 3, 1, 5)).astype(np.float32), opset=11),
     "TopKNormalize": Case(("front/onnx/top_k_ext.py", "front/TopKNormalize.py"),
                           [n("TopK", ["x"], ["y", "idx"], axis=3, k=2)], 'type="TopK"', opset=9),
+    "EltwiseNReplacement": Case(("front/onnx/elementwise_ext.py", "front/eltwise_n.py"), [
+        n("Sum", ["x", "a", "b"], ["s"]), n("Max", ["s", "x", "a"], ["m"]),
+        n("Min", ["m", "b", "x"], ["y"])], 'type="Minimum"',
+        {"a": f32(0.5), "b": RNG.standard_normal((1, 3, 1, 5)).astype(np.float32)}),
     "ReshapeDimNormalizer": Case(("front/onnx/reshape_ext.py", "front/reshape_dim_normalizer.py"),
                                  [n("Reshape", ["x"], ["y"], shape=[6, 20])], 'type="Reshape"',
                                  opset=4, reference=lambda x: x.reshape(6, 20)),

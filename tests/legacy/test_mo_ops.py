@@ -268,6 +268,18 @@ CASES = {
     """, [helper.make_node("LpNormalization", ["x"], ["n"], axis=1, p=2),
           helper.make_node("Mul", ["n", "s"], ["y"])],
         {"s": np.float32([1, 2, 3]).reshape(1, 3, 1, 1)}),
+    "eltwise_n_max": ("eltwise_n", "EltwiseNMax", """
+        op = EltwiseNMax(graph, {}).create_node()
+        x.connect(op.in_port(0))
+        const(graph, np.float32(0.1)).out_port(0).connect(op.in_port(1))
+        neg = Add(graph, {}).create_node()
+        x.connect(neg.in_port(0))
+        const(graph, np.float32(-0.5)).out_port(0).connect(neg.in_port(1))
+        neg.out_port(0).connect(op.in_port(2))
+        return [op.out_port(0)]
+    """, [helper.make_node("Add", ["x", "h"], ["n"]),
+          helper.make_node("Max", ["x", "c", "n"], ["y"])],
+        {"c": np.float32(0.1), "h": np.float32(-0.5)}),
 }
 
 

@@ -30,6 +30,7 @@ MO_OPS: dict[str, tuple[str, ...]] = {
     "ops.einsum": ("Einsum",),
     "ops.elementwise": ("BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot"),
     "ops.eltwise": ("Eltwise",),
+    "ops.eltwise_n": ("EltwiseNAdd", "EltwiseNMul", "EltwiseNMax", "EltwiseNMin"),
     "ops.expand_dims": ("ExpandDims",),
     "ops.eye": ("Eye",),
     "ops.fill": ("Fill",),
@@ -82,7 +83,8 @@ _OWN_MODULES = {
     **dict.fromkeys(("Interpolate", "Crop", "ScaleShiftOp", "FullyConnected", "AttributedPower",
                      "Eltwise", "Flatten", "FlattenONNX"), "reshaped"),
     **dict.fromkeys(("Identity", "IdentityN", "StopGradientOp"), "identity"),
-    **dict.fromkeys(("Rank", "Size", "InstanceNormalization", "NormalizeOp"), "decomposed"),
+    **dict.fromkeys(("Rank", "Size", "InstanceNormalization", "NormalizeOp", "EltwiseNAdd",
+                     "EltwiseNMul", "EltwiseNMax", "EltwiseNMin"), "decomposed"),
     **dict.fromkeys(("Slice", "Fill", "MVNCaffe", "StridedSlice", "Split"), "same"),
 }
 

@@ -105,9 +105,10 @@ def const_input(node: Node, port: int, value: Any, dtype: Any = np.int64) -> Non
     node.update_node()
 
 
-def append_op(node: Node, op: str, value: np.ndarray | None, name: str, port: int = 0,
+def append_op(node: Node, op: str, value: np.ndarray | Node | None, name: str, port: int = 0,
               attrs: dict | None = None) -> Node:
-    """Middle stage: `op(node's output port[, value])` takes over what that output fed."""
+    """Middle stage: `op(node's output port[, value])` takes over what that output fed; value
+    is a constant or a data node."""
     from converter.legacy.ops import builtin_op
 
     graph = node.graph
@@ -119,7 +120,9 @@ def append_op(node: Node, op: str, value: np.ndarray | None, name: str, port: in
         graph.nodes[old.id][key] = None
     new = builtin_op(op)(graph, {"name": name, **(attrs or {})}).add_node()
     graph.add_edge(mid, new.id, **{"in": 0})
-    if value is not None:
+    if isinstance(value, Node):
+        graph.add_edge(value.id, new.id, **{"in": 1})
+    elif value is not None:
         const_input(new, 1, value, dtype=value.dtype)
     graph.add_edge(new.id, old.id, out=0)
     new.infer(new)

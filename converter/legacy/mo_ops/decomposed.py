@@ -1,5 +1,6 @@
 """MO ops that are several opset ops: the node becomes the first, the rest follow it (MO's
-RankDecomposer, SizeReplacer, InstanceNormalization and Normalize decompositions)."""
+RankDecomposer, SizeReplacer, EltwiseNReplacement, InstanceNormalization and Normalize
+decompositions)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,10 @@ from converter.graph.graph import Node
 from converter.legacy.mo_ops._base import MoOp, append_op, become, const_input, move_inputs
 from converter.legacy.ops import builtin_op
 
-__all__ = ["InstanceNormalization", "NormalizeOp", "Rank", "Size"]
+__all__ = [
+    "EltwiseNAdd", "EltwiseNMax", "EltwiseNMin", "EltwiseNMul", "InstanceNormalization",
+    "NormalizeOp", "Rank", "Size",
+]
 
 _AXIS0 = np.array([0], np.int64)
 
@@ -93,3 +97,42 @@ class NormalizeOp(MoOp, builtin_op("NormalizeL2")):
         become(node, "NormalizeL2", eps=eps, eps_mode="add")
         builtin_op("NormalizeL2").infer(node)
         _scale_shift(node, scale, None)
+
+
+_ELTWISE_N = {"sum": "Add", "mul": "Multiply", "max": "Maximum", "min": "Minimum"}
+
+
+class _EltwiseN(MoOp, builtin_op("Add")):
+    """MO's EltwiseN: one elementwise `operation` over any number of inputs, as a chain."""
+
+    mo_op = "EltwiseN"
+    in_ports_count = None
+    operation = "sum"
+
+    def __init__(self, graph, attrs1: dict | None = None, attrs2: dict | None = None):
+        super().__init__(graph, {"operation": type(self).operation, **(attrs1 or {})}, attrs2)
+
+    @classmethod
+    def infer(cls, node: Node) -> None:
+        inputs = [data for _, data in sorted(node.in_nodes().items())]
+        op = _ELTWISE_N[node["operation"]]
+        move_inputs(node, [0, 1])
+        become(node, op).infer(node)
+        for i, data in enumerate(inputs[2:], 2):
+            node = append_op(node, op, data, f"{node.name}/{i}")
+
+
+class EltwiseNAdd(_EltwiseN):
+    operation = "sum"
+
+
+class EltwiseNMul(_EltwiseN):
+    operation = "mul"
+
+
+class EltwiseNMax(_EltwiseN):
+    operation = "max"
+
+
+class EltwiseNMin(_EltwiseN):
+    operation = "min"
