@@ -171,6 +171,9 @@ MO_PASSES: dict[str, dict[str, str]] = {
     "front.tf.pad_tf_to_pad": {"PadTFToPad": "TransposeOrderNormalizer | FrontFinish"},
     "front.tf.space_to_batch": {"BatchToSpaceNormalizer": "FrontStart |"},
     "front.user_data_repack": {"UserDataRepack": "|"},
+    # MO ran these two from inside Fusing (they declare no order of their own)
+    "middle.AddFakeQuantizeFuse": {"AddFakeQuantizeFuse": "Fusing | PostMiddleStart"},
+    "middle.MulFakeQuantizeFuse": {"MulFakeQuantizeFuse": "Fusing | PostMiddleStart"},
     "middle.AddIsCyclicAttribute": {"AddIsCyclicAttribute": "DeleteControlFlowEdges |"},
     "middle.ApplyNHWCtoNCHWpermutation": {
         "ApplyNHWCtoNCHWpermutation": "LayoutChangeForConstantShapePaths | LayoutChangeNHWCtoNCHW",
