@@ -192,6 +192,9 @@ class Node:
     def __setitem__(self, key: str, value: Any) -> None:
         self.graph.nodes[self.id][key] = value
 
+    def __delitem__(self, key: str) -> None:
+        del self.graph.nodes[self.id][key]
+
     def __contains__(self, key: str) -> bool:
         return key in self.graph.nodes[self.id]
 

@@ -221,6 +221,17 @@ class PortData:
         self.set_attr("data_type", dtype)
 
 
+def _carry_tensor_facts(old: Port, new: Port) -> None:
+    """Middle stage: MO moved the old output's data node to the new source, so an op a pass
+    creates there has that shape and type until it is inferred."""
+    src, dst = old.data_node(), new.data_node()
+    if src is None or dst is None:
+        return
+    for key in ("shape", "data_type"):
+        if dst.soft_get(key, None) is None and src.soft_get(key, None) is not None:
+            dst[key] = src[key]
+
+
 class Connection:
     """A source output port and all the input ports it feeds."""
 
@@ -254,6 +265,8 @@ class Connection:
                 target = port._port_attrs().setdefault("fw_tensor_debug_info", [])
                 target.extend(n for n in names if n not in target)
                 old.remove_tensor_names()
+        if old is not None and attributes_save_mode == "merge":
+            _carry_tensor_facts(old, port)
         self.source = port
 
     def set_destination(self, port: Port) -> None:

@@ -8,7 +8,10 @@ when that frontend exists. The data is written with the pre-2022 roots (`mo.`, `
 
 from __future__ import annotations
 
-__all__ = ["LEGACY_NAMES", "ROOTS", "legacy_modules"]
+from converter.legacy.mo_ops import MO_OPS
+from converter.legacy.mo_pass_order import MO_PASSES
+
+__all__ = ["LEGACY_NAMES", "MO_CLASS_NAMES", "ROOTS", "legacy_modules"]
 
 _G = "converter.graph.graph"
 _L = "converter.legacy"
@@ -122,6 +125,19 @@ LEGACY_NAMES: dict[str, dict[str, str]] = {
         "Mish", "HSwish", "HSigmoid", "Swish", "SoftSign", "LogicalNot", "Selu", "Gelu", "GeLU"),
 }
 
+# -- MO's own classes (section owned by the MO-classes work; helpers go in LEGACY_NAMES) --------
+# MO's op classes -> extgen's ops with MO's attributes (converter.legacy.mo_ops), and MO's
+# transformations -> ordering stand-ins at their position (converter.legacy.mo_passes)
+MO_CLASS_NAMES: dict[str, dict[str, str]] = {
+    **{f"extensions.{module}": _from(f"{_L}.mo_ops", *names) for module, names in MO_OPS.items()},
+    **{f"extensions.{module}": _from(f"{_L}.mo_passes", *table)
+       for module, table in MO_PASSES.items()},
+    # minimal helpers MO's own op-building transformations call
+    "mo.front.tf.graph_utils": _from(
+        f"{_L}.mo_ops.helpers", "create_op_with_const_inputs", "create_op_node_with_second_input"),
+    "mo.middle.pattern_match": _from(f"{_L}.mo_ops.helpers", "apply_pattern", "check_value"),
+}
+
 ROOTS = ("mo", "extensions", "openvino.tools.mo")
 
 
@@ -130,10 +146,11 @@ def _derive() -> dict[str, dict[str, str]]:
     `extensions.` (2022 merged both into `openvino.tools.mo.`), so accepting every path under
     every root adds no conflict."""
     out: dict[str, dict[str, str]] = {}
-    for module, names in LEGACY_NAMES.items():
-        below = module.split(".", 1)[1]
-        for root in ROOTS:
-            out.setdefault(f"{root}.{below}", {}).update(names)
+    for table in (MO_CLASS_NAMES, LEGACY_NAMES):
+        for module, names in table.items():
+            below = module.split(".", 1)[1]
+            for root in ROOTS:
+                out.setdefault(f"{root}.{below}", {}).update(names)
     return out
 
 
