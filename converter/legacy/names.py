@@ -8,7 +8,10 @@ when that frontend exists. The data is written with the pre-2022 roots (`mo.`, `
 
 from __future__ import annotations
 
-__all__ = ["HELPER_NAMES", "LEGACY_NAMES", "ROOTS", "legacy_modules"]
+from converter.legacy.mo_ops import MO_OPS
+from converter.legacy.mo_pass_order import MO_PASSES
+
+__all__ = ["HELPER_NAMES", "LEGACY_NAMES", "MO_CLASS_NAMES", "ROOTS", "legacy_modules"]
 
 _G = "converter.graph.graph"
 _L = "converter.legacy"
@@ -121,6 +124,19 @@ LEGACY_NAMES: dict[str, dict[str, str]] = {
         "Mish", "HSwish", "HSigmoid", "Swish", "SoftSign", "LogicalNot", "Selu", "Gelu", "GeLU"),
 }
 
+# -- MO's own classes (section owned by the MO-classes work; helpers go in LEGACY_NAMES) --------
+# MO's op classes -> extgen's ops with MO's attributes (converter.legacy.mo_ops), and MO's
+# transformations -> ordering stand-ins at their position (converter.legacy.mo_passes)
+MO_CLASS_NAMES: dict[str, dict[str, str]] = {
+    **{f"extensions.{module}": _from(f"{_L}.mo_ops", *names) for module, names in MO_OPS.items()},
+    **{f"extensions.{module}": _from(f"{_L}.mo_passes", *table)
+       for module, table in MO_PASSES.items()},
+    # minimal helpers MO's own op-building transformations call
+    "mo.front.tf.graph_utils": _from(
+        f"{_L}.mo_ops.helpers", "create_op_with_const_inputs", "create_op_node_with_second_input"),
+    "mo.middle.pattern_match": _from(f"{_L}.mo_ops.helpers", "apply_pattern", "check_value"),
+}
+
 # -- helper functions extension code calls (graph building, shapes, types, attributes) --------
 _BUILD = f"{_L}.build"
 _SHAPE_NODES = f"{_L}.shape_nodes"
@@ -201,7 +217,7 @@ def _derive() -> dict[str, dict[str, str]]:
     `extensions.` (2022 merged both into `openvino.tools.mo.`), so accepting every path under
     every root adds no conflict. A module in several tables gets the names of all."""
     out: dict[str, dict[str, str]] = {}
-    tables = (LEGACY_NAMES, HELPER_NAMES)
+    tables = (MO_CLASS_NAMES, LEGACY_NAMES, HELPER_NAMES)  # a later table wins a clash
     for module, names in (item for table in tables for item in table.items()):
         below = module.split(".", 1)[1]
         for root in ROOTS:

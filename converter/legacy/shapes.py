@@ -123,7 +123,7 @@ def mark_input_bins(node: Node, names: tuple = ("weights", "biases"), start_port
     """Name the constant inputs from start_port on (MO's edge 'bin' attribute)."""
     for i, name in enumerate(names):
         port = start_port + i
-        for u, _, d in node.graph.in_edges(node.id, data=True):
+        for u, _, d in node.graph.in_data(node.id):
             if d.get("in") == port:
                 d["bin"] = name
 
