@@ -1,5 +1,6 @@
-"""MO's graph utilities extension code calls (mo.utils.graph, mo.middle.pattern_match, the
-layout marks of mo.middle.InsertLayoutPropagationTransposes, mo.utils.class_registration).
+"""MO's graph utilities extension code calls (mo.utils.graph, mo.middle.pattern_match with
+MO's op names matching extgen's ops, the layout marks of
+mo.middle.InsertLayoutPropagationTransposes, mo.utils.class_registration).
 
 The layout marks are recorded on the node as MO recorded them (`correct_in_data_layout`,
 `correct_out_data_layout`); the converter keeps the model's layout, so nothing permutes them.
@@ -17,10 +18,14 @@ import networkx as nx
 import numpy as np
 
 from converter.graph.graph import Graph, Node
+from converter.graph.pattern import apply_pattern as _apply_pattern
+from converter.graph.pattern import find_pattern_matches as _find_matches
+from converter.legacy.replacement import aliased_pattern
 from converter.legacy.utils import Error
 
 __all__ = [
-    "ClassType", "bfs_search", "check_value", "clear_tensor_names_info", "find_inputs",
+    "ClassType", "apply_pattern", "bfs_search", "check_value", "clear_tensor_names_info",
+    "find_inputs", "find_isomorphisms", "find_pattern_matches",
     "find_outputs", "get_edge_attribute_between_nodes", "get_value_id",
     "set_edge_attribute_between_nodes",
     "inverse_dict", "merge_edge_props", "nodes_matching_name_pattern",
@@ -167,6 +172,20 @@ def clear_tensor_names_info(nodes: list[Node]) -> None:
             infos = data.get("fw_tensor_debug_info") or []
             data["fw_tensor_debug_info"] = [(i[0], i[1], None) for i in infos
                                             if i is not None and len(i) >= 2]
+
+
+def find_pattern_matches(graph: Graph, nodes: list, edges: list) -> list[dict[str, Node]]:
+    """Every match of the pattern as {alias: Node}; MO's op names match extgen's ops."""
+    return _find_matches(graph, **aliased_pattern({"nodes": nodes, "edges": edges}))
+
+
+find_isomorphisms = find_pattern_matches  # MO's name for the same search
+
+
+def apply_pattern(graph: Graph, nodes: list, edges: list, action: Callable, **_: Any) -> None:
+    """action(graph, match) for each match whose nodes still exist; MO's op names match
+    extgen's ops."""
+    _apply_pattern(graph, action=action, **aliased_pattern({"nodes": nodes, "edges": edges}))
 
 
 def check_value(v: Any, check: Callable[[Any], Any]) -> bool:

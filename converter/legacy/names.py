@@ -124,17 +124,13 @@ LEGACY_NAMES: dict[str, dict[str, str]] = {
         "Mish", "HSwish", "HSigmoid", "Swish", "SoftSign", "LogicalNot", "Selu", "Gelu", "GeLU"),
 }
 
-# -- MO's own classes (section owned by the MO-classes work; helpers go in LEGACY_NAMES) --------
+# -- MO's own classes (section owned by the MO-classes work; helpers go in HELPER_NAMES) ---------
 # MO's op classes -> extgen's ops with MO's attributes (converter.legacy.mo_ops), and MO's
 # transformations -> ordering stand-ins at their position (converter.legacy.mo_passes)
 MO_CLASS_NAMES: dict[str, dict[str, str]] = {
     **{f"extensions.{module}": _from(f"{_L}.mo_ops", *names) for module, names in MO_OPS.items()},
     **{f"extensions.{module}": _from(f"{_L}.mo_passes", *table)
        for module, table in MO_PASSES.items()},
-    # minimal helpers MO's own op-building transformations call
-    "mo.front.tf.graph_utils": _from(
-        f"{_L}.mo_ops.helpers", "create_op_with_const_inputs", "create_op_node_with_second_input"),
-    "mo.middle.pattern_match": _from(f"{_L}.mo_ops.helpers", "apply_pattern", "check_value"),
 }
 
 # -- helper functions extension code calls (graph building, shapes, types, attributes) --------
@@ -161,7 +157,8 @@ HELPER_NAMES: dict[str, dict[str, str]] = {
     "mo.middle.passes.fusing.helpers": {
         **_from(_BUILD, "get_value_in_port", "get_tensor_in_port", "get_next_operation"),
         **_from(_GRAPH_UTILS, "get_value_id")},
-    "mo.middle.pattern_match": _from(_GRAPH_UTILS, "check_value", "inverse_dict"),
+    "mo.middle.pattern_match": _from(_GRAPH_UTILS, "apply_pattern", "find_pattern_matches",
+                                     "find_isomorphisms", "check_value", "inverse_dict"),
     "mo.utils.shape": _from(
         _SHAPE_NODES, "get_canonical_axis_index_node", "get_range_node_of_idxs",
         "get_shape_values_by_indices_node", "node_to_get_shape_value_of_indices",
