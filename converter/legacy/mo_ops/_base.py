@@ -16,7 +16,9 @@ import numpy as np
 
 from converter.graph.graph import Graph, Node
 
-__all__ = ["MoOp", "append_op", "become", "const_input", "ints", "move_inputs"]
+__all__ = [
+    "MoOp", "append_op", "become", "const_input", "ints", "move_inputs", "per_channel",
+]
 
 
 def ints(values: Any) -> list[int]:
@@ -127,3 +129,15 @@ def append_op(node: Node, op: str, value: np.ndarray | Node | None, name: str, p
     graph.add_edge(new.id, old.id, out=0)
     new.infer(new)
     return new
+
+
+def per_channel(node: Node, port: int, rank: int) -> np.ndarray | None:
+    """Constant input `port` shaped to broadcast along axis 1 (None when not connected)."""
+    if node.in_port(port).disconnected():
+        return None
+    value = node.in_port(port).data.get_value()
+    if value is None:
+        msg = f"'{node.soft_get('name', node.id)}': input {port} must be constant"
+        raise ValueError(msg)
+    value = np.asarray(value)
+    return value.reshape([1, -1] + [1] * (rank - 2)) if value.size > 1 else value.reshape(())
