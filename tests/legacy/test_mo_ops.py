@@ -311,7 +311,7 @@ def test_mo_op_class_builds_the_opset_op(tmp_path: Path, case: str) -> None:
     xml = convert(ConvertOptions(model, output_dir=tmp_path / "ir",
                                  extensions=[tmp_path / "ext"])).xml
     compiled = ov.Core().compile_model(str(xml), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
-    got = compiled([x])[compiled.output(0)]
+    got = compiled([x])[compiled.output("y")]
     ref = make_model(ref_nodes, [("x", TensorProto.FLOAT, list(x.shape))],
                      [("y", TensorProto.FLOAT, None)], inits)
     want = ort.InferenceSession(ref.SerializeToString()).run(None, {"x": x})[0]
