@@ -94,8 +94,19 @@ def _run_user_extractor(node: Node, keys: list[str]) -> bool:
         ext = FrontExtractorOp.registered_ops.get(key)
         if ext is not None and ext.enabled and _guarded(node, ext, partial(ext.extract, node)):
             node["extracted"] = True
+            _embed_inputs(node)
             return True
     return False
+
+
+def _embed_inputs(node: Node) -> None:
+    """Constants an MO extractor embedded (`embedded_inputs`: (port, attribute, edge attrs), as
+    mo.front.caffe.extractors.utils.embed_input writes them) become Const inputs."""
+    for port, name, edge_attrs in node.attrs().pop("embedded_inputs", None) or []:
+        const = Op.builtin_ops["Const"](node.graph).create_node(attrs={
+            "name": f"{node.soft_get('name', node.id)}/{name}", "value": node.attrs().pop(name)})
+        node.add_input_port(port, skip_if_exist=True)
+        const.out_port(0).connect(node.in_port(port), dict(edge_attrs or {}))
 
 
 def _run_user_op(node: Node, keys: list[str]) -> type[Op] | None:

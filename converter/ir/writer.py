@@ -10,6 +10,7 @@ import hashlib
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any, BinaryIO
+from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
@@ -98,8 +99,8 @@ def _layer(node: Node, lid: int, bin_writer: _BinWriter, port_ids: dict) -> ET.E
     if attrs:
         ET.SubElement(layer, "data", attrs)
     _rt_info(layer, node.soft_get("rt_info", None) or {})
-    ins = sorted(((d["in"], u) for u, _, d in graph.in_edges(node.id, data=True)))
-    outs = sorted(((d["out"], v) for _, v, d in graph.out_edges(node.id, data=True)))
+    ins = sorted(((d["in"], u) for u, _, d in graph.in_data(node.id)))
+    outs = sorted(((d["out"], v) for _, v, d in graph.out_data(node.id)))
     pid = 0
     if ins:
         inp = ET.SubElement(layer, "input")
@@ -143,35 +144,45 @@ def _check_supported(ops: list[Node]) -> None:
         raise UnsupportedOpError(msg, bad)
 
 
-def build_xml(graph: Graph, bin_writer: _BinWriter, rt_info: dict[str, Any]) -> ET.Element:
+def _text(element: ET.Element, level: int) -> str:
+    """One element serialized on its own, indented as if it sat `level` deep in the net."""
+    ET.indent(element, space="  ", level=level)
+    return f"{'  ' * level}{ET.tostring(element, encoding='unicode')}\n"
+
+
+def build_xml(graph: Graph, bin_writer: _BinWriter, rt_info: dict[str, Any]) -> list[str]:
+    """The .xml text in pieces, each layer serialized as soon as it is built: the whole tree
+    never sits in memory (on a 100k-node graph it would cost more than the graph)."""
     ops = [n for n in graph.topological_order() if n.kind == "op"]
     _check_supported(ops)
-    net = ET.Element("net", name=str(graph.graph.get("name", "model")), version="11")
-    layers = ET.SubElement(net, "layers")
+    name = quoteattr(str(graph.graph.get("name", "model")))
+    parts = [f"<?xml version='1.0' encoding='utf-8'?>\n<net name={name} version=\"11\">\n",
+             "  <layers>\n"]
     ids: dict[str, int] = {}
     port_ids: dict[tuple, int] = {}
     for lid, node in enumerate(ops):
         ids[node.id] = lid
-        layers.append(_layer(node, lid, bin_writer, port_ids))
-    edges = ET.SubElement(net, "edges")
+        parts.append(_text(_layer(node, lid, bin_writer, port_ids), 2))
+    edges = []
     for data in (n for n in graph.nodes if graph.nodes[n].get("kind") == "data"):
-        producers = list(graph.in_edges(data, data=True))
+        producers = list(graph.in_data(data))
         if not producers:
             continue
         src, _, pd = producers[0]
-        for _, dst, cd in graph.out_edges(data, data=True):
-            edges.append(ET.Element("edge", {
-                "from-layer": str(ids[src]), "from-port": str(port_ids[(src, "out", pd["out"])]),
-                "to-layer": str(ids[dst]), "to-port": str(port_ids[(dst, "in", cd["in"])]),
-            }))
-    sorted_edges = sorted(edges, key=lambda e: (int(e.get("to-layer")), int(e.get("to-port"))))
-    edges[:] = sorted_edges
-    _net_rt_info(net, rt_info)
-    return net
+        for _, dst, cd in graph.out_data(data):
+            edges.append((ids[dst], port_ids[(dst, "in", cd["in"])],
+                          ids[src], port_ids[(src, "out", pd["out"])]))
+    parts.append("  </layers>\n  <edges>\n")
+    parts.extend(f'    <edge from-layer="{fl}" from-port="{fp}" to-layer="{tl}" to-port="{tp}" />\n'
+                 for tl, tp, fl, fp in sorted(edges))
+    parts.append("  </edges>\n")
+    parts.append(_text(_net_rt_info(rt_info), 1))
+    parts.append("</net>")
+    return parts
 
 
-def _net_rt_info(net: ET.Element, rt_info: dict[str, Any]) -> None:
-    rt = ET.SubElement(net, "rt_info")
+def _net_rt_info(rt_info: dict[str, Any]) -> ET.Element:
+    rt = ET.Element("rt_info")
     for key, value in rt_info.items():
         if isinstance(value, dict):
             group = ET.SubElement(rt, key)
@@ -179,6 +190,7 @@ def _net_rt_info(net: ET.Element, rt_info: dict[str, Any]) -> None:
                 ET.SubElement(group, k, value=str(v))
         else:
             ET.SubElement(rt, key, value=str(value))
+    return rt
 
 
 def emit_ir(
@@ -189,11 +201,11 @@ def emit_ir(
     old .xml goes first, then the new .bin, the new .xml last) no failure or kill leaves an .xml
     beside a .bin other than its own."""
     xml_path, bin_path = output_dir / f"{model_name}.xml", output_dir / f"{model_name}.bin"
-    built: list[ET.Element] = []
+    built: list[list[str]] = []
 
     def write_xml(f: BinaryIO) -> None:
-        ET.indent(built[0])
-        ET.ElementTree(built[0]).write(f, encoding="utf-8", xml_declaration=True)
+        for part in built[0]:
+            f.write(part.encode("utf-8"))
 
     try:
         with ir_name_lock(output_dir, model_name):

@@ -4,8 +4,9 @@ run on the first device of the list that has a kernel for them."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -16,7 +17,7 @@ from converter.ir.reader import IRLayer, IRModel
 from converter.ir.types import dtype_of, parse_attr
 from converter.ops.op import Op, ir_op_class
 
-__all__ = ["Device", "Executor", "KernelNotFoundError", "Step"]
+__all__ = ["Device", "Executor", "KernelNotFoundError", "OpTimes", "Step"]
 
 Kernel = Callable[[list[np.ndarray]], list[np.ndarray]]
 
@@ -58,6 +59,18 @@ def _precision(text: str) -> np.dtype | None:
         return dtype_of(text)
     except ValueError:
         return None
+
+
+@dataclass
+class OpTimes:
+    """Seconds and layer runs per op type, summed over runs (`benchmark_app -pc` style)."""
+
+    seconds: dict[str, float] = field(default_factory=dict)
+    calls: dict[str, int] = field(default_factory=dict)
+
+    def add(self, op_type: str, seconds: float) -> None:
+        self.seconds[op_type] = self.seconds.get(op_type, 0.0) + seconds
+        self.calls[op_type] = self.calls.get(op_type, 0) + 1
 
 
 @dataclass
@@ -209,12 +222,15 @@ class Executor:
         src_layer, idx = self._source(result, 0)
         return [*self.model.layers[src_layer].outputs[idx].names, result.name]
 
-    def run(self, feed: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        """Outputs under every tensor name of each Result's source and the Result's name."""
+    def run(self, feed: dict[str, np.ndarray],
+            times: OpTimes | None = None) -> dict[str, np.ndarray]:
+        """Outputs under every tensor name of each Result's source and the Result's name.
+        With `times`, each layer's seconds are added under its type."""
         buffers = self._feed(feed)
         outputs: dict[str, np.ndarray] = {}
         for step in self.steps:
             args = [buffers[ref] for ref in step.inputs]
+            start = time.perf_counter()
             try:
                 outs = step.kernel(args)
             except ExtgenError:
@@ -225,6 +241,8 @@ class Executor:
                     f"{type(err).__name__}: {err} (do the IR's attributes and shapes fit the op?)"
                 )
                 raise ModelFormatError(msg) from err
+            if times is not None:
+                times.add(step.layer.type, time.perf_counter() - start)
             if step.layer.type == "Result":
                 outputs.update(dict.fromkeys(self._result_names[step.layer.id], outs[0]))
             for i, out in enumerate(outs):
