@@ -20,7 +20,7 @@ from converter.front.tf.writer import GraphBuilder
 from converter.options import ConvertOptions
 from converter.pipeline import convert
 from tests.conftest import make_model
-from tests.legacy.mo_wheel import mo_package
+from tests.legacy.mo_corpus import PREFIX, corpus
 
 F = TensorProto.FLOAT
 RNG = np.random.default_rng(7)
@@ -133,7 +133,7 @@ CASES = {
 
 
 def _folder(tmp_path: Path, files: tuple[str, ...]) -> Path:
-    package = mo_package()
+    package = corpus() / PREFIX
     for rel in files:
         dst = tmp_path / "ext" / rel
         dst.parent.mkdir(parents=True, exist_ok=True)
