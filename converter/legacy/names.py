@@ -131,10 +131,8 @@ MO_CLASS_NAMES: dict[str, dict[str, str]] = {
     **{f"extensions.{module}": _from(f"{_L}.mo_ops", *names) for module, names in MO_OPS.items()},
     **{f"extensions.{module}": _from(f"{_L}.mo_passes", *table)
        for module, table in MO_PASSES.items()},
-    # minimal helpers MO's own op-building transformations call
-    "mo.front.tf.graph_utils": _from(
-        f"{_L}.mo_ops.helpers", "create_op_with_const_inputs", "create_op_node_with_second_input"),
-    "mo.middle.pattern_match": _from(f"{_L}.mo_ops.helpers", "apply_pattern", "check_value"),
+    # MO's pattern matching, with MO's op names
+    "mo.middle.pattern_match": _from(f"{_L}.mo_ops.helpers", "apply_pattern"),
 }
 
 # -- helper functions extension code calls (graph building, shapes, types, attributes) --------
