@@ -16,10 +16,11 @@ import openvino as ov
 import pytest
 from onnx import TensorProto, helper
 
+from converter.front.tf.writer import GraphBuilder
 from converter.options import ConvertOptions
 from converter.pipeline import convert
 from tests.conftest import make_model
-from tests.legacy.mo_wheel import mo_package
+from tests.legacy.mo_corpus import PREFIX, corpus
 
 F = TensorProto.FLOAT
 RNG = np.random.default_rng(7)
@@ -40,6 +41,7 @@ class Case:
     opset: int = 17
     reference: object = None  # numpy function of x when onnxruntime lacks the op
     dims: list | None = None  # the model's input dims, when not x's shape
+    tf: object = None  # builds a TensorFlow GraphDef over placeholder "x" instead (nodes unused)
 
 
 def n(op: str, ins: list[str], outs: list[str], **attrs) -> onnx.NodeProto:
@@ -119,6 +121,11 @@ CASES = {
         n("Sum", ["x", "a", "b"], ["s"]), n("Max", ["s", "x", "a"], ["m"]),
         n("Min", ["m", "b", "x"], ["y"])], 'type="Minimum"',
         {"a": f32(0.5), "b": RNG.standard_normal((1, 3, 1, 5)).astype(np.float32)}),
+    "ClipByValueTFTransformation": Case(
+        ("front/tf/ClipByValue_ext.py", "front/tf/ClipByValueTFTransformation.py"), [],
+        'type="Minimum"', tf=lambda g, x: g.node("ClipByValue", "y", [
+            x, g.const("lo", f32(-0.5, 0, -1, 0.2, -2)), g.const("hi", f32(0.7))], T=np.float32),
+        reference=lambda x: np.maximum(np.minimum(x, f32(0.7)), f32(-0.5, 0, -1, 0.2, -2))),
     "ReshapeDimNormalizer": Case(("front/onnx/reshape_ext.py", "front/reshape_dim_normalizer.py"),
                                  [n("Reshape", ["x"], ["y"], shape=[6, 20])], 'type="Reshape"',
                                  opset=4, reference=lambda x: x.reshape(6, 20)),
@@ -126,7 +133,7 @@ CASES = {
 
 
 def _folder(tmp_path: Path, files: tuple[str, ...]) -> Path:
-    package = mo_package()
+    package = corpus() / PREFIX
     for rel in files:
         dst = tmp_path / "ext" / rel
         dst.parent.mkdir(parents=True, exist_ok=True)
@@ -137,10 +144,15 @@ def _folder(tmp_path: Path, files: tuple[str, ...]) -> Path:
 @pytest.mark.parametrize("name", list(CASES))
 def test_mo_transformation_converts_unmodified(tmp_path: Path, name: str, caplog) -> None:
     case = CASES[name]
-    inputs = [("x", F, case.dims or list(case.x.shape))]
-    model = make_model(case.nodes, inputs, [("y", F, None)], case.inits, opset=case.opset)
-    path = tmp_path / f"{name}.onnx"
-    onnx.save(model, path)
+    if case.tf is not None:
+        g = GraphBuilder()
+        case.tf(g, g.placeholder("x", list(case.x.shape)))
+        path = g.save(tmp_path / f"{name}.pb")
+    else:
+        inputs = [("x", F, case.dims or list(case.x.shape))]
+        model = make_model(case.nodes, inputs, [("y", F, None)], case.inits, opset=case.opset)
+        path = tmp_path / f"{name}.onnx"
+        onnx.save(model, path)
     ext = _folder(tmp_path, case.files)
     with caplog.at_level(logging.DEBUG, logger="extgen.convert"):
         xml = convert(ConvertOptions(path, output_dir=tmp_path / "ir", extensions=[ext])).xml
@@ -148,7 +160,7 @@ def test_mo_transformation_converts_unmodified(tmp_path: Path, name: str, caplog
     assert any(f".{module}.{name} " in f"{r.getMessage()} " for r in caplog.records), "not run"
     assert case.fused in xml.read_text(), f"{name} did not change the graph"
     compiled = ov.Core().compile_model(str(xml), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
-    got = compiled([case.x])[compiled.output("y")]
+    got = compiled([case.x])[compiled.output(0)]
     if case.reference is not None:
         want = case.reference(case.x)
     else:

@@ -65,6 +65,15 @@ CASES = {
         const(graph, DW).out_port(0).connect(op.in_port(1))
         return [op.out_port(0)]
     """, [helper.make_node("Conv", ["x", "w"], ["y"], pads=[1, 1, 1, 1], group=3)], {"w": DW}),
+    "conv_bias": ("convolution", "Convolution", """
+        op = Convolution(graph, {'pad': np.array([[0, 0], [0, 0], [1, 1], [1, 1]]),
+                                 'stride': np.array([1, 1, 1, 1])}).create_node()
+        x.connect(op.in_port(0))
+        const(graph, W).out_port(0).connect(op.in_port(1))
+        const(graph, np.float32([1, -2, 3, 0.5])).out_port(0).connect(op.in_port(2))
+        return [op.out_port(0)]
+    """, [helper.make_node("Conv", ["x", "w", "b"], ["y"], pads=[1, 1, 1, 1])],
+        {"w": W, "b": np.float32([1, -2, 3, 0.5])}),
     "max_pool_ceil": ("pooling", "Pooling", """
         op = Pooling(graph, {'window': np.array([1, 1, 3, 3]), 'stride': np.array([1, 1, 2, 2]),
                              'pad': np.array([[0, 0], [0, 0], [1, 1], [1, 1]]),
@@ -302,7 +311,7 @@ def test_mo_op_class_builds_the_opset_op(tmp_path: Path, case: str) -> None:
     xml = convert(ConvertOptions(model, output_dir=tmp_path / "ir",
                                  extensions=[tmp_path / "ext"])).xml
     compiled = ov.Core().compile_model(str(xml), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
-    got = compiled([x])[compiled.output(0)]
+    got = compiled([x])[compiled.output("y")]
     ref = make_model(ref_nodes, [("x", TensorProto.FLOAT, list(x.shape))],
                      [("y", TensorProto.FLOAT, None)], inits)
     want = ort.InferenceSession(ref.SerializeToString()).run(None, {"x": x})[0]

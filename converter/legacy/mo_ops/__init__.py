@@ -12,6 +12,7 @@ from typing import Any
 __all__ = ["MO_OPS"]
 
 MO_OPS: dict[str, tuple[str, ...]] = {
+    "ops.ClipByValueTF": ("ClibByValueTF",),
     "ops.ConvertLike": ("ConvertLike",),
     "ops.DetectionOutput": ("DetectionOutput",),
     "ops.MatMul": ("FullyConnected",),

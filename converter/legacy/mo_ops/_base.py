@@ -3,8 +3,9 @@
 An MO op class is a subclass of the built-in op it stands for (same `op`, so the node is the
 op extgen's frontends build), with `to_opset(attrs)` deriving the opset attributes from MO's
 (MO's stay on the node for passes that read them). `infer(node)` derives them again from the
-node, as MO's passes may have changed them, runs the built-in inference, and adds the
-attributes MO's inference left on the node.
+node, as MO's passes may have changed them, and runs the built-in inference; classes whose MO
+inference left attributes on the node (window ops) add them. The helpers below rewire a node
+in place: its inputs renumbered, constant inputs added, ops appended after it.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ import numpy as np
 
 from converter.graph.graph import Graph, Node
 
-__all__ = ["MoOp", "append_op", "become", "const_input", "ints", "move_inputs"]
+__all__ = [
+    "MoOp", "append_op", "become", "const_input", "ints", "move_inputs", "per_channel",
+]
 
 
 def ints(values: Any) -> list[int]:
@@ -51,14 +54,9 @@ class MoOp:
         node.attrs().update(op=cls.op, mo_lowered=True)  # type: ignore[attr-defined]
 
     @classmethod
-    def after_infer(cls, node: Node) -> None:
-        """After inference: the attributes MO's own inference set."""
-
-    @classmethod
     def infer(cls, node: Node) -> None:
         cls.prepare(node)
         super().infer(node)  # type: ignore[misc]
-        cls.after_infer(node)
 
 
 def become(node: Node, op: str | type, **attrs: Any) -> type:
@@ -125,5 +123,20 @@ def append_op(node: Node, op: str, value: np.ndarray | Node | None, name: str, p
     elif value is not None:
         const_input(new, 1, value, dtype=value.dtype)
     graph.add_edge(new.id, old.id, out=0)
+    out = node.out_port(port)
+    new.out_port(0).add_tensor_names(out.get_tensor_names())  # the model's name goes along
+    out.remove_tensor_names()
     new.infer(new)
     return new
+
+
+def per_channel(node: Node, port: int, rank: int) -> np.ndarray | None:
+    """Constant input `port` shaped to broadcast along axis 1 (None when not connected)."""
+    if node.in_port(port).disconnected():
+        return None
+    value = node.in_port(port).data.get_value()
+    if value is None:
+        msg = f"'{node.soft_get('name', node.id)}': input {port} must be constant"
+        raise ValueError(msg)
+    value = np.asarray(value)
+    return value.reshape([1, -1] + [1] * (rank - 2)) if value.size > 1 else value.reshape(())

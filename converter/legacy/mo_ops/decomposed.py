@@ -7,7 +7,14 @@ from __future__ import annotations
 import numpy as np
 
 from converter.graph.graph import Node
-from converter.legacy.mo_ops._base import MoOp, append_op, become, const_input, move_inputs
+from converter.legacy.mo_ops._base import (
+    MoOp,
+    append_op,
+    become,
+    const_input,
+    move_inputs,
+    per_channel,
+)
 from converter.legacy.ops import builtin_op
 
 __all__ = [
@@ -44,17 +51,6 @@ class Size(MoOp, builtin_op("ShapeOf")):
         append_op(node, "ReduceProd", _AXIS0, f"{node.name}/size", attrs={"keep_dims": False})
 
 
-def _per_channel(node: Node, port: int, rank: int) -> np.ndarray | None:
-    if node.in_port(port).disconnected():
-        return None
-    value = node.in_port(port).data.get_value()
-    if value is None:
-        msg = f"'{node.soft_get('name', node.id)}': input {port} must be constant"
-        raise ValueError(msg)
-    value = np.asarray(value)
-    return value.reshape([1, -1] + [1] * (rank - 2)) if value.size > 1 else value.reshape(())
-
-
 def _scale_shift(node: Node, scale: np.ndarray | None, shift: np.ndarray | None) -> None:
     if scale is not None:
         node = append_op(node, "Multiply", scale, f"{node.name}/scale")
@@ -71,7 +67,7 @@ class InstanceNormalization(MoOp, builtin_op("MVN")):
     @classmethod
     def infer(cls, node: Node) -> None:
         rank = len(node.in_port(0).data.get_shape())
-        scale, shift = _per_channel(node, 1, rank), _per_channel(node, 2, rank)
+        scale, shift = per_channel(node, 1, rank), per_channel(node, 2, rank)
         move_inputs(node, [0])
         const_input(node, 1, np.arange(2, rank))
         eps = float(node.soft_get("epsilon", None) or 1e-5)
@@ -89,7 +85,7 @@ class NormalizeOp(MoOp, builtin_op("NormalizeL2")):
     @classmethod
     def infer(cls, node: Node) -> None:
         rank = len(node.in_port(0).data.get_shape())
-        scale = _per_channel(node, 1, rank)
+        scale = per_channel(node, 1, rank)
         move_inputs(node, [0])
         axes = np.arange(1, rank) if node.soft_get("across_spatial", 0) else np.array([1])
         const_input(node, 1, axes)

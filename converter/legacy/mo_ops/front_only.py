@@ -18,6 +18,7 @@ FRONT_ONLY: dict[str, tuple[str, str]] = {
     "LogSoftmaxONNX": ("LogSoftmaxONNX", "front/onnx/logsoftmaxONNX_to_logsoftmax.py"),
     "ONNXPad": ("ONNXPad", "front/onnx/pad_converter.py"),
     "ConstantOfShape": ("ConstantOfShape", "front/onnx/constant_of_shape_to_broadcast.py"),
+    "ClibByValueTF": ("ClipByValueTF", "front/tf/ClipByValueTFTransformation.py"),
 }
 
 

@@ -24,7 +24,7 @@ class LowerMoOps(BackReplacementPattern):
 
 
 class EraseIdentity(BackReplacementPattern):
-    """Each input of an identity op feeds what its output fed."""
+    """Each input of an identity op feeds what its output fed, under its tensor names."""
 
     def run_after(self) -> list:
         return [LowerMoOps]
@@ -33,6 +33,8 @@ class EraseIdentity(BackReplacementPattern):
         for node in graph.get_op_nodes(identity=True):
             for port, out in list(node.iter_out_data()):
                 src = node.in_port(port).data_node()
+                names = node.out_port(port).get_tensor_names()
+                node.in_port(port).get_source().add_tensor_names(names)
                 for _, dst, attrs in list(graph.out_edges(out.id, data=True)):
                     graph.add_edge(src.id, dst, **attrs)
                 graph.remove_node(out.id)

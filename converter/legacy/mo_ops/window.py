@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from converter.graph.graph import Graph, Node
-from converter.legacy.mo_ops._base import MoOp, ints
+from converter.legacy.mo_ops._base import MoOp, append_op, ints, move_inputs, per_channel
 from converter.ops.nn.convolution import Convolution as _Convolution
 from converter.ops.nn.convolution import GroupConvolution
 from converter.ops.nn.convolution_backprop import (
@@ -81,6 +81,20 @@ def _group_weights(node: Node, groups: int) -> None:
         source["value"] = grouped
 
 
+def _take_bias(node: Node) -> np.ndarray | None:
+    """MO's bias input 2 (the opset ops have none: it becomes an Add after the node)."""
+    bias = per_channel(node, 2, len(node.in_port(0).data.get_shape()))
+    if bias is not None:
+        move_inputs(node, [0, 1])
+    return bias
+
+
+def _add_bias(node: Node, bias: np.ndarray | None) -> None:
+    if bias is not None:
+        node["bias_term"] = False
+        append_op(node, "Add", bias, f"{node.soft_get('name', node.id)}/bias")
+
+
 class Convolution(MoOp, _Convolution):
     """mo.ops.convolution.Convolution: `group` > 1 becomes GroupConvolution at inference."""
 
@@ -91,6 +105,7 @@ class Convolution(MoOp, _Convolution):
     @classmethod
     def infer(cls, node: Node) -> None:
         cls.prepare(node)
+        bias = _take_bias(node)
         groups = int(node.soft_get("group", None) or 1)
         if groups > 1 or node.soft_get("type", None) == "GroupConvolution":
             if node.soft_get("type", None) != "GroupConvolution":
@@ -104,6 +119,7 @@ class Convolution(MoOp, _Convolution):
             kernel = list(node.in_port(1).data.get_shape()[2:])
         _mo_outputs(node, kernel)
         node["output"] = node.out_port(0).data.get_shape()[1]
+        _add_bias(node, bias)
 
 
 class Deconvolution(MoOp, ConvolutionBackpropData):
@@ -123,6 +139,7 @@ class Deconvolution(MoOp, ConvolutionBackpropData):
     @classmethod
     def infer(cls, node: Node) -> None:
         cls.prepare(node)
+        bias = _take_bias(node) if node.soft_get("bias_term", False) else None
         groups = int(node.soft_get("group", None) or 1)
         op = GroupConvolutionBackpropData if groups > 1 else ConvolutionBackpropData
         if groups > 1 and node.soft_get("type", None) != op.type:
@@ -130,6 +147,7 @@ class Deconvolution(MoOp, ConvolutionBackpropData):
         node.attrs().update(op=op.op, type=op.type, version=op.version)
         op.infer(node)
         _mo_outputs(node, list(node.in_port(1).data.get_shape()[2 + (groups > 1):]))
+        _add_bias(node, bias)
 
 
 _POOLS = {"max": MaxPool, "avg": AvgPool}
