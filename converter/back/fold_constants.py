@@ -1,11 +1,12 @@
 """Replace every op whose outputs are all known constants by Const ops (partial inference
-already computed the values with each op's evaluate)."""
+already computed the values with each op's evaluate), in sub-graph bodies too."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from converter.graph.graph import Graph
+from converter.middle.subgraphs import bodies_of
 from converter.ops.op import Op
 
 __all__ = ["fold_constants"]
@@ -32,3 +33,5 @@ def fold_constants(graph: Graph) -> None:
             graph.remove_edge(node.id, data.id)
             graph.add_edge(const.id, data.id, out=0)
     graph.clean_up()
+    for body in bodies_of(graph):
+        fold_constants(body)

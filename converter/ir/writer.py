@@ -18,6 +18,7 @@ from converter.files import write_pair
 from converter.graph.graph import Graph, Node
 from converter.graph.shape import as_shape
 from converter.ir.lock import ir_name_lock
+from converter.ir.port_map import rule_attrs
 from converter.ir.types import element_type, format_attr, precision
 from converter.ops.op import Op
 
@@ -128,6 +129,8 @@ def _layer(node: Node, lid: int, bin_writer: _BinWriter, port_ids: dict) -> ET.E
             _dims(port, shape)
             port_ids[(node.id, "out", idx)] = pid
             pid += 1
+    if node.has_valid("bodies"):
+        _bodies(layer, node, bin_writer, port_ids)
     return layer
 
 
@@ -143,17 +146,17 @@ def _check_supported(ops: list[Node]) -> None:
         raise UnsupportedOpError(msg, bad)
 
 
-def build_xml(graph: Graph, bin_writer: _BinWriter, rt_info: dict[str, Any]) -> ET.Element:
+def _fill(parent: ET.Element, graph: Graph, bin_writer: _BinWriter) -> dict[str, int]:
+    """<layers> and <edges> of graph under parent; returns the layer id of each op node."""
     ops = [n for n in graph.topological_order() if n.kind == "op"]
     _check_supported(ops)
-    net = ET.Element("net", name=str(graph.graph.get("name", "model")), version="11")
-    layers = ET.SubElement(net, "layers")
+    layers = ET.SubElement(parent, "layers")
     ids: dict[str, int] = {}
     port_ids: dict[tuple, int] = {}
     for lid, node in enumerate(ops):
         ids[node.id] = lid
         layers.append(_layer(node, lid, bin_writer, port_ids))
-    edges = ET.SubElement(net, "edges")
+    edges = ET.SubElement(parent, "edges")
     for data in (n for n in graph.nodes if graph.nodes[n].get("kind") == "data"):
         producers = list(graph.in_edges(data, data=True))
         if not producers:
@@ -166,6 +169,33 @@ def build_xml(graph: Graph, bin_writer: _BinWriter, rt_info: dict[str, Any]) -> 
             }))
     sorted_edges = sorted(edges, key=lambda e: (int(e.get("to-layer")), int(e.get("to-port"))))
     edges[:] = sorted_edges
+    return ids
+
+
+def _bodies(layer: ET.Element, node: Node, bin_writer: _BinWriter, port_ids: dict) -> None:
+    """A sub-graph op's port maps (IR port ids, body layer ids), back edges and bodies."""
+    for name, body in node["bodies"].items():
+        element = ET.Element(name)
+        ids = _fill(element, body.graph, bin_writer)
+        port_map = node["port_maps"][name]
+        prefix = "" if name == "body" else name.split("_")[0] + "_"
+        mapping = ET.SubElement(layer, prefix + "port_map")
+        for kind, side, rules in (("input", "in", port_map.inputs),
+                                  ("output", "out", port_map.outputs)):
+            for rule in rules:
+                port = -1 if rule.purpose else port_ids[(node.id, side, rule.external)]
+                ET.SubElement(mapping, kind, rule_attrs(rule, port, ids[rule.internal]))
+        if port_map.back_edges:
+            back = ET.SubElement(layer, "back_edges")
+            for res, param in port_map.back_edges:
+                ET.SubElement(back, "edge", {"from-layer": str(ids[res]), "from-port": "0",
+                                             "to-layer": str(ids[param]), "to-port": "0"})
+        layer.append(element)
+
+
+def build_xml(graph: Graph, bin_writer: _BinWriter, rt_info: dict[str, Any]) -> ET.Element:
+    net = ET.Element("net", name=str(graph.graph.get("name", "model")), version="11")
+    _fill(net, graph, bin_writer)
     _net_rt_info(net, rt_info)
     return net
 

@@ -115,6 +115,8 @@ class Executor:
         return src_layer, outs.index(src_port)
 
     def _kernel(self, layer: IRLayer) -> tuple[Kernel, str]:
+        if layer.bodies:
+            return self._subgraph_kernel(layer), "CPU"
         for device in self.devices:
             kernel = device.kernel(layer)
             if kernel is not None:
@@ -129,6 +131,18 @@ class Executor:
             "--extensions folder whose ops/ defines it"
         )
         raise KernelNotFoundError(msg)
+
+    def _subgraph_kernel(self, layer: IRLayer) -> Kernel:
+        """A sub-graph op (If, Loop, ...) running its bodies on executors of this device list."""
+        cls = ir_op_class(layer.type, layer.version)
+        if cls is None:
+            msg = f"layer '{layer.name}' of type {layer.type} ({layer.version}) is not supported"
+            raise KernelNotFoundError(msg)
+        attrs = layer_attrs(cls, layer)
+        attrs["port_maps"] = layer.port_maps
+        attrs["bodies"] = {name: _Body(Executor(body, self.devices))
+                           for name, body in layer.bodies.items()}
+        return lambda inputs: cls.compute(attrs, inputs)
 
     def _plan(self) -> list[Step]:
         steps: list[Step] = []
@@ -211,8 +225,14 @@ class Executor:
 
     def run(self, feed: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Outputs under every tensor name of each Result's source and the Result's name."""
-        buffers = self._feed(feed)
         outputs: dict[str, np.ndarray] = {}
+        for lid, value in self.execute(self._feed(feed)).items():
+            outputs.update(dict.fromkeys(self._result_names[lid], value))
+        return outputs
+
+    def execute(self, buffers: dict[tuple[int, int], np.ndarray]) -> dict[int, np.ndarray]:
+        """Run on the Parameters' values ((layer id, 0) -> value); each Result's by layer id."""
+        outputs: dict[int, np.ndarray] = {}
         for step in self.steps:
             args = [buffers[ref] for ref in step.inputs]
             try:
@@ -226,9 +246,19 @@ class Executor:
                 )
                 raise ModelFormatError(msg) from err
             if step.layer.type == "Result":
-                outputs.update(dict.fromkeys(self._result_names[step.layer.id], outs[0]))
+                outputs[step.layer.id] = outs[0]
             for i, out in enumerate(outs):
                 buffers[(step.layer.id, i)] = out
             for ref in step.free_after:
                 buffers.pop(ref, None)
         return outputs
+
+
+class _Body:
+    """A body of a sub-graph op as its definition runs it: Parameter and Result layer ids."""
+
+    def __init__(self, executor: Executor) -> None:
+        self.executor = executor
+
+    def run(self, feed: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
+        return self.executor.execute({(lid, 0): value for lid, value in feed.items()})
