@@ -1,5 +1,6 @@
 """GraphBody: a sub-graph op's body as conversion holds it (a Graph of Parameters, ops and
-Results), with the `infer` the op definitions call; and the walk over every body of a graph."""
+Results), with the `infer` the op definitions call; the walk over every body of a graph; and
+inlining the branch an If with a constant condition takes."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from converter.graph.graph import Graph, Node
 from converter.middle.partial_infer import partial_infer
 from converter.ops.control._body import Spec
 
-__all__ = ["GraphBody", "bodies_of"]
+__all__ = ["GraphBody", "bodies_of", "inline_constant_ifs"]
 
 
 class GraphBody:
@@ -39,3 +40,45 @@ def bodies_of(graph: Graph) -> Iterator[Graph]:
     for _, attrs in graph.nodes(data=True):
         for body in (attrs.get("bodies") or {}).values():
             yield body.graph
+
+
+def inline_constant_ifs(graph: Graph) -> None:
+    """Replace each If whose condition inference found constant by the branch it takes."""
+    while True:
+        node = next((n for n in graph.get_op_nodes(op="If")
+                     if n.in_port(0).data.get_value() is not None), None)
+        if node is None:
+            return
+        cond = bool(np.asarray(node.in_port(0).data.get_value()).ravel()[0])
+        taken = "then_body" if cond else "else_body"
+        _inline(node, node["bodies"][taken].graph, node["port_maps"][taken])
+
+
+def _inline(node: Node, body: Graph, port_map) -> None:
+    """Move body's nodes into node's graph in node's place: its Parameters read the op's
+    inputs, its Results' values feed the op's consumers."""
+    graph = node.graph
+    moved: dict[Hashable, str] = {}
+    for rule in port_map.external_inputs():
+        param_data = next(iter(body.successors(rule.internal)), None)
+        if param_data is not None:
+            moved[param_data] = node.in_port(rule.external).data_node().id
+    skip = {n for n, d in body.nodes(data=True) if d.get("op") in ("Parameter", "Result")}
+    for nid, attrs in body.nodes(data=True):
+        if nid not in skip and nid not in moved:
+            moved[nid] = graph.unique_id(str(nid))
+            graph.add_node(moved[nid], **attrs)
+    for u, v, attrs in body.edges(data=True):
+        if u not in skip and v not in skip:
+            graph.add_edge(moved[u], moved[v], **attrs)
+    for rule in port_map.external_outputs():
+        source = moved[next(iter(body.predecessors(rule.internal)))]
+        out_data = node.out_port(rule.external).data_node()
+        for _, consumer, attrs in list(graph.out_edges(out_data.id, data=True)):
+            graph.add_edge(source, consumer, **attrs)
+        names = node._ports("out").get(rule.external, {}).get("fw_tensor_debug_info", [])
+        produced = list(graph.in_edges(source, data=True))
+        if names and produced:
+            producer, _, attrs = produced[0]
+            Node(graph, producer).out_port(attrs["out"]).add_tensor_names([t for _, t in names])
+    graph.remove_nodes_from([d.id for _, d in node.iter_out_data()] + [node.id])

@@ -43,6 +43,18 @@ def _if_model() -> onnx.ModelProto:
     )
 
 
+def _static_if_model() -> onnx.ModelProto:
+    """As exporters write a shape test: the condition (x has 6 elements) is known at conversion."""
+    then = _graph([h.make_node("Relu", ["x"], ["t"])], "then", [], [("t", F, [2, 3])])
+    other = _graph([h.make_node("Neg", ["x"], ["e"])], "else", [], [("e", F, [2, 3])])
+    return make_model(
+        [h.make_node("Size", ["x"], ["size"]),
+         h.make_node("Equal", ["size", "six"], ["c"]),
+         h.make_node("If", ["c"], ["out"], then_branch=then, else_branch=other)],
+        [("x", F, [2, 3])], [("out", F, [2, 3])], {"six": np.array(6, np.int64)},
+    )
+
+
 def _loop_model() -> onnx.ModelProto:
     """A for loop of n steps carrying h = tanh(h @ w + x * i), scanning each h out."""
     body = _graph(
@@ -80,6 +92,30 @@ def _while_model() -> onnx.ModelProto:
     )
 
 
+def _nested_model() -> onnx.ModelProto:
+    """A Loop whose body holds an If: odd steps add the model input x (read two scopes up),
+    even steps scale by a weight; the Scan beside it reads x from its body too."""
+    then = _graph([h.make_node("Add", ["s_in", "x"], ["t"])], "then", [], [("t", F, [3])])
+    other = _graph([h.make_node("Mul", ["s_in", "w"], ["e"])], "else", [], [("e", F, [3])])
+    body = _graph(
+        [h.make_node("Mod", ["i", "two"], ["odd"]),
+         h.make_node("Cast", ["odd"], ["c"], to=T.BOOL),
+         h.make_node("If", ["c"], ["s_out"], then_branch=then, else_branch=other),
+         h.make_node("Identity", ["cond_in"], ["cond_out"])],
+        "body", [("i", T.INT64, []), ("cond_in", T.BOOL, []), ("s_in", F, [3])],
+        [("cond_out", T.BOOL, []), ("s_out", F, [3])],
+    )
+    scan_body = _graph([h.make_node("Sub", ["a", "x"], ["y"])], "scan",
+                       [("a", F, [3])], [("y", F, [3])])
+    return make_model(
+        [h.make_node("Loop", ["n", "", "x"], ["s"], body=body),
+         h.make_node("Scan", ["xs"], ["ys"], body=scan_body, num_scan_inputs=1)],
+        [("x", F, [3]), ("xs", F, [4, 3])], [("s", F, [3]), ("ys", F, [4, 3])],
+        {"n": np.array([6], np.int64), "two": np.array(2, np.int64),
+         "w": RNG.standard_normal(3).astype(np.float32)},
+    )
+
+
 def _scan_model() -> onnx.ModelProto:
     """A cumulative sum over axis 0 forwards and a product with a weight over axis 1 backwards."""
     body = _graph(
@@ -104,12 +140,14 @@ CASES = {
                             "y": RNG.standard_normal((2, 3))}),
     "if_else": (_if_model, {"x": -np.abs(RNG.standard_normal((2, 3))) - 0.1,
                             "y": RNG.standard_normal((2, 3))}),
+    "if_static": (_static_if_model, {"x": RNG.standard_normal((2, 3))}),
     "loop_for": (_loop_model, {"x": RNG.standard_normal((1, 4)), "h0": RNG.standard_normal((1, 4)),
                                "n": np.array(5, np.int64)}),
     "loop_while": (_while_model, {"s0": np.array([0.5, 1, 1.5]), "go": np.array(True),
                                   "limit": np.array(100.0)}),
     "loop_not_run": (_while_model, {"s0": np.array([0.5, 1, 1.5]), "go": np.array(False),
                                     "limit": np.array(100.0)}),
+    "nested": (_nested_model, {"x": RNG.standard_normal(3), "xs": RNG.standard_normal((4, 3))}),
     "scan": (_scan_model, {"acc0": RNG.standard_normal(3), "xa": RNG.standard_normal((5, 3)),
                            "xb": RNG.standard_normal((3, 5))}),
 }
@@ -149,3 +187,10 @@ def test_matches_onnxruntime(tmp_path: Path, case: str) -> None:
         for w, g in zip(want, got):
             assert g.shape == w.shape, (run.__name__, path)
             np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5, err_msg=f"{run.__name__} {path}")
+
+
+def test_an_if_on_a_constant_condition_becomes_its_branch(tmp_path: Path) -> None:
+    onnx.save(_static_if_model(), tmp_path / "m.onnx")
+    xml = convert(ConvertOptions(tmp_path / "m.onnx", output_dir=tmp_path)).xml
+    layers = {layer.type for layer in read_ir(xml).layers.values()}
+    assert "If" not in layers and "ReLU" in layers and "Negative" not in layers

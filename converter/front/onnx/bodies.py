@@ -25,15 +25,17 @@ _FACTS = ("fw", "layout", "feature_dim", "opsets", "fw_opset_version")
 
 
 class OuterInputs:
-    """The op's inputs: the explicit ones, then each captured outer value once."""
+    """The op's inputs: the explicit ones, then each captured outer value once (on an input of
+    its own even when an explicit input has the same source: OpenVINO maps an input port to one
+    body Parameter)."""
 
     def __init__(self, ports: list[Port]) -> None:
-        self.ports = list(ports)
+        self.ports, self.explicit = list(ports), len(ports)
 
     def index(self, port: Port) -> int:
-        if port not in self.ports:
+        if port not in self.ports[self.explicit:]:
             self.ports.append(port)
-        return self.ports.index(port)
+        return self.ports.index(port, self.explicit)
 
 
 @dataclass
