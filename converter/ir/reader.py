@@ -170,16 +170,24 @@ def _map_weights(bin_path: Path) -> Any:
         raise InputFileError(msg) from None
 
 
-def _port_map(el: Element, layer: IRLayer, name: str) -> PortMap:
+def _port_map(el: Element, layer: IRLayer, name: str, xml_path: Path) -> PortMap:
     """The port map of body `name` (op port ids as input/output indices, layer ids as is)."""
     prefix = "" if name == "body" else name.split("_")[0] + "_"
     ports = {"input": layer.inputs, "output": [p.id for p in layer.outputs]}
+    inner = {"input": "Parameter", "output": "Result"}
+    body = layer.bodies[name].layers
     port_map = PortMap()
     for kind, rules in (("input", port_map.inputs), ("output", port_map.outputs)):
         for entry in el.findall(f"{prefix}port_map/{kind}"):
-            port = int(entry.get("external_port_id"))
+            port, internal = int(entry.get("external_port_id")), int(entry.get("internal_layer_id"))
+            if (port >= 0 and port not in ports[kind]) or getattr(
+                    body.get(internal), "type", None) != inner[kind]:
+                msg = (f"{xml_path}: layer '{layer.name}' ({layer.type}): {prefix}port_map joins "
+                       f"port {port} to body layer {internal}; it takes one of the layer's "
+                       f"{kind} ports (or -1) and a {inner[kind]} of the body")
+                raise ModelFormatError(msg)
             external = ports[kind].index(port) if port >= 0 else -1
-            rules.append(rule_of(entry.attrib, external, int(entry.get("internal_layer_id"))))
+            rules.append(rule_of(entry.attrib, external, internal))
     if name == "body":
         port_map.back_edges = [(int(e.get("from-layer")), int(e.get("to-layer")))
                                for e in el.findall("back_edges/edge")]
@@ -201,18 +209,27 @@ class _Weights:
         return self._data
 
 
+MAX_BODY_DEPTH = 64  # sub-graph bodies within bodies
+
+
 def _bodies(root: Element, layers: dict[int, IRLayer], xml_path: Path, weights: _Weights,
-            version: int) -> None:
+            version: int, depth: int) -> None:
     for el in root.findall("layers/layer"):
         layer = layers[int(el.get("id"))]
         for name in ("body", "then_body", "else_body"):
             sub = el.find(name)
-            if sub is not None:
-                layer.bodies[name] = _net(sub, xml_path, weights, layer.name, version)
-                layer.port_maps[name] = _port_map(el, layer, name)
+            if sub is None:
+                continue
+            if depth >= MAX_BODY_DEPTH:
+                msg = (f"{xml_path}: layer '{layer.name}' nests sub-graph bodies more than "
+                       f"{MAX_BODY_DEPTH} deep")
+                raise ModelFormatError(msg)
+            layer.bodies[name] = _net(sub, xml_path, weights, layer.name, version, depth + 1)
+            layer.port_maps[name] = _port_map(el, layer, name, xml_path)
 
 
-def _net(root: Element, xml_path: Path, weights: _Weights, name: str, version: int) -> IRModel:
+def _net(root: Element, xml_path: Path, weights: _Weights, name: str, version: int,
+         depth: int = 0) -> IRModel:
     """One <net> or sub-graph body: layers (bodies within), edges, Consts from the .bin."""
     try:
         layers = _layers(root, xml_path)
@@ -221,7 +238,7 @@ def _net(root: Element, xml_path: Path, weights: _Weights, name: str, version: i
             (int(e.get("from-layer")), int(e.get("from-port")))
             for e in root.findall("edges/edge")
         }
-        _bodies(root, layers, xml_path, weights, version)
+        _bodies(root, layers, xml_path, weights, version, depth)
     except (TypeError, ValueError) as err:
         msg = f"{xml_path}: malformed layer or edge ({err})"
         raise ModelFormatError(msg) from None

@@ -14,6 +14,7 @@ from converter.errors import ExtgenError, ModelFormatError, UsageError
 from converter.ir.attrs import typed_attrs
 from converter.ir.reader import IRLayer, IRModel
 from converter.ir.types import dtype_of, parse_attr
+from converter.ops.control._body import Spec
 from converter.ops.op import Op, ir_op_class
 
 __all__ = ["Device", "Executor", "KernelNotFoundError", "Step"]
@@ -262,3 +263,9 @@ class _Body:
 
     def run(self, feed: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
         return self.executor.execute({(lid, 0): value for lid, value in feed.items()})
+
+    def spec(self, result: int) -> Spec:
+        executor = self.executor
+        src, idx = executor._source(executor.model.layers[result], 0)
+        port = executor.model.layers[src].outputs[idx]
+        return Spec(port.dims, _precision(port.precision))

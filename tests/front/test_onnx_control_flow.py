@@ -143,6 +143,8 @@ CASES = {
     "if_static": (_static_if_model, {"x": RNG.standard_normal((2, 3))}),
     "loop_for": (_loop_model, {"x": RNG.standard_normal((1, 4)), "h0": RNG.standard_normal((1, 4)),
                                "n": np.array(5, np.int64)}),
+    "loop_none": (_loop_model, {"x": RNG.standard_normal((1, 4)),
+                                "h0": RNG.standard_normal((1, 4)), "n": np.array(0, np.int64)}),
     "loop_while": (_while_model, {"s0": np.array([0.5, 1, 1.5]), "go": np.array(True),
                                   "limit": np.array(100.0)}),
     "loop_not_run": (_while_model, {"s0": np.array([0.5, 1, 1.5]), "go": np.array(False),

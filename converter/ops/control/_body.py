@@ -3,9 +3,9 @@ op input feeds which body Parameter, which body Result makes which op output, sl
 and the slicing arithmetic of TensorIterator/Loop port maps.
 
 A body is anything with `run(feed) -> outputs`, both keyed by the ids its port maps name (body
-Parameter/Result node ids in the converter, layer ids in the runtime), and, for conversion,
-`infer(feed) -> outputs` over `Spec`s. The converter's bodies wrap a Graph, the shim's an
-executor; the op definitions below never see which.
+Parameter/Result node ids in the converter, layer ids in the runtime), `spec(result)` (what it
+declares of a Result) and, for conversion, `infer(feed) -> outputs` over `Spec`s. The
+converter's bodies wrap a Graph, the shim's an executor; the op definitions never see which.
 """
 
 from __future__ import annotations
@@ -31,6 +31,10 @@ class Body(Protocol):
     def run(self, feed: dict[Hashable, np.ndarray]) -> dict[Hashable, np.ndarray]: ...
 
     def infer(self, feed: dict[Hashable, Spec]) -> dict[Hashable, Spec]: ...
+
+    def spec(self, result: Hashable) -> Spec:
+        """What the body declares of a Result (for the empty output of zero iterations)."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -83,7 +87,14 @@ def part(x: np.ndarray, rule: PortRule, first: int, i: int) -> np.ndarray:
     return x[tuple(index)]
 
 
-def stack_parts(parts: list[np.ndarray], rule: PortRule) -> np.ndarray:
-    """The parts of a concatenated output, in iteration order or reversed (stride < 0)."""
+def stack_parts(parts: list[np.ndarray], rule: PortRule, body: Body) -> np.ndarray:
+    """The parts of a concatenated output, in iteration order or reversed (stride < 0); no
+    parts make an empty tensor of the Result's declared type and rank."""
+    if not parts:
+        spec = body.spec(rule.internal)
+        rank = len(spec.shape or ())
+        axis = rule.axis % rank if rank else 0
+        shape = [0 if a == axis or d < 0 else d for a, d in enumerate(spec.shape or (0,))]
+        return np.zeros(shape, spec.dtype)
     ordered = parts if rule.stride > 0 else parts[::-1]
     return np.concatenate(ordered, axis=rule.axis)

@@ -46,7 +46,7 @@ def iterate(body: Body, port_map: PortMap, inputs: list[np.ndarray], count: int 
         if not keep_going(last):
             break
     return [
-        stack_parts(parts_of[r.internal], r) if r.axis is not None
+        stack_parts(parts_of[r.internal], r, body) if r.axis is not None
         else last.get(r.internal, initial.get(r.internal))
         for r in port_map.external_outputs()
     ]
