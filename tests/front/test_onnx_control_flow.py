@@ -135,6 +135,21 @@ def _scan_model() -> onnx.ModelProto:
     )
 
 
+def _batched_scan_model() -> onnx.ModelProto:
+    """Opset 8's Scan: a batch axis first, the sequence second, scanned backwards."""
+    body = _graph(
+        [h.make_node("Add", ["acc_in", "a"], ["acc_out"]),
+         h.make_node("Mul", ["acc_out", "v"], ["y"])],
+        "body", [("acc_in", F, [3]), ("a", F, [3])], [("acc_out", F, [3]), ("y", F, [3])],
+    )
+    return make_model(
+        [h.make_node("Scan", ["", "acc0", "xs"], ["acc", "ys"], body=body, num_scan_inputs=1,
+                     directions=[1])],
+        [("acc0", F, [2, 3]), ("xs", F, [2, 5, 3])], [("acc", F, [2, 3]), ("ys", F, [2, 5, 3])],
+        {"v": RNG.standard_normal(3).astype(np.float32)}, opset=8,
+    )
+
+
 CASES = {
     "if_then": (_if_model, {"x": np.abs(RNG.standard_normal((2, 3))) + 0.1,
                             "y": RNG.standard_normal((2, 3))}),
@@ -150,6 +165,8 @@ CASES = {
     "loop_not_run": (_while_model, {"s0": np.array([0.5, 1, 1.5]), "go": np.array(False),
                                     "limit": np.array(100.0)}),
     "nested": (_nested_model, {"x": RNG.standard_normal(3), "xs": RNG.standard_normal((4, 3))}),
+    "scan_batched": (_batched_scan_model, {"acc0": RNG.standard_normal((2, 3)),
+                                           "xs": RNG.standard_normal((2, 5, 3))}),
     "scan": (_scan_model, {"acc0": RNG.standard_normal(3), "xa": RNG.standard_normal((5, 3)),
                            "xb": RNG.standard_normal((3, 5))}),
 }

@@ -19,7 +19,10 @@ from converter.graph.graph import Graph, Node
 from converter.graph.port import Port
 from converter.ops.control._body import PortRule
 
-__all__ = ["OnnxBody", "OuterInputs", "build_body", "insert_after", "insert_before"]
+__all__ = [
+    "OnnxBody", "OuterInputs", "axes_op", "body_graph", "build_body", "insert_after",
+    "insert_before",
+]
 
 _FACTS = ("fw", "layout", "feature_dim", "opsets", "fw_opset_version")
 
@@ -46,11 +49,17 @@ class OnnxBody:
     captured: list[PortRule] = field(default_factory=list)  # outer values fed as inputs
 
 
-def build_body(n: OnnxNode, g: onnx.GraphProto, outer: OuterInputs) -> OnnxBody:
-    """g as a translated body Graph (its own sub-graphs translated too)."""
+def body_graph(n: OnnxNode, name: str) -> Graph:
+    """An empty body Graph with the model facts of n's graph."""
     graph = Graph()
     graph.graph.update({k: n.graph.graph[k] for k in _FACTS if k in n.graph.graph})
-    graph.graph["name"] = f"{n.name}/{g.name or 'body'}"
+    graph.graph["name"] = f"{n.name}/{name}"
+    return graph
+
+
+def build_body(n: OnnxNode, g: onnx.GraphProto, outer: OuterInputs) -> OnnxBody:
+    """g as a translated body Graph (its own sub-graphs translated too)."""
+    graph = body_graph(n, g.name or "body")
     producers: dict[str, tuple[Node, int]] = {}
     captured = []
     for name in implicit_inputs(g):
@@ -68,7 +77,8 @@ def build_body(n: OnnxNode, g: onnx.GraphProto, outer: OuterInputs) -> OnnxBody:
     return OnnxBody(graph, params, results, captured)
 
 
-def _axes_op(graph: Graph, op: str, name: str, axis: int) -> Node:
+def axes_op(graph: Graph, op: str, name: str, axis: int) -> Node:
+    """An op (Squeeze/Unsqueeze) with its axes input set to [axis]."""
     node = add_op(graph, op, name)
     axes = add_op(graph, "Const", f"{name}/axes", value=np.array([axis], np.int64))
     axes.out_port(0).connect(node.in_port(1))
@@ -78,12 +88,12 @@ def _axes_op(graph: Graph, op: str, name: str, axis: int) -> Node:
 def insert_after(graph: Graph, param: str, op: str, axis: int) -> None:
     """Parameter `param` feeds what it fed through op (Squeeze/Unsqueeze) on axis."""
     node = Node(graph, param)
-    new = _axes_op(graph, op, f"{node.soft_get('name')}/{op}", axis)
+    new = axes_op(graph, op, f"{node.soft_get('name')}/{op}", axis)
     node.out_port(0).get_connection().insert_node(new)
 
 
 def insert_before(graph: Graph, result: str, op: str, axis: int) -> None:
     """Result `result` takes its value through op (Squeeze/Unsqueeze) on axis."""
     node = Node(graph, result)
-    new = _axes_op(graph, op, f"{node.soft_get('name')}/{op}", axis)
+    new = axes_op(graph, op, f"{node.soft_get('name')}/{op}", axis)
     node.in_port(0).get_connection().insert_node(new)
