@@ -55,6 +55,28 @@ def _static_if_model() -> onnx.ModelProto:
     )
 
 
+def _empty_guard_model() -> onnx.ModelProto:
+    """As detection heads guard empty boxes: a 1-node then-branch (no boxes: an empty
+    constant) and a longer else-branch of another shape, on a dynamic input."""
+    empty = onnx.numpy_helper.from_array(np.zeros((0, 4), np.float32))
+    then = _graph([h.make_node("Constant", [], ["none"], value=empty)], "then", [],
+                  [("none", F, [0, 4])])
+    other = _graph(
+        [h.make_node("Sigmoid", ["boxes"], ["s"]),
+         h.make_node("Mul", ["s", "scale"], ["scaled"]),
+         h.make_node("Slice", ["scaled", "zero1", "two1"], ["top"]),
+         h.make_node("Relu", ["top"], ["kept"])],
+        "else", [], [("kept", F, ["k", 4])])
+    return make_model(
+        [h.make_node("Size", ["boxes"], ["size"]),
+         h.make_node("Equal", ["size", "zero"], ["c"]),
+         h.make_node("If", ["c"], ["out"], then_branch=then, else_branch=other)],
+        [("boxes", F, ["n", 4])], [("out", F, ["k", 4])],
+        {"zero": np.array(0, np.int64), "zero1": np.array([0], np.int64),
+         "two1": np.array([2], np.int64), "scale": np.array([1, 2, 3, 4], np.float32)},
+    )
+
+
 def _loop_model() -> onnx.ModelProto:
     """A for loop of n steps carrying h = tanh(h @ w + x * i), scanning each h out."""
     body = _graph(
@@ -156,6 +178,8 @@ CASES = {
     "if_else": (_if_model, {"x": -np.abs(RNG.standard_normal((2, 3))) - 0.1,
                             "y": RNG.standard_normal((2, 3))}),
     "if_static": (_static_if_model, {"x": RNG.standard_normal((2, 3))}),
+    "if_dynamic_boxes": (_empty_guard_model, {"boxes": RNG.standard_normal((5, 4))}),
+    "if_dynamic_empty": (_empty_guard_model, {"boxes": np.zeros((0, 4))}),
     "loop_for": (_loop_model, {"x": RNG.standard_normal((1, 4)), "h0": RNG.standard_normal((1, 4)),
                                "n": np.array(5, np.int64)}),
     "loop_none": (_loop_model, {"x": RNG.standard_normal((1, 4)),
