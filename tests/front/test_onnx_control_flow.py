@@ -242,3 +242,20 @@ def test_an_if_on_a_constant_condition_becomes_its_branch(tmp_path: Path) -> Non
     xml = convert(ConvertOptions(tmp_path / "m.onnx", output_dir=tmp_path)).xml
     layers = {layer.type for layer in read_ir(xml).layers.values()}
     assert "If" not in layers and "ReLU" in layers and "Negative" not in layers
+
+
+def test_a_custom_op_inside_a_body_is_reported_as_custom(tmp_path: Path, capsys) -> None:
+    from extgen.cli import main
+
+    body = _graph([h.make_node("Cosh", ["s_in"], ["s_out"], domain="org.example"),
+                   h.make_node("Identity", ["cond_in"], ["cond_out"])],
+                  "body", [("i", T.INT64, []), ("cond_in", T.BOOL, []), ("s_in", F, [3])],
+                  [("cond_out", T.BOOL, []), ("s_out", F, [3])])
+    model = make_model([h.make_node("Loop", ["n", "", "x"], ["y"], body=body)],
+                       [("x", F, [3])], [("y", F, [3])], {"n": np.array(3, np.int64)},
+                       domains=["org.example"])
+    onnx.save(model, tmp_path / "m.onnx")
+    assert main(["check", str(tmp_path / "m.onnx"), "--output_dir", str(tmp_path)]) == 0
+    assert "org.example::Cosh: 1 node(s) (s_out)" in capsys.readouterr().out
+    assert main(["convert", "--input_model", str(tmp_path / "m.onnx"), "-o", str(tmp_path)]) == 2
+    assert "not supported: org.example::Cosh (node s_out)" in capsys.readouterr().err

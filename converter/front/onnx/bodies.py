@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import onnx
 
-from converter.front.extractor import check_unsupported, extract_nodes
+from converter.front.extractor import extract_nodes
 from converter.front.onnx.loader import add_op, fill_graph, implicit_inputs, tensor_value
 from converter.front.onnx.translator import REGISTRY, OnnxNode
 from converter.graph.graph import Graph, Node
@@ -71,8 +71,7 @@ def build_body(n: OnnxNode, g: onnx.GraphProto, outer: OuterInputs) -> OnnxBody:
             captured.append(PortRule(outer.index(src), node.id))
         producers[name] = (node, 0)
     params, results = fill_graph(graph, g, producers, tensor_value)
-    extract_nodes(graph, REGISTRY)
-    check_unsupported(graph, "onnx")
+    extract_nodes(graph, REGISTRY)  # what nothing handles is reported with the outer graph's
     graph.clean_up()
     return OnnxBody(graph, params, results, captured)
 
