@@ -10,7 +10,7 @@ import numpy as np
 
 from converter.graph.graph import Graph, Node
 from converter.middle.partial_infer import partial_infer
-from converter.ops.control._body import Spec
+from converter.ops.control._body import PortMap, Spec
 
 __all__ = ["GraphBody", "bodies_of", "inline_constant_ifs"]
 
@@ -54,7 +54,7 @@ def inline_constant_ifs(graph: Graph) -> None:
         _inline(node, node["bodies"][taken].graph, node["port_maps"][taken])
 
 
-def _inline(node: Node, body: Graph, port_map) -> None:
+def _inline(node: Node, body: Graph, port_map: PortMap) -> None:
     """Move body's nodes into node's graph in node's place: its Parameters read the op's
     inputs, its Results' values feed the op's consumers."""
     graph = node.graph

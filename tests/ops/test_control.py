@@ -91,3 +91,18 @@ def test_tensor_iterator_infers_the_concatenated_length() -> None:
     attrs = {"bodies": {"body": FnBody(y=lambda f: f["x"][:1])}, "port_maps": {"body": port_map}}
     (out,) = TensorIterator.infer_outputs(attrs, [Spec((8, 3), np.dtype(np.float32))])
     assert out.shape == (4, 3)
+
+
+def test_if_on_a_known_condition_infers_the_taken_branch_only() -> None:
+    class Unfit(FnBody):
+        def infer(self, feed):
+            raise ValueError("this branch does not fit these inputs")
+
+    then = FnBody(r=lambda f: f["a"] + 1)
+    attrs = {"bodies": {"then_body": then, "else_body": Unfit()}, "port_maps": {
+        name: PortMap([PortRule(1, "a")], [PortRule(0, "r")]) for name in If.body_names}}
+    x = Spec((2, 3), np.dtype(np.float32))
+    (out,) = If.infer_outputs(attrs, [Spec((), np.dtype(bool), np.array(True)), x])
+    assert out.shape == (2, 3)
+    with pytest.raises(ValueError, match="does not fit"):
+        If.infer_outputs(attrs, [Spec((), np.dtype(bool)), x])

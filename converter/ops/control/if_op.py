@@ -8,6 +8,10 @@ from converter.ops.control._body import Spec
 from converter.ops.control._subgraph_op import SubgraphOp, merge_shapes
 
 
+def _taken(cond) -> str:
+    return "then_body" if bool(np.asarray(cond).ravel()[0]) else "else_body"
+
+
 def _feed(port_map, inputs):
     return {r.internal: inputs[r.external] for r in port_map.external_inputs()}
 
@@ -23,18 +27,21 @@ class If(SubgraphOp):
 
     @classmethod
     def evaluate(cls, attrs, inputs):
-        name = "then_body" if bool(np.asarray(inputs[0]).ravel()[0]) else "else_body"
+        name = _taken(inputs[0])
         port_map = attrs["port_maps"][name]
         return _outputs(port_map, attrs["bodies"][name].run(_feed(port_map, inputs)))
 
     @classmethod
     def infer_outputs(cls, attrs, inputs):
+        """A constant condition: the taken branch alone (the other may not even fit these
+        inputs); else shapes that cover both."""
+        cond = inputs[0].value
+        names = cls.body_names if cond is None else (_taken(cond),)
         branches = [
             _outputs(attrs["port_maps"][name],
                      attrs["bodies"][name].infer(_feed(attrs["port_maps"][name], inputs)))
-            for name in cls.body_names
+            for name in names
         ]
-        cond = inputs[0].value
         if cond is not None:
-            return branches[0 if bool(np.asarray(cond).ravel()[0]) else 1]
+            return branches[0]
         return [Spec(merge_shapes(t.shape, e.shape), t.dtype) for t, e in zip(*branches)]
