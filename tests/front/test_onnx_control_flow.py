@@ -259,3 +259,19 @@ def test_a_custom_op_inside_a_body_is_reported_as_custom(tmp_path: Path, capsys)
     assert "org.example::Cosh: 1 node(s) (s_out)" in capsys.readouterr().out
     assert main(["convert", "--input_model", str(tmp_path / "m.onnx"), "-o", str(tmp_path)]) == 2
     assert "not supported: org.example::Cosh (node s_out)" in capsys.readouterr().err
+
+
+def test_compress_to_fp16_reaches_into_bodies(tmp_path: Path) -> None:
+    model = _loop_model()
+    onnx.save(model, tmp_path / "m.onnx")
+    xml = convert(ConvertOptions(tmp_path / "m.onnx", output_dir=tmp_path,
+                                 compress_to_fp16=True)).xml
+    (loop,) = [layer for layer in read_ir(xml).layers.values() if layer.type == "Loop"]
+    weights = [layer for layer in loop.bodies["body"].layers.values() if layer.type == "Const"
+               and layer.value.size > 1]
+    assert weights and all(layer.value.dtype == np.float16 for layer in weights)
+    _, values = CASES["loop_for"]
+    feed = _feed(model, values)
+    want = ort.InferenceSession(str(tmp_path / "m.onnx")).run(["hs"], feed)[0]
+    for run in (_openvino, _shim):
+        np.testing.assert_allclose(run(xml, feed, ["hs"])[0], want, rtol=1e-2, atol=1e-2)
