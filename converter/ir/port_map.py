@@ -7,9 +7,15 @@ from collections.abc import Hashable
 
 from converter.ops.control._body import PortRule
 
-__all__ = ["rule_attrs", "rule_of"]
+__all__ = ["BODIES", "map_tag", "rule_attrs", "rule_of"]
 
+BODIES = ("body", "then_body", "else_body")  # the element names of sub-graph bodies
 _SLICING = ("axis", "start", "end", "stride", "part_size")
+
+
+def map_tag(body: str) -> str:
+    """The port map element of a body: port_map, then_port_map, else_port_map."""
+    return "port_map" if body == "body" else body.replace("_body", "_port_map")
 
 
 def rule_attrs(rule: PortRule, port: int, layer: int) -> dict[str, str]:

@@ -15,7 +15,7 @@ from defusedxml import DefusedXmlException, ElementTree
 
 from converter.errors import InputFileError, ModelFormatError
 from converter.graph.shape import parse_shape
-from converter.ir.port_map import rule_of
+from converter.ir.port_map import BODIES, map_tag, rule_of
 from converter.ir.types import dtype_of
 from converter.ops.control._body import PortMap
 
@@ -172,17 +172,17 @@ def _map_weights(bin_path: Path) -> Any:
 
 def _port_map(el: Element, layer: IRLayer, name: str, xml_path: Path) -> PortMap:
     """The port map of body `name` (op port ids as input/output indices, layer ids as is)."""
-    prefix = "" if name == "body" else name.split("_")[0] + "_"
+    tag = map_tag(name)
     ports = {"input": layer.inputs, "output": [p.id for p in layer.outputs]}
     inner = {"input": "Parameter", "output": "Result"}
     body = layer.bodies[name].layers
     port_map = PortMap()
     for kind, rules in (("input", port_map.inputs), ("output", port_map.outputs)):
-        for entry in el.findall(f"{prefix}port_map/{kind}"):
+        for entry in el.findall(f"{tag}/{kind}"):
             port, internal = int(entry.get("external_port_id")), int(entry.get("internal_layer_id"))
             if (port >= 0 and port not in ports[kind]) or getattr(
                     body.get(internal), "type", None) != inner[kind]:
-                msg = (f"{xml_path}: layer '{layer.name}' ({layer.type}): {prefix}port_map joins "
+                msg = (f"{xml_path}: layer '{layer.name}' ({layer.type}): {tag} joins "
                        f"port {port} to body layer {internal}; it takes one of the layer's "
                        f"{kind} ports (or -1) and a {inner[kind]} of the body")
                 raise ModelFormatError(msg)
@@ -216,7 +216,7 @@ def _bodies(root: Element, layers: dict[int, IRLayer], xml_path: Path, weights: 
             version: int, depth: int) -> None:
     for el in root.findall("layers/layer"):
         layer = layers[int(el.get("id"))]
-        for name in ("body", "then_body", "else_body"):
+        for name in BODIES:
             sub = el.find(name)
             if sub is None:
                 continue

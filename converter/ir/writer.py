@@ -18,7 +18,7 @@ from converter.files import write_pair
 from converter.graph.graph import Graph, Node
 from converter.graph.shape import as_shape
 from converter.ir.lock import ir_name_lock
-from converter.ir.port_map import rule_attrs
+from converter.ir.port_map import map_tag, rule_attrs
 from converter.ir.types import element_type, format_attr, precision
 from converter.ops.op import Op
 
@@ -178,8 +178,7 @@ def _bodies(layer: ET.Element, node: Node, bin_writer: _BinWriter, port_ids: dic
         element = ET.Element(name)
         ids = _fill(element, body.graph, bin_writer)
         port_map = node["port_maps"][name]
-        prefix = "" if name == "body" else name.split("_")[0] + "_"
-        mapping = ET.SubElement(layer, prefix + "port_map")
+        mapping = ET.SubElement(layer, map_tag(name))
         for kind, side, rules in (("input", "in", port_map.inputs),
                                   ("output", "out", port_map.outputs)):
             for rule in rules:
