@@ -24,7 +24,10 @@ stamp=.venv/.extgen-installed
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ setup.py -nt "$stamp" ]; then
     echo "setup: installing extgen and its test dependencies into .venv (log: .venv/setup.log)"
     if ! { .venv/bin/python -m pip install --upgrade pip &&
-           .venv/bin/python -m pip install -e ".[test]"; } >.venv/setup.log 2>&1; then
+           # torch (a test oracle) from its CPU-only index, not the CUDA build on PyPI
+           .venv/bin/python -m pip install -e ".[test]" \
+               --extra-index-url https://download.pytorch.org/whl/cpu; } >.venv/setup.log 2>&1
+    then
         tail -n 20 .venv/setup.log >&2
         echo "setup: pip failed; the whole log is in .venv/setup.log" >&2
         exit 1

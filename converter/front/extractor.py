@@ -19,6 +19,7 @@ from typing import ClassVar, TypeVar
 from converter.errors import ConversionError, ExtgenError, UnsupportedOpError
 from converter.front.translator import TranslatorRegistry, node_error, translate
 from converter.graph.graph import Graph, Node
+from converter.middle.subgraphs import bodies_of
 from converter.ops.op import Op
 
 log = logging.getLogger("extgen.convert")
@@ -154,9 +155,13 @@ def extract_nodes(graph: Graph, translators: TranslatorRegistry,
 
 
 def unsupported_nodes(graph: Graph) -> list[Node]:
-    """The framework nodes no extractor, translator or user op handled."""
-    return [n for n in graph.get_op_nodes()
-            if n.has_and_set("unsupported") and not n.has_and_set("extracted")]
+    """The framework nodes no extractor, translator or user op handled (in sub-graph bodies
+    too)."""
+    found = [n for n in graph.get_op_nodes()
+             if n.has_and_set("unsupported") and not n.has_and_set("extracted")]
+    for body in bodies_of(graph):
+        found += unsupported_nodes(body)
+    return found
 
 
 def check_unsupported(graph: Graph, framework: str) -> None:

@@ -15,6 +15,7 @@ from converter.errors import ExtgenError, ModelFormatError, UsageError
 from converter.ir.attrs import typed_attrs
 from converter.ir.reader import IRLayer, IRModel
 from converter.ir.types import dtype_of, parse_attr
+from converter.ops.control._body import Spec
 from converter.ops.op import Op, ir_op_class
 
 __all__ = ["Device", "Executor", "KernelNotFoundError", "OpTimes", "Step"]
@@ -128,6 +129,8 @@ class Executor:
         return src_layer, outs.index(src_port)
 
     def _kernel(self, layer: IRLayer) -> tuple[Kernel, str]:
+        if layer.bodies:
+            return self._subgraph_kernel(layer), "CPU"
         for device in self.devices:
             kernel = device.kernel(layer)
             if kernel is not None:
@@ -142,6 +145,18 @@ class Executor:
             "--extensions folder whose ops/ defines it"
         )
         raise KernelNotFoundError(msg)
+
+    def _subgraph_kernel(self, layer: IRLayer) -> Kernel:
+        """A sub-graph op (If, Loop, ...) running its bodies on executors of this device list."""
+        cls = ir_op_class(layer.type, layer.version)
+        if cls is None:
+            msg = f"layer '{layer.name}' of type {layer.type} ({layer.version}) is not supported"
+            raise KernelNotFoundError(msg)
+        attrs = layer_attrs(cls, layer)
+        attrs["port_maps"] = layer.port_maps
+        attrs["bodies"] = {name: _Body(Executor(body, self.devices))
+                           for name, body in layer.bodies.items()}
+        return lambda inputs: cls.compute(attrs, inputs)
 
     def _plan(self) -> list[Step]:
         steps: list[Step] = []
@@ -226,8 +241,15 @@ class Executor:
             times: OpTimes | None = None) -> dict[str, np.ndarray]:
         """Outputs under every tensor name of each Result's source and the Result's name.
         With `times`, each layer's seconds are added under its type."""
-        buffers = self._feed(feed)
         outputs: dict[str, np.ndarray] = {}
+        for lid, value in self.execute(self._feed(feed), times).items():
+            outputs.update(dict.fromkeys(self._result_names[lid], value))
+        return outputs
+
+    def execute(self, buffers: dict[tuple[int, int], np.ndarray],
+                times: OpTimes | None = None) -> dict[int, np.ndarray]:
+        """Run on the Parameters' values ((layer id, 0) -> value); each Result's by layer id."""
+        outputs: dict[int, np.ndarray] = {}
         for step in self.steps:
             args = [buffers[ref] for ref in step.inputs]
             start = time.perf_counter()
@@ -244,9 +266,25 @@ class Executor:
             if times is not None:
                 times.add(step.layer.type, time.perf_counter() - start)
             if step.layer.type == "Result":
-                outputs.update(dict.fromkeys(self._result_names[step.layer.id], outs[0]))
+                outputs[step.layer.id] = outs[0]
             for i, out in enumerate(outs):
                 buffers[(step.layer.id, i)] = out
             for ref in step.free_after:
                 buffers.pop(ref, None)
         return outputs
+
+
+class _Body:
+    """A body of a sub-graph op as its definition runs it: Parameter and Result layer ids."""
+
+    def __init__(self, executor: Executor) -> None:
+        self.executor = executor
+
+    def run(self, feed: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
+        return self.executor.execute({(lid, 0): value for lid, value in feed.items()})
+
+    def spec(self, result: int) -> Spec:
+        executor = self.executor
+        src, idx = executor._source(executor.model.layers[result], 0)
+        port = executor.model.layers[src].outputs[idx]
+        return Spec(port.dims, _precision(port.precision))
