@@ -1,0 +1,133 @@
+"""Kaldi front end: nnet1/nnet2/nnet3 models written here (binary and text, no Kaldi) convert,
+and the IR runs in OpenVINO and in the shim with the results of a float64 numpy forward pass."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import openvino as ov
+import pytest
+
+from converter.runtime.engines import open_engine
+from extgen.cli import main
+from tests.front import kaldi_nets as kn
+from tests.front import kaldi_writer as kw
+
+FORMS = [pytest.param(True, id="binary"), pytest.param(False, id="text")]
+
+
+def convert(model: Path, out: Path, *extra: str) -> Path:
+    code = main(["convert", "--input_model", str(model), "--output_dir", str(out), *extra])
+    assert code == 0
+    return out / f"{model.stem}.xml"
+
+
+def run_both(xml: Path, x: np.ndarray) -> list[np.ndarray]:
+    """[openvino output, shim output] for the one input and the first output."""
+    compiled = ov.Core().compile_model(str(xml), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    real = compiled([x])[compiled.output(0)]
+    shim = open_engine("shim", xml, "CPU").run({compiled.input(0).any_name: x})
+    return [real, next(iter(shim.values()))]
+
+
+def check(xml: Path, x: np.ndarray, expected: np.ndarray, tol: float = 1e-4) -> None:
+    for got in run_both(xml, x):
+        assert got.shape == expected.shape
+        np.testing.assert_allclose(got, expected, rtol=tol, atol=tol)
+
+
+def frame(dim: int) -> np.ndarray:
+    return kn.RNG.standard_normal((1, dim)).astype(np.float32)
+
+
+@pytest.mark.parametrize("binary", FORMS)
+def test_nnet1_every_stateless_component(tmp_path, binary):
+    data, forward, din = kn.nnet1_net(binary)
+    model = tmp_path / "dnn.nnet"
+    model.write_bytes(data)
+    xml = convert(model, tmp_path)
+    x = frame(din)
+    check(xml, x, forward(x))
+
+
+@pytest.mark.parametrize("binary", FORMS)
+@pytest.mark.parametrize("mdl", [False, True], ids=["nnet", "mdl"])
+def test_nnet2_chain(tmp_path, binary, mdl):
+    data, comps, din = kn.nnet2_chain(binary, mdl)
+    model = tmp_path / ("final.mdl" if mdl else "dnn.nnet")
+    model.write_bytes(data)
+    xml = convert(model, tmp_path)
+    x = frame(din)
+    check(xml, x, kn.chain_reference(comps, x))
+
+
+def _nnet3_components() -> list:
+    return [kn.affine(10, 20, "NaturalGradientAffineComponent"),
+            kn.batch_norm(20, 5), kn.nonlinear("SigmoidComponent", 20),
+            kn.linear(20, 16), kn.backprop(16, 0.5), kn.nonlinear("TanhComponent", 16),
+            kn.fixed_scale(16), kn.dropout(16), kn.spec_augment(16),
+            kn.nonlinear("NoOpComponent", 16), kn.product(8), kn.tdnn0(8, 15),
+            kn.lstm_nonlinearity(3), kn.affine(6, 7), kn.nonlinear("LogSoftmaxComponent", 7)]
+
+
+@pytest.mark.parametrize("binary", FORMS)
+@pytest.mark.parametrize("mdl", [False, True], ids=["raw", "mdl"])
+def test_nnet3_every_stateless_component(tmp_path, binary, mdl):
+    comps = _nnet3_components()
+    model = tmp_path / ("final.mdl" if mdl else "final.raw")
+    model.write_bytes(kn.nnet3_chain(comps, 10, binary, mdl))
+    xml = convert(model, tmp_path)  # .raw found by its leading <Nnet3>
+    x = frame(10)
+    check(xml, x, kn.chain_reference(comps, x))
+
+
+@pytest.mark.parametrize("binary", FORMS)
+def test_nnet3_descriptors(tmp_path, binary):
+    """Append, Sum, Scale, ReplaceIndex, IfDefined, Offset 0 and a dim-range node."""
+    a, b, c = kn.affine(6, 4), kn.affine(6, 4), kn.affine(10, 3)
+    config = [
+        "input-node name=input dim=6",
+        "component-node name=a component=a input=input",
+        "component-node name=b component=b input=ReplaceIndex(input, t, 0)",
+        "dim-range-node name=head input-node=b dim-offset=1 dim=2",
+        "component-node name=c component=c input=Append(Sum(a, Scale(0.5, b)), "
+        "IfDefined(Offset(a, 0)), head)",
+        "output-node name=output input=c objective=linear",
+    ]
+    named = [(n, t, items) for n, (t, items, _) in zip("abc", (a, b, c))]
+    model = tmp_path / "desc.raw"
+    model.write_bytes(kw.nnet3(config, named, binary))
+    xml = convert(model, tmp_path, "--framework", "kaldi")
+    x = frame(6)
+    ya, yb = a[2](x.astype(np.float64)), b[2](x.astype(np.float64))
+    check(xml, x, c[2](np.concatenate([ya + 0.5 * yb, ya, yb[:, 1:3]], axis=1)))
+
+
+def test_nnet3_time_offset_is_refused_in_one_line(tmp_path, capsys):
+    a = kn.affine(12, 4)
+    config = ["input-node name=input dim=6",
+              "component-node name=a component=a input=Append(Offset(input, -1), input)",
+              "output-node name=output input=a objective=linear"]
+    model = tmp_path / "tdnn.raw"
+    model.write_bytes(kw.nnet3(config, [("a", a[0], a[1])], True))
+    assert main(["convert", "--input_model", str(model), "--output_dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "Offset(input,-1)" in err[0].replace(" ", "")
+
+
+@pytest.mark.parametrize("cut", [3, 40, 200, -7])
+def test_truncated_model_gives_one_line(tmp_path, capsys, cut):
+    data, _, _ = kn.nnet2_chain(True)
+    model = tmp_path / "cut.nnet"
+    model.write_bytes(data[:cut])
+    assert main(["convert", "--input_model", str(model), "--output_dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "cut.nnet" in err[0]
+
+
+def test_not_a_kaldi_model(tmp_path, capsys):
+    model = tmp_path / "junk.nnet"
+    model.write_bytes(b"\0B<Foo> \x04\x01\x00\x00\x00")
+    assert main(["convert", "--input_model", str(model), "--output_dir", str(tmp_path)]) == 2
+    assert "not a Kaldi nnet model" in capsys.readouterr().err
