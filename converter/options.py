@@ -51,6 +51,9 @@ class ConvertOptions:
     custom_layers_mapping: Path | None = None  # Caffe CustomLayersMapping.xml (-k)
     transformations_config: Path | None = None  # TF sub-graph replacement JSON
     input_symbol: Path | None = None  # MXNet *-symbol.json (default: derived from the .params)
+    # Kaldi
+    counts: str | None = None  # class counts file; "" for an nnet3 .mdl's <Priors>
+    remove_output_softmax: bool | None = None  # None: not asked
     extra: dict[str, str] = field(default_factory=dict)
 
     def check_framework_flags(self, framework: str) -> None:
@@ -69,6 +72,8 @@ _FRAMEWORK_FLAGS = {
     "custom_layers_mapping": ("caffe", "-k/--custom_layers_mapping"),
     "transformations_config": ("tf", "--transformations_config"),
     "input_symbol": ("mxnet", "--input_symbol"),
+    "counts": ("kaldi", "--counts"),
+    "remove_output_softmax": ("kaldi", "--remove_output_softmax"),
 }
 
 

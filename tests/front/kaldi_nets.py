@@ -138,8 +138,17 @@ def chain_reference(components: list, x: np.ndarray) -> np.ndarray:
     return y
 
 
-def nnet2_chain(binary: bool, mdl: bool = False) -> tuple[bytes, list, int]:
-    comps = [affine(12, 16, "FixedAffineComponent"), nonlinear("RectifiedLinearComponent", 16),
+def splice0(dim: int):
+    """nnet2's SpliceComponent of context [0] (MO reads an nnet2 net's input dim from it)."""
+    items = ["<InputDim>", I(dim), "<Context>", IV([0]), "<ConstComponentDim>", I(0)]
+    return "SpliceComponent", items, lambda x: x
+
+
+def nnet2_chain(binary: bool, mdl: bool = False, splice: bool = True) -> tuple[bytes, list, int]:
+    """An nnet2 net (MO reads its input dim from the first component's <InputDim>, and fails on
+    a SpliceComponent of context [0]: splice=False leaves it out)."""
+    comps = [*([splice0(12)] if splice else []), normalize(12),
+             affine(12, 16, "FixedAffineComponent"), nonlinear("RectifiedLinearComponent", 16),
              normalize(16), affine(16, 10), nonlinear("SoftmaxComponent", 10)]
     data = kw.nnet2([(t, items) for t, items, _ in comps], binary, mdl)
     return data, comps, 12
@@ -160,40 +169,54 @@ def nnet3_chain(components: list, din: int, binary: bool, mdl: bool = False,
 
 
 # -- nnet1 -------------------------------------------------------------------------------
-def nnet1_net(binary: bool) -> tuple[bytes, callable, int]:
-    """Every stateless nnet1 component: AffineTransform, LinearTransform, Splice [0], AddShift,
-    Rescale, Sigmoid, Tanh, RectifiedLinear, ParallelComponent, BlockSoftmax, Softmax."""
-    W1, b1, W2 = w(16, 8), w(16), w(12, 16)
-    shift, scale = w(12), w(12)
-    Wa, ba, Wb = w(5, 6), w(5), w(3, 6)
-    W3, b3 = w(10, 8), w(10)
+def _nnet1_affine(din: int, dout: int, bias: bool = True):
+    W, b = w(dout, din), w(dout)
     lr = ["<LearnRateCoef>", F(1.0)]
-    nested_a = [("AffineTransform", 5, 6, [*lr, "<BiasLearnRateCoef>", F(1.0), "<MaxNorm>",
-                                           F(0.0), Wa, ba]), ("Sigmoid", 5, 5, [])]
-    nested_b = [("LinearTransform", 3, 6, [*lr, Wb])]
-    comps = [
-        ("Splice", 8, 8, [IV([0])]),
-        ("AffineTransform", 16, 8, [*lr, "<BiasLearnRateCoef>", F(1.0), "<MaxNorm>", F(0.0),
-                                    W1, b1]),
-        ("Tanh", 16, 16, []),
-        ("LinearTransform", 12, 16, [*lr, W2]),
-        ("AddShift", 12, 12, [*lr, shift]),
-        ("Rescale", 12, 12, [*lr, scale]),
-        ("RectifiedLinear", 12, 12, []),
-        ("ParallelComponent", 8, 12, ["<NestedNnetCount>", I(2), "<NestedNnet>", I(1),
-                                      Nested(nested_a), "<NestedNnet>", I(2),
-                                      Nested(nested_b)]),
-        ("AffineTransform", 10, 8, [*lr, "<BiasLearnRateCoef>", F(1.0), "<MaxNorm>", F(0.0),
-                                    W3, b3]),
-        ("BlockSoftmax", 10, 10, ["<BlockDims>", IV([4, 6])]),
+    if not bias:
+        return ("LinearTransform", dout, din, [*lr, W]), lambda x: x @ W.T.astype(np.float64)
+    items = [*lr, "<BiasLearnRateCoef>", F(1.0), "<MaxNorm>", F(0.0), W, b]
+    return ("AffineTransform", dout, din, items), lambda x: x @ W.T.astype(np.float64) + b
+
+
+def _nnet1_simple(ctype: str, dim: int, fn):
+    return (ctype, dim, dim, []), fn
+
+
+def nnet1_net(binary: bool, mo: bool = False) -> tuple[bytes, callable, int]:
+    """Every stateless nnet1 component: AffineTransform, LinearTransform, Splice [0], AddShift,
+    Rescale, Sigmoid, Tanh, RectifiedLinear, ParallelComponent, BlockSoftmax, Softmax. mo: only
+    those MO read (it refused Splice, Tanh, RectifiedLinear, LinearTransform, BlockSoftmax)."""
+    shift, scale = w(12), w(12)
+    (nested_a, fa), (sig_a, _) = _nnet1_affine(6, 5), _nnet1_simple("Sigmoid", 5, sigmoid)
+    nested_b, fb = _nnet1_affine(6, 3, bias=mo)
+    blocks = [4, 6]
+    layers = [
+        (("Splice", 8, 8, [IV([0])]), lambda x: x),
+        _nnet1_affine(8, 16),
+        _nnet1_simple("Tanh", 16, np.tanh),
+        _nnet1_affine(16, 12, bias=False),
+        (("AddShift", 12, 12, ["<LearnRateCoef>", F(1.0), shift]), lambda x: x + shift),
+        (("Rescale", 12, 12, ["<LearnRateCoef>", F(1.0), scale]), lambda x: x * scale),
+        _nnet1_simple("RectifiedLinear", 12, lambda x: np.maximum(x, 0)),
+        (("ParallelComponent", 8, 12, ["<NestedNnetCount>", I(2), "<NestedNnet>", I(1),
+                                       Nested([nested_a, sig_a]), "<NestedNnet>", I(2),
+                                       Nested([nested_b])]),
+         lambda x: np.concatenate([sigmoid(fa(x[:, :6])), fb(x[:, 6:])], axis=1)),
+        _nnet1_affine(8, 10),
+        (("BlockSoftmax", 10, 10, ["<BlockDims>", IV(blocks)]),
+         lambda x: np.concatenate([softmax(p) for p in np.split(x, [4], axis=1)], axis=1)),
     ]
+    if mo:
+        refused = {"Splice", "Tanh", "RectifiedLinear", "LinearTransform", "BlockSoftmax"}
+        layers = [layer for layer in layers if layer[0][0] not in refused]
+        layers.insert(1, _nnet1_simple("Sigmoid", 16, sigmoid))
+        layers.insert(2, _nnet1_affine(16, 12))
+        layers.append(_nnet1_simple("Softmax", 10, softmax))
 
     def forward(x):
-        y = np.tanh(x @ W1.T.astype(np.float64) + b1)
-        y = np.maximum((y @ W2.T.astype(np.float64) + shift) * scale, 0)
-        a = sigmoid(y[:, :6] @ Wa.T.astype(np.float64) + ba)
-        y = np.concatenate([a, y[:, 6:] @ Wb.T.astype(np.float64)], axis=1)
-        y = y @ W3.T.astype(np.float64) + b3
-        return np.concatenate([softmax(y[:, :4]), softmax(y[:, 4:])], axis=1)
+        y = x.astype(np.float64)
+        for _, fn in layers:
+            y = fn(y)
+        return y
 
-    return kw.nnet1(comps, binary), forward, 8
+    return kw.nnet1([c for c, _ in layers], binary), forward, 8

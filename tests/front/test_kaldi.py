@@ -131,3 +131,48 @@ def test_not_a_kaldi_model(tmp_path, capsys):
     model.write_bytes(b"\0B<Foo> \x04\x01\x00\x00\x00")
     assert main(["convert", "--input_model", str(model), "--output_dir", str(tmp_path)]) == 2
     assert "not a Kaldi nnet model" in capsys.readouterr().err
+
+
+def _scored_mdl(tmp_path: Path, last: str, priors: np.ndarray) -> tuple[Path, list]:
+    comps = [kn.affine(10, 7), kn.nonlinear(last, 7)]
+    model = tmp_path / "final.mdl"
+    model.write_bytes(kn.nnet3_chain(comps, 10, True, mdl=True, priors=priors))
+    return model, comps
+
+
+def test_counts_from_mdl_priors_are_subtracted_from_the_output(tmp_path):
+    priors = np.array([5, 1, 20, 0, 7, 3, 9], np.float32)  # a zero count: MO's huge prior
+    model, comps = _scored_mdl(tmp_path, "SoftmaxComponent", priors)
+    xml = convert(model, tmp_path, "--counts", "")
+    x = frame(10)
+    floored = np.maximum(priors.astype(np.float64), 1.00000001e-10)
+    log_priors = np.log(floored / floored.sum())
+    log_priors[3] += np.finfo(np.float32).max / 2
+    check(xml, x, kn.chain_reference(comps, x) - log_priors)
+
+
+def test_remove_output_softmax(tmp_path):
+    model, comps = _scored_mdl(tmp_path, "SoftmaxComponent", np.ones(7, np.float32))
+    xml = convert(model, tmp_path, "--remove_output_softmax")
+    x = frame(10)
+    check(xml, x, kn.chain_reference(comps[:1], x))
+
+
+def test_counts_file_errors_are_one_line(tmp_path, capsys):
+    model, _ = _scored_mdl(tmp_path, "SoftmaxComponent", np.ones(7, np.float32))
+    counts = tmp_path / "counts.txt"
+    counts.write_text("1 2 3\n4 5 6\n")
+    args = ["convert", "--input_model", str(model), "--output_dir", str(tmp_path)]
+    assert main([*args, "--counts", str(counts)]) == 2
+    assert "expected one line of counts" in capsys.readouterr().err
+    raw = tmp_path / "plain.raw"
+    raw.write_bytes(kn.nnet3_chain([kn.affine(10, 7)], 10, True))
+    assert main(["convert", "--input_model", str(raw), "--output_dir", str(tmp_path),
+                 "--counts", ""]) == 2
+    assert "stores no <Priors>" in capsys.readouterr().err
+
+
+def test_kaldi_flag_on_another_framework_is_refused(tmp_path, relu_add_model, capsys):
+    assert main(["convert", "--input_model", str(relu_add_model), "--output_dir",
+                 str(tmp_path), "--remove_output_softmax"]) == 2
+    assert "--remove_output_softmax is for kaldi models" in capsys.readouterr().err

@@ -13,6 +13,7 @@ from converter.front.kaldi.builder import GraphBuilder
 from converter.front.kaldi.component import Component
 from converter.front.kaldi.descriptor import parse_descriptor, parse_line
 from converter.front.kaldi.model import KaldiModel, read_model
+from converter.front.kaldi.outputs import finish_output
 from converter.graph.graph import Graph
 from converter.graph.port import Port
 from converter.options import ConvertOptions
@@ -56,8 +57,10 @@ def _first_dim(comp: Component) -> int:
 class _Nnet3:
     """nnet3's config lines resolved into graph nodes, name by name."""
 
-    def __init__(self, b: GraphBuilder, model: KaldiModel) -> None:
+    def __init__(self, b: GraphBuilder, model: KaldiModel, opts: ConvertOptions) -> None:
         self.b = b
+        self.opts = opts
+        self.priors = model.priors
         self.components = {c.name: c for c in model.components}
         self.nodes: dict[str, dict[str, str]] = {}
         self.kinds: dict[str, str] = {}
@@ -79,7 +82,8 @@ class _Nnet3:
             if kind == "input-node":
                 self.port(name, ())
         for fields in self.outputs:
-            self.b.result(self.descriptor(self._field(fields, "input"), ()), fields["name"])
+            port = self.descriptor(self._field(fields, "input"), ())
+            self.b.result(finish_output(self.b, port, self.opts, self.priors), fields["name"])
 
     def _field(self, fields: dict[str, str], key: str) -> str:
         if key not in fields:
@@ -147,11 +151,11 @@ class _Nnet3:
         raise UnsupportedOpError(f"nnet3 descriptor '{text}': {fn}() is not supported")
 
 
-def build_graph(model: KaldiModel, name: str) -> Graph:
+def build_graph(model: KaldiModel, name: str, opts: ConvertOptions) -> Graph:
     """The front-stage graph of a parsed model."""
     b = GraphBuilder(name)
     if model.kind == "nnet3":
-        _Nnet3(b, model).build()
+        _Nnet3(b, model, opts).build()
     else:
         if not model.components:
             raise ModelFormatError(f"{name}: the {model.kind} model holds no components")
@@ -159,8 +163,8 @@ def build_graph(model: KaldiModel, name: str) -> Graph:
         dim = first.dims[1] if model.kind == "nnet1" else _first_dim(first)
         source = b.parameter("Parameter" if model.kind == "nnet1" else "Input", dim)
         out = _chain(b, model.components, source)
-        b.result(out, out.node.soft_get("name"))
-    b.graph.graph["priors"] = model.priors
+        name = out.node.soft_get("name")
+        b.result(finish_output(b, out, opts, model.priors), name)
     return b.graph
 
 
@@ -169,4 +173,4 @@ def load(opts: ConvertOptions) -> Graph:
     if not path.is_file():
         raise InputFileError(f"{path}: no such model file")
     model = read_model(path.read_bytes(), path.name)
-    return build_graph(model, path.stem)
+    return build_graph(model, path.stem, opts)
