@@ -18,7 +18,7 @@ import numpy as np
 from converter.errors import ModelFormatError
 from converter.front.kaldi.reader import KaldiReader
 
-__all__ = ["Component", "Scalar", "read_body"]
+__all__ = ["Component", "Scalar", "plain_fields", "read_body"]
 
 # (component type or "*", tag) whose value is an integer vector
 _INT_VECTORS = {("*", "<TimeOffsets>"), ("*", "<Context>"), ("Splice", ""),
@@ -31,6 +31,14 @@ class Scalar:
     """A number as stored: 4 or 8 little-endian bytes (binary) or the word (text)."""
 
     raw: bytes | str
+
+    def guess(self) -> int | float:
+        """The value as an int or a float, whichever the bytes (or the word) look like: a
+        binary int read as float32 is a denormal."""
+        if isinstance(self.raw, str):
+            return float(self.raw) if any(c in self.raw for c in ".eEn") else self.int()
+        value = self.float()
+        return self.int() if len(self.raw) == 4 and 0 < abs(value) < 1e-37 else value
 
     def int(self) -> int:
         if isinstance(self.raw, str):
@@ -98,6 +106,23 @@ class Component:
             msg = f"{self.type} component '{self.name}': {tag or 'data'} is not a vector/matrix"
             raise ModelFormatError(msg)
         return value
+
+
+def plain_fields(comp: Component, max_size: int = 16) -> dict[str, Any]:
+    """Each tag (without < >) and its first value as plain data: numbers, bools, and vectors
+    of at most max_size values as lists (for `extgen check`)."""
+    out: dict[str, Any] = {}
+    for tag, values in comp.fields.items():
+        if not tag or not values:
+            continue
+        value = values[0]
+        if isinstance(value, Scalar):
+            out[tag[1:-1]] = value.guess()
+        elif isinstance(value, bool):
+            out[tag[1:-1]] = value
+        elif isinstance(value, np.ndarray) and value.ndim == 1 and 0 < value.size <= max_size:
+            out[tag[1:-1]] = value.tolist()
+    return out
 
 
 def _scalar(comp: Component, tag: str, index: int, default: Any, kind: str) -> Any:

@@ -18,9 +18,11 @@ def _load(opts: ConvertOptions) -> Graph:
 
 
 def _node_attrs(node: Node) -> dict[str, Any]:
-    """A component's tokens (for `extgen check`)."""
+    """A component's tokens and their values (for `extgen check`)."""
+    from converter.front.kaldi.component import plain_fields
+
     comp = node.soft_get("component", None)
-    return {} if comp is None else {"tokens": " ".join(comp.tokens)}
+    return {} if comp is None else plain_fields(comp)
 
 
 FRAMEWORK = Framework("kaldi", _load, REGISTRY, _node_attrs)
