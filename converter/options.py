@@ -54,6 +54,7 @@ class ConvertOptions:
     # Kaldi
     counts: str | None = None  # class counts file; "" for an nnet3 .mdl's <Priors>
     remove_output_softmax: bool | None = None  # None: not asked
+    remove_memory: bool | None = None  # state as extra inputs/outputs, not ReadValue/Assign
     extra: dict[str, str] = field(default_factory=dict)
 
     def check_framework_flags(self, framework: str) -> None:
@@ -74,6 +75,7 @@ _FRAMEWORK_FLAGS = {
     "input_symbol": ("mxnet", "--input_symbol"),
     "counts": ("kaldi", "--counts"),
     "remove_output_softmax": ("kaldi", "--remove_output_softmax"),
+    "remove_memory": ("kaldi", "--remove_memory"),
 }
 
 

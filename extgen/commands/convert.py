@@ -80,6 +80,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     kaldi.add_argument("--remove_output_softmax", action="store_true", default=None,
                        help="Kaldi: drop the Softmax that makes the output (a LogSoftmax stays, "
                        "as in MO)")
+    kaldi.add_argument("--remove_memory", action="store_true", default=None,
+                       help="Kaldi: recurrent state (frame delays, LSTM cells) as extra inputs "
+                       "and outputs <name>/next instead of ReadValue/Assign; feed each output "
+                       "back as the same-named input")
 
 
 def options_from_args(args: argparse.Namespace):
@@ -113,6 +117,7 @@ def options_from_args(args: argparse.Namespace):
         input_symbol=args.input_symbol,
         counts=args.counts,
         remove_output_softmax=args.remove_output_softmax,
+        remove_memory=args.remove_memory,
     )
 
 

@@ -220,3 +220,87 @@ def nnet1_net(binary: bool, mo: bool = False) -> tuple[bytes, callable, int]:
         return y
 
     return kw.nnet1([c for c, _ in layers], binary), forward, 8
+
+
+# -- nets with time offsets: a frame-by-frame float64 simulation ------------------------------
+def simulate(spec: list, X: np.ndarray, out: str, out_delay: int) -> np.ndarray:
+    """spec: (name, delay, reads [(source, offset)], fn of the concatenated reads, dim) in
+    order; "input" is X. A node holds frame f at call f + delay and is zero before call 0 (MO's
+    padding). Returns the output of each call t: out at frame t - out_delay."""
+    nodes = {name: (d, reads, fn, dim) for name, d, reads, fn, dim in spec}
+    memo: dict = {}
+
+    def value(name: str, f: int) -> np.ndarray:
+        if name == "input":
+            return X[f][None].astype(np.float64) if f >= 0 else np.zeros((1, X.shape[1]))
+        d, reads, fn, dim = nodes[name]
+        if f + d < 0:
+            return np.zeros((1, dim))
+        if (name, f) not in memo:
+            memo[name, f] = fn(np.concatenate([value(s, f + o) for s, o in reads], axis=1))
+        return memo[name, f]
+
+    return np.stack([value(out, t - out_delay) for t in range(len(X))])
+
+
+def tdnn_net(binary: bool) -> tuple[bytes, callable]:
+    """TdnnComponent with offsets [-1, 0, 1], ReLU, and an affine on frames -2, 0, +2."""
+    W1, b1 = w(8, 18), w(8)
+    tdnn = ["<MaxChange>", F(0.75), "<L2Regularize>", F(0.0), "<LearningRate>", F(0.001),
+            "<TimeOffsets>", IV([-1, 0, 1]), "<LinearParams>", W1, "<BiasParams>", b1,
+            "<OrthonormalConstraint>", F(0.0), "<UseNaturalGradient>", True,
+            "<NumSamplesHistory>", F(2000.0), "<AlphaInOut>", F(4.0), F(4.0),
+            "<RankInOut>", I(20), I(20)]
+    relu, affine2 = nonlinear("RectifiedLinearComponent", 8), affine(24, 5)
+    config = ["input-node name=input dim=6",
+              "component-node name=tdnn1 component=tdnn1 input=input",
+              "component-node name=relu1 component=relu1 input=tdnn1",
+              "component-node name=affine2 component=affine2 "
+              "input=Append(Offset(relu1, -2), relu1, Offset(relu1, 2))",
+              "output-node name=output input=affine2 objective=linear"]
+    named = [("tdnn1", "TdnnComponent", tdnn), ("relu1", relu[0], relu[1]),
+             ("affine2", affine2[0], affine2[1])]
+    spec = [("tdnn1", 1, [("input", -1), ("input", 0), ("input", 1)],
+             lambda x: x @ W1.T.astype(np.float64) + b1, 8),
+            ("relu1", 1, [("tdnn1", 0)], relu[2], 8),
+            ("affine2", 3, [("relu1", -2), ("relu1", 0), ("relu1", 2)], affine2[2], 5)]
+    return kw.nnet3(config, named, binary), lambda X: simulate(spec, X, "affine2", 3)
+
+
+def lstm_net(binary: bool, cell: int = 3, proj: int = 2) -> tuple[bytes, callable]:
+    """nnet3's LSTM: W_all on [input, r(t-1)], LstmNonlinearity on [gates, c(t-1)], a linear
+    projection whose first `proj` dims are r, an output affine."""
+    w_all, nonlin = affine(4 + proj, 4 * cell), lstm_nonlinearity(cell)
+    w_rp, out = linear(cell, proj + 1), affine(proj + 1, 3)
+    config = [
+        "input-node name=input dim=4",
+        "component-node name=lstm.W_all component=lstm.W_all "
+        "input=Append(input, IfDefined(Offset(lstm.r, -1)))",
+        "component-node name=lstm.nonlin component=lstm.nonlin "
+        "input=Append(lstm.W_all, IfDefined(Offset(lstm.c, -1)))",
+        f"dim-range-node name=lstm.c input-node=lstm.nonlin dim-offset=0 dim={cell}",
+        f"dim-range-node name=lstm.m input-node=lstm.nonlin dim-offset={cell} dim={cell}",
+        "component-node name=lstm.rp component=lstm.W_rp input=lstm.m",
+        f"dim-range-node name=lstm.r input-node=lstm.rp dim-offset=0 dim={proj}",
+        "component-node name=out component=out input=lstm.rp",
+        "output-node name=output input=out objective=linear",
+    ]
+    named = [("lstm.W_all", *w_all[:2]), ("lstm.nonlin", *nonlin[:2]),
+             ("lstm.W_rp", *w_rp[:2]), ("out", *out[:2])]
+    spec = [("lstm.W_all", 0, [("input", 0), ("lstm.r", -1)], w_all[2], 4 * cell),
+            ("lstm.nonlin", 0, [("lstm.W_all", 0), ("lstm.c", -1)], nonlin[2], 2 * cell),
+            ("lstm.c", 0, [("lstm.nonlin", 0)], lambda x: x[:, :cell], cell),
+            ("lstm.m", 0, [("lstm.nonlin", 0)], lambda x: x[:, cell:], cell),
+            ("lstm.rp", 0, [("lstm.m", 0)], w_rp[2], proj + 1),
+            ("lstm.r", 0, [("lstm.rp", 0)], lambda x: x[:, :proj], proj),
+            ("out", 0, [("lstm.rp", 0)], out[2], 3)]
+    return kw.nnet3(config, named, binary), lambda X: simulate(spec, X, "out", 0)
+
+
+def nnet1_splice_net(binary: bool) -> tuple[bytes, callable]:
+    """nnet1: Splice [-2..2] of 3-dim frames, AffineTransform, Sigmoid."""
+    (aff, fa), offsets = _nnet1_affine(15, 4), [-2, -1, 0, 1, 2]
+    comps = [("Splice", 15, 3, [IV(offsets)]), aff, ("Sigmoid", 4, 4, [])]
+    spec = [("splice", 2, [("input", o) for o in offsets], lambda x: x, 15),
+            ("out", 2, [("splice", 0)], lambda x: sigmoid(fa(x)), 4)]
+    return kw.nnet1(comps, binary), lambda X: simulate(spec, X, "out", 2)

@@ -104,18 +104,6 @@ def test_nnet3_descriptors(tmp_path, binary):
     check(xml, x, c[2](np.concatenate([ya + 0.5 * yb, ya, yb[:, 1:3]], axis=1)))
 
 
-def test_nnet3_time_offset_is_refused_in_one_line(tmp_path, capsys):
-    a = kn.affine(12, 4)
-    config = ["input-node name=input dim=6",
-              "component-node name=a component=a input=Append(Offset(input, -1), input)",
-              "output-node name=output input=a objective=linear"]
-    model = tmp_path / "tdnn.raw"
-    model.write_bytes(kw.nnet3(config, [("a", a[0], a[1])], True))
-    assert main(["convert", "--input_model", str(model), "--output_dir", str(tmp_path)]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "Offset(input,-1)" in err[0].replace(" ", "")
-
-
 @pytest.mark.parametrize("cut", [3, 40, 200, -7])
 def test_truncated_model_gives_one_line(tmp_path, capsys, cut):
     data, _, _ = kn.nnet2_chain(True)
@@ -176,3 +164,32 @@ def test_kaldi_flag_on_another_framework_is_refused(tmp_path, relu_add_model, ca
     assert main(["convert", "--input_model", str(relu_add_model), "--output_dir",
                  str(tmp_path), "--remove_output_softmax"]) == 2
     assert "--remove_output_softmax is for kaldi models" in capsys.readouterr().err
+
+
+def run_frames(xml: Path, X: np.ndarray) -> list[np.ndarray]:
+    """[openvino, shim] outputs of consecutive calls, one frame each (state kept)."""
+    compiled = ov.Core().compile_model(str(xml), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    request = compiled.create_infer_request()
+    real = np.stack([request.infer([X[t:t + 1]])[compiled.output(0)] for t in range(len(X))])
+    engine, name = open_engine("shim", xml, "CPU"), compiled.input(0).any_name
+    shim = np.stack([next(iter(engine.run({name: X[t:t + 1]}).values()))
+                     for t in range(len(X))])
+    return [real, shim]
+
+
+STATEFUL = {"tdnn": (kn.tdnn_net, "tdnn.raw", 6), "lstm": (kn.lstm_net, "lstm.raw", 4),
+            "nnet1_splice": (kn.nnet1_splice_net, "splice.nnet", 3)}
+
+
+@pytest.mark.parametrize("binary", FORMS)
+@pytest.mark.parametrize("net", list(STATEFUL))
+def test_stateful_nets_over_20_frames(tmp_path, net, binary):
+    build, file_name, din = STATEFUL[net]
+    data, reference = build(binary)
+    (model := tmp_path / file_name).write_bytes(data)
+    xml = convert(model, tmp_path, "--framework", "kaldi")
+    assert "ReadValue" in xml.read_text() and "Assign" in xml.read_text()
+    X = kn.RNG.standard_normal((20, din)).astype(np.float32)
+    expected = reference(X)
+    for got in run_frames(xml, X):
+        np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)

@@ -65,3 +65,53 @@ class GraphBuilder:
             attrs={"name": f"{name}/sink_port_0"})
         source.connect(result.in_port(0))
         self.graph.graph["output_order"].append(name)
+
+
+class DelayLines:
+    """Past values of nodes, one variable per delayed frame (ReadValue/Assign, zero at first);
+    with remove_memory, each variable becomes an extra input and its new value an output
+    instead (the caller carries the state)."""
+
+    def __init__(self, b: GraphBuilder, remove_memory: bool = False) -> None:
+        self.b = b
+        self.remove_memory = remove_memory
+        self.lines: dict[str, list[Port]] = {}
+        self.pending: list[tuple[str, str, int]] = []  # (variable, node it stores, dim)
+        self.sinks: dict[str, Node] = {}
+
+    def delayed(self, name: str, k: int, dim: int) -> Port:
+        """name's value from k calls ago."""
+        line = self.lines.setdefault(name, [])
+        while len(line) < k:
+            var = self.b.graph.unique_id(f"{name}/delay_{len(line) + 1}")
+            if self.remove_memory:
+                read = self.b.parameter(var, dim)
+            else:
+                zeros = np.zeros((1, dim), np.float32)
+                read = self.b.op("ReadValue", [zeros], var, variable_id=var,
+                                 variable_type=np.dtype(np.float32),
+                                 variable_shape=(1, dim)).out_port(0)
+            if line:
+                self._store(var, line[-1], dim)
+            else:
+                self.pending.append((var, name, dim))
+            line.append(read)
+        return line[k - 1]
+
+    def _store(self, var: str, value: Port, dim: int) -> None:
+        if self.remove_memory:
+            self.b.result(value, f"{var}/next")
+            return
+        # OpenVINO 2026's CPU plugin lets an Assign fed straight by a Parameter or a ReadValue
+        # share that buffer (the stored value is then the new one): copy the value through a
+        # Concat and Slice first (tests/front/test_kaldi_openvino_bug.py shows the bad form)
+        twice = self.b.op("Concat", [value, value], f"{var}/copy", axis=1).out_port(0)
+        copy = self.b.op("Slice", [twice, np.array([0]), np.array([dim]), np.array([1]),
+                                   np.array([1])], f"{var}/copy").out_port(0)
+        self.b.op("Assign", [copy], f"{var}/assign", variable_id=var)
+
+    def connect(self, port_of) -> None:
+        """Feed each line's first variable from its node (port_of(name)), once all exist."""
+        for var, name, dim in self.pending:
+            self._store(var, port_of(name), dim)
+        self.pending.clear()

@@ -50,19 +50,6 @@ def identity(n: KaldiNode) -> list[Port]:
     return [n.input(0)]
 
 
-@kaldi_op("Splice", "SpliceComponent")
-def splice(n: KaldiNode) -> list[Port]:
-    comp = n.comp
-    if comp.has("<LeftContext>"):
-        offsets = list(range(-comp.int("<LeftContext>"), comp.int("<RightContext>", 0) + 1))
-    else:
-        offsets = [int(v) for v in comp.array("<Context>" if comp.has("<Context>") else "")]
-    if offsets != [0]:
-        n.reject(f"frame offsets {offsets} need recurrent state",
-                 "the Kaldi frontend converts splicing of offset [0] only")
-    return [n.input(0)]
-
-
 @kaldi_op("NormalizeComponent")
 def normalize(n: KaldiNode) -> list[Port]:
     """x * target_rms / sqrt(mean(x^2)), the mean square floored as Kaldi does."""
