@@ -304,3 +304,28 @@ def nnet1_splice_net(binary: bool) -> tuple[bytes, callable]:
     spec = [("splice", 2, [("input", o) for o in offsets], lambda x: x, 15),
             ("out", 2, [("splice", 0)], lambda x: sigmoid(fa(x)), 4)]
     return kw.nnet1(comps, binary), lambda X: simulate(spec, X, "out", 2)
+
+
+def nnet1_lstm_net(binary: bool, cell: int = 3, proj: int = 2) -> tuple[bytes, callable]:
+    """nnet1: LstmProjected (peepholes, projection), AffineTransform, Softmax."""
+    w_x, w_r, bias = w(4 * cell, 4), w(4 * cell, proj), w(4 * cell)
+    p_i, p_f, p_o, w_rm = w(cell), w(cell), w(cell), w(proj, cell)
+    items = ["<CellDim>", I(cell), "<LearnRateCoef>", F(1.0), "<BiasLearnRateCoef>", F(1.0),
+             "<CellClip>", F(50.0), "<DiffClip>", F(1.0), "<CellDiffClip>", F(0.0),
+             "<GradClip>", F(250.0), w_x, w_r, bias, p_i, p_f, p_o, w_rm]
+    (aff, fa) = _nnet1_affine(proj, 5)
+    comps = [("LstmProjected", proj, 4, items), aff, ("Softmax", 5, 5, [])]
+
+    def step(v):  # v = [x, r(t-1), c(t-1)] -> [r, c]
+        x, r, c = v[:, :4], v[:, 4:4 + proj], v[:, 4 + proj:]
+        g, i, f, o = np.split(x @ w_x.T.astype(np.float64) + r @ w_r.T.astype(np.float64)
+                              + bias, 4, axis=1)
+        c = sigmoid(f + p_f * c) * c + sigmoid(i + p_i * c) * np.tanh(g)
+        return np.concatenate([(sigmoid(o + p_o * c) * np.tanh(c)) @ w_rm.T.astype(np.float64),
+                               c], axis=1)
+
+    spec = [("lstm", 0, [("input", 0), ("r", -1), ("c", -1)], step, proj + cell),
+            ("r", 0, [("lstm", 0)], lambda v: v[:, :proj], proj),
+            ("c", 0, [("lstm", 0)], lambda v: v[:, proj:], cell),
+            ("out", 0, [("r", 0)], lambda v: softmax(fa(v)), 5)]
+    return kw.nnet1(comps, binary), lambda X: simulate(spec, X, "out", 0)

@@ -178,7 +178,8 @@ def run_frames(xml: Path, X: np.ndarray) -> list[np.ndarray]:
 
 
 STATEFUL = {"tdnn": (kn.tdnn_net, "tdnn.raw", 6), "lstm": (kn.lstm_net, "lstm.raw", 4),
-            "nnet1_splice": (kn.nnet1_splice_net, "splice.nnet", 3)}
+            "nnet1_splice": (kn.nnet1_splice_net, "splice.nnet", 3),
+            "nnet1_lstm": (kn.nnet1_lstm_net, "lstm.nnet", 4)}
 
 
 @pytest.mark.parametrize("binary", FORMS)
@@ -193,3 +194,27 @@ def test_stateful_nets_over_20_frames(tmp_path, net, binary):
     expected = reference(X)
     for got in run_frames(xml, X):
         np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("net", ["tdnn", "nnet1_lstm"])
+def test_remove_memory_gives_state_as_inputs_and_outputs(tmp_path, net):
+    """Each state is an input; its new value the output '<input>/next', fed back by the
+    caller: the same outputs as the stateful IR."""
+    build, file_name, din = STATEFUL[net]
+    data, reference = build(True)
+    (model := tmp_path / file_name).write_bytes(data)
+    xml = convert(model, tmp_path, "--framework", "kaldi", "--remove_memory")
+    assert "ReadValue" not in xml.read_text()
+    compiled = ov.Core().compile_model(str(xml), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    states = {p.any_name: np.zeros(tuple(p.shape), np.float32) for p in compiled.inputs
+              if "/delay_" in p.any_name}
+    (frame_input,) = [p.any_name for p in compiled.inputs if p.any_name not in states]
+    (output,) = [o for o in compiled.outputs if not any(n.endswith("/next") for n in o.names)]
+    assert states and len(compiled.outputs) == len(states) + 1
+    X = kn.RNG.standard_normal((20, din)).astype(np.float32)
+    got = []
+    for t in range(len(X)):
+        result = compiled({frame_input: X[t:t + 1], **states})
+        got.append(result[output])
+        states = {s: result[compiled.output(f"{s}/next")] for s in states}
+    np.testing.assert_allclose(np.stack(got), reference(X), rtol=1e-4, atol=1e-5)

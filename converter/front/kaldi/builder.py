@@ -26,6 +26,13 @@ class GraphBuilder:
         self.graph.graph["input_order"] = []
         self.graph.graph["output_order"] = []
 
+    @classmethod
+    def on(cls, graph: Graph) -> GraphBuilder:
+        """A builder adding to an existing graph (a translator's)."""
+        builder = cls.__new__(cls)
+        builder.graph = graph
+        return builder
+
     def parameter(self, name: str, dim: int) -> Port:
         node = Op.builtin_ops["Parameter"](self.graph).create_node(attrs={
             "name": name, "shape": (1, int(dim)), "element_type": np.dtype(np.float32)})
@@ -76,11 +83,11 @@ class DelayLines:
         self.b = b
         self.remove_memory = remove_memory
         self.lines: dict[str, list[Port]] = {}
-        self.pending: list[tuple[str, str, int]] = []  # (variable, node it stores, dim)
+        self.pending: list[tuple[str, str | Port, int]] = []  # (variable, what it stores, dim)
         self.sinks: dict[str, Node] = {}
 
-    def delayed(self, name: str, k: int, dim: int) -> Port:
-        """name's value from k calls ago."""
+    def delayed(self, name: str, k: int, dim: int, source: Port | None = None) -> Port:
+        """The value of node `name` (the port `source`, when given) from k calls ago."""
         line = self.lines.setdefault(name, [])
         while len(line) < k:
             var = self.b.graph.unique_id(f"{name}/delay_{len(line) + 1}")
@@ -91,27 +98,26 @@ class DelayLines:
                 read = self.b.op("ReadValue", [zeros], var, variable_id=var,
                                  variable_type=np.dtype(np.float32),
                                  variable_shape=(1, dim)).out_port(0)
-            if line:
-                self._store(var, line[-1], dim)
-            else:
-                self.pending.append((var, name, dim))
+            self.pending.append((var, line[-1] if line else (source or name), dim))
             line.append(read)
         return line[k - 1]
 
     def _store(self, var: str, value: Port, dim: int) -> None:
-        if self.remove_memory:
-            self.b.result(value, f"{var}/next")
-            return
-        # OpenVINO 2026's CPU plugin lets an Assign fed straight by a Parameter or a ReadValue
-        # share that buffer (the stored value is then the new one): copy the value through a
-        # Concat and Slice first (tests/front/test_kaldi_openvino_bug.py shows the bad form)
+        # a copy (Concat, Slice) gives the stored value a tensor of its own: OpenVINO 2026's
+        # CPU plugin lets an Assign fed straight by a Parameter or a ReadValue share that
+        # buffer, so the stored value became the new one (test_kaldi_openvino_bug.py), and
+        # an output '<var>/next' must not rename the input it copies
         twice = self.b.op("Concat", [value, value], f"{var}/copy", axis=1).out_port(0)
         copy = self.b.op("Slice", [twice, np.array([0]), np.array([dim]), np.array([1]),
                                    np.array([1])], f"{var}/copy").out_port(0)
-        self.b.op("Assign", [copy], f"{var}/assign", variable_id=var)
+        if self.remove_memory:
+            self.b.result(copy, f"{var}/next")
+        else:
+            self.b.op("Assign", [copy], f"{var}/assign", variable_id=var)
 
-    def connect(self, port_of) -> None:
-        """Feed each line's first variable from its node (port_of(name)), once all exist."""
-        for var, name, dim in self.pending:
-            self._store(var, port_of(name), dim)
+    def connect(self, port_of=None) -> None:
+        """Store every variable's next value, once the nodes exist (port_of(name) gives a
+        node's port); call it after the model's Results, so state outputs come last."""
+        for var, source, dim in self.pending:
+            self._store(var, source if isinstance(source, Port) else port_of(source), dim)
         self.pending.clear()

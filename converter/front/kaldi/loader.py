@@ -57,6 +57,7 @@ class _Chain:
         for i, net in enumerate(comp.nested):
             chain = _Chain(self.b, self.lines.remove_memory)
             parts.append(chain.run(net, split.out_port(i), int(dims[i])))
+            chain.lines.connect()
             if chain.delay:
                 msg = f"ParallelComponent '{comp.name}': splicing inside a nested net"
                 raise UnsupportedOpError(msg)
@@ -72,8 +73,7 @@ class _Chain:
         parts = []
         for o in offsets:
             k = delay - o - self.delay
-            parts.append(source if k == 0 else self.lines.delayed(name, k, dim))
-        self.lines.connect(lambda _n: source)
+            parts.append(source if k == 0 else self.lines.delayed(name, k, dim, source))
         self.delay = delay
         if len(parts) == 1:
             return parts[0]
@@ -104,6 +104,7 @@ def _first_dim(comp: Component) -> int:
 def build_graph(model: KaldiModel, name: str, opts: ConvertOptions) -> Graph:
     """The front-stage graph of a parsed model."""
     b = GraphBuilder(name)
+    b.graph.graph["remove_memory"] = bool(opts.remove_memory)  # for stateful translators
     if model.kind == "nnet3":
         Nnet3Graph(b, model, opts).build()
     else:
@@ -112,9 +113,10 @@ def build_graph(model: KaldiModel, name: str, opts: ConvertOptions) -> Graph:
         first = model.components[0]
         dim = first.dims[1] if model.kind == "nnet1" else _first_dim(first)
         source = b.parameter("Parameter" if model.kind == "nnet1" else "Input", dim)
-        out = _Chain(b, bool(opts.remove_memory)).run(model.components, source, dim)
-        name = out.node.soft_get("name")
-        b.result(finish_output(b, out, opts, model.priors), name)
+        chain = _Chain(b, bool(opts.remove_memory))
+        out = chain.run(model.components, source, dim)
+        b.result(finish_output(b, out, opts, model.priors), out.node.soft_get("name"))
+        chain.lines.connect()
     return b.graph
 
 

@@ -30,5 +30,6 @@ class KaldiNode(NodeContext):
 
 
 REGISTRY = TranslatorRegistry(
-    KaldiNode, ["converter.front.kaldi.affine", "converter.front.kaldi.nonlinear"])
+    KaldiNode, ["converter.front.kaldi.affine", "converter.front.kaldi.nonlinear",
+                "converter.front.kaldi.lstm"])
 kaldi_op = REGISTRY.op
