@@ -329,3 +329,25 @@ def nnet1_lstm_net(binary: bool, cell: int = 3, proj: int = 2) -> tuple[bytes, c
             ("c", 0, [("lstm", 0)], lambda v: v[:, proj:], cell),
             ("out", 0, [("r", 0)], lambda v: softmax(fa(v)), 5)]
     return kw.nnet1(comps, binary), lambda X: simulate(spec, X, "out", 0)
+
+
+def nnet1_cnn_net(binary: bool) -> tuple[bytes, callable, int]:
+    """nnet1: ConvolutionalComponent (2 spliced frames of 10, patches of 3, step 1, 4 filters),
+    MaxPoolingComponent (pools of 2 patches, step 2), AffineTransform, Softmax."""
+    filters, bias = w(4, 2 * 3), w(4)
+    lr = ["<LearnRateCoef>", F(1.0), "<BiasLearnRateCoef>", F(1.0), "<MaxNorm>", F(0.0)]
+    conv = ("ConvolutionalComponent", 32, 20, ["<PatchDim>", I(3), "<PatchStep>", I(1),
+                                                "<PatchStride>", I(10), *lr,
+                                                "<Filters>", filters, "<Bias>", bias])
+    pool = ("MaxPoolingComponent", 16, 32, ["<PoolSize>", I(2), "<PoolStep>", I(2),
+                                            "<PoolStride>", I(4)])
+    aff, fa = _nnet1_affine(16, 5)
+
+    def forward(x):
+        blocks = x.reshape(2, 10)
+        conv_out = np.stack([filters.astype(np.float64) @ blocks[:, p:p + 3].reshape(-1) + bias
+                             for p in range(8)])  # [patch, filter]
+        pooled = np.stack([conv_out[2 * q:2 * q + 2].max(axis=0) for q in range(4)])
+        return softmax(fa(pooled.reshape(1, -1)))
+
+    return kw.nnet1([conv, pool, aff, ("Softmax", 5, 5, [])], binary), forward, 20

@@ -52,6 +52,15 @@ def test_nnet1_every_stateless_component(tmp_path, binary):
 
 
 @pytest.mark.parametrize("binary", FORMS)
+def test_nnet1_convolution_and_max_pooling(tmp_path, binary):
+    data, forward, din = kn.nnet1_cnn_net(binary)
+    (model := tmp_path / "cnn.nnet").write_bytes(data)
+    xml = convert(model, tmp_path)
+    x = frame(din)
+    check(xml, x, forward(x))
+
+
+@pytest.mark.parametrize("binary", FORMS)
 @pytest.mark.parametrize("mdl", [False, True], ids=["nnet", "mdl"])
 def test_nnet2_chain(tmp_path, binary, mdl):
     data, comps, din = kn.nnet2_chain(binary, mdl)

@@ -55,6 +55,12 @@ def test_nnet1_matches_mo(tmp_path):
     compare(model, tmp_path, din, forward)
 
 
+def test_nnet1_cnn_matches_mo(tmp_path):
+    data, forward, din = kn.nnet1_cnn_net(True)
+    (model := tmp_path / "cnn.nnet").write_bytes(data)
+    compare(model, tmp_path, din, forward)
+
+
 def test_nnet2_mdl_matches_mo(tmp_path):
     data, comps, din = kn.nnet2_chain(True, mdl=True, splice=False)
     (model := tmp_path / "final.mdl").write_bytes(data)

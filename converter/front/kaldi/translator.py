@@ -31,5 +31,5 @@ class KaldiNode(NodeContext):
 
 REGISTRY = TranslatorRegistry(
     KaldiNode, ["converter.front.kaldi.affine", "converter.front.kaldi.nonlinear",
-                "converter.front.kaldi.lstm"])
+                "converter.front.kaldi.lstm", "converter.front.kaldi.conv"])
 kaldi_op = REGISTRY.op
