@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from converter.front.kaldi.component import Component
+from converter.front.kaldi.mo_readers import parameters
 from converter.graph.graph import Graph, Node
 from converter.graph.port import Port
 from converter.ops.op import Op
@@ -44,7 +45,8 @@ class GraphBuilder:
         name = name or comp.name
         node_id = self.graph.unique_id(name)
         self.graph.add_node(node_id, kind="op", op=comp.type, name=name, component=comp,
-                            pb=comp, in_ports_count=1, out_ports_count=1)
+                            pb=comp, parameters=parameters(comp), in_ports_count=1,
+                            out_ports_count=1)
         node = Node(self.graph, node_id)
         node.update_node()
         source.connect(node.in_port(0))

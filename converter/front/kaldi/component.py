@@ -61,6 +61,7 @@ class Component:
     fields: dict[str, list[Any]] = field(default_factory=dict)
     dims: tuple[int, int] | None = None  # nnet1: (output dim, input dim)
     nested: list[list[Component]] = field(default_factory=list)
+    body: bytes | None = None  # a binary file's bytes between the type token and the end tag
 
     @property
     def tokens(self) -> list[str]:
@@ -164,12 +165,14 @@ def read_body(reader: KaldiReader, comp: Component, ends: tuple[str, ...],
               nested: Any = None) -> str:
     """Read comp's tags and values up to one of the end tokens; return the end token met.
     `nested(reader)` reads a net found inside (`<Nnet>` in nnet1's ParallelComponent)."""
-    tag = ""
+    tag, start = "", reader.pos + 1
     while True:
         if reader.at_end():
             raise reader.fail(f"{comp.type} component '{comp.name}' is not closed")
         word = reader.peek_token()
         if word in ends:
+            if reader.binary:
+                comp.body = reader.data[start:reader.pos]
             reader.token()
             return word
         if word == "<Nnet>" and nested is not None:
