@@ -227,3 +227,27 @@ def test_remove_memory_gives_state_as_inputs_and_outputs(tmp_path, net):
         got.append(result[output])
         states = {s: result[compiled.output(f"{s}/next")] for s in states}
     np.testing.assert_allclose(np.stack(got), reference(X), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("binary", FORMS)
+def test_corrupt_models_fail_in_one_line(tmp_path, capsys, binary):
+    """Cut or flip bytes of each kind of model: a clean conversion, or exit 2 with one line."""
+    rng = np.random.default_rng(3)
+    sources = [kn.nnet1_lstm_net(binary)[0], kn.nnet2_chain(binary, True)[0],
+               kn.tdnn_net(binary)[0], kn.nnet3_chain(_nnet3_components(), 10, binary)]
+    failures = 0
+    for k, data in enumerate(sources):
+        for i in range(12):
+            if i % 2:
+                variant = data[:rng.integers(1, len(data))]
+            else:
+                flipped = bytearray(data)
+                flipped[rng.integers(0, len(data))] = rng.integers(0, 256)
+                variant = bytes(flipped)
+            (model := tmp_path / f"m{k}_{i}.raw").write_bytes(variant)
+            code = main(["convert", "--input_model", str(model), "--framework", "kaldi",
+                         "--output_dir", str(tmp_path / "out")])
+            err = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+            assert code in (0, 2) and (code == 0 or len(err) == 1), (code, err)
+            failures += code == 2
+    assert failures >= 24  # every cut fails

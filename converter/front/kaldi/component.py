@@ -9,6 +9,7 @@ number's type (int or float) is not stored in the file, so scalars stay raw unti
 
 from __future__ import annotations
 
+import math
 import struct
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,19 +37,29 @@ class Scalar:
         """The value as an int or a float, whichever the bytes (or the word) look like: a
         binary int read as float32 is a denormal."""
         if isinstance(self.raw, str):
-            return float(self.raw) if any(c in self.raw for c in ".eEn") else self.int()
+            return self.float() if any(c in self.raw for c in ".eEn") else self.int()
         value = self.float()
         return self.int() if len(self.raw) == 4 and 0 < abs(value) < 1e-37 else value
 
     def int(self) -> int:
         if isinstance(self.raw, str):
-            return int(float(self.raw))
+            value = self._word()
+            if not math.isfinite(value):
+                raise ModelFormatError(f"'{self.raw[:40]}' where an integer belongs")
+            return int(value)
         return struct.unpack("<i" if len(self.raw) == 4 else "<q", self.raw)[0]
 
     def float(self) -> float:
         if isinstance(self.raw, str):
-            return float(self.raw)
+            return self._word()
         return struct.unpack("<f" if len(self.raw) == 4 else "<d", self.raw)[0]
+
+    def _word(self) -> float:
+        try:
+            return float(self.raw)
+        except ValueError:
+            msg = f"'{self.raw[:40]}' where a number belongs (a corrupt text model?)"
+            raise ModelFormatError(msg) from None
 
 
 @dataclass

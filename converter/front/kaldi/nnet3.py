@@ -133,6 +133,8 @@ class Nnet3Graph:
     def _tree(self, tree, stack: tuple[str, ...], owner: str, offset: int) -> Port:
         """The port of a descriptor read by node `owner`, shifted by `offset` frames."""
         if isinstance(tree, str):
+            if tree not in self.nodes:
+                raise ModelFormatError(f"nnet3 config: node '{tree}' is used but never defined")
             k = self.delay[owner] - offset - self.delay[tree]
             if k < 0:
                 raise ModelFormatError(f"nnet3 node '{owner}': reads '{tree}' ahead of time")
