@@ -57,10 +57,11 @@ class KaldiReader:
             self.pos += 1
         if start == self.pos:
             raise self.fail("unexpected end of file")
-        try:
-            return self.data[start:self.pos].decode("ascii")
-        except UnicodeDecodeError:
-            raise self.fail("binary data where a token was expected") from None
+        word = self.data[start:self.pos].decode("latin-1")
+        if not (word.isascii() and word.isprintable()):
+            self.pos = start
+            raise self.fail("binary data where a token was expected")
+        return word
 
     def peek_word(self) -> str | None:
         """The next word without consuming it; None at the end or before binary data."""
@@ -107,9 +108,12 @@ class KaldiReader:
         text = self.data[self.pos:end]
         self.pos = end + 1
         try:
-            return text.decode("ascii").strip()
+            line = text.decode("ascii").strip()
         except UnicodeDecodeError:
             raise self.fail("binary data in the config lines") from None
+        if not line.isprintable():
+            raise self.fail("a control character in the config lines")
+        return line
 
     # -- scalars -------------------------------------------------------------------------
     def _take(self, n: int) -> bytes:
