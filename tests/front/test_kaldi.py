@@ -251,3 +251,22 @@ def test_corrupt_models_fail_in_one_line(tmp_path, capsys, binary):
             assert code in (0, 2) and (code == 0 or len(err) == 1), (code, err)
             failures += code == 2
     assert failures >= 24  # every cut fails
+
+
+@pytest.mark.parametrize("binary", FORMS)
+def test_nnet2_scale_and_bias_components(tmp_path, binary):
+    """ScaleComponent, FixedBiasComponent, NaturalGradientPerElementScaleComponent, and
+    SpliceComponent written with <LeftContext>/<RightContext> 0."""
+    bias, scales = kn.w(5), kn.w(5)
+    comps = [("SpliceComponent", ["<InputDim>", kw.I(5), "<LeftContext>", kw.I(0),
+                                  "<RightContext>", kw.I(0)], lambda x: x),
+             ("ScaleComponent", ["<Dim>", kw.I(5), "<Scale>", kw.F(-2.0)], lambda x: -2 * x),
+             ("FixedBiasComponent", ["<Bias>", bias], lambda x: x + bias),
+             ("NaturalGradientPerElementScaleComponent",
+              ["<LearningRate>", kw.F(0.001), "<Params>", scales], lambda x: x * scales),
+             kn.nonlinear("TanhComponent", 5)]
+    model = tmp_path / "scales.nnet"
+    model.write_bytes(kw.nnet2([(t, items) for t, items, _ in comps], binary))
+    xml = convert(model, tmp_path)
+    x = frame(5)
+    check(xml, x, kn.chain_reference(comps, x))
