@@ -45,8 +45,13 @@ def compare(model: Path, tmp_path: Path, din: int, expected=None, extra=()) -> f
     for got in run_both(ours, x):
         assert got.shape == reference.shape
         np.testing.assert_allclose(got, reference, rtol=1e-4, atol=1e-5)
-        worst = max(worst, float(np.max(np.abs(got - reference) / (np.abs(reference) + 1e-6))))
+        worst = max(worst, _relative(got, reference))
+    print(f"{model.name} {' '.join(extra)}: max relative difference from MO {worst:.1e}")
     return worst
+
+
+def _relative(got: np.ndarray, reference: np.ndarray) -> float:
+    return float(np.max(np.abs(got - reference) / (np.abs(reference) + 1e-6)))
 
 
 def test_nnet1_matches_mo(tmp_path):
@@ -114,5 +119,8 @@ def test_stateful_nets_match_mo_over_20_frames(tmp_path, net):
     X = kn.RNG.standard_normal((20, din)).astype(np.float32)
     theirs = mo_frames(mo_convert(model, tmp_path / "mo"), X, tmp_path)
     np.testing.assert_allclose(theirs, reference(X), rtol=1e-4, atol=1e-5)
+    worst = 0.0
     for got in run_frames(ours, X):
         np.testing.assert_allclose(got, theirs, rtol=1e-4, atol=1e-5)
+        worst = max(worst, _relative(got, theirs))
+    print(f"{net}, 20 frames: max relative difference from MO {worst:.1e}")
