@@ -270,3 +270,23 @@ def test_nnet2_scale_and_bias_components(tmp_path, binary):
     xml = convert(model, tmp_path)
     x = frame(5)
     check(xml, x, kn.chain_reference(comps, x))
+
+
+@pytest.mark.parametrize("net", ["tdnn", "nnet1_lstm"])
+def test_batch_of_streams(tmp_path, net):
+    """--input_shape [3, dim]: each call takes one frame of 3 independent streams, each with
+    its own state (MO's batch for Kaldi)."""
+    build, file_name, din = STATEFUL[net]
+    data, reference = build(True)
+    (model := tmp_path / file_name).write_bytes(data)
+    xml = convert(model, tmp_path, "--framework", "kaldi", "--input_shape", f"[3,{din}]")
+    X = kn.RNG.standard_normal((20, 3, din)).astype(np.float32)
+    compiled = ov.Core().compile_model(str(xml), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    request = compiled.create_infer_request()
+    real = np.stack([request.infer([X[t]])[compiled.output(0)] for t in range(len(X))])
+    engine, name = open_engine("shim", xml, "CPU"), compiled.input(0).any_name
+    shim = np.stack([next(iter(engine.run({name: X[t]}).values())) for t in range(len(X))])
+    for got in (real, shim):
+        for stream in range(3):
+            np.testing.assert_allclose(got[:, stream:stream + 1], reference(X[:, stream]),
+                                       rtol=1e-4, atol=1e-5)

@@ -34,9 +34,9 @@ class GraphBuilder:
         builder.graph = graph
         return builder
 
-    def parameter(self, name: str, dim: int) -> Port:
+    def parameter(self, name: str, dim: int, batch: int = 1) -> Port:
         node = Op.builtin_ops["Parameter"](self.graph).create_node(attrs={
-            "name": name, "shape": (1, int(dim)), "element_type": np.dtype(np.float32)})
+            "name": name, "shape": (batch, int(dim)), "element_type": np.dtype(np.float32)})
         node.out_port(0).add_tensor_names([name])
         self.graph.graph["input_order"].append(name)
         return node.out_port(0)
@@ -79,14 +79,14 @@ class GraphBuilder:
 class DelayLines:
     """Past values of nodes, one variable per delayed frame (ReadValue/Assign, zero at first);
     with remove_memory, each variable becomes an extra input and its new value an output
-    instead (the caller carries the state)."""
+    instead (the caller carries the state). The graph's "kaldi_state" is (remove_memory,
+    batch): a batch of N frames is N independent streams, each with its own state (MO)."""
 
-    def __init__(self, b: GraphBuilder, remove_memory: bool = False) -> None:
+    def __init__(self, b: GraphBuilder) -> None:
         self.b = b
-        self.remove_memory = remove_memory
+        self.remove_memory, self.batch = b.graph.graph.get("kaldi_state", (False, 1))
         self.lines: dict[str, list[Port]] = {}
         self.pending: list[tuple[str, str | Port, int]] = []  # (variable, what it stores, dim)
-        self.sinks: dict[str, Node] = {}
 
     def delayed(self, name: str, k: int, dim: int, source: Port | None = None) -> Port:
         """The value of node `name` (the port `source`, when given) from k calls ago."""
@@ -94,12 +94,12 @@ class DelayLines:
         while len(line) < k:
             var = self.b.graph.unique_id(f"{name}/delay_{len(line) + 1}")
             if self.remove_memory:
-                read = self.b.parameter(var, dim)
+                read = self.b.parameter(var, dim, self.batch)
             else:
-                zeros = np.zeros((1, dim), np.float32)
+                zeros = np.zeros((self.batch, dim), np.float32)
                 read = self.b.op("ReadValue", [zeros], var, variable_id=var,
                                  variable_type=np.dtype(np.float32),
-                                 variable_shape=(1, dim)).out_port(0)
+                                 variable_shape=zeros.shape).out_port(0)
             self.pending.append((var, line[-1] if line else (source or name), dim))
             line.append(read)
         return line[k - 1]

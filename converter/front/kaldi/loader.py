@@ -29,9 +29,9 @@ class _Chain:
     """nnet1/nnet2: components one after the other; splicing reads delay lines (the chain's
     delay grows by the largest future offset, as in converter.front.kaldi.timing)."""
 
-    def __init__(self, b: GraphBuilder, remove_memory: bool) -> None:
+    def __init__(self, b: GraphBuilder) -> None:
         self.b = b
-        self.lines = DelayLines(b, remove_memory)
+        self.lines = DelayLines(b)
         self.delay = 0
 
     def run(self, components: list[Component], source: Port, dim: int) -> Port:
@@ -55,7 +55,7 @@ class _Chain:
                           out_ports_count=len(dims))
         parts = []
         for i, net in enumerate(comp.nested):
-            chain = _Chain(self.b, self.lines.remove_memory)
+            chain = _Chain(self.b)
             parts.append(chain.run(net, split.out_port(i), int(dims[i])))
             chain.lines.connect()
             if chain.delay:
@@ -101,10 +101,17 @@ def _first_dim(comp: Component) -> int:
     raise ModelFormatError(msg)
 
 
+def _batch(opts: ConvertOptions) -> int:
+    """The frames per call --input_shape (or --input) asks for: so many streams (MO's batch)."""
+    shapes = [s.shape for s in opts.inputs or [] if s.shape] or opts.input_shape or []
+    first = shapes[0] if shapes else ()
+    return int(first[0]) if len(first) == 2 and first[0] > 0 else 1
+
+
 def build_graph(model: KaldiModel, name: str, opts: ConvertOptions) -> Graph:
     """The front-stage graph of a parsed model."""
     b = GraphBuilder(name)
-    b.graph.graph["remove_memory"] = bool(opts.remove_memory)  # for stateful translators
+    b.graph.graph["kaldi_state"] = (bool(opts.remove_memory), _batch(opts))
     if model.kind == "nnet3":
         Nnet3Graph(b, model, opts).build()
     else:
@@ -113,7 +120,7 @@ def build_graph(model: KaldiModel, name: str, opts: ConvertOptions) -> Graph:
         first = model.components[0]
         dim = first.dims[1] if model.kind == "nnet1" else _first_dim(first)
         source = b.parameter("Parameter" if model.kind == "nnet1" else "Input", dim)
-        chain = _Chain(b, bool(opts.remove_memory))
+        chain = _Chain(b)
         out = chain.run(model.components, source, dim)
         b.result(finish_output(b, out, opts, model.priors), out.node.soft_get("name"))
         chain.lines.connect()

@@ -22,7 +22,7 @@ def lstm_projected(n: KaldiNode) -> list[Port]:
     if w_x.shape[0] != 4 * cell or w_r.shape != (4 * cell, proj) or w_rm.shape[1] != cell:
         n.reject(f"weights of shapes {[list(a.shape) for a in (w_x, w_r, w_rm)]} do not fit "
                  f"a cell of {cell}", "the model is corrupt")
-    lines = DelayLines(GraphBuilder.on(n.graph), n.graph.graph.get("remove_memory", False))
+    lines = DelayLines(GraphBuilder.on(n.graph))
     r_prev = lines.delayed(f"{n.name}/r", 1, proj)
     c_prev = lines.delayed(f"{n.name}/c", 1, cell)
 

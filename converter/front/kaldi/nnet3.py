@@ -44,7 +44,7 @@ class Nnet3Graph:
             else:
                 raise ModelFormatError(f"nnet3 config line '{line}': unknown kind '{kind}'")
         self.delay = delays(self._reads())
-        self.lines = DelayLines(b, bool(opts.remove_memory))
+        self.lines = DelayLines(b)
 
     def _reads(self) -> dict[str, list[tuple[str, int]]]:
         reads: dict[str, list[tuple[str, int]]] = {}
