@@ -124,3 +124,18 @@ def test_stateful_nets_match_mo_over_20_frames(tmp_path, net):
         np.testing.assert_allclose(got, theirs, rtol=1e-4, atol=1e-5)
         worst = max(worst, _relative(got, theirs))
     print(f"{net}, 20 frames: max relative difference from MO {worst:.1e}")
+
+
+def test_batch_of_streams_matches_mo(tmp_path):
+    data, _ = kn.tdnn_net(True)
+    (model := tmp_path / "tdnn.raw").write_bytes(data)
+    flags = ("--input_shape", "[3,6]")
+    ours = convert(model, tmp_path / "extgen", "--framework", "kaldi", *flags)
+    X = kn.RNG.standard_normal((20, 3, 6)).astype(np.float32)
+    theirs = mo_frames(mo_convert(model, tmp_path / "mo", *flags), X, tmp_path)
+    compiled = ov.Core().compile_model(str(ours), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    request = compiled.create_infer_request()
+    got = np.stack([request.infer([X[t]])[compiled.output(0)] for t in range(len(X))])
+    np.testing.assert_allclose(got, theirs, rtol=1e-4, atol=1e-5)
+    print(f"tdnn, 3 streams x 20 frames: max relative difference from MO "
+          f"{_relative(got, theirs):.1e}")
