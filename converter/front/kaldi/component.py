@@ -23,7 +23,7 @@ __all__ = ["Component", "Scalar", "plain_fields", "read_body"]
 
 # (component type or "*", tag) whose value is an integer vector
 _INT_VECTORS = {("*", "<TimeOffsets>"), ("*", "<Context>"), ("Splice", ""),
-                ("BlockSoftmax", "<BlockDims>"), ("*", "<Indexes>")}
+                ("BlockSoftmax", "<BlockDims>")}
 END_OF_COMPONENT = "<!EndOfComponent>"
 
 
