@@ -128,8 +128,9 @@ class Graph(nx.MultiDiGraph):
         return order[::-1] if reverse else order
 
     def clean_up(self, keep_parameters: bool = True) -> None:
-        """Remove nodes that no Result depends on (unused Parameters stay unless told)."""
-        results = [nid for nid, d in self.nodes(data=True) if d.get("op") == "Result"]
+        """Remove nodes that no Result (nor Assign, a stateful model's sink) depends on (unused
+        Parameters stay unless told)."""
+        results = [nid for nid, d in self.nodes(data=True) if d.get("op") in ("Result", "Assign")]
         keep, stack = set(results), list(results)
         while stack:  # one reverse sweep from every Result at once
             for pred in self.predecessors(stack.pop()):

@@ -1,9 +1,10 @@
 """What a legacy Model Optimizer import resolves to: legacy module -> {name: target}.
 
 Targets are `module:attribute`, or `op:Name` for a built-in op class (MO's names accepted, see
-converter.legacy.ops.MO_OP_NAMES). Targets in a framework package (caffe, tf, mxnet) resolve only
-when that frontend exists. The data is written with the pre-2022 roots (`mo.`, `extensions.`);
-`_derive` puts every module under the three roots (2022 moved both to `openvino.tools.mo.`).
+converter.legacy.ops.MO_OP_NAMES). Targets in a framework package (caffe, tf, mxnet, kaldi)
+resolve only when that frontend exists. The data is written with the pre-2022 roots (`mo.`,
+`extensions.`); `_derive` puts every module under the three roots (2022 moved both to
+`openvino.tools.mo.`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ _SHAPES = f"{_L}.shapes"
 _UTILS = f"{_L}.utils"
 _CAFFE = "converter.front.caffe"
 _TF = "converter.front.tf"
+_KALDI = "converter.front.kaldi"
 
 
 def _ops(*names: str) -> dict[str, str]:
@@ -90,6 +92,15 @@ LEGACY_NAMES: dict[str, dict[str, str]] = {
     "mo.front.subgraph_matcher": _from("converter.front.tf.replacement", "SubgraphMatch"),
     "mo.utils.custom_replacement_config": _from(
         f"{_TF}.replacement", "CustomReplacementDescriptor"),
+    "mo.front.kaldi.loader.utils": _from(
+        f"{_KALDI}.mo_readers", "collect_until_token", "collect_until_token_and_read",
+        "collect_until_whitespace", "find_next_tag", "get_bool", "get_uint16", "get_uint32",
+        "get_uint64", "read_binary_bool_token", "read_binary_float_token",
+        "read_binary_integer32_token", "read_binary_integer64_token", "read_blob",
+        "read_placeholder", "read_string", "read_token_value"),
+    "mo.front.kaldi.utils": _from(
+        f"{_KALDI}.mo_readers", "read_binary_matrix", "read_binary_vector",
+        "read_learning_info"),
     "mo.front.mxnet.extractors.utils": _from(
         "converter.front.mxnet.attrs", "get_mxnet_layer_attrs"),
     # errors

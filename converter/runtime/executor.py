@@ -112,6 +112,8 @@ class Executor:
     def __init__(self, model: IRModel, devices: Sequence[Device]) -> None:
         self.model = model
         self.devices = list(devices)
+        self.variables: dict[str, np.ndarray] = {}  # ReadValue/Assign state across run() calls
+        self._assigned: dict[str, np.ndarray] = {}
         self.parameters = [lay for lay in model.layers.values() if lay.type == "Parameter"]
         self.results = [lay for lay in model.layers.values() if lay.type == "Result"]
         self.steps = self._plan()
@@ -170,6 +172,8 @@ class Executor:
                 kernel, device = (lambda _i, v=value: [v]), "CPU"
             elif layer.type == "Result":
                 kernel, device = (lambda i: [i[0]]), "CPU"
+            elif layer.type in ("ReadValue", "Assign"):
+                kernel, device = self._state_kernel(layer), "CPU"
             else:
                 kernel, device = self._kernel(layer)
                 self._check_inputs(layer, inputs)
@@ -179,6 +183,22 @@ class Executor:
         for ref, idx in last_use.items():
             steps[idx].free_after.append(ref)
         return steps
+
+    def _state_kernel(self, layer: IRLayer) -> Kernel:
+        """ReadValue gives the variable as the last run() left it (its init input before any);
+        Assign's value becomes the variable when this run() ends, as in OpenVINO."""
+        var = layer.attrs.get("variable_id", "")
+        if layer.type == "ReadValue":
+            return lambda i: [self.variables.get(var, i[0] if i else None)]
+
+        def assign(i: list[np.ndarray]) -> list[np.ndarray]:
+            self._assigned[var] = i[0]
+            return [i[0]]
+        return assign
+
+    def reset_state(self) -> None:
+        """Forget every variable (the next run() starts from the init values)."""
+        self.variables.clear()
 
     def _check_inputs(self, layer: IRLayer, inputs: list[tuple[int, int]]) -> None:
         """The op's own input check (ranks, channels, types) on the shapes the IR declares."""
@@ -271,6 +291,8 @@ class Executor:
                 buffers[(step.layer.id, i)] = out
             for ref in step.free_after:
                 buffers.pop(ref, None)
+        self.variables.update(self._assigned)
+        self._assigned.clear()
         return outputs
 
 

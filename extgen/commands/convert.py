@@ -72,6 +72,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                     help="TensorFlow: sub-graph replacement descriptions (scope, points, general)")
     fw.add_argument("--input_symbol", type=Path, metavar="FILE-symbol.json",
                     help="MXNet: the symbol file (default: derived from the .params name)")
+    kaldi = p.add_argument_group("Kaldi")
+    kaldi.add_argument("--counts", metavar="FILE",
+                       help='Kaldi: class counts (one line); their log-priors are subtracted '
+                       'from the output, as MO did; "" takes the <Priors> stored in an '
+                       'nnet3 .mdl')
+    kaldi.add_argument("--remove_output_softmax", action="store_true", default=None,
+                       help="Kaldi: drop the Softmax that makes the output (a LogSoftmax stays, "
+                       "as in MO)")
+    kaldi.add_argument("--remove_memory", action="store_true", default=None,
+                       help="Kaldi: recurrent state (frame delays, LSTM cells) as extra inputs "
+                       "and outputs <name>/next instead of ReadValue/Assign; feed each output "
+                       "back as the same-named input")
 
 
 def options_from_args(args: argparse.Namespace):
@@ -103,6 +115,9 @@ def options_from_args(args: argparse.Namespace):
         custom_layers_mapping=args.custom_layers_mapping,
         transformations_config=args.transformations_config,
         input_symbol=args.input_symbol,
+        counts=args.counts,
+        remove_output_softmax=args.remove_output_softmax,
+        remove_memory=args.remove_memory,
     )
 
 
