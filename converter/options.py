@@ -56,6 +56,10 @@ class ConvertOptions:
     input_meta_graph: Path | None = None  # a MetaGraphDef (.meta)
     input_checkpoint: Path | None = None  # the variables' checkpoint prefix
     input_symbol: Path | None = None  # MXNet *-symbol.json (default: derived from the .params)
+    # Kaldi
+    counts: str | None = None  # class counts file; "" for an nnet3 .mdl's <Priors>
+    remove_output_softmax: bool | None = None  # None: not asked
+    remove_memory: bool | None = None  # state as extra inputs/outputs, not ReadValue/Assign
     extra: dict[str, str] = field(default_factory=dict)
 
     def check_framework_flags(self, framework: str) -> None:
@@ -78,6 +82,9 @@ _FRAMEWORK_FLAGS = {
     "input_meta_graph": ("tf", "--input_meta_graph"),
     "input_checkpoint": ("tf", "--input_checkpoint"),
     "input_symbol": ("mxnet", "--input_symbol"),
+    "counts": ("kaldi", "--counts"),
+    "remove_output_softmax": ("kaldi", "--remove_output_softmax"),
+    "remove_memory": ("kaldi", "--remove_memory"),
 }
 
 

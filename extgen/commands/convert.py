@@ -28,7 +28,8 @@ EPILOG = (
 )
 
 
-def add_arguments(p: argparse.ArgumentParser) -> None:
+def _add_model_arguments(p: argparse.ArgumentParser) -> None:
+    """The model: a file, or the TF forms MO named with their own flags (exactly one)."""
     model = p.add_mutually_exclusive_group(required=True)
     model.add_argument("--input_model", "-m", "-w", type=Path, metavar="FILE",
                        help="the model file (.onnx; .pb/.pbtxt/.meta/.keras or a SavedModel "
@@ -38,6 +39,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     model.add_argument("--input_meta_graph", type=Path, metavar="FILE.meta",
                        help="TensorFlow: a MetaGraphDef; its variables come from "
                        "--input_checkpoint (default: the .meta's name without .meta)")
+
+
+def _add_tf_arguments(fw: argparse._ArgumentGroup) -> None:
+    fw.add_argument("--saved_model_tags", metavar="TAG[,TAG...]",
+                    help="TensorFlow: the tags of the SavedModel's meta graph (default: serve)")
+    fw.add_argument("--input_checkpoint", type=Path, metavar="PREFIX",
+                    help="TensorFlow: the checkpoint holding the variables (the prefix of its "
+                    ".index and .data files)")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    _add_model_arguments(p)
     p.add_argument("--framework", choices=list(FRAMEWORKS),
                    help="framework of the model; guessed from the file extension when omitted")
     p.add_argument("--output_dir", "-o", type=Path, default=Path("."), metavar="DIR",
@@ -77,13 +90,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                     help="Caffe: CustomLayersMapping.xml (NativeType, hasParam, protoParamName)")
     fw.add_argument("--transformations_config", type=Path, metavar="FILE.json",
                     help="TensorFlow: sub-graph replacement descriptions (scope, points, general)")
-    fw.add_argument("--saved_model_tags", metavar="TAG[,TAG...]",
-                    help="TensorFlow: the tags of the SavedModel's meta graph (default: serve)")
-    fw.add_argument("--input_checkpoint", type=Path, metavar="PREFIX",
-                    help="TensorFlow: the checkpoint holding the variables (the prefix of its "
-                    ".index and .data files)")
+    _add_tf_arguments(fw)
     fw.add_argument("--input_symbol", type=Path, metavar="FILE-symbol.json",
                     help="MXNet: the symbol file (default: derived from the .params name)")
+    kaldi = p.add_argument_group("Kaldi")
+    kaldi.add_argument("--counts", metavar="FILE",
+                       help='Kaldi: class counts (one line); their log-priors are subtracted '
+                       'from the output, as MO did; "" takes the <Priors> stored in an '
+                       'nnet3 .mdl')
+    kaldi.add_argument("--remove_output_softmax", action="store_true", default=None,
+                       help="Kaldi: drop the Softmax that makes the output (a LogSoftmax stays, "
+                       "as in MO)")
+    kaldi.add_argument("--remove_memory", action="store_true", default=None,
+                       help="Kaldi: recurrent state (frame delays, LSTM cells) as extra inputs "
+                       "and outputs <name>/next instead of ReadValue/Assign; feed each output "
+                       "back as the same-named input")
 
 
 def options_from_args(args: argparse.Namespace):
@@ -115,6 +136,9 @@ def options_from_args(args: argparse.Namespace):
         custom_layers_mapping=args.custom_layers_mapping,
         transformations_config=args.transformations_config,
         input_symbol=args.input_symbol,
+        counts=args.counts,
+        remove_output_softmax=args.remove_output_softmax,
+        remove_memory=args.remove_memory,
         saved_model_dir=args.saved_model_dir,
         saved_model_tags=([t.strip() for t in args.saved_model_tags.split(",") if t.strip()]
                           if args.saved_model_tags else None),
