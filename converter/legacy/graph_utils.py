@@ -24,7 +24,8 @@ from converter.legacy.replacement import aliased_pattern
 from converter.legacy.utils import Error
 
 __all__ = [
-    "ClassType", "apply_pattern", "bfs_search", "check_value", "clear_tensor_names_info",
+    "ClassType", "apply_pattern", "bfs_search", "check_node_usages_out_of_match", "check_value",
+    "clear_tensor_names_info", "get_node_with_permutation",
     "find_inputs", "find_isomorphisms", "find_pattern_matches",
     "find_outputs", "get_edge_attribute_between_nodes", "get_value_id",
     "set_edge_attribute_between_nodes",
@@ -232,3 +233,19 @@ def mark_as_correct_data_layout(node: Node) -> None:
         mark_input_as_in_correct_layout(node, idx)
     for idx in node.out_ports():
         mark_output_as_in_correct_layout(node, idx)
+
+
+def check_node_usages_out_of_match(match: dict, node_name_in_match_group: str) -> bool:
+    """Whether every producer and consumer of the matched node is in the match too."""
+    assert node_name_in_match_group in match
+    node = match[node_name_in_match_group]
+    matched = {n.id for n in match.values()}
+    graph = node.graph
+    near = [u for u, _ in graph.in_edges(node.id)] + [v for _, v in graph.out_edges(node.id)]
+    return all(n in matched for n in near)
+
+
+def get_node_with_permutation(node: Node, port_info: str) -> Node:
+    """The node at 'input:<port>' (its producer) or 'output:<port>' (its consumer) of node."""
+    side, port = port_info.split(":")
+    return node.in_node(int(port)) if side == "input" else node.out_node(int(port))

@@ -11,7 +11,8 @@ from __future__ import annotations
 from converter.legacy.mo_ops import MO_OPS
 from converter.legacy.mo_pass_order import MO_PASSES
 
-__all__ = ["HELPER_NAMES", "LEGACY_NAMES", "MO_CLASS_NAMES", "ROOTS", "legacy_modules"]
+__all__ = ["HELPER_NAMES", "INTERNAL_NAMES", "LEGACY_NAMES", "MO_CLASS_NAMES", "ROOTS",
+           "legacy_modules"]
 
 _G = "converter.graph.graph"
 _L = "converter.legacy"
@@ -206,6 +207,44 @@ HELPER_NAMES: dict[str, dict[str, str]] = {
         "precision_to_destination_type", "packed_U1", "packed_U4", "packed_I4"),
 }
 
+# -- MO's internals that extension code copied from MO's own passes imports -------------------
+_EXTRACTOR = f"{_L}.extractor"
+
+INTERNAL_NAMES: dict[str, dict[str, str]] = {
+    "mo.front.extractor": _from(
+        _EXTRACTOR, "add_input_ops", "add_output_ops", "add_attrs_props", "update_attrs",
+        "update_ie_fields", "get_new_placeholder_name"),
+    "mo.front.tf.common": _from(
+        f"{_L}.tf_types", "tf_data_type_decode", "tf_data_type_cast", "bool_cast"),
+    "mo.front.common.layout": _from(_UTILS, "get_dim_from_layout", "indices_mapping"),
+    "mo.utils.runtime_info": _from(
+        f"{_L}.runtime_info", "RTInfo", "RTInfoElement", "OldAPIMapOrder", "OldAPIMapElementType"),
+    "mo.utils.utils": _from(_UTILS, "NamedAttrsClass", "array_to_str", "shrink_str_value",
+                            "group_by_with_binary_predicate", "unique_by"),
+    "mo.utils.version": {"get_version": "converter.version:installed_version"},
+    "mo.middle.passes.fusing.helpers": _from(
+        f"{_L}.fusing", "get_tensor_id", "common_bfs", "forward_bfs", "backward_bfs"),
+    "mo.middle.pattern_match": _from(_GRAPH_UTILS, "check_node_usages_out_of_match"),
+    "mo.graph.perm_inputs": _from(_GRAPH_UTILS, "get_node_with_permutation"),
+    "mo.middle.passes.infer": _from(f"{_L}.infers", "copy_type_infer", "override_batch"),
+    "mo.front.common.partial_infer.eltwise": _from(
+        f"{_L}.infers", "bias_add_infer", "eltwise_reverse_infer"),
+    "mo.front.common.partial_infer.utils": _from(
+        _SHAPES, "clarify_partial_shape", "convert_deconv_tf_padding_to_str"),
+    "mo.front.common.partial_infer.crop": _from(f"{_L}.infers", "crop_infer"),
+    "mo.front.common.partial_infer.roipooling": _from(f"{_L}.infers", "roipooling_infer"),
+    "extensions.ops.argmax": _from(f"{_L}.infers", "arg_ops_infer"),
+    "extensions.ops.resize_factor_utils": _from(f"{_L}.infers", "factor_update"),
+    "mo.middle.passes.convert_data_type": _from(_TYPES, "convert_blob"),
+    "mo.pipeline.common": _from(_TYPES, "convert_const_node_value_type"),
+    "mo.front.mxnet.extractors.utils": _from(
+        f"{_L}.mxnet_helpers", "MXNET_DATA_TYPES", "get_json_layer_attrs",
+        "mxnet_str_dtype_to_np", "scalar_ops_replacer"),
+    # names MO's modules re-export from where they import them
+    "mo.graph.graph": {"Port": "converter.graph.port:Port", **_from(_UTILS, "Error")},
+    "mo.utils.graph": _from(_G, "Node", "Graph"),
+}
+
 ROOTS = ("mo", "extensions", "openvino.tools.mo")
 
 
@@ -214,7 +253,8 @@ def _derive() -> dict[str, dict[str, str]]:
     `extensions.` (2022 merged both into `openvino.tools.mo.`), so accepting every path under
     every root adds no conflict. A module in several tables gets the names of all."""
     out: dict[str, dict[str, str]] = {}
-    tables = (MO_CLASS_NAMES, LEGACY_NAMES, HELPER_NAMES)  # a later table wins a clash
+    # a later table wins a clash
+    tables = (MO_CLASS_NAMES, LEGACY_NAMES, HELPER_NAMES, INTERNAL_NAMES)
     for module, names in (item for table in tables for item in table.items()):
         below = module.split(".", 1)[1]
         for root in ROOTS:

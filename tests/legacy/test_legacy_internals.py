@@ -1,0 +1,235 @@
+"""MO's internals that extension code copied from MO's own passes imports (graph cuts, runtime
+info, TF type tables, layout lookups, fusing searches, partial inference), imported through the
+legacy roots and used as MO's passes use them."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+import converter.ops  # noqa: F401  (registers the built-in ops)
+from converter.graph.graph import Node
+from converter.legacy import legacy_imports
+from tests.graph.conftest import chain, op_node
+
+
+def test_add_input_ops_cuts_at_an_input_port_and_an_output_port() -> None:
+    with legacy_imports():
+        from openvino.tools.mo.front.extractor import add_input_ops, get_new_placeholder_name
+
+    graph = chain("front")
+    new = add_input_ops(graph, {"tanh": [{"in": 0, "shape": np.array([2, -1])}],
+                                "relu": [{"out": 0, "data_type": np.int32}]}, True)
+    tanh_in, relu_out = (Node(graph, n) for n in new)
+    assert tanh_in.name == get_new_placeholder_name("tanh", False, 0) == "tanh/placeholder_port_0"
+    assert Node(graph, "tanh").in_port(0).get_source().node == tanh_in
+    assert tanh_in.shape[0] == 2 and np.ma.is_masked(tanh_in.shape[1])
+    assert relu_out.name == "relu/placeholder_out_port_0" and relu_out.element_type == np.int32
+    assert Node(graph, "out").in_port(0).get_source().node == relu_out
+    assert "x" not in graph and "relu" not in graph  # what fed only the cut is gone
+
+
+def test_add_output_ops_puts_results_on_the_user_outputs_only() -> None:
+    with legacy_imports():
+        from mo.front.extractor import add_output_ops
+
+    graph = chain("front")
+    sinks = add_output_ops(graph, {"tanh": [{"in": 0}]})
+    assert [s.in_port(0).get_source().node.id for s in sinks] == ["relu"]
+    assert [r.id for r in graph.get_op_nodes(op="Result")] == [s.id for s in sinks]
+    every = add_output_ops(chain("front"), None)
+    assert sorted(s.in_port(0).get_source().node.id for s in every) == ["tanh"]
+
+
+def test_extractor_attribute_lists() -> None:
+    with legacy_imports():
+        from mo.front.extractor import add_attrs_props, update_attrs, update_ie_fields
+
+    attrs = add_attrs_props({"dim_attrs": ["axis", "mine"]})
+    assert sorted(attrs["dim_attrs"]) == ["axis", "batch_dims", "channel_dims", "mine",
+                                          "spatial_dims"]
+    assert "window" in attrs["shape_attrs"]
+    update_attrs(attrs, "shape_attrs", "kernel")
+    assert "kernel" in attrs["shape_attrs"]
+    assert update_ie_fields(attrs) is None and "IE" not in attrs
+
+
+def test_runtime_info_serializes_as_the_ir_writer_reads_it() -> None:
+    with legacy_imports():
+        from openvino.tools.mo.utils.runtime_info import (
+            OldAPIMapElementType,
+            OldAPIMapOrder,
+            RTInfo,
+        )
+
+    info = RTInfo()
+    assert not info and not info.contains("old_api_map_order")
+    order = OldAPIMapOrder(version=0)
+    order.old_api_transpose_parameter([0, 2, 3, 1])
+    info.info[("old_api_map_order", order.get_version())] = order
+    kind = OldAPIMapElementType()
+    kind.set_legacy_type(np.float16)
+    info.info[("old_api_map_element_type", 0)] = kind
+    assert info.contains("old_api_map_order")
+    assert info.get_attribute_version("old_api_map_order") == 0
+    assert dict(info.items()) == {"old_api_map_order": {"value": "0,2,3,1"},
+                                  "old_api_map_element_type": {"value": "f16"}}
+    graph = chain("front")
+    for name, kind in (("x", "Parameter"), ("out", "Result")):
+        Node(graph, name)["type"] = kind
+    assert order.serialize(Node(graph, "x")) == {"value": "0,2,3,1"}
+    assert order.serialize(Node(graph, "out")) == {}
+    with pytest.raises(Exception, match="does not contain"):
+        info.get_attribute_version("absent")
+
+
+def test_tf_data_type_tables() -> None:
+    with legacy_imports():
+        from mo.front.tf.common import bool_cast, tf_data_type_cast, tf_data_type_decode
+
+    np_type, values = tf_data_type_decode[1]  # DT_FLOAT
+    assert np_type is np.float32 and values(SimpleNamespace(float_val=[1.5])) == [1.5]
+    half_type, half = tf_data_type_decode[19]
+    assert half_type is np.float16
+    assert half(SimpleNamespace(half_val=[np.float16(2.0).view(np.uint16)])) == [2.0]
+    assert tf_data_type_decode[10][0] is bool and tf_data_type_decode[7][0] is str
+    assert tf_data_type_cast[np.int8](3) == np.int8(3) and tf_data_type_cast[bool]("0") is False
+    assert bool_cast("TRUE") is True and bool_cast("maybe") == "unknown_boolean_cast"
+
+
+def test_layout_lookup_and_batch_override() -> None:
+    with legacy_imports():
+        from mo.front.common.layout import get_dim_from_layout, indices_mapping
+        from mo.middle.passes.infer import override_batch
+
+    graph = chain("front")
+    x = Node(graph, "x")
+    x["shape"] = np.array([1, 3, 8, 8])
+    assert get_dim_from_layout(x, "N") == (None, False)
+    graph.graph["cmd_params"] = SimpleNamespace(layout_values={"": {"source_layout": "[C,N,H,W]"}})
+    assert get_dim_from_layout(x, "N") == (1, True)
+    assert get_dim_from_layout(x, "D") == (None, True)
+    override_batch(graph, 4)
+    assert list(x.shape) == [1, 4, 8, 8]
+    graph.graph["cmd_params"] = SimpleNamespace(layout_values={"x": {"source_layout": "...C"}})
+    assert get_dim_from_layout(x, "C") == (3, True)
+    assert indices_mapping[5]["NHWC"] == "NDHWC"
+
+
+def test_small_utils() -> None:
+    with legacy_imports():
+        from mo.utils.utils import (
+            NamedAttrsClass,
+            array_to_str,
+            group_by_with_binary_predicate,
+            shrink_str_value,
+            unique_by,
+        )
+
+    close = lambda a, b: abs(a - b) <= 1  # noqa: E731
+    assert group_by_with_binary_predicate([1, 2, 5, 6, 9], close) == [[1, 2], [5, 6], [9]]
+    assert unique_by([1, 2, 5, 6, 9], close) == [1, 5, 9] and unique_by([], close) == []
+    assert NamedAttrsClass({"a": 1}).a == 1
+    assert shrink_str_value("x" * 200, 10) == "xxxxxxx..." and shrink_str_value("ab") == "ab"
+    graph = chain("front")
+    Node(graph, "x")["dims"] = [1, 2]
+    assert array_to_str(Node(graph, "x"), "dims") == "1,2"
+    assert array_to_str(Node(graph, "x"), "absent") is None
+
+
+def test_fusing_searches_and_match_checks() -> None:
+    with legacy_imports():
+        from mo.graph.perm_inputs import get_node_with_permutation
+        from mo.middle.passes.fusing.helpers import backward_bfs, forward_bfs, get_tensor_id
+        from mo.middle.pattern_match import check_node_usages_out_of_match
+
+    graph = chain("front")
+    relu, tanh = Node(graph, "relu"), Node(graph, "tanh")
+    for node, kind in ((relu, "ReLU"), (tanh, "Tanh"), (Node(graph, "x"), "Parameter")):
+        node["type"] = kind
+    assert [n.id for n in forward_bfs(relu, [], ["Tanh"])] == ["tanh"]
+    Node(graph, "out")["type"] = "Result"
+    assert forward_bfs(relu, [], ["Tanh"]) == []  # the Result branch does not reach a Tanh
+    assert [n.id for n in backward_bfs(tanh, ["ReLU"], ["Parameter"])] == ["x"]
+    assert [n.id for n in backward_bfs(tanh, [], ["Parameter"], allowed_all=True)] == ["x"]
+    assert get_tensor_id(tanh) == 0
+    assert get_node_with_permutation(tanh, "input:0") == relu
+    assert check_node_usages_out_of_match({"a": relu, "b": tanh}, "b") is False
+    assert check_node_usages_out_of_match(
+        {"a": relu, "b": tanh, "o": Node(graph, "out2")}, "b") is True
+
+
+def _port_shapes(graph, node: Node, shapes: dict) -> None:
+    for idx, shape in shapes.items():
+        src = op_node(graph, f"{node.id}_in{idx}", "Parameter")
+        src.out_port(0).connect(node.in_port(idx))
+        if shape is not None:
+            node.in_port(idx).data.set_shape(np.array(shape))
+
+
+def test_partial_inference_helpers() -> None:
+    with legacy_imports():
+        from mo.front.common.partial_infer.crop import crop_infer
+        from mo.front.common.partial_infer.eltwise import eltwise_reverse_infer
+        from mo.front.common.partial_infer.utils import (
+            clarify_partial_shape,
+            convert_deconv_tf_padding_to_str,
+            shape_array,
+        )
+        from openvino.tools.mo.ops.argmax import arg_ops_infer
+
+    graph = chain("middle")
+    crop = op_node(graph, "crop", "Crop", axis=2, offset=[1])
+    _port_shapes(graph, crop, {0: [1, 3, 10, 10], 1: [1, 3, 4, 5]})
+    crop_infer(crop)
+    assert list(crop.out_port(0).data.get_shape()) == [1, 3, 4, 5]
+    assert (crop.axis, crop.offset, crop.dim) == ([2, 3], [1, 1], [4, 5])
+
+    arg = op_node(graph, "arg", "ArgMax", top_k=2, axis=-1)
+    _port_shapes(graph, arg, {0: [2, 7]})
+    arg_ops_infer(arg)
+    assert list(arg.out_port(0).data.get_shape()) == [2, 2] and arg.axis == 1
+
+    add = op_node(graph, "add", "Add", auto_broadcast="numpy")
+    _port_shapes(graph, add, {0: [1], 1: None})
+    add.out_port(0).data.set_shape(np.array([5, 4, 3]))
+    eltwise_reverse_infer(add)
+    assert list(add.in_port(1).data.get_shape()) == [5, 4, 3]
+
+    merged = clarify_partial_shape([shape_array([-1, 2, -1]), shape_array([10, -1, -1])])
+    assert list(merged[:2]) == [10, 2] and np.ma.is_masked(merged[2])
+    assert convert_deconv_tf_padding_to_str("SAME") == "same_lower"
+
+
+def test_type_and_mxnet_helpers() -> None:
+    from converter.graph.graph import Graph
+    from converter.legacy.ops import builtin_op
+
+    with legacy_imports():
+        from mo.front.mxnet.extractors.utils import (
+            get_json_layer_attrs,
+            mxnet_str_dtype_to_np,
+            scalar_ops_replacer,
+        )
+        from mo.middle.passes.convert_data_type import convert_blob
+        from mo.ops.elementwise import Mul
+
+    blob, finite, zeros = convert_blob(np.array([1e-30, 7e5, 1.0], np.float32), np.float16)
+    assert blob.dtype == np.float16 and (finite, zeros) == (1, 1)
+    with pytest.raises(Exception, match="rounding"):
+        convert_blob(np.array([1.5]), np.int32)
+    assert mxnet_str_dtype_to_np("float16") is np.float16
+    assert get_json_layer_attrs({"attrs": {"a": "1"}}) == {"a": "1"}
+
+    graph = Graph()
+    graph.stage = "front"
+    x = builtin_op("Parameter")(graph, {"name": "x"}).create_node()
+    scalar = op_node(graph, "s", "_mul_scalar", scalar=2.0)
+    out = builtin_op("Result")(graph, {"name": "out"}).create_node()
+    x.out_port(0).connect(scalar.in_port(0))
+    scalar.out_port(0).connect(out.in_port(0))
+    mul = scalar_ops_replacer(graph, scalar, Mul)
+    assert mul.type == "Multiply" and out.in_port(0).get_source().node == mul
+    assert mul.in_port(0).get_source().node == x and mul.in_node(1).value == 2.0
