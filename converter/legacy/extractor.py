@@ -1,9 +1,11 @@
 """MO's mo.front.extractor helpers that extension code calls: the attribute lists a node carries
 (update_attrs, add_attrs_props, update_ie_fields) and cutting the graph at user-given ports
-(add_input_ops, add_output_ops, get_new_placeholder_name)."""
+(add_input_ops, add_output_ops, get_new_placeholder_name), and filling node attributes
+from an extractor (extract_node_attrs)."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import networkx as nx
@@ -12,11 +14,14 @@ import numpy as np
 from converter.graph.graph import Graph, Node
 from converter.legacy.build import add_opoutput
 from converter.legacy.ops import builtin_op
+from converter.legacy.registries import UnsupportedOps
 from converter.legacy.shapes import dynamic_dimension_value, shape_array
 from converter.legacy.utils import Error, refer_to_faq_msg
 
-__all__ = ["add_attrs_props", "add_input_ops", "add_output_ops", "get_new_placeholder_name",
-           "update_attrs", "update_ie_fields"]
+__all__ = ["add_attrs_props", "add_input_ops", "add_output_ops", "add_outputs_identity",
+           "extract_node_attrs", "get_new_placeholder_name", "update_attrs", "update_ie_fields"]
+
+log = logging.getLogger("extgen")
 
 
 def update_attrs(attrs: dict | Node, attr: str, new: str | list) -> None:
@@ -141,3 +146,38 @@ def add_output_ops(graph: Graph, user_defined_outputs: dict | None,
                 sinks.append(add_opoutput(graph, node_id, value.get("out", 0),
                                           user_defined_name=node_id))
     return sinks
+
+
+def extract_node_attrs(graph: Graph, extractor: Any) -> Graph:
+    """Merge extractor(node)'s (supported, attrs) into every node's attributes (a Result gets
+    empty in_attrs/out_attrs); the nodes no extractor supports are logged as a warning."""
+    unsupported = UnsupportedOps(graph)
+    for nid, attrs in list(graph.nodes(data=True)):
+        if attrs.get("op") == "Result":
+            supported, new = True, {"in_attrs": [], "out_attrs": []}
+        else:
+            try:
+                supported, new = extractor(Node(graph, nid))
+            except Exception as err:
+                msg = (f"Unexpected exception happened during extracting attributes for node "
+                       f"{nid}.\nOriginal exception message: {err}")
+                raise Error(msg) from err
+        if supported:
+            add_attrs_props(new)
+        graph.nodes[nid].update(new)
+        if not supported:
+            unsupported.add(Node(graph, nid))
+    unsupported.report(log.warning, "Instructions/layers that do not have attribute extractors:")
+    return graph
+
+
+def add_outputs_identity(graph: Graph, outputs: list, add_edge: Any,
+                         params: dict | None = None) -> None:
+    """An Identity marked needs_removal after each output node id, wired by
+    add_edge(graph, output, identity, **params): it keeps the output's tensor names until
+    the outputs are cut."""
+    for output in outputs:
+        nid = graph.unique_id(output)
+        graph.add_node(nid, name=nid, identity=True, kind="op", op="Identity", infer=None,
+                       needs_removal=True, symbol_dict={"op": "Identity"})
+        add_edge(graph, output, nid, **(params or {}))

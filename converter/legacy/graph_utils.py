@@ -25,7 +25,8 @@ from converter.legacy.utils import Error
 
 __all__ = [
     "ClassType", "apply_pattern", "bfs_search", "check_node_usages_out_of_match", "check_value",
-    "clear_tensor_names_info", "get_node_with_permutation",
+    "check_inputs", "clear_tensor_names_info", "fill_graph_with_nodes",
+    "get_node_with_permutation", "looking_for_op_in_list", "skip_nodes_by_condition",
     "find_inputs", "find_isomorphisms", "find_pattern_matches",
     "find_outputs", "get_edge_attribute_between_nodes", "get_value_id",
     "set_edge_attribute_between_nodes",
@@ -249,3 +250,37 @@ def get_node_with_permutation(node: Node, port_info: str) -> Node:
     """The node at 'input:<port>' (its producer) or 'output:<port>' (its consumer) of node."""
     side, port = port_info.split(":")
     return node.in_node(int(port)) if side == "input" else node.out_node(int(port))
+
+
+def fill_graph_with_nodes(graph: Graph, src_nodes: Any, get_id: Callable,
+                          get_attrs: Callable) -> None:
+    """A graph node per source node, with id get_id(node) and attributes get_attrs(node)."""
+    for node in src_nodes:
+        graph.add_node(get_id(node), **get_attrs(node))
+
+
+def looking_for_op_in_list(nodes: list, op: str) -> Node | None:
+    """The first of nodes whose op is op."""
+    return next((n for n in nodes if n.has_valid("op") and n.op == op), None)
+
+
+def check_inputs(graph: Graph) -> Node:
+    """A Kaldi model's main input: its one Parameter, or of two the one not named 'ivector'."""
+    inputs = graph.get_op_nodes(op="Parameter")
+    if len(inputs) == 2 and "ivector" in (inputs[0].name, inputs[1].name):
+        return inputs[1] if inputs[0].name == "ivector" else inputs[0]
+    if len(inputs) == 2:
+        raise Error("There are 2 inputs for Kaldi model but we can't find out which one is "
+                    "ivector. Use name 'ivector' for the corresponding input")
+    if len(inputs) != 1:
+        raise Error(f"There are {len(inputs)} inputs for Kaldi model but we expect only 1 or 2")
+    return inputs[0]
+
+
+def skip_nodes_by_condition(current_node: Node, condition: Callable,
+                            forward: bool = False) -> Node:
+    """The first node from current_node, going through output (forward) or input 0, for which
+    condition is false."""
+    while condition(current_node):
+        current_node = current_node.out_node() if forward else current_node.in_node()
+    return current_node

@@ -31,7 +31,8 @@ from converter.legacy.utils import (
 
 __all__ = ["arg_ops_infer", "batch_norm_4_infer", "bias_add_infer", "concat_infer",
            "copy_type_infer", "crop_infer", "eltwise_reverse_infer", "factor_update",
-           "get_shape_from_slice", "override_batch", "reduce_map", "roipooling_infer"]
+           "get_shape_from_slice", "multi_box_prior_infer_mxnet", "override_batch", "reduce_map",
+           "roipooling_infer", "set_reshape_new_output_shape"]
 
 
 def _l1(x: np.ndarray, axis: Any = None, keepdims: bool = False) -> np.ndarray:
@@ -272,3 +273,20 @@ def factor_update(factor: float | None, real_factor: list, in_shape: list, out_s
     if factor is None and real_factor[0] == real_factor[1]:
         return real_factor[0]
     return factor
+
+
+def multi_box_prior_infer_mxnet(node: Node) -> None:
+    """MXNet MultiBoxPrior: [1, 2, H * W * priors * 4] ([2, ...] with V10_infer, where input 0
+    holds H and W as values), priors = len(min_size) + len(aspect_ratio) - 1."""
+    v10 = node.has_and_set("V10_infer")
+    data = node.in_port(0).data
+    height, width = data.get_value() if v10 else data.get_shape()[2:]
+    size = height * width * (len(node.min_size) + len(node.aspect_ratio) - 1) * 4
+    node.out_port(0).data.set_shape(shape_array([2, size] if v10 else [1, 2, size]))
+
+
+def set_reshape_new_output_shape(reshape_node: Node, new_output_shape: Any) -> None:
+    """A Reshape's output shape, and its shape input's value when it has one."""
+    reshape_node.out_port(0).data.set_shape(new_output_shape)
+    if len([p for p in reshape_node.in_ports().values() if not p.disconnected()]) == 2:
+        reshape_node.in_port(1).data.set_value(new_output_shape)

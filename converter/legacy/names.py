@@ -213,7 +213,9 @@ _EXTRACTOR = f"{_L}.extractor"
 INTERNAL_NAMES: dict[str, dict[str, str]] = {
     "mo.front.extractor": _from(
         _EXTRACTOR, "add_input_ops", "add_output_ops", "add_attrs_props", "update_attrs",
-        "update_ie_fields", "get_new_placeholder_name"),
+        "update_ie_fields", "get_new_placeholder_name", "extract_node_attrs",
+        "add_outputs_identity"),
+    "mo.front.tf.custom_subgraph_call": _from(_GRAPH_UTILS, "skip_nodes_by_condition"),
     "mo.front.tf.common": _from(
         f"{_L}.tf_types", "tf_data_type_decode", "tf_data_type_cast", "bool_cast"),
     "mo.front.common.layout": _from(_UTILS, "get_dim_from_layout", "indices_mapping"),
@@ -240,8 +242,22 @@ INTERNAL_NAMES: dict[str, dict[str, str]] = {
     "mo.front.mxnet.extractors.utils": _from(
         f"{_L}.mxnet_helpers", "MXNET_DATA_TYPES", "get_json_layer_attrs",
         "mxnet_str_dtype_to_np", "scalar_ops_replacer"),
-    # names MO's modules re-export from where they import them
-    "mo.graph.graph": {"Port": "converter.graph.port:Port", **_from(_UTILS, "Error")},
+    "mo.front.common.partial_infer.multi_box_prior": _from(
+        f"{_L}.infers", "multi_box_prior_infer_mxnet"),
+    "extensions.back.OptimizeTransposeReshapeSequence": _from(
+        f"{_L}.infers", "set_reshape_new_output_shape"),
+    "extensions.middle.TensorIteratorCondition": _from(_GRAPH_UTILS, "looking_for_op_in_list"),
+    "extensions.middle.InsertSelect": _from(_GRAPH_UTILS, "check_inputs"),
+    "extensions.middle.MakeKaldiConstReshapable": _from(
+        _BUILD, "create_const_with_batch_from_input"),
+    "mo.front.tf.graph_utils": _from(_BUILD, "add_convolution_to_swap_xy_coordinates"),
+    "mo.front.common.custom_replacement_registry": _from(
+        f"{_L}.registries", "CustomReplacementRegistry"),
+    "mo.utils.unsupported_ops": _from(f"{_L}.registries", "UnsupportedOps"),
+    # fill_graph_with_nodes, and what MO's graph module imported (`from mo.graph.graph import *`
+    # code uses np, nx and log from it)
+    "mo.graph.graph": {"Port": "converter.graph.port:Port", **_from(_UTILS, "Error", "log"),
+                       **_from(_GRAPH_UTILS, "fill_graph_with_nodes", "np", "nx")},
     "mo.utils.graph": _from(_G, "Node", "Graph"),
 }
 

@@ -233,3 +233,117 @@ def test_type_and_mxnet_helpers() -> None:
     mul = scalar_ops_replacer(graph, scalar, Mul)
     assert mul.type == "Multiply" and out.in_port(0).get_source().node == mul
     assert mul.in_port(0).get_source().node == x and mul.in_node(1).value == 2.0
+
+
+def test_batch_sized_constant_and_box_swap_subgraphs() -> None:
+    with legacy_imports():
+        from mo.front.tf.graph_utils import add_convolution_to_swap_xy_coordinates
+        from openvino.tools.mo.middle.MakeKaldiConstReshapable import (
+            create_const_with_batch_from_input,
+        )
+
+    graph = chain("front")
+    x = Node(graph, "x")
+    fill = create_const_with_batch_from_input(x.out_port(0), 5, value=1)
+    assert fill.op == "Broadcast" and fill.in_node(0).value.tolist() == [1.0]
+    dims = fill.in_node(1)
+    assert dims.op == "Concat" and dims.in_node(1).value.tolist() == [5]
+    batch = dims.in_node(0)
+    assert batch.op == "Gather" and batch.in_node(1).value.tolist() == [0]
+    assert batch.in_node(0).op == "ShapeOf" and batch.in_node(0).in_node(0) == x
+    assert create_const_with_batch_from_input(x.out_port(0), 5, value=1) == fill  # reused
+    assert create_const_with_batch_from_input(x.out_port(0), 3) != fill
+
+    swap = add_convolution_to_swap_xy_coordinates(graph, Node(graph, "relu"), 5)
+    reshape = swap.in_node(0)
+    assert reshape.op == "Reshape" and reshape.in_node(1).value.tolist() == [-1, 1, 1, 5]
+    assert swap.op == "Gather" and swap.in_node(1).value.tolist() == [0, 2, 1, 4, 3]
+    assert swap.in_node(2).value == -1 and reshape.in_node(0) == Node(graph, "relu")
+
+
+def test_registries_and_kaldi_input_lookup(tmp_path) -> None:
+    with legacy_imports():
+        from mo.front.common.custom_replacement_registry import CustomReplacementRegistry
+        from mo.utils.unsupported_ops import UnsupportedOps
+        from openvino.tools.mo.middle.InsertSelect import check_inputs
+        from openvino.tools.mo.middle.TensorIteratorCondition import looking_for_op_in_list
+
+    graph = chain("front")
+    assert check_inputs(graph) == Node(graph, "x")
+    op_node(graph, "ivector", "Parameter")
+    assert check_inputs(graph) == Node(graph, "x")
+    op_node(graph, "third", "Parameter")
+    with pytest.raises(Exception, match="3 inputs"):
+        check_inputs(graph)
+    nodes = [Node(graph, n) for n in ("x", "relu", "tanh")]
+    assert looking_for_op_in_list(nodes, "Tanh") == nodes[2]
+    assert looking_for_op_in_list(nodes, "Sigmoid") is None
+
+    unsupported = UnsupportedOps(graph)
+    unsupported.add(Node(graph, "relu"))
+    lines: list[str] = []
+    unsupported.report(lines.append, "Unsupported:")
+    assert lines == ["Unsupported:", "    ReLU (1)", "        relu"]
+
+    config = tmp_path / "replacements.json"
+    config.write_text('[{"id": "MyCut", "match_kind": "scope", "instances": ["a/"]}]')
+    registry = CustomReplacementRegistry()
+    registry.add_custom_replacement_description_from_config(str(config))
+    assert [d.id for d in CustomReplacementRegistry().get_custom_replacement_description(
+        "MyCut")] == ["MyCut"]
+    assert CustomReplacementRegistry().get_custom_replacement_description("absent") is None
+    with pytest.raises(Exception, match="doesn't exist"):
+        registry.add_custom_replacement_description_from_config(str(tmp_path / "none.json"))
+
+
+def test_prior_box_and_reshape_shape_updates() -> None:
+    with legacy_imports():
+        from mo.front.common.partial_infer.multi_box_prior import multi_box_prior_infer_mxnet
+        from openvino.tools.mo.back.OptimizeTransposeReshapeSequence import (
+            set_reshape_new_output_shape,
+        )
+
+    graph = chain("middle")
+    prior = op_node(graph, "prior", "MultiBoxPrior", min_size=[0.2, 0.4], aspect_ratio=[1, 2])
+    _port_shapes(graph, prior, {0: [1, 8, 3, 5]})
+    multi_box_prior_infer_mxnet(prior)
+    assert list(prior.out_port(0).data.get_shape()) == [1, 2, 3 * 5 * 3 * 4]
+
+    reshape = op_node(graph, "reshape", "Reshape")
+    _port_shapes(graph, reshape, {0: [6], 1: [2]})
+    set_reshape_new_output_shape(reshape, np.array([2, 3]))
+    assert list(reshape.out_port(0).data.get_shape()) == [2, 3]
+    assert reshape.in_port(1).data.get_value().tolist() == [2, 3]
+
+
+def test_extracting_node_attributes_and_output_identities(caplog) -> None:
+    with legacy_imports():
+        from mo.front.extractor import add_outputs_identity, extract_node_attrs
+        from mo.front.tf.custom_subgraph_call import skip_nodes_by_condition
+
+    graph = chain("front")
+
+    def extractor(node: Node) -> tuple[bool, dict]:
+        return node.op != "Tanh", {"seen": node.id}
+
+    extract_node_attrs(graph, extractor)
+    assert Node(graph, "relu").seen == "relu" and "axis" in Node(graph, "relu").dim_attrs
+    assert Node(graph, "out").in_attrs == [] and not Node(graph, "out").has("seen")
+    assert "Tanh (1)" in caplog.text and "dim_attrs" not in Node(graph, "tanh")
+
+    def add_edge(g, src: str, dst: str, **attrs: object) -> None:
+        g.add_edge(src, dst, **attrs)
+
+    add_outputs_identity(graph, ["tanh"], add_edge, {"out": 0, "in": 0})
+    (identity,) = [n for n in graph.get_op_nodes(op="Identity")]
+    assert identity.needs_removal and identity.in_port(0).get_source().node.id == "tanh"
+    assert skip_nodes_by_condition(Node(graph, "tanh"), lambda n: n.op != "Parameter") == \
+        Node(graph, "x")
+
+
+def test_star_import_of_mo_graph_gives_what_mo_graph_imported() -> None:
+    namespace: dict = {}
+    with legacy_imports():
+        exec("from mo.graph.graph import *", namespace)  # noqa: S102
+    assert namespace["np"] is np and namespace["Node"] is Node
+    assert namespace["nx"].__name__ == "networkx" and namespace["log"].getLogger
