@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from converter.graph.graph import Node
+from converter.legacy.build import add_opoutput
 from converter.legacy.ops import PermuteAttrs
 from converter.legacy.shapes import (
     compatible_shapes,
@@ -18,6 +19,7 @@ from converter.legacy.shapes import (
     is_dynamic_slice,
     mark_input_bins,
     shape_array,
+    shape_insert,
     undefined_shape_of_rank,
 )
 from converter.legacy.utils import (
@@ -32,7 +34,7 @@ from converter.legacy.utils import (
 __all__ = ["arg_ops_infer", "batch_norm_4_infer", "bias_add_infer", "concat_infer",
            "copy_type_infer", "crop_infer", "eltwise_reverse_infer", "factor_update",
            "get_shape_from_slice", "multi_box_prior_infer_mxnet", "override_batch", "reduce_map",
-           "roipooling_infer", "set_reshape_new_output_shape"]
+           "rnn_infer", "roipooling_infer", "set_reshape_new_output_shape"]
 
 
 def _l1(x: np.ndarray, axis: Any = None, keepdims: bool = False) -> np.ndarray:
@@ -290,3 +292,48 @@ def set_reshape_new_output_shape(reshape_node: Node, new_output_shape: Any) -> N
     reshape_node.out_port(0).data.set_shape(new_output_shape)
     if len([p for p in reshape_node.in_ports().values() if not p.disconnected()]) == 2:
         reshape_node.in_port(1).data.set_value(new_output_shape)
+
+
+def _expand_zero_states(node: Node, input_shape: Any) -> None:
+    """Initial states (ports 2, 3) given as zeros of size 1 along their `zero_shapes` dims take
+    the input's size there."""
+    for port in (2, 3):
+        if port not in node.in_ports() or node.in_port(port).disconnected():
+            continue
+        producer, data = node.in_port(port).get_source().node, node.in_port(port).data
+        for i in producer.soft_get("zero_shapes", None) or []:
+            value = data.get_value()
+            if value is not None and value.shape[i] != input_shape[i]:
+                data.set_value(np.repeat(value, input_shape[i], axis=i))
+
+
+def rnn_infer(node: Node, out_ports: list[int] | None = None) -> None:
+    """MO's RNN/GRU/LSTM sequence shapes (batch_dim, sequence_dim, hidden_size, direction,
+    has_num_directions, format, multilayers): output 0 is [seq, batch, (dirs,) hidden] (batch
+    first when batch_dim is 0; MXNet's unnormalized form multiplies hidden by dirs), each state
+    output in out_ports [(dirs,) batch, hidden * layers]. Outputs nothing consumes get a Result."""
+    assert node.batch_dim <= 1 and node.sequence_dim <= 1 and node.batch_dim != node.sequence_dim
+    assert node.direction in ("forward", "reverse", "bidirectional")
+    mark_input_bins(node, ("W", "R", "B") if node.soft_get("blobs_wrb", False) else
+                    ("weights", "biases"))
+    shape = node.in_port(0).data.get_shape()
+    assert len(shape) == 3
+    _expand_zero_states(node, shape)
+    dims = (node.batch_dim, node.sequence_dim) if node.batch_dim == 0 else (node.sequence_dim,
+                                                                             node.batch_dim)
+    out = shape_array([shape[dims[0]], shape[dims[1]], node.hidden_size])
+    dirs = 2 if node.direction == "bidirectional" else 1
+    state = shape_array([shape[node.batch_dim], node.hidden_size])
+    if node.soft_get("has_num_directions", False):
+        if node.soft_get("format", None) == "mxnet" and node.soft_get("normalized", None) is False:
+            out[-1] *= dirs
+        else:
+            out = shape_insert(out, 1, dirs)
+        state = shape_insert(state, 0, dirs)
+    if node.soft_get("multilayers", False):
+        state[-1] *= node.num_layers
+    for port, port_shape in [(0, out)] + [(i, state) for i in out_ports or []]:
+        if port not in node.out_ports() or node.out_port(port).disconnected():
+            node.add_output_port(port, skip_if_exist=True)
+            add_opoutput(node.graph, node.id, port, False)
+        node.out_port(port).data.set_shape(port_shape)

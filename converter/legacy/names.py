@@ -211,11 +211,15 @@ HELPER_NAMES: dict[str, dict[str, str]] = {
 _EXTRACTOR = f"{_L}.extractor"
 
 INTERNAL_NAMES: dict[str, dict[str, str]] = {
-    "mo.front.extractor": _from(
-        _EXTRACTOR, "add_input_ops", "add_output_ops", "add_attrs_props", "update_attrs",
-        "update_ie_fields", "get_new_placeholder_name", "extract_node_attrs",
-        "add_outputs_identity"),
+    "mo.front.extractor": {
+        **_from(_EXTRACTOR, "add_input_ops", "add_output_ops", "add_attrs_props", "update_attrs",
+                "update_ie_fields", "get_new_placeholder_name", "extract_node_attrs",
+                "add_outputs_identity"),
+        "create_tensor_nodes": "converter.middle.tensor_nodes:create_tensor_nodes"},
     "mo.front.tf.custom_subgraph_call": _from(_GRAPH_UTILS, "skip_nodes_by_condition"),
+    "mo.front.caffe.extractor": _from(f"{_L}.caffe_helpers", "node_pb_arg"),
+    "extensions.front.caffe.conv_ext": _from(
+        f"{_L}.caffe_helpers", "conv_set_params", "conv_create_attrs"),
     "mo.front.tf.common": _from(
         f"{_L}.tf_types", "tf_data_type_decode", "tf_data_type_cast", "bool_cast"),
     "mo.front.common.layout": _from(_UTILS, "get_dim_from_layout", "indices_mapping"),
@@ -237,6 +241,7 @@ INTERNAL_NAMES: dict[str, dict[str, str]] = {
     "mo.front.common.partial_infer.roipooling": _from(f"{_L}.infers", "roipooling_infer"),
     "extensions.ops.argmax": _from(f"{_L}.infers", "arg_ops_infer"),
     "extensions.ops.resize_factor_utils": _from(f"{_L}.infers", "factor_update"),
+    "extensions.ops.RNN": _from(f"{_L}.infers", "rnn_infer"),
     "mo.middle.passes.convert_data_type": _from(_TYPES, "convert_blob"),
     "mo.pipeline.common": _from(_TYPES, "convert_const_node_value_type"),
     "mo.front.mxnet.extractors.utils": _from(

@@ -347,3 +347,47 @@ def test_star_import_of_mo_graph_gives_what_mo_graph_imported() -> None:
         exec("from mo.graph.graph import *", namespace)  # noqa: S102
     assert namespace["np"] is np and namespace["Node"] is Node
     assert namespace["nx"].__name__ == "networkx" and namespace["log"].getLogger
+
+
+def test_caffe_convolution_attributes_and_tensor_nodes() -> None:
+    with legacy_imports():
+        from mo.front.caffe.extractor import node_pb_arg
+        from mo.front.extractor import create_tensor_nodes
+        from openvino.tools.mo.front.caffe.conv_ext import conv_create_attrs, conv_set_params
+
+    param = SimpleNamespace(kernel_size=[3], kernel_h=0, kernel_w=0, pad=[], pad_h=2, pad_w=1,
+                            stride=[2], stride_h=0, stride_w=0, dilation=[2], group=[4],
+                            num_output=16, bias_term=True)
+    params = conv_set_params(param, "Convolution")
+    assert (params["kernel"], params["padding"], params["stride"]) == ([3, 3], [1, 2], [2, 2])
+    assert (params["dilate"], params["group"], params["output"]) == ([2, 2], 4, 16)
+    attrs = conv_create_attrs(params)
+    assert attrs["pad"].tolist() == [[0, 0], [0, 0], [2, 2], [1, 1]]
+    assert attrs["stride"].tolist() == [1, 1, 2, 2] and attrs["kernel_spatial"].tolist() == [3, 3]
+    node = SimpleNamespace(pb="layer", model_pb="blobs")
+    assert node_pb_arg(lambda pb, model: (pb, model))(node) == ("layer", "blobs")
+
+    graph = chain("front")
+    create_tensor_nodes(graph)
+    assert graph.stage == "middle" and Node(graph, "relu").out_node(0).kind == "data"
+
+
+@pytest.mark.parametrize(("attrs", "out", "state"), [
+    ({"batch_dim": 1, "sequence_dim": 0, "direction": "forward"}, [7, 2, 4], [2, 4]),
+    ({"batch_dim": 0, "sequence_dim": 1, "direction": "bidirectional",
+      "has_num_directions": True}, [2, 2, 7, 4], [2, 2, 4]),
+])
+def test_rnn_infer_shapes_outputs_and_states(attrs: dict, out: list, state: list) -> None:
+    with legacy_imports():
+        from openvino.tools.mo.ops.RNN import rnn_infer
+
+    graph = chain("middle")
+    rnn = op_node(graph, "rnn", "LSTM", hidden_size=4, **attrs)
+    shape = [7, 2, 3] if attrs["batch_dim"] == 1 else [2, 7, 3]
+    _port_shapes(graph, rnn, {0: shape, 1: [16, 3], 2: [16, 4]})
+    rnn_infer(rnn, [1, 2])
+    assert [list(rnn.out_port(i).data.get_shape()) for i in range(3)] == [out, state, state]
+    results = [d.node.op for i in range(3) for d in rnn.out_port(i).get_destinations()]
+    assert results == ["Result"] * 3  # outputs nothing consumed become model outputs
+    assert [d.get("bin") for _, _, d in sorted(graph.in_data("rnn"), key=lambda e: e[2]["in"])] \
+        == [None, "weights", "biases"]
