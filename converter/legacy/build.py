@@ -13,10 +13,15 @@ import numpy as np
 from converter.errors import ConversionError
 from converter.graph.graph import Graph, Node
 from converter.graph.port import Port
+from converter.legacy.graph_utils import (
+    mark_input_as_in_correct_layout,
+    mark_output_as_in_correct_layout,
+)
 from converter.legacy.ops import builtin_op
 
 __all__ = [
-    "add_constant_to_negative_values", "add_opoutput", "const_into",
+    "add_constant_to_negative_values", "add_convolution_to_swap_xy_coordinates", "add_opoutput",
+    "const_into", "create_const_with_batch_from_input",
     "create_op_node_with_second_input", "create_op_with_const_inputs", "get_next_operation",
     "get_tensor_in_port", "get_value_in_port", "merge_data_nodes",
     "override_data_type_of_constant", "remove_op_node_with_data_node", "resolve_shared_inputs",
@@ -188,3 +193,65 @@ def get_next_operation(node: Node) -> list[Node]:
             if dst.node not in found:
                 found.append(dst.node)
     return found
+
+
+def _consumer(port: Port, op: str, second_value: Any = None) -> Node | None:
+    """A consumer of port that is `op` (with a constant second input equal to second_value)."""
+    for dest in port.get_destinations():
+        node = dest.node
+        if node.soft_get("op") != op:
+            continue
+        if second_value is None:
+            return node
+        source = node.in_port(1).get_source() if node.is_in_port_connected(1) else None
+        value = source.node.soft_get("value", None) if source is not None else None
+        if value is not None and np.array_equal(value, second_value):
+            return node
+    return None
+
+
+def create_const_with_batch_from_input(producer_port: Port, second_dim: int, value: Any = 0,
+                                       precision: Any = np.float32) -> Node:
+    """A [batch, second_dim] tensor filled with value, batch read at run time from the tensor
+    of producer_port: ShapeOf -> first dimension -> Concat with second_dim -> Broadcast. Nodes
+    an earlier call made for the same port are reused."""
+    graph, name = producer_port.node.graph, producer_port.node.soft_get("name")
+    shape = _consumer(producer_port, "ShapeOf")
+    if shape is None:
+        shape = builtin_op("ShapeOf")(graph, {"name": f"{name}/Shape"}).create_node()
+        producer_port.connect(shape.in_port(0))
+    batch = _consumer(shape.out_port(0), "Gather", np.array([0]))
+    if batch is None:
+        batch = create_op_with_const_inputs(graph, builtin_op("Gather"), {1: np.array([0]), 2: 0},
+                                            {"name": f"{name}/Shape/Batch"}, shape)
+    dims = _consumer(batch.out_port(0), "Concat", np.array([second_dim]))
+    if dims is None:
+        dims = create_op_node_with_second_input(graph, builtin_op("Concat"), np.array([second_dim]),
+                                                {"name": f"{name}/Shape/Dims", "axis": 0}, batch)
+    fill = np.array([value], dtype=precision)
+    for dest in dims.out_port(0).get_destinations():
+        node = dest.node
+        if node.soft_get("op") == "Broadcast" and dest.idx == 1 and np.array_equal(
+                node.in_port(0).get_source().node.soft_get("value", None), fill):
+            return node
+    broadcast = create_op_with_const_inputs(graph, builtin_op("Broadcast"), {0: fill},
+                                            {"name": f"{name}/Shape/Broadcast"})
+    dims.out_port(0).connect(broadcast.in_port(1))
+    return broadcast
+
+
+def add_convolution_to_swap_xy_coordinates(graph: Graph, input_node: Node,
+                                           coordinates_size: int) -> Node:
+    """Swap the x and y of the boxes input_node makes (4 numbers a box, or 5 with the first one
+    kept, as Proposal makes them): [-1, 1, 1, size] with elements 0<->1 and 2<->3 (1<->2 and
+    3<->4 for 5) swapped. MO used a 1x1 convolution; a Gather does the same permutation."""
+    assert coordinates_size in (4, 5)
+    name = input_node.soft_get("name", input_node.id)
+    reshape = create_op_node_with_second_input(
+        graph, builtin_op("Reshape"), np.array([-1, 1, 1, coordinates_size]),
+        {"name": f"{name}/reshape_4d"}, input_node)
+    mark_input_as_in_correct_layout(reshape, 0)
+    mark_output_as_in_correct_layout(reshape, 0)
+    order = [1, 0, 3, 2] if coordinates_size == 4 else [0, 2, 1, 4, 3]
+    return create_op_with_const_inputs(graph, builtin_op("Gather"), {1: np.array(order), 2: -1},
+                                       {"name": f"{name}/swap_xy"}, reshape)

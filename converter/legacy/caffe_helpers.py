@@ -1,6 +1,7 @@
 """MO's Caffe extractor helpers (mo.front.caffe.extractors.utils): constants an extractor
 embeds in the attributes it returns (the extractor driver turns `embedded_inputs` into Const
-inputs), a layer's weights and biases from the .caffemodel, a Const on an input port."""
+inputs), a layer's weights and biases from the .caffemodel, a Const on an input port, and the
+convolution attributes of mo.front.caffe.conv_ext."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from converter.graph.graph import Node
 from converter.legacy.build import const_into
 
 __all__ = [
-    "dim_to_shape", "embed_input", "get_list_from_container", "get_spatial_attr", "input_as_const",
+    "conv_create_attrs", "conv_set_params", "dim_to_shape", "embed_input",
+    "get_list_from_container", "get_spatial_attr", "input_as_const", "node_pb_arg",
     "weights_biases",
 ]
 
@@ -93,3 +95,43 @@ def get_spatial_attr(default: list, single_name: str, name: str, param: Any) -> 
         if values and list(values) != list(default):
             w = h = values[0]
     return w, h
+
+
+def node_pb_arg(pb_extractor: Any) -> Any:
+    """An extractor of (layer proto, model layer) as one of the node (mo.front.caffe.extractor)."""
+    return lambda node: pb_extractor(node.pb, node.model_pb)
+
+
+def conv_set_params(conv_param: Any, conv_type: str) -> dict:
+    """A Caffe convolution_param's window (w, h pairs), group, num_output and bias_term."""
+    dilates = get_list_from_container(conv_param, "dilation", int)
+    groups = get_list_from_container(conv_param, "group", int)
+    return {
+        "type_str": conv_type,
+        "padding": list(get_spatial_attr([0, 0], "pad", "pad", conv_param)),
+        "dilate": [dilates[0]] * 2 if dilates else [1, 1],
+        "stride": list(get_spatial_attr([1, 1], "stride", "stride", conv_param)),
+        "kernel": list(get_spatial_attr([0, 0], "kernel_size", "kernel", conv_param)),
+        "group": groups[0] if groups and groups[0] != 1 else 1,
+        "output": conv_param.num_output,
+        "bias_term": conv_param.bias_term,
+    }
+
+
+def conv_create_attrs(params: dict) -> dict:
+    """MO's NCHW convolution attributes from conv_set_params' (w, h) pairs."""
+    (pad_w, pad_h), (dil_w, dil_h) = params["padding"], params["dilate"]
+    (stride_w, stride_h), (kernel_w, kernel_h) = params["stride"], params["kernel"]
+    spatial_pad = np.array([[pad_h, pad_h], [pad_w, pad_w]], np.int64)
+    return {
+        "bias_addable": True, "bias_term": params["bias_term"],
+        "pad": np.concatenate([np.zeros((2, 2), np.int64), spatial_pad]),
+        "pad_spatial_shape": spatial_pad,
+        "dilation": np.array([1, 1, dil_h, dil_w], np.int64),
+        "output_spatial_shape": None, "output_shape": None,
+        "stride": np.array([1, 1, stride_h, stride_w], np.int64),
+        "group": params["group"], "output": params["output"],
+        "kernel_spatial": np.array([kernel_h, kernel_w], np.int64),
+        "kernel_spatial_idx": np.array([2, 3], np.int64), "reshape_kernel": True,
+        "input_feature_channel": 1, "output_feature_channel": 0,
+    }

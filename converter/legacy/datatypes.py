@@ -10,7 +10,8 @@ import numpy as np
 from converter.legacy.utils import Error
 
 __all__ = [
-    "SUPPORTED_DATA_TYPES", "data_type_str_to_destination_type", "data_type_str_to_np",
+    "SUPPORTED_DATA_TYPES", "convert_blob", "convert_const_node_value_type",
+    "data_type_str_to_destination_type", "data_type_str_to_np",
     "packed_I4", "packed_U1", "packed_U4",
     "data_type_str_to_precision", "destination_type_to_np_data_type",
     "np_data_type_to_destination_type", "np_data_type_to_precision",
@@ -92,3 +93,29 @@ def destination_type_to_np_data_type(dst_type: str) -> Any:
 
 def precision_to_destination_type(data_type_str: str) -> str:
     return _find(data_type_str, 1, 2, "Data type")
+
+
+def convert_blob(blob: np.ndarray, dst_type: Any) -> tuple[np.ndarray, int | None, int | None]:
+    """blob as dst_type, with the number of elements whose finiteness and whose zero-ness the
+    conversion changed (None, None when the type is already right); an integer conversion that
+    rounds is an Error."""
+    if blob.dtype == dst_type:
+        return blob, None, None
+    with np.errstate(over="ignore", invalid="ignore"):  # counted below
+        converted = blob.astype(dtype=dst_type, casting="unsafe")
+    if dst_type in (np.int32, np.int64, np.uint8, np.int8) and not np.array_equal(blob, converted):
+        msg = f'The conversion of blob with value "{blob}" to dst_type "{dst_type}" results in ' \
+              f"rounding"
+        raise Error(msg)
+    finite = np.count_nonzero(np.isfinite(blob) != np.isfinite(converted))
+    zeros = np.count_nonzero((blob == 0) != (converted == 0))
+    return converted, finite, zeros
+
+
+def convert_const_node_value_type(const_node: Any, np_data_type: Any) -> None:
+    """Change a Const's value (and its output tensor, when inferred) to np_data_type."""
+    assert const_node.type == "Const"
+    const_node.value = const_node.value.astype(np_data_type)
+    const_node.data_type = np_data_type
+    if const_node.graph.stage not in (None, "front"):
+        const_node.out_port(0).data.set_value(const_node.value)

@@ -24,7 +24,9 @@ from converter.legacy.replacement import aliased_pattern
 from converter.legacy.utils import Error
 
 __all__ = [
-    "ClassType", "apply_pattern", "bfs_search", "check_value", "clear_tensor_names_info",
+    "ClassType", "apply_pattern", "bfs_search", "check_node_usages_out_of_match", "check_value",
+    "check_inputs", "clear_tensor_names_info", "fill_graph_with_nodes",
+    "get_node_with_permutation", "looking_for_op_in_list", "skip_nodes_by_condition",
     "find_inputs", "find_isomorphisms", "find_pattern_matches",
     "find_outputs", "get_edge_attribute_between_nodes", "get_value_id",
     "set_edge_attribute_between_nodes",
@@ -232,3 +234,53 @@ def mark_as_correct_data_layout(node: Node) -> None:
         mark_input_as_in_correct_layout(node, idx)
     for idx in node.out_ports():
         mark_output_as_in_correct_layout(node, idx)
+
+
+def check_node_usages_out_of_match(match: dict, node_name_in_match_group: str) -> bool:
+    """Whether every producer and consumer of the matched node is in the match too."""
+    assert node_name_in_match_group in match
+    node = match[node_name_in_match_group]
+    matched = {n.id for n in match.values()}
+    graph = node.graph
+    near = [u for u, _ in graph.in_edges(node.id)] + [v for _, v in graph.out_edges(node.id)]
+    return all(n in matched for n in near)
+
+
+def get_node_with_permutation(node: Node, port_info: str) -> Node:
+    """The node at 'input:<port>' (its producer) or 'output:<port>' (its consumer) of node."""
+    side, port = port_info.split(":")
+    return node.in_node(int(port)) if side == "input" else node.out_node(int(port))
+
+
+def fill_graph_with_nodes(graph: Graph, src_nodes: Any, get_id: Callable,
+                          get_attrs: Callable) -> None:
+    """A graph node per source node, with id get_id(node) and attributes get_attrs(node)."""
+    for node in src_nodes:
+        graph.add_node(get_id(node), **get_attrs(node))
+
+
+def looking_for_op_in_list(nodes: list, op: str) -> Node | None:
+    """The first of nodes whose op is op."""
+    return next((n for n in nodes if n.has_valid("op") and n.op == op), None)
+
+
+def check_inputs(graph: Graph) -> Node:
+    """A Kaldi model's main input: its one Parameter, or of two the one not named 'ivector'."""
+    inputs = graph.get_op_nodes(op="Parameter")
+    if len(inputs) == 2 and "ivector" in (inputs[0].name, inputs[1].name):
+        return inputs[1] if inputs[0].name == "ivector" else inputs[0]
+    if len(inputs) == 2:
+        raise Error("There are 2 inputs for Kaldi model but we can't find out which one is "
+                    "ivector. Use name 'ivector' for the corresponding input")
+    if len(inputs) != 1:
+        raise Error(f"There are {len(inputs)} inputs for Kaldi model but we expect only 1 or 2")
+    return inputs[0]
+
+
+def skip_nodes_by_condition(current_node: Node, condition: Callable,
+                            forward: bool = False) -> Node:
+    """The first node from current_node, going through output (forward) or input 0, for which
+    condition is false."""
+    while condition(current_node):
+        current_node = current_node.out_node() if forward else current_node.in_node()
+    return current_node

@@ -12,7 +12,8 @@ from __future__ import annotations
 from converter.legacy.mo_ops import MO_OPS
 from converter.legacy.mo_pass_order import MO_PASSES
 
-__all__ = ["HELPER_NAMES", "LEGACY_NAMES", "MO_CLASS_NAMES", "ROOTS", "legacy_modules"]
+__all__ = ["HELPER_NAMES", "INTERNAL_NAMES", "LEGACY_NAMES", "MO_CLASS_NAMES", "ROOTS",
+           "legacy_modules"]
 
 _G = "converter.graph.graph"
 _L = "converter.legacy"
@@ -217,6 +218,65 @@ HELPER_NAMES: dict[str, dict[str, str]] = {
         "precision_to_destination_type", "packed_U1", "packed_U4", "packed_I4"),
 }
 
+# -- MO's internals that extension code copied from MO's own passes imports -------------------
+_EXTRACTOR = f"{_L}.extractor"
+
+INTERNAL_NAMES: dict[str, dict[str, str]] = {
+    "mo.front.extractor": {
+        **_from(_EXTRACTOR, "add_input_ops", "add_output_ops", "add_attrs_props", "update_attrs",
+                "update_ie_fields", "get_new_placeholder_name", "extract_node_attrs",
+                "add_outputs_identity"),
+        "create_tensor_nodes": "converter.middle.tensor_nodes:create_tensor_nodes"},
+    "mo.front.tf.custom_subgraph_call": _from(_GRAPH_UTILS, "skip_nodes_by_condition"),
+    "mo.front.caffe.extractor": _from(f"{_L}.caffe_helpers", "node_pb_arg"),
+    "extensions.front.caffe.conv_ext": _from(
+        f"{_L}.caffe_helpers", "conv_set_params", "conv_create_attrs"),
+    "mo.front.tf.common": _from(
+        f"{_L}.tf_types", "tf_data_type_decode", "tf_data_type_cast", "bool_cast"),
+    "mo.front.common.layout": _from(_UTILS, "get_dim_from_layout", "indices_mapping"),
+    "mo.utils.runtime_info": _from(
+        f"{_L}.runtime_info", "RTInfo", "RTInfoElement", "OldAPIMapOrder", "OldAPIMapElementType"),
+    "mo.utils.utils": _from(_UTILS, "NamedAttrsClass", "array_to_str", "shrink_str_value",
+                            "group_by_with_binary_predicate", "unique_by"),
+    "mo.utils.version": {"get_version": "converter.version:installed_version"},
+    "mo.middle.passes.fusing.helpers": _from(
+        f"{_L}.fusing", "get_tensor_id", "common_bfs", "forward_bfs", "backward_bfs"),
+    "mo.middle.pattern_match": _from(_GRAPH_UTILS, "check_node_usages_out_of_match"),
+    "mo.graph.perm_inputs": _from(_GRAPH_UTILS, "get_node_with_permutation"),
+    "mo.middle.passes.infer": _from(f"{_L}.infers", "copy_type_infer", "override_batch"),
+    "mo.front.common.partial_infer.eltwise": _from(
+        f"{_L}.infers", "bias_add_infer", "eltwise_reverse_infer"),
+    "mo.front.common.partial_infer.utils": _from(
+        _SHAPES, "clarify_partial_shape", "convert_deconv_tf_padding_to_str"),
+    "mo.front.common.partial_infer.crop": _from(f"{_L}.infers", "crop_infer"),
+    "mo.front.common.partial_infer.roipooling": _from(f"{_L}.infers", "roipooling_infer"),
+    "extensions.ops.argmax": _from(f"{_L}.infers", "arg_ops_infer"),
+    "extensions.ops.resize_factor_utils": _from(f"{_L}.infers", "factor_update"),
+    "extensions.ops.RNN": _from(f"{_L}.infers", "rnn_infer"),
+    "mo.middle.passes.convert_data_type": _from(_TYPES, "convert_blob"),
+    "mo.pipeline.common": _from(_TYPES, "convert_const_node_value_type"),
+    "mo.front.mxnet.extractors.utils": _from(
+        f"{_L}.mxnet_helpers", "MXNET_DATA_TYPES", "get_json_layer_attrs",
+        "mxnet_str_dtype_to_np", "scalar_ops_replacer"),
+    "mo.front.common.partial_infer.multi_box_prior": _from(
+        f"{_L}.infers", "multi_box_prior_infer_mxnet"),
+    "extensions.back.OptimizeTransposeReshapeSequence": _from(
+        f"{_L}.infers", "set_reshape_new_output_shape"),
+    "extensions.middle.TensorIteratorCondition": _from(_GRAPH_UTILS, "looking_for_op_in_list"),
+    "extensions.middle.InsertSelect": _from(_GRAPH_UTILS, "check_inputs"),
+    "extensions.middle.MakeKaldiConstReshapable": _from(
+        _BUILD, "create_const_with_batch_from_input"),
+    "mo.front.tf.graph_utils": _from(_BUILD, "add_convolution_to_swap_xy_coordinates"),
+    "mo.front.common.custom_replacement_registry": _from(
+        f"{_L}.registries", "CustomReplacementRegistry"),
+    "mo.utils.unsupported_ops": _from(f"{_L}.registries", "UnsupportedOps"),
+    # fill_graph_with_nodes, and what MO's graph module imported (`from mo.graph.graph import *`
+    # code uses np, nx and log from it)
+    "mo.graph.graph": {"Port": "converter.graph.port:Port", **_from(_UTILS, "Error", "log"),
+                       **_from(_GRAPH_UTILS, "fill_graph_with_nodes", "np", "nx")},
+    "mo.utils.graph": _from(_G, "Node", "Graph"),
+}
+
 ROOTS = ("mo", "extensions", "openvino.tools.mo")
 
 
@@ -225,7 +285,8 @@ def _derive() -> dict[str, dict[str, str]]:
     `extensions.` (2022 merged both into `openvino.tools.mo.`), so accepting every path under
     every root adds no conflict. A module in several tables gets the names of all."""
     out: dict[str, dict[str, str]] = {}
-    tables = (MO_CLASS_NAMES, LEGACY_NAMES, HELPER_NAMES)  # a later table wins a clash
+    # a later table wins a clash
+    tables = (MO_CLASS_NAMES, LEGACY_NAMES, HELPER_NAMES, INTERNAL_NAMES)
     for module, names in (item for table in tables for item in table.items()):
         below = module.split(".", 1)[1]
         for root in ROOTS:

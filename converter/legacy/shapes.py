@@ -20,7 +20,8 @@ __all__ = [
     "shape_array", "shape_delete", "shape_insert", "single_output_infer",
     "strict_compare_tensors", "undefined_shape_of_rank", "unmask_shape",
     "assign_dims_to_weights", "is_dynamic_slice",
-    "match_shapes", "symm_match_shapes", "tf_window_op_pad_infer",
+    "match_shapes", "symm_match_shapes", "tf_window_op_pad_infer", "clarify_partial_shape",
+    "convert_deconv_tf_padding_to_str",
 ]
 
 dynamic_dimension = np.ma.masked
@@ -240,3 +241,21 @@ def tf_window_op_pad_infer(input: Any, window: Any, stride: Any, auto_pad: str |
         out = np.ma.ceil((input - ((window - 1) * dilation + 1) + 1) / scale).astype(np.int64)
         return np.zeros((len(input), 2), np.int64), shape_array(out)
     return None, None
+
+
+def clarify_partial_shape(shapes: list) -> np.ma.MaskedArray:
+    """The most defined of compatible partial shapes: each dimension from any shape that
+    defines it ([-1, 2, -1] and [10, -1, -1] give [10, 2, -1])."""
+    assert shapes
+    out = shape_array(shapes[0])
+    for shape in shapes:
+        assert compatible_shapes(shape, out), f"shapes {shape} and {out} are not compatible"
+        for i, dim in enumerate(shape_array(shape)):
+            if not np.ma.is_masked(dim):
+                out[i] = dim
+    return out
+
+
+def convert_deconv_tf_padding_to_str(padding: str) -> str:
+    """TF's conv-transpose padding as the IR's auto_pad (SAME pads at the start)."""
+    return {"SAME": "same_lower", "VALID": "valid"}[padding]

@@ -15,7 +15,9 @@ from converter.graph.graph import Node
 from converter.legacy.shapes import shape_array
 
 __all__ = [
-    "Error", "FrameworkError", "InternalError", "add_or_override_extractor", "attr_getter",
+    "Error", "FrameworkError", "InternalError", "NamedAttrsClass", "add_or_override_extractor",
+    "array_to_str", "attr_getter", "get_dim_from_layout", "group_by_with_binary_predicate",
+    "indices_mapping", "shrink_str_value", "unique_by",
     "bool_to_str", "check_for_duplicates", "deprecated_api", "dict_includes",
     "extension_op_extractor", "get_onnx_datatype_as_numpy", "log",
     "get_backend_pad", "get_batch_dim", "get_canonical_axis_index", "get_depth_dim",
@@ -241,3 +243,69 @@ def register_caffe_python_extractor(op: Any, name: str | None = None) -> None:
     type(f"{op.__name__}PythonExtractor", (CaffePythonFrontExtractorOp,), {
         "op": name, "enabled": True, "extract": classmethod(extract), "__module__": op.__module__,
     })
+
+
+# mo.front.common.layout: 4-D and 5-D layout names by rank
+indices_mapping = {4: {"NCHW": "NCHW", "NHWC": "NHWC"}, 5: {"NCHW": "NCDHW", "NHWC": "NDHWC"}}
+
+
+def _layout_names(layout: str) -> list[str]:
+    """'NCHW', '[N,C,H,W]' or 'N...C' as dimension names ('...' kept as one name)."""
+    if layout.startswith("["):
+        return [d.strip() for d in layout.strip("[]").split(",")]
+    return layout.replace("...", ".").replace(".", " ... ").split()
+
+
+def get_dim_from_layout(node: Node, dim: str) -> tuple[int | None, bool]:
+    """(index of dim in the layout given for node, whether a layout was given): MO's
+    --layout values, read from graph.graph['cmd_params'].layout_values ({name: {'source_layout':
+    layout}}; the '' key means the only Parameter)."""
+    params = node.graph.graph.get("cmd_params")
+    values = dict(getattr(params, "layout_values", None) or {})
+    inputs = node.graph.get_op_nodes(op="Parameter")
+    if "" in values and len(inputs) == 1:
+        values[inputs[0].soft_get("name", inputs[0].id)] = values.pop("")
+    layout = (values.get(node.soft_get("name", node.id)) or {}).get("source_layout")
+    if not layout:
+        return None, False
+    names = _layout_names(layout)
+    if dim not in names:
+        return None, True
+    idx = names.index(dim)
+    if "..." in names and idx > names.index("..."):
+        idx = len(node.shape) - (len(names) - idx)
+    return idx, True
+
+
+class NamedAttrsClass:
+    """An object whose attributes are the given dict's items."""
+
+    def __init__(self, class_attrs: dict) -> None:
+        for key, val in class_attrs.items():
+            setattr(self, key, val)
+
+
+def array_to_str(node: Node, attr: str) -> str | None:
+    return ",".join(map(str, node[attr])) if node.has_valid(attr) else None
+
+
+def shrink_str_value(value: Any, max_symbols: int = 100) -> str:
+    """str(value), cut to max_symbols with '...' at the end."""
+    text = str(value)
+    return text.strip("\n")[:max_symbols - 3] + "..." if len(text) > max_symbols else text
+
+
+def group_by_with_binary_predicate(xs: list, predicate: Any) -> list[list]:
+    """Runs of xs in which predicate(previous, next) holds, as lists."""
+    groups: list[list] = []
+    for x in xs:
+        if groups and predicate(groups[-1][-1], x):
+            groups[-1].append(x)
+        else:
+            groups.append([x])
+    return groups
+
+
+def unique_by(xs: list, predicate: Any) -> list:
+    """The first element of each group_by_with_binary_predicate run."""
+    return [group[0] for group in group_by_with_binary_predicate(xs, predicate)]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import logging
+import os
 import sys
 import traceback
 from collections.abc import Iterable, Iterator
@@ -21,26 +22,55 @@ from converter.ops.op import Op
 
 __all__ = ["extension_root", "import_extension_dirs", "op_scope", "python_op_classes"]
 
-_KEPT_MODULES = ("converter.", "extgen.", "onnx", "numpy", "openvino")
 log = logging.getLogger("extgen")
+_SCOPE_DIRS: list[list[str]] = []  # per open op_scope: the extension folders imported in it
 
 
 @contextlib.contextmanager
 def op_scope() -> Iterator[None]:
-    """Restore the op registries, sys.path and sys.modules (an extension's own modules) on exit."""
+    """Restore the op registries and sys.path on exit, and drop the extension's own modules
+    (those under its folders). Third-party modules it imported stay: a framework such as
+    tensorflow cannot be imported a second time in one process."""
     saved = (dict(Op.registered_ops), list(Op.registered_cls), dict(op_module._IR_REGISTRY))
     modules = set(sys.modules.copy())  # a snapshot: other threads may import meanwhile
     path = list(sys.path)
+    _SCOPE_DIRS.append([])
     try:
         yield
     finally:
         Op.registered_ops.clear(); Op.registered_ops.update(saved[0])  # noqa: E702
         Op.registered_cls[:] = saved[1]
         op_module._IR_REGISTRY.clear(); op_module._IR_REGISTRY.update(saved[2])  # noqa: E702
-        for name in set(sys.modules.copy()) - modules:
-            if not name.startswith(_KEPT_MODULES):
-                sys.modules.pop(name, None)
+        _drop_own_modules(modules, path, _SCOPE_DIRS.pop())
         sys.path[:] = path
+
+
+def _drop_own_modules(before: set[str], old_path: list[str], ext_dirs: list[str]) -> None:
+    """Drop the modules imported since `before` that lie in the extension folders, or whose
+    deepest sys.path folder is one added since (old_path)."""
+    entries = sorted({_folder(p) for p in sys.path if p}, key=len, reverse=True)
+    added = {_folder(p) for p in sys.path if p and p not in old_path}
+    own = tuple(_folder(d) for d in ext_dirs)
+    current = sys.modules.copy()
+
+    def is_own(module: object) -> bool:
+        return any(p.startswith(own) or next((e for e in entries if p.startswith(e)), "") in added
+                   for p in _places(module))
+
+    # decide first, then drop: a namespace package finds its folders through its parent
+    for name in [n for n in set(current) - before if is_own(current[n])]:
+        sys.modules.pop(name, None)
+
+
+def _places(module: object) -> list[str]:
+    """The module's file, or a namespace package's folders, each ending in a separator."""
+    attrs = getattr(module, "__dict__", {})
+    places = [attrs.get("__file__") or "", *list(attrs.get("__path__") or [])]
+    return [_folder(str(p)) for p in places if p]
+
+
+def _folder(path: str) -> str:
+    return os.path.join(os.path.abspath(path), "")
 
 
 _LEGACY_ROOTS = ("mo", "extensions", "openvino.tools.mo")
@@ -98,6 +128,8 @@ def import_extension_dirs(dirs: Iterable[Path], subdirs: Iterable[str],
         if extension_root(ext_dir) != ext_dir:
             ext_dir = extension_root(ext_dir)
             log.info("--extensions %s: using %s, the extensions folder inside it", given, ext_dir)
+        if _SCOPE_DIRS:
+            _SCOPE_DIRS[-1].append(str(ext_dir))
         if str(ext_dir.parent) not in sys.path:
             sys.path.insert(0, str(ext_dir.parent))
         prefix = ext_dir.name + "."
