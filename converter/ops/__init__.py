@@ -1,7 +1,18 @@
 """Built-in opset ops, one definition each (shape, type, evaluate); importing registers them."""
 
-from converter.ops import core, detection, elementwise, movement, nn, recurrent, reduce
+from converter.ops import (
+    core,
+    detection,
+    elementwise,
+    movement,
+    nn,
+    quantization,
+    recurrent,
+    reduce,
+)
 from converter.ops.op import Op, ir_op_class
 
-__all__ = ["Op", "core", "detection", "elementwise", "ir_op_class", "movement", "nn", "recurrent",
-           "reduce"]
+__all__ = [
+    "Op", "core", "detection", "elementwise", "ir_op_class", "movement", "nn", "quantization",
+    "recurrent", "reduce",
+]

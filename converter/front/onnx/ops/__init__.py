@@ -1,5 +1,13 @@
 """Built-in ONNX translators, one module per op family; importing registers them."""
 
-from converter.front.onnx.ops import core, elementwise, movement, nn, recurrent, reduce
+from converter.front.onnx.ops import (
+    core,
+    elementwise,
+    movement,
+    nn,
+    quantization,
+    recurrent,
+    reduce,
+)
 
-__all__ = ["core", "elementwise", "movement", "nn", "recurrent", "reduce"]
+__all__ = ["core", "elementwise", "movement", "nn", "quantization", "recurrent", "reduce"]

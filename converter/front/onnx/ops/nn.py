@@ -69,17 +69,20 @@ def _flat_apply(n: OnnxNode, x: Port, axis: int, build) -> Port:
 
 
 # -- convolution ----------------------------------------------------------------------------------
-@onnx_op("Conv")
-def conv(n: OnnxNode):
-    nsp = _spatial_rank(n, 1)
+def convolution(n: OnnxNode, x: Port, w: Port, weights: int = 1) -> Port:
+    """ONNX Conv's convolution of x by w under n's attributes (no bias); weights: w's input."""
+    nsp = _spatial_rank(n, weights)
     attrs = {**_window_attrs(n, nsp), "dilations": list(n.attr("dilations", [1] * nsp))}
     group = n.attr("group", 1)
     if group == 1:
-        y = n.op("Convolution", [n.input(0), n.input(1)], **attrs)
-    else:
-        w = n.grouped_weights(n.input(1), group, nsp + 2)
-        y = n.op("GroupConvolution", [n.input(0), w], **attrs)
-    return [_channel_bias(n, y, 2, nsp)]
+        return n.op("Convolution", [x, w], **attrs)
+    return n.op("GroupConvolution", [x, n.grouped_weights(w, group, nsp + 2)], **attrs)
+
+
+@onnx_op("Conv")
+def conv(n: OnnxNode):
+    y = convolution(n, n.input(0), n.input(1))
+    return [_channel_bias(n, y, 2, _spatial_rank(n, 1))]
 
 
 @onnx_op("ConvTranspose")
