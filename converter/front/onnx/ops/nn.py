@@ -3,10 +3,14 @@ softmax, resize and depth/space shuffles."""
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 
 from converter.front.onnx.translator import OnnxNode, onnx_op
 from converter.graph.port import Port
+
+log = logging.getLogger("extgen.convert")
 
 _AUTO_PAD = {"NOTSET": "explicit", "SAME_UPPER": "same_upper", "SAME_LOWER": "same_lower",
              "VALID": "valid"}
@@ -329,3 +333,20 @@ def depth_to_space(n: OnnxNode):
 def space_to_depth(n: OnnxNode):
     mode = "depth_first" if n.attr("mode", "DCR") == "CRD" else "blocks_first"
     return [n.op("SpaceToDepth", [n.input(0)], block_size=int(n.attr("blocksize")), mode=mode)]
+
+
+@onnx_op("RoiAlign")
+def roi_align(n: OnnxNode):
+    """ROIAlign-9; ONNX's half_pixel is its half_pixel_for_nn. OpenVINO's 'max' takes the
+    largest interpolated sample of a bin, onnxruntime's the largest weighted corner."""
+    half = n.opset >= 16 and n.attr("coordinate_transformation_mode", "half_pixel") == "half_pixel"
+    mode = n.attr("mode", "avg")
+    if mode == "max":
+        log.warning("RoiAlign node '%s': mode 'max' pools as OpenVINO's ROIAlign does (the "
+                    "largest interpolated sample), not as onnxruntime (the largest weighted "
+                    "corner)", n.name)
+    return [n.op("ROIAlign", [n.input(0), n.input(1), n.input(2)],
+                 pooled_h=n.attr("output_height", 1), pooled_w=n.attr("output_width", 1),
+                 sampling_ratio=n.attr("sampling_ratio", 0),
+                 spatial_scale=float(n.attr("spatial_scale", 1.0)), mode=mode,
+                 aligned_mode="half_pixel_for_nn" if half else "asymmetric")]
