@@ -350,3 +350,15 @@ def roi_align(n: OnnxNode):
                  sampling_ratio=n.attr("sampling_ratio", 0),
                  spatial_scale=float(n.attr("spatial_scale", 1.0)), mode=mode,
                  aligned_mode="half_pixel_for_nn" if half else "asymmetric")]
+
+
+@onnx_op("GridSample")
+def grid_sample(n: OnnxNode):
+    mode = {"linear": "bilinear", "cubic": "bicubic"}.get(n.attr("mode", "bilinear"),
+                                                         n.attr("mode", "bilinear"))
+    if n.static_rank(0) not in (None, 4):
+        n.reject("samples a volume (5-D input); OpenVINO's GridSample is 2-D only",
+                 "sample 4-D [N, C, H, W] data")
+    return [n.op("GridSample", [n.input(0), n.input(1)], mode=mode,
+                 align_corners=bool(n.attr("align_corners", 0)),
+                 padding_mode=n.attr("padding_mode", "zeros"))]
