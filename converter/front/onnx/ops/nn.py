@@ -362,3 +362,15 @@ def grid_sample(n: OnnxNode):
     return [n.op("GridSample", [n.input(0), n.input(1)], mode=mode,
                  align_corners=bool(n.attr("align_corners", 0)),
                  padding_mode=n.attr("padding_mode", "zeros"))]
+
+
+@onnx_op("DeformConv")
+def deform_conv(n: OnnxNode):
+    nsp = _spatial_rank(n, 1)
+    if nsp != 2:
+        n.reject(f"has {nsp} spatial axes; OpenVINO's DeformableConvolution has 2")
+    inputs = [n.input(0), n.input(2), n.input(1)] + ([n.input(4)] if n.has_input(4) else [])
+    y = n.op("DeformableConvolution", inputs, **_window_attrs(n, nsp),
+             dilations=list(n.attr("dilations", [1] * nsp)), group=n.attr("group", 1),
+             deformable_group=n.attr("offset_group", 1), bilinear_interpolation_pad=True)
+    return [_channel_bias(n, y, 3, nsp)]
