@@ -8,6 +8,8 @@ from converter.front.onnx.ops import (
     quantization,
     recurrent,
     reduce,
+    sampling,
 )
 
-__all__ = ["core", "elementwise", "movement", "nn", "quantization", "recurrent", "reduce"]
+__all__ = ["core", "elementwise", "movement", "nn", "quantization", "recurrent", "reduce",
+           "sampling"]
