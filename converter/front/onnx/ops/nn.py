@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from converter.front.onnx.ops._dilated_pool import dilated_average_pool
 from converter.front.onnx.translator import OnnxNode, onnx_op
 from converter.graph.port import Port
 
@@ -130,8 +131,9 @@ def max_pool(n: OnnxNode):
 @onnx_op("AveragePool")
 def average_pool(n: OnnxNode):
     attrs = _pool_attrs(n)
-    if any(d != 1 for d in n.attr("dilations", [])):
-        n.reject("dilations are not supported by AvgPool")
+    dilations = list(n.attr("dilations", [1] * len(attrs["kernel"])))
+    if any(d != 1 for d in dilations):
+        return [dilated_average_pool(n, attrs, dilations, bool(n.attr("count_include_pad", 0)))]
     return [n.op("AvgPool", [n.input(0)], **{"exclude-pad": not n.attr("count_include_pad", 0)},
                  **attrs)]
 
