@@ -108,3 +108,44 @@ def test_integer_ops_and_dynamic_quantize() -> None:
                         ("qz", U8, None)], inits, opset=13)
     _check(model, [RNG.integers(0, 255, (4, 5)).astype(np.uint8),
                    RNG.integers(0, 255, (1, 3, 5, 5)).astype(np.uint8), _floats(3, 7)])
+
+
+def _residual_net() -> onnx.ModelProto:
+    """conv-relu-conv + skip, relu, global pool, matmul: a small float ResNet-like block."""
+    weights = {"w1": _floats(8, 3, 3, 3) * 0.1, "b1": _floats(8) * 0.03,
+               "w2": _floats(8, 8, 3, 3) * 0.05, "b2": _floats(8) * 0.03, "fc": _floats(8, 5) * 0.1}
+    nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c1"], ["r1"]),
+             helper.make_node("Conv", ["r1", "w2", "b2"], ["c2"], pads=[1, 1, 1, 1]),
+             helper.make_node("Add", ["c2", "r1"], ["a"]), helper.make_node("Relu", ["a"], ["r2"]),
+             helper.make_node("GlobalAveragePool", ["r2"], ["g"]),
+             helper.make_node("Flatten", ["g"], ["f"]),
+             helper.make_node("MatMul", ["f", "fc"], ["y"])]
+    return make_model(nodes, [("x", F, [1, 3, 16, 16])], [("y", F, [1, 5])], weights, opset=13)
+
+
+def test_static_quantized_net_runs_in_int8(tmp_path: Path) -> None:
+    """onnxruntime's quantize_static (QDQ, per-channel int8 weights, uint8 activations) on
+    random calibration data; OpenVINO's CPU plugin runs our IR's convolutions in int8."""
+    import openvino as ov
+    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, quantize_static
+
+    class Calibration(CalibrationDataReader):
+        def __init__(self) -> None:
+            self.batches = iter([{"x": _floats(1, 3, 16, 16)} for _ in range(8)])
+
+        def get_next(self):
+            return next(self.batches, None)
+
+    onnx.save(_residual_net(), tmp_path / "f.onnx")
+    quantize_static(tmp_path / "f.onnx", tmp_path / "q.onnx", Calibration(),
+                    quant_format=QuantFormat.QDQ, per_channel=True)
+    model = onnx.load(tmp_path / "q.onnx")
+    _check(model, [_floats(1, 3, 16, 16)])
+    assert main(["convert", "--input_model", str(tmp_path / "q.onnx"), "--output_dir",
+                 str(tmp_path)]) == 0
+    compiled = ov.Core().compile_model(str(tmp_path / "q.xml"), "CPU")
+    precisions = {str(op.get_rt_info()["runtimePrecision"].astype(str))
+                  for op in compiled.get_runtime_model().get_ordered_ops()
+                  if op.get_rt_info()["layerType"].astype(str) == "Convolution"}
+    assert precisions and precisions <= {"u8", "i8"}, precisions

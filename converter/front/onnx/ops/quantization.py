@@ -42,24 +42,37 @@ def _per_axis(n: OnnxNode, param: Port | None, x: int, axis: int, block: int = 0
     return n.op("Reshape", [param, shape], special_zero=False)
 
 
+def _element_type(port: Port) -> np.dtype | None:
+    """port's element type when evident before inference, looking through reshapes."""
+    while port.node.soft_get("op") in ("Reshape", "Gather"):
+        port = port.node.in_port(0).get_source()
+    return _known_dtype(port)
+
+
 def dequantize(n: OnnxNode, x: Port, scale: Port, zero: Port | None) -> Port:
-    """(x - zero) * scale in scale's float type."""
-    y = n.op("ConvertLike", [x, scale])
+    """(x - zero) * scale in scale's float type; on constant x (weights) the ops stay in the IR
+    unfolded, so that OpenVINO keeps the weights in int8."""
+    keep = {"keep_unfolded": True} if x.node.soft_get("op") == "Const" else {}
+    dtype = _element_type(scale)
+    y = (n.op("Convert", [x], destination_type=dtype, **keep) if dtype is not None
+         else n.op("ConvertLike", [x, scale], **keep))
     if zero is not None:
-        y = n.op("Subtract", [y, n.op("ConvertLike", [zero, scale])])
-    return n.op("Multiply", [y, scale])
+        y = n.op("Subtract", [y, n.op("ConvertLike", [zero, scale])], **keep)
+    return n.op("Multiply", [y, scale], **keep)
 
 
 def quantize(n: OnnxNode, x: Port, scale: Port, zero: Port | None, dtype: np.dtype) -> Port:
-    """saturate(round(x / scale) + zero) in dtype, as FakeQuantize (levels: dtype's range)."""
+    """saturate(round(x / scale) + zero) in dtype, as FakeQuantize (levels: dtype's range).
+    Its bounds are computed in scale's type (x's type in ONNX), so a constant scale and zero
+    point give constant bounds, which OpenVINO needs to run the next op in int8."""
     if dtype not in _INTEGER_TYPES:
         n.reject(f"quantizes to {dtype}, which extgen cannot write in IR yet",
                  "quantize to int8, uint8, int16 or uint16")
     info = np.iinfo(dtype)
-    low, high = (n.op("ConvertLike", [np.array(v, F32), x]) for v in (info.min, info.max))
-    scale = n.op("ConvertLike", [scale, x])
-    zero_f = n.op("ConvertLike", [np.array(0, F32) if zero is None else zero, x])
-    bounds = [n.op("Multiply", [n.op("Subtract", [v, zero_f]), scale]) for v in (low, high)]
+    low, high = (n.folded("ConvertLike", [np.array(v, F32), scale]) for v in (info.min, info.max))
+    zero_f = n.folded("ConvertLike", [np.array(0, F32) if zero is None else zero, scale])
+    bounds = [n.folded("Multiply", [n.folded("Subtract", [v, zero_f]), scale])
+              for v in (low, high)]
     y = n.op("FakeQuantize", [x, *bounds, low, high], levels=int(info.max) - int(info.min) + 1)
     return n.op("Convert", [y], destination_type=dtype)
 
