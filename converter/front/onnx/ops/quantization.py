@@ -31,6 +31,8 @@ def _per_axis(n: OnnxNode, param: Port | None, x: int, axis: int, block: int = 0
         rows = n.op("Range", [np.int64(0), size, np.int64(1)], output_type=I64)
         return n.op("Gather", [param, n.op("Divide", [rows, np.int64(block)]), np.int64(axis)])
     rank = n.static_rank(x)
+    if rank is not None and not -rank <= axis < rank:  # a one-value scale on a lower rank
+        return param
     if axis < 0 or rank is not None:
         trailing = n.const(np.ones(-axis - 1 if axis < 0 else rank - 1 - axis, I64))
     else:  # [1] * (rank - 1 - axis), the rank known at run time
