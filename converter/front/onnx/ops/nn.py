@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from converter.front.onnx.ops._dilated_pool import dilated_average_pool
+from converter.front.onnx.ops._dilated_pool import dilated_average_pool, dilated_window_sum
 from converter.front.onnx.translator import OnnxNode, onnx_op
 from converter.graph.port import Port
 
@@ -141,12 +141,14 @@ def average_pool(n: OnnxNode):
 @onnx_op("LpPool")
 def lp_pool(n: OnnxNode):
     attrs = _pool_attrs(n)
-    if any(d != 1 for d in n.attr("dilations", [])):
-        n.reject("dilations are not supported")
+    dilations = list(n.attr("dilations", [1] * len(attrs["kernel"])))
     p = float(n.attr("p", 2))
     powered = n.op("Power", [n.op("Abs", [n.input(0)]), n.const(p, np.float32)])
-    mean = n.op("AvgPool", [powered], **{"exclude-pad": False}, **attrs)
-    total = n.op("Multiply", [mean, n.const(float(np.prod(attrs["kernel"])), np.float32)])
+    if any(d != 1 for d in dilations):
+        total = dilated_window_sum(n, powered, attrs, dilations)
+    else:
+        mean = n.op("AvgPool", [powered], **{"exclude-pad": False}, **attrs)
+        total = n.op("Multiply", [mean, n.const(float(np.prod(attrs["kernel"])), np.float32)])
     return [n.op("Power", [total, n.const(1.0 / p, np.float32)])]
 
 
