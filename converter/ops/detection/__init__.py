@@ -1,5 +1,5 @@
-"""Object-detection ops: PriorBox, DetectionOutput, ROIAlign."""
+"""Object-detection ops: PriorBox, DetectionOutput, ROIAlign, ROIPooling."""
 
-from converter.ops.detection import detection_output, prior_box, roi_align
+from converter.ops.detection import detection_output, prior_box, roi_align, roi_pooling
 
-__all__ = ["detection_output", "prior_box", "roi_align"]
+__all__ = ["detection_output", "prior_box", "roi_align", "roi_pooling"]

@@ -1,5 +1,5 @@
-"""ONNX translators for ops that sample a feature map at computed points: RoiAlign,
-GridSample, DeformConv."""
+"""ONNX translators for ops that sample a feature map at computed points or regions: RoiAlign,
+MaxRoiPool, GridSample, DeformConv."""
 
 from __future__ import annotations
 
@@ -50,3 +50,10 @@ def deform_conv(n: OnnxNode):
              dilations=list(n.attr("dilations", [1] * nsp)), group=n.attr("group", 1),
              deformable_group=n.attr("offset_group", 1), bilinear_interpolation_pad=True)
     return [_channel_bias(n, y, 3, nsp)]
+
+
+@onnx_op("MaxRoiPool")
+def max_roi_pool(n: OnnxNode):
+    pooled_h, pooled_w = n.attr("pooled_shape")
+    return [n.op("ROIPooling", [n.input(0), n.input(1)], pooled_h=pooled_h, pooled_w=pooled_w,
+                 spatial_scale=float(n.attr("spatial_scale", 1.0)), method="max")]
