@@ -1,5 +1,6 @@
 """ONNX RNN, LSTM and GRU (every direction and layout; sequence_lens given, omitted or empty;
-initial states; clip; linear_before_reset) through our IR (RNNSequence/LSTMSequence/GRUSequence)
+initial states; clip; linear_before_reset; LSTM peepholes, unrolled) through our IR
+(RNNSequence/LSTMSequence/GRUSequence)
 in real OpenVINO and in the shim, against onnxruntime within 1e-5. onnxruntime runs layout 0
 only: a layout-1 model is checked against the layout-0 model on the same data, transposed."""
 
@@ -26,7 +27,8 @@ def _to(layout: int, x: np.ndarray) -> np.ndarray:
     return x.transpose(2, 0, 1, 3) if x.ndim == 4 else x.transpose(1, 0, 2)
 
 
-def _model(op: str, direction: str, layout: int, variant: str, **attrs):
+def _model(op: str, direction: str, layout: int, variant: str, peepholes: bool = False,
+           **attrs):
     """variant 'full': B, sequence_lens and initial states are graph inputs; 'bare': X, W, R
     only; 'empty': B, an empty sequence_lens and initial states (as torch exports LSTMs)."""
     rng = np.random.default_rng([GATES[op], DIRECTIONS.index(direction), len(variant)])
@@ -53,6 +55,9 @@ def _model(op: str, direction: str, layout: int, variant: str, **attrs):
             inputs.append(("seq", TensorProto.INT32, [BATCH]))
     else:
         weights.pop("B")
+    if peepholes:
+        names = (names + [""] * 7)[:7] + ["P"]
+        weights["P"] = rng.uniform(-1, 1, (dirs, 3 * HIDDEN)).astype(np.float32)
     outs = ["Y", "Y_h", "Y_c"][: 3 if op == "LSTM" else 2]
     node = helper.make_node(op, names, outs, name="rnn", hidden_size=HIDDEN, direction=direction,
                             layout=layout, **attrs)
@@ -62,6 +67,7 @@ def _model(op: str, direction: str, layout: int, variant: str, **attrs):
 
 
 def _check(op: str, direction: str, layout: int, variant: str, **attrs) -> None:
+    """attrs: the node's, and peepholes=True for an LSTM with input P."""
     model, feeds = _model(op, direction, layout, variant, **attrs)
     reference, ref_feeds = _model(op, direction, 0, variant, **attrs)
     session = ort.InferenceSession(reference.SerializeToString(),
@@ -93,3 +99,10 @@ def test_gru_linear_before_reset(direction: str) -> None:
 def test_clip_and_activations(op: str) -> None:
     acts = {"RNN": ["Relu"], "GRU": ["Sigmoid", "Relu"], "LSTM": ["Sigmoid", "Tanh", "Relu"]}
     _check(op, "bidirectional", 1, "full", clip=0.5, activations=acts[op] * 2)
+
+
+@pytest.mark.parametrize("variant", ["full", "bare", "empty"])
+@pytest.mark.parametrize("layout", [0, 1])
+@pytest.mark.parametrize("direction", DIRECTIONS)
+def test_lstm_peepholes_unrolled(direction: str, layout: int, variant: str) -> None:
+    _check("LSTM", direction, layout, variant, peepholes=True, clip=2.0)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from converter.front.onnx.ops._lstm_peepholes import unrolled_lstm
 from converter.front.onnx.translator import OnnxNode, onnx_op
 from converter.graph.port import Port
 from converter.ops.recurrent._sequence import ACTIVATIONS
@@ -135,8 +136,7 @@ def lstm(n: OnnxNode):
                  "LSTMSequence cannot", "export the LSTM without input_forget")
     peepholes = n.const_value(7) if n.has_input(7) else np.zeros(0)
     if peepholes is None or peepholes.any():
-        n.reject("has peephole weights (input P), which OpenVINO's LSTMSequence lacks",
-                 "export the LSTM without peepholes")
+        return unrolled_lstm(n, r.attrs(["sigmoid", "tanh", "tanh"]), r.layout)
     w, rec = r.weights(_LSTM_ORDER)
     node = n.op_node("LSTMSequence", [r.x, r.state(5), r.state(6), r.lengths(), w, rec,
                                       r.bias(_LSTM_ORDER)], **r.attrs(["sigmoid", "tanh", "tanh"]))
