@@ -106,3 +106,15 @@ def test_clip_and_activations(op: str) -> None:
 @pytest.mark.parametrize("direction", DIRECTIONS)
 def test_lstm_peepholes_unrolled(direction: str, layout: int, variant: str) -> None:
     _check("LSTM", direction, layout, variant, peepholes=True, clip=2.0)
+
+
+def test_peepholes_need_a_static_sequence_length(tmp_path, capsys) -> None:
+    import onnx
+
+    from tests.front.test_onnx_errors import convert_error
+
+    model, _ = _model("LSTM", "forward", 0, "bare", peepholes=True)
+    model.graph.input[0].type.tensor_type.shape.dim[0].dim_param = "seq"
+    onnx.save(model, tmp_path / "m.onnx")
+    line = convert_error(capsys, tmp_path / "m.onnx")
+    assert "LSTM node 'rnn'" in line and "static sequence length" in line
