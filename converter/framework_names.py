@@ -16,8 +16,9 @@ class FrameworkInfo:
 
 FRAMEWORKS = {
     "onnx": FrameworkInfo("ONNX", (".onnx",)),
-    "tf": FrameworkInfo("TensorFlow", (".pb", ".pbtxt")),
+    "tf": FrameworkInfo("TensorFlow", (".pb", ".pbtxt", ".meta", ".keras", ".h5")),
     "caffe": FrameworkInfo("Caffe", (".caffemodel", ".prototxt")),
     "mxnet": FrameworkInfo("MXNet", (".params", ".json")),
+    "kaldi": FrameworkInfo("Kaldi", (".nnet", ".raw", ".mdl")),
 }
 SUFFIXES = {name: info.suffixes for name, info in FRAMEWORKS.items()}

@@ -50,7 +50,16 @@ class ConvertOptions:
     caffe_parser_path: Path | None = None  # a user caffe.proto, or a folder holding one
     custom_layers_mapping: Path | None = None  # Caffe CustomLayersMapping.xml (-k)
     transformations_config: Path | None = None  # TF sub-graph replacement JSON
+    # TF models with their variables apart (the folder or file is also opts.input_model)
+    saved_model_dir: Path | None = None  # a SavedModel folder (saved_model.pb + variables/)
+    saved_model_tags: list[str] | None = None  # its meta graph's tags (default: serve)
+    input_meta_graph: Path | None = None  # a MetaGraphDef (.meta)
+    input_checkpoint: Path | None = None  # the variables' checkpoint prefix
     input_symbol: Path | None = None  # MXNet *-symbol.json (default: derived from the .params)
+    # Kaldi
+    counts: str | None = None  # class counts file; "" for an nnet3 .mdl's <Priors>
+    remove_output_softmax: bool | None = None  # None: not asked
+    remove_memory: bool | None = None  # state as extra inputs/outputs, not ReadValue/Assign
     extra: dict[str, str] = field(default_factory=dict)
 
     def check_framework_flags(self, framework: str) -> None:
@@ -68,7 +77,14 @@ _FRAMEWORK_FLAGS = {
     "caffe_parser_path": ("caffe", "--caffe_parser_path"),
     "custom_layers_mapping": ("caffe", "-k/--custom_layers_mapping"),
     "transformations_config": ("tf", "--transformations_config"),
+    "saved_model_dir": ("tf", "--saved_model_dir"),
+    "saved_model_tags": ("tf", "--saved_model_tags"),
+    "input_meta_graph": ("tf", "--input_meta_graph"),
+    "input_checkpoint": ("tf", "--input_checkpoint"),
     "input_symbol": ("mxnet", "--input_symbol"),
+    "counts": ("kaldi", "--counts"),
+    "remove_output_softmax": ("kaldi", "--remove_output_softmax"),
+    "remove_memory": ("kaldi", "--remove_memory"),
 }
 
 

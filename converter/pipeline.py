@@ -86,6 +86,8 @@ def convert_to_graph(opts: ConvertOptions, progress: Progress | None = None) -> 
     graph.graph["cmd_params"] = opts
     step("extract")
     extract_nodes(graph, fw.translators, fw.node_attrs)
+    if graph.has_cycle():  # the front passes cannot run on a loop: list unsupported ops first
+        check_unsupported(graph, fw.name)
     step("front")
     apply_input_options(graph, opts)
     run_passes(graph, _phase_passes("front"))

@@ -1,11 +1,12 @@
 """--compress_to_fp16: store float32 Consts as f16 followed by Convert(f32) marked
-`decompression`, as OpenVINO's own compression writes it."""
+`decompression`, as OpenVINO's own compression writes it (in sub-graph bodies too)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from converter.graph.graph import Graph
+from converter.middle.subgraphs import bodies_of
 from converter.ops.op import Op
 
 __all__ = ["compress_to_fp16"]
@@ -40,3 +41,5 @@ def compress_to_fp16(graph: Graph) -> None:
         names = const._ports("out").get(0, {}).pop("fw_tensor_debug_info", None)
         if names:
             convert.out_port(0).add_tensor_names([t for _, t in names])
+    for body in bodies_of(graph):
+        compress_to_fp16(body)

@@ -1,5 +1,6 @@
 """Replace every op whose outputs are all known constants by Const ops (partial inference
-already computed the values with each op's evaluate). An op marked `keep_unfolded` stays: the
+already computed the values with each op's evaluate), in sub-graph bodies too; an If whose
+condition is constant becomes the branch it takes. An op marked `keep_unfolded` stays: the
 Convert/Subtract/Multiply that dequantize int8 weights, which OpenVINO's CPU plugin reads as
 int8 weights only in that form."""
 
@@ -8,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from converter.graph.graph import Graph
+from converter.middle.subgraphs import bodies_of, inline_constant_ifs
 from converter.ops.op import Op
 
 __all__ = ["fold_constants"]
@@ -16,6 +18,7 @@ _KEEP = {"Const", "Parameter", "Result"}
 
 
 def fold_constants(graph: Graph) -> None:
+    inline_constant_ifs(graph)
     for node in graph.get_op_nodes():
         if node.soft_get("op") in _KEEP or node.soft_get("keep_unfolded", False):
             continue
@@ -34,3 +37,5 @@ def fold_constants(graph: Graph) -> None:
             graph.remove_edge(node.id, data.id)
             graph.add_edge(const.id, data.id, out=0)
     graph.clean_up()
+    for body in bodies_of(graph):
+        fold_constants(body)

@@ -19,6 +19,7 @@ from typing import ClassVar, TypeVar
 from converter.errors import ConversionError, ExtgenError, UnsupportedOpError
 from converter.front.translator import TranslatorRegistry, node_error, translate
 from converter.graph.graph import Graph, Node
+from converter.middle.subgraphs import bodies_of
 from converter.ops.op import Op
 
 log = logging.getLogger("extgen.convert")
@@ -94,8 +95,19 @@ def _run_user_extractor(node: Node, keys: list[str]) -> bool:
         ext = FrontExtractorOp.registered_ops.get(key)
         if ext is not None and ext.enabled and _guarded(node, ext, partial(ext.extract, node)):
             node["extracted"] = True
+            _embed_inputs(node)
             return True
     return False
+
+
+def _embed_inputs(node: Node) -> None:
+    """Constants an MO extractor embedded (`embedded_inputs`: (port, attribute, edge attrs), as
+    mo.front.caffe.extractors.utils.embed_input writes them) become Const inputs."""
+    for port, name, edge_attrs in node.attrs().pop("embedded_inputs", None) or []:
+        const = Op.builtin_ops["Const"](node.graph).create_node(attrs={
+            "name": f"{node.soft_get('name', node.id)}/{name}", "value": node.attrs().pop(name)})
+        node.add_input_port(port, skip_if_exist=True)
+        const.out_port(0).connect(node.in_port(port), dict(edge_attrs or {}))
 
 
 def _run_user_op(node: Node, keys: list[str]) -> type[Op] | None:
@@ -127,7 +139,10 @@ def extract_nodes(graph: Graph, translators: TranslatorRegistry,
     An unexpected exception in a translator or a user extractor becomes a ConversionError
     naming the node and the file (and line) it came from; `node_attrs` (the model's attributes
     of a node) lets an op class bound without an extractor warn about what it drops."""
-    for node in graph.topological_order():
+    # on a looped graph (TF control flow) in model order, so that its ops can still be listed
+    order = ([Node(graph, nid) for nid in graph.nodes] if graph.has_cycle()
+             else graph.topological_order())
+    for node in order:
         if node.id not in graph or not node.has("pb") or node.has_and_set("extracted"):
             continue
         keys = [k for k in translators.context.extractor_keys(node) if k is not None]
@@ -144,9 +159,13 @@ def extract_nodes(graph: Graph, translators: TranslatorRegistry,
 
 
 def unsupported_nodes(graph: Graph) -> list[Node]:
-    """The framework nodes no extractor, translator or user op handled."""
-    return [n for n in graph.get_op_nodes()
-            if n.has_and_set("unsupported") and not n.has_and_set("extracted")]
+    """The framework nodes no extractor, translator or user op handled (in sub-graph bodies
+    too)."""
+    found = [n for n in graph.get_op_nodes()
+             if n.has_and_set("unsupported") and not n.has_and_set("extracted")]
+    for body in bodies_of(graph):
+        found += unsupported_nodes(body)
+    return found
 
 
 def _listing(found: dict[str, list[str]]) -> list[str]:

@@ -1,6 +1,7 @@
 """Built-in opset ops, one definition each (shape, type, evaluate); importing registers them."""
 
 from converter.ops import (
+    control,
     core,
     detection,
     elementwise,
@@ -13,6 +14,6 @@ from converter.ops import (
 from converter.ops.op import Op, ir_op_class
 
 __all__ = [
-    "Op", "core", "detection", "elementwise", "ir_op_class", "movement", "nn", "quantization",
-    "recurrent", "reduce",
+    "Op", "control", "core", "detection", "elementwise", "ir_op_class", "movement", "nn",
+    "quantization", "recurrent", "reduce",
 ]

@@ -28,9 +28,29 @@ EPILOG = (
 )
 
 
+def _add_model_arguments(p: argparse.ArgumentParser) -> None:
+    """The model: a file, or the TF forms MO named with their own flags (exactly one)."""
+    model = p.add_mutually_exclusive_group(required=True)
+    model.add_argument("--input_model", "-m", "-w", type=Path, metavar="FILE",
+                       help="the model file (.onnx; .pb/.pbtxt/.meta/.keras or a SavedModel "
+                       "folder; .caffemodel; .params)")
+    model.add_argument("--saved_model_dir", type=Path, metavar="DIR",
+                       help="TensorFlow: a SavedModel folder (saved_model.pb, variables/)")
+    model.add_argument("--input_meta_graph", type=Path, metavar="FILE.meta",
+                       help="TensorFlow: a MetaGraphDef; its variables come from "
+                       "--input_checkpoint (default: the .meta's name without .meta)")
+
+
+def _add_tf_arguments(fw: argparse._ArgumentGroup) -> None:
+    fw.add_argument("--saved_model_tags", metavar="TAG[,TAG...]",
+                    help="TensorFlow: the tags of the SavedModel's meta graph (default: serve)")
+    fw.add_argument("--input_checkpoint", type=Path, metavar="PREFIX",
+                    help="TensorFlow: the checkpoint holding the variables (the prefix of its "
+                    ".index and .data files)")
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--input_model", "-m", "-w", required=True, type=Path, metavar="FILE",
-                   help="the model file (.onnx, .pb/.pbtxt, .caffemodel, .params)")
+    _add_model_arguments(p)
     p.add_argument("--framework", choices=list(FRAMEWORKS),
                    help="framework of the model; guessed from the file extension when omitted")
     p.add_argument("--output_dir", "-o", type=Path, default=Path("."), metavar="DIR",
@@ -70,8 +90,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                     help="Caffe: CustomLayersMapping.xml (NativeType, hasParam, protoParamName)")
     fw.add_argument("--transformations_config", type=Path, metavar="FILE.json",
                     help="TensorFlow: sub-graph replacement descriptions (scope, points, general)")
+    _add_tf_arguments(fw)
     fw.add_argument("--input_symbol", type=Path, metavar="FILE-symbol.json",
                     help="MXNet: the symbol file (default: derived from the .params name)")
+    kaldi = p.add_argument_group("Kaldi")
+    kaldi.add_argument("--counts", metavar="FILE",
+                       help='Kaldi: class counts (one line); their log-priors are subtracted '
+                       'from the output, as MO did; "" takes the <Priors> stored in an '
+                       'nnet3 .mdl')
+    kaldi.add_argument("--remove_output_softmax", action="store_true", default=None,
+                       help="Kaldi: drop the Softmax that makes the output (a LogSoftmax stays, "
+                       "as in MO)")
+    kaldi.add_argument("--remove_memory", action="store_true", default=None,
+                       help="Kaldi: recurrent state (frame delays, LSTM cells) as extra inputs "
+                       "and outputs <name>/next instead of ReadValue/Assign; feed each output "
+                       "back as the same-named input")
 
 
 def options_from_args(args: argparse.Namespace):
@@ -84,7 +117,7 @@ def options_from_args(args: argparse.Namespace):
     )
 
     return ConvertOptions(
-        input_model=args.input_model,
+        input_model=_input_model(args),
         framework=args.framework,
         output_dir=args.output_dir,
         model_name=args.model_name,
@@ -103,7 +136,21 @@ def options_from_args(args: argparse.Namespace):
         custom_layers_mapping=args.custom_layers_mapping,
         transformations_config=args.transformations_config,
         input_symbol=args.input_symbol,
+        counts=args.counts,
+        remove_output_softmax=args.remove_output_softmax,
+        remove_memory=args.remove_memory,
+        saved_model_dir=args.saved_model_dir,
+        saved_model_tags=([t.strip() for t in args.saved_model_tags.split(",") if t.strip()]
+                          if args.saved_model_tags else None),
+        input_meta_graph=args.input_meta_graph,
+        input_checkpoint=args.input_checkpoint,
     )
+
+
+def _input_model(args: argparse.Namespace) -> Path:
+    """--input_model, or the TF model --saved_model_dir / --input_meta_graph names (argparse
+    lets exactly one through)."""
+    return args.input_model or args.saved_model_dir or args.input_meta_graph
 
 
 def check_output_dir(path: Path) -> None:

@@ -66,6 +66,16 @@ def test_strided_slice_masks():
                   **{**ell, "ellipsis_mask": []}) == [(-1, 2, 3)]
 
 
+def test_strided_slice_shrinking_every_axis_gives_a_scalar():
+    # tf.shape(x)[0] (Keras Flatten/Reshape): folded to [1] it broke the Pack that follows
+    shrink = {"begin_mask": [0], "end_mask": [0], "new_axis_mask": [0], "shrink_axis_mask": [1],
+              "ellipsis_mask": []}
+    out = run("StridedSlice", np.array([1, 16, 16, 8]), [0], [1], [1], **shrink)[0]
+    assert out.shape == () and out == 1
+    assert shapes("StridedSlice", [(4,), (1,), (1,), (1,)],
+                  [None, np.array([0]), np.array([1]), np.array([1])], **shrink) == [()]
+
+
 def test_slice_negative_steps_and_axes():
     x = np.arange(20).reshape(4, 5)
     big = np.iinfo(np.int64).max

@@ -1,7 +1,8 @@
 """Read a frozen TensorFlow GraphDef (.pb binary or .pbtxt text) with the converter's own
 protos into a front-stage Graph.
 
-- Placeholder -> Parameter (shape and dtype from its attributes; --input_shape overrides),
+- Placeholder -> Parameter (shape and dtype from its attributes; --input_shape overrides); a
+  Placeholder nothing reads is dropped (TF2 control flow leaves dozens of them),
   Const -> Const, every other NodeDef -> a framework node with `pb` (the NodeDef) and `op`.
 - Inputs `name`, `name:1` become edges from that output port; `^control` inputs are dropped.
 - Outputs: every node whose outputs nobody consumes (NoOp, Const, Placeholder and sinks such
@@ -131,6 +132,23 @@ def model_layout(graph_def) -> str:
     return "NCHW"
 
 
+def _add_node(graph: Graph, pb) -> Node:
+    """Parameter for a Placeholder, Const for a Const, else a framework node."""
+    if pb.op == "Placeholder":
+        dtype = (tf_dtype_extractor(pb.attr["dtype"].type, np.float32) if "dtype" in pb.attr
+                 else np.dtype(np.float32))
+        return _add_op(graph, "Parameter", pb.name, shape=_placeholder_shape(pb),
+                       element_type=dtype, pb=pb, extracted=True)
+    if pb.op == "Const":
+        return _add_op(graph, "Const", pb.name, value=_const_value(pb), pb=pb, extracted=True)
+    node_id = graph.unique_id(pb.name)
+    graph.add_node(node_id, kind="op", op=pb.op, name=pb.name, pb=pb,
+                   in_ports_count=len(pb.input), out_ports_count=1)
+    node = Node(graph, node_id)
+    node.update_node()
+    return node
+
+
 def graph_def_to_graph(graph_def, name: str = "model") -> Graph:
     """Front-stage graph of a GraphDef: Parameter/Const/framework nodes/Result."""
     layout = model_layout(graph_def)
@@ -140,27 +158,19 @@ def graph_def_to_graph(graph_def, name: str = "model") -> Graph:
         fw_opset_version=graph_def.versions.producer,
     )
     nodes: dict[str, Node] = {}
+    read = {get_tf_node_port(t.lstrip("^"))[0] for pb in graph_def.node for t in pb.input}
     for pb in graph_def.node:
         if pb.name in nodes:
             msg = f"two nodes are named '{pb.name}' (corrupt GraphDef)"
             raise ModelFormatError(msg)
-        if pb.op == "Placeholder":
-            dtype = (tf_dtype_extractor(pb.attr["dtype"].type, np.float32) if "dtype" in pb.attr
-                     else np.dtype(np.float32))
-            node = _add_op(graph, "Parameter", pb.name, shape=_placeholder_shape(pb),
-                           element_type=dtype, pb=pb, extracted=True)
-        elif pb.op == "Const":
-            node = _add_op(graph, "Const", pb.name, value=_const_value(pb), pb=pb, extracted=True)
-        else:
-            node_id = graph.unique_id(pb.name)
-            graph.add_node(node_id, kind="op", op=pb.op, name=pb.name, pb=pb,
-                           in_ports_count=len(pb.input), out_ports_count=1)
-            node = Node(graph, node_id)
-            node.update_node()
-        nodes[pb.name] = node
+        if pb.op == "Placeholder" and pb.name not in read:
+            continue  # a dead input (TF2 control flow leaves dozens: unused_control_flow_input)
+        nodes[pb.name] = _add_node(graph, pb)
     consumed: set[str] = set()
     for pb in graph_def.node:
-        node = nodes[pb.name]
+        node = nodes.get(pb.name)
+        if node is None:
+            continue
         port = 0
         for tensor in pb.input:
             if tensor.startswith("^"):
@@ -174,8 +184,8 @@ def graph_def_to_graph(graph_def, name: str = "model") -> Graph:
             src.out_port(out).connect(node.in_port(port))
             consumed.add(src_name)
             port += 1
-    for pb in graph_def.node:
-        node = nodes[pb.name]
+    for node in nodes.values():
+        pb = node.pb
         for idx in node.out_ports():
             names = [f"{pb.name}:{idx}"] + ([pb.name] if idx == 0 else [])
             node.out_port(idx).add_tensor_names(names)
@@ -188,5 +198,6 @@ def graph_def_to_graph(graph_def, name: str = "model") -> Graph:
         result = _add_op(graph, "Result", f"{out}/sink_port_0")
         nodes[out].out_port(0).connect(result.in_port(0))
     graph.graph["output_order"] = outputs
-    graph.graph["input_order"] = [pb.name for pb in graph_def.node if pb.op == "Placeholder"]
+    graph.graph["input_order"] = [pb.name for pb in graph_def.node
+                                  if pb.op == "Placeholder" and pb.name in nodes]
     return graph

@@ -63,4 +63,5 @@ class StridedSlice(Op):
     @classmethod
     def evaluate(cls, attrs, inputs):
         index = strided_index(attrs, *_bounds(inputs))
-        return [np.ascontiguousarray(inputs[0][index])]
+        # np.array, not ascontiguousarray: a fully shrunk slice stays 0-d (tf.shape(x)[0])
+        return [np.array(inputs[0][index])]

@@ -1,6 +1,7 @@
 """Built-in ONNX translators, one module per op family; importing registers them."""
 
 from converter.front.onnx.ops import (
+    control,
     core,
     elementwise,
     movement,
@@ -11,5 +12,5 @@ from converter.front.onnx.ops import (
     sampling,
 )
 
-__all__ = ["core", "elementwise", "movement", "nn", "quantization", "recurrent", "reduce",
-           "sampling"]
+__all__ = ["control", "core", "elementwise", "movement", "nn", "quantization", "recurrent",
+           "reduce", "sampling"]

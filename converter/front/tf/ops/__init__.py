@@ -1,3 +1,3 @@
 """Built-in TensorFlow translators, one module per op family; importing registers them."""
 
-from converter.front.tf.ops import elementwise, movement, nn  # noqa: F401
+from converter.front.tf.ops import elementwise, image, movement, nn  # noqa: F401

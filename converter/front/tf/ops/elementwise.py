@@ -115,3 +115,20 @@ def add_n(n: TfNode):
 @tf_op("Cast")
 def cast(n: TfNode):
     return [n.op("Convert", [n.input(0)], destination_type=n.attr("DstT"))]
+
+
+@tf_op("Erfc")
+def erfc(n: TfNode):
+    # Keras GELU (approximate=False) is 0.5 * x * erfc(-x / sqrt(2))
+    return [n.op("Subtract", [_scalar(n, 1.0), n.op("Erf", [n.input(0)])])]
+
+
+@tf_op("SelectV2")
+def select_v2(n: TfNode):
+    return [n.op("Select", [n.input(0), n.input(1), n.input(2)], auto_broadcast="numpy")]
+
+
+@tf_op("ZerosLike", "OnesLike")
+def fill_like(n: TfNode):
+    value = _scalar(n, 1 if n.op_type == "OnesLike" else 0)
+    return [n.op("Broadcast", [value, n.op("ShapeOf", [n.input(0)])], mode="numpy")]

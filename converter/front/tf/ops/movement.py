@@ -1,11 +1,12 @@
 """TensorFlow translators that move data or pass it through: Identity/NoOp, Reshape, Squeeze,
 ExpandDims, Concat, Pack, Transpose, Pad, Shape, (Strided)Slice, Split, Gather, Fill, Tile,
-Range and the reductions (Mean, Sum, Max, Min, Prod)."""
+Range, ReverseV2, DepthToSpace/SpaceToDepth and the reductions (Mean, Sum, Max, Min, Prod)."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from converter.front.tf.ops._layout import channels_last, to_nchw, to_nhwc
 from converter.front.tf.translator import TfNode, tf_op
 from converter.graph.port import Port
 
@@ -24,7 +25,7 @@ def _const_input(n: TfNode, i: int, what: str) -> np.ndarray:
 
 
 @tf_op("Identity", "StopGradient", "Snapshot", "PreventGradient", "PlaceholderWithDefault",
-       "CheckNumerics", "EnsureShape")
+       "CheckNumerics", "EnsureShape", "ReadVariableOp")
 def identity(n: TfNode):
     return [n.input(0)]
 
@@ -197,3 +198,21 @@ def _reduce(kind: str):
 
 for _tf, _ov in _REDUCE.items():
     tf_op(_tf)(_reduce(_ov))
+
+
+@tf_op("ReverseV2")
+def reverse_v2(n: TfNode):
+    axes = np.asarray(_const_input(n, 1, "axis"), dtype=np.int64).reshape(-1)
+    ones = np.ones_like(axes)
+    stop = np.full_like(axes, np.iinfo(np.int64).min)
+    return [n.op("Slice", [n.input(0), n.const(-ones), n.const(stop), n.const(-ones),
+                           n.const(axes)])]
+
+
+@tf_op("DepthToSpace", "SpaceToDepth")
+def depth_space(n: TfNode):
+    # TF splits the depth as [block, block, C]: the IR's blocks_first
+    attrs = {"block_size": int(n.attr("block_size")), "mode": "blocks_first"}
+    if not channels_last(n):
+        return [n.op(n.op_type, [n.input(0)], **attrs)]
+    return [to_nhwc(n, n.op(n.op_type, [to_nchw(n, n.input(0), 4)], **attrs), 4)]

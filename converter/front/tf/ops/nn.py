@@ -48,7 +48,34 @@ def conv(n: TfNode):
     dilations = list(n.attr("dilations", [1] * rank))
     attrs = {**_window(n, rank), "dilations": [dilations[i] for i in spatial]}
     w = permuted(n, n.input(1), _FILTER_PERM[rank])
+    if _maybe_grouped(n, rank):
+        return [_around(n, n.input(0), rank, lambda x: _grouped(n, x, w, attrs))]
     return [_around(n, n.input(0), rank, lambda x: n.op("Convolution", [x, w], **attrs))]
+
+
+def _maybe_grouped(n: TfNode, rank: int) -> bool:
+    """A one-input-channel filter on data that may have more channels: TF then convolves each
+    channel on its own (Keras 3 writes its depthwise convolution so)."""
+    filt = n.const_value(1)
+    if rank != 4 or filt is None or filt.ndim != 4 or filt.shape[2] != 1:
+        return False
+    src = n.input(0).node
+    shape = src.soft_get("shape", None) if src.soft_get("op") == "Parameter" else None
+    return shape is None or shape[-1 if channels_last(n) else 1] != 1
+
+
+def _grouped(n: TfNode, x: Port, w: Port, attrs: dict) -> Port:
+    """GroupConvolution with one group per data channel; weights [O, 1, kh, kw] reshaped to
+    [C, O/C, 1, kh, kw] from the data's shape (folded once the channel count is known)."""
+    channels = n.op("Gather", [n.op("ShapeOf", [x]), n.const([1], np.int64),
+                               n.const(0, np.int64)], batch_dims=0)
+    kernel = n.const([-1, 1, *_constant_shape(w)[2:]], np.int64)
+    shape = n.op("Concat", [channels, kernel], axis=0)
+    return n.op("GroupConvolution", [x, n.op("Reshape", [w, shape], special_zero=False)], **attrs)
+
+
+def _constant_shape(w: Port) -> tuple[int, ...]:
+    return np.shape(w.node.value)
 
 
 @tf_op("DepthwiseConv2dNative")
@@ -68,12 +95,9 @@ def conv_backprop_input(n: TfNode):
     spatial = tf_data_format_spatial(n.data_format())
     dilations = list(n.attr("dilations", [1] * rank))
     attrs = {**_window(n, rank), "dilations": [dilations[i] for i in spatial]}
-    sizes = n.const_value(0)
-    if sizes is None:
-        n.reject("input_sizes must be a constant",
-                 "make it a constant in the frozen graph, or give the inputs a shape "
-                 "(--input_shape)")
-    out_shape = n.const([int(sizes[i]) for i in spatial], np.int64)
+    # input_sizes is computed (Keras Conv2DTranspose: from tf.shape(x)) or a constant
+    out_shape = n.folded("Gather", [n.input(0), np.array(spatial, np.int64),
+                                    np.array(0, np.int64)], batch_dims=0)
     w = permuted(n, n.input(1), [3, 2, 0, 1])
     if attrs["auto_pad"] == "same_upper":
         # with output_shape given, OpenVINO's same_lower puts the odd padding where TF does
@@ -154,3 +178,9 @@ def lrn(n: TfNode):
     attrs = {"alpha": float(n.attr("alpha", 1.0)) * size, "beta": float(n.attr("beta", 0.5)),
              "bias": float(n.attr("bias", 1.0)), "size": size}
     return [_around(n, n.input(0), 4, lambda x: n.op("LRN", [x, n.const([1], np.int64)], **attrs))]
+
+
+@tf_op("Einsum")
+def einsum(n: TfNode):
+    return [n.op("Einsum", [n.input(i) for i in range(n.num_inputs)],
+                 equation=n.attr("equation").replace(" ", ""))]

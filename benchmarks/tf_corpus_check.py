@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""The Keras/TF corpus (tests/tf_corpus.py) through extgen: for each model and form (frozen .pb,
+.pbtxt, SavedModel, .keras), convert with a fixed input shape, run the IR in the shim and in
+OpenVINO, and print the max abs difference from TF's own output, or extgen's error line.
+
+With --ovc, OpenVINO's own converter (a peer to compare with, never part of extgen) converts
+the same file, and its seconds or error are printed beside extgen's.
+
+Usage: tf_corpus_check.py [--forms pb,pbtxt,saved_model,keras] [--no-openvino] [--ovc] [MODEL ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.tf_corpus import MODELS, materialize  # noqa: E402
+
+FORMS = {"pb": "frozen.pb", "pbtxt": "frozen.pbtxt", "saved_model": "saved_model",
+         "keras": "model.keras"}
+
+
+def _from_ir(got: np.ndarray, want: np.ndarray) -> np.ndarray:
+    """The IR's output in TF's layout (a 4-D output may come back NCHW)."""
+    if got.shape != want.shape and got.ndim == 4:
+        return got.transpose(0, 2, 3, 1)
+    return got
+
+
+def run_form(folder: Path, form: str, engines: list[str]) -> tuple[list[float], float]:
+    """Max abs difference per engine, and the conversion seconds; raises on a failure."""
+    from converter.options import ConvertOptions
+    from converter.pipeline import convert
+    from converter.runtime.engines import open_engine
+
+    x, want = np.load(folder / "input.npy"), np.load(folder / "expected.npy")
+    with tempfile.TemporaryDirectory() as out:
+        opts = ConvertOptions(folder / FORMS[form], output_dir=Path(out),
+                              input_shape=[list(x.shape)])
+        start = time.perf_counter()
+        result = convert(opts)
+        seconds = time.perf_counter() - start
+        diffs = []
+        for engine in engines:
+            runner = open_engine(engine, result.xml, "CPU")
+            spec = runner.inputs()[0]
+            feed_x = x.transpose(0, 3, 1, 2) if tuple(spec.shape) != x.shape else x
+            got = _from_ir(next(iter(runner.run({spec.name: feed_x}).values())), want)
+            diffs.append(float(np.abs(got - want).max()))
+    return diffs, seconds
+
+
+def run_ovc(folder: Path, form: str) -> str:
+    """ovc's conversion time and max abs difference from TF, or its error."""
+    import openvino as ov
+
+    x, want = np.load(folder / "input.npy"), np.load(folder / "expected.npy")
+    start = time.perf_counter()
+    try:
+        model = ov.convert_model(str(folder / FORMS[form]), input=[list(x.shape)])
+    except Exception as err:  # noqa: BLE001 - the peer's failure is a result
+        return f"ovc FAIL {type(err).__name__}: {str(err).splitlines()[0][:100]}"
+    seconds = time.perf_counter() - start
+    got = ov.Core().compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})(x)[0]
+    return f"ovc {seconds:6.2f} s  diff={float(np.abs(got - want).max()):.2e}"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("models", nargs="*", default=list(MODELS))
+    parser.add_argument("--forms", default=",".join(FORMS))
+    parser.add_argument("--no-openvino", action="store_true")
+    parser.add_argument("--ovc", action="store_true", help="convert with ovc too, to compare")
+    args = parser.parse_args()
+    engines = ["shim"] if args.no_openvino else ["shim", "openvino"]
+    ok = {form: 0 for form in args.forms.split(",")}
+    for name in args.models:
+        folder = materialize(name)
+        for form in ok:
+            if not (folder / FORMS[form]).exists():
+                print(f"{name:16} {form:12} (not written)")
+                continue
+            peer = f"  | {run_ovc(folder, form)}" if args.ovc else ""
+            try:
+                diffs, seconds = run_form(folder, form, engines)
+            except Exception as err:  # noqa: BLE001 - the report lists every failure
+                print(f"{name:16} {form:12} FAIL {type(err).__name__}: {str(err)[:120]}{peer}")
+                continue
+            ok[form] += 1
+            shown = "  ".join(f"{e}={d:.2e}" for e, d in zip(engines, diffs, strict=True))
+            print(f"{name:16} {form:12} ok {seconds:6.2f} s  {shown}{peer}")
+    print("converted:", ", ".join(f"{form} {n}/{len(args.models)}" for form, n in ok.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,178 @@
+"""Real Keras/TF models (tests/tf_corpus.py: built with tensorflow-cpu, random weights, calibrated
+batch norm) convert as a frozen .pb, a TF 2.x .pbtxt, a SavedModel and (common CNN layers) a
+.keras file under a fixed --input_shape, and match TF's own output in OpenVINO and in the shim;
+TF 1.x MetaGraphDefs and checkpoints read; a looped (LSTM) graph lists its real unsupported
+ops."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from converter.errors import ModelFormatError, UnsupportedOpError, UsageError
+from converter.front.tf.checkpoint import read_checkpoint
+from converter.options import ConvertOptions
+from converter.pipeline import convert
+from converter.runtime.engines import open_engine
+from tests.tf_corpus import HEAVY, MODELS, TF1, materialize
+
+RECURRENT = ("lstm", "gru", "bilstm")
+FEEDFORWARD = [pytest.param(m, marks=pytest.mark.slow) if m in HEAVY else m
+               for m in MODELS if m not in RECURRENT]
+WITH_PBTXT = ("mobilenet_v2", "squeeze_excite", "transformer", "upsample", "space_depth")
+KERAS = [pytest.param(m, marks=pytest.mark.slow) if m in HEAVY else m
+         for m in ("mobilenet_v2", "resnet50", "vgg16", "efficientnet_b0", "densenet121",
+                   "xception", "inception_v3", "nasnet_mobile", "squeeze_excite", "upsample")]
+
+
+def _check(xml: Path, folder: Path) -> None:
+    """The IR's output is TF's within 1e-4 of its magnitude, in the shim and in OpenVINO; TF's
+    output depends on the input (else a wrong conversion could pass)."""
+    x, want = np.load(folder / "input.npy"), np.load(folder / "expected.npy")
+    other = np.load(folder / "expected2.npy")
+    scale = float(np.abs(want).max())
+    assert np.abs(want - other).max() > 1e-3 * scale
+    for engine in ("shim", "openvino"):
+        runner = open_engine(engine, xml, "CPU")
+        spec = runner.inputs()[0]
+        feed = x.transpose(0, 3, 1, 2) if tuple(spec.shape) != x.shape else x
+        got = next(iter(runner.run({spec.name: feed}).values()))
+        if got.shape != want.shape and got.ndim == 4:  # a 4-D output comes back NCHW
+            got = got.transpose(0, 2, 3, 1)
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-4 * scale, err_msg=engine)
+
+
+def _convert(model: Path, out: Path, x_shape: tuple[int, ...], **opts) -> Path:
+    return convert(ConvertOptions(model, output_dir=out, input_shape=[list(x_shape)],
+                                  **opts)).xml
+
+
+def _shape(folder: Path) -> tuple[int, ...]:
+    return np.load(folder / "input.npy").shape
+
+
+@pytest.mark.parametrize("name", FEEDFORWARD)
+def test_frozen_graph_matches_tf(name: str, tmp_path: Path) -> None:
+    folder = materialize(name)
+    _check(_convert(folder / "frozen.pb", tmp_path, _shape(folder)), folder)
+
+
+@pytest.mark.parametrize("name", WITH_PBTXT)
+def test_tf2_pbtxt_matches_tf(name: str, tmp_path: Path) -> None:
+    # TF 2.x writes experimental_type on Shape nodes: the protos declare it
+    folder = materialize(name)
+    _check(_convert(folder / "frozen.pbtxt", tmp_path, _shape(folder)), folder)
+
+
+@pytest.mark.parametrize("name", FEEDFORWARD)
+def test_saved_model_matches_tf(name: str, tmp_path: Path) -> None:
+    # Keras 3 keeps the model in the function library, variables in the checkpoint
+    folder = materialize(name)
+    xml = _convert(folder / "saved_model", tmp_path, _shape(folder),
+                   saved_model_dir=folder / "saved_model")
+    _check(xml, folder)
+
+
+@pytest.mark.parametrize("name", KERAS)
+def test_keras_file_matches_tf(name: str, tmp_path: Path) -> None:
+    folder = materialize(name)
+    _check(_convert(folder / "model.keras", tmp_path, _shape(folder)), folder)
+
+
+def test_keras_layer_not_read_is_named_with_the_savedmodel_route(tmp_path: Path) -> None:
+    folder = materialize("transformer")
+    with pytest.raises(ModelFormatError, match=r"Keras layer MultiHeadAttention .*--saved_model"):
+        _convert(folder / "model.keras", tmp_path, _shape(folder))
+
+
+def test_keras_conv_transpose_and_resize_keep_nhwc_semantics(tmp_path: Path) -> None:
+    folder = materialize("upsample")  # Conv2DBackpropInput with computed input_sizes, resizes
+    xml = _convert(folder / "frozen.pb", tmp_path, _shape(folder))
+    types = set(__import__("re").findall(r'type="(\w+)"', xml.read_text()))
+    assert {"ConvolutionBackpropData", "Interpolate"} <= types
+    _check(xml, folder)
+
+
+@pytest.mark.parametrize("name", RECURRENT)
+def test_looped_graph_lists_its_unsupported_ops(name: str, tmp_path: Path) -> None:
+    folder = materialize(name)
+    with pytest.raises(UnsupportedOpError) as err:
+        _convert(folder / "frozen.pb", tmp_path, _shape(folder))
+    text = str(err.value)
+    assert "cycle" not in text
+    for op in ("Enter", "Exit", "Merge", "NextIteration", "TensorListReserve"):
+        assert f"{op} (node" in text
+    assert "Placeholder" not in text and "unused_control_flow_input" not in text
+
+
+def test_check_lists_the_lstm_gaps(capsys, tmp_path: Path) -> None:
+    from extgen.cli import main
+
+    folder = materialize("lstm")
+    main(["check", str(folder / "frozen.pb"), "--output_dir", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert "- Enter:" in out and "- TensorListSetItem:" in out and "cycle" not in out
+
+
+def test_tf1_meta_graph_and_checkpoint(tmp_path: Path) -> None:
+    folder = materialize(TF1)
+    xml = _convert(folder / "model.meta", tmp_path / "meta", _shape(folder),
+                   input_meta_graph=folder / "model.meta")
+    _check(xml, folder)
+    xml = _convert(folder / "graph.pbtxt", tmp_path / "ckpt", _shape(folder),
+                   input_checkpoint=folder / "model")
+    assert "SaveV2" not in xml.read_text()
+    _check(xml, folder)
+
+
+def test_checkpoint_reader_reads_what_tf_wrote() -> None:
+    import tensorflow as tf
+
+    prefix = materialize("squeeze_excite") / "saved_model" / "variables" / "variables"
+    ours = read_checkpoint(prefix)
+    reader = tf.train.load_checkpoint(str(prefix))
+    names = [n for n, _ in tf.train.list_variables(str(prefix)) if "VARIABLE_VALUE" in n]
+    assert len(names) > 10
+    for name in names:
+        np.testing.assert_array_equal(ours[name], reader.get_tensor(name))
+
+
+def test_corrupt_checkpoint_is_one_format_error(tmp_path: Path) -> None:
+    (tmp_path / "bad.index").write_bytes(b"\x00" * 100)
+    with pytest.raises(ModelFormatError, match="not a valid TensorFlow checkpoint"):
+        read_checkpoint(tmp_path / "bad")
+
+
+def test_saved_model_with_unknown_tags_names_the_ones_it_has(tmp_path: Path) -> None:
+    folder = materialize("squeeze_excite") / "saved_model"
+    with pytest.raises(UsageError, match=r"no meta graph with tags train \(it has: serve\)"):
+        convert(ConvertOptions(folder, output_dir=tmp_path, saved_model_tags=["train"]))
+
+
+@pytest.mark.parametrize("op", ["ResizeBilinear", "ResizeNearestNeighbor"])
+@pytest.mark.parametrize("flags", [{}, {"align_corners": True}, {"half_pixel_centers": True}])
+def test_resize_flags_match_tf(op: str, flags: dict, tmp_path: Path) -> None:
+    import tensorflow as tf
+
+    resize = getattr(tf.raw_ops, op)
+    fn = tf.function(lambda t: resize(images=t, size=[7, 10], **flags))
+    graph = fn.get_concrete_function(tf.TensorSpec([1, 4, 5, 3], tf.float32)).graph
+    path = tmp_path / "resize.pb"
+    path.write_bytes(graph.as_graph_def().SerializeToString())
+    x = np.random.default_rng(1).standard_normal((1, 4, 5, 3)).astype(np.float32)
+    want = fn(tf.constant(x)).numpy()
+    xml = convert(ConvertOptions(path, output_dir=tmp_path)).xml
+    for engine in ("shim", "openvino"):  # no layout-sensitive op: the model stays NHWC
+        got = next(iter(open_engine(engine, xml, "CPU").run({"t": x}).values()))
+        np.testing.assert_allclose(got, want, atol=1e-5, err_msg=engine)
+
+
+def test_legacy_h5_names_the_forms_that_are_read(tmp_path: Path, capsys) -> None:
+    from extgen.cli import main
+
+    (tmp_path / "model.h5").write_bytes(b"\x89HDF\r\n\x1a\n")
+    assert main(["convert", "-m", str(tmp_path / "model.h5"), "-o", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and ".keras" in err and "--saved_model_dir" in err
