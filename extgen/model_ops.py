@@ -29,6 +29,7 @@ class UnknownOp:
     inputs: int = 0
     outputs: int = 0
     attributes: dict[str, Any] = field(default_factory=dict)
+    standard: str | None = None  # 'ONNX op LSTM (opset 14)': a standard op extgen lacks
 
 
 def _attr_type(value: Any) -> str | None:
@@ -60,7 +61,8 @@ def find_unknown_ops(model: Path, framework: str | None = None,
         graph = fw.read(opts)
         extract_nodes(graph, fw.translators)
         for node in unsupported_nodes(graph):
-            entry = found.setdefault(node.op, UnknownOp(fw.name, node.op))
+            entry = found.setdefault(node.op, UnknownOp(fw.name, node.op,
+                                                        standard=node.soft_get("standard_op")))
             entry.nodes.append(node.soft_get("name", node.id))
             entry.inputs = max(entry.inputs, len(node.in_ports()))
             entry.outputs = max(entry.outputs, len(node.out_ports()))

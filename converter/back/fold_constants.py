@@ -1,6 +1,8 @@
 """Replace every op whose outputs are all known constants by Const ops (partial inference
 already computed the values with each op's evaluate), in sub-graph bodies too; an If whose
-condition is constant becomes the branch it takes."""
+condition is constant becomes the branch it takes. An op marked `keep_unfolded` stays: the
+Convert/Subtract/Multiply that dequantize int8 weights, which OpenVINO's CPU plugin reads as
+int8 weights only in that form."""
 
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ _KEEP = {"Const", "Parameter", "Result"}
 def fold_constants(graph: Graph) -> None:
     inline_constant_ifs(graph)
     for node in graph.get_op_nodes():
-        if node.soft_get("op") in _KEEP:
+        if node.soft_get("op") in _KEEP or node.soft_get("keep_unfolded", False):
             continue
         outs = list(node.iter_out_data())
         if not outs or any(d.soft_get("value", None) is None for _, d in outs):

@@ -153,6 +153,7 @@ def extract_nodes(graph: Graph, translators: TranslatorRegistry,
             _guarded(node, fn, partial(translate, node, fn, translators.context))
         elif (op_cls := _run_user_op(node, keys)) is None:
             node["unsupported"] = True
+            node["standard_op"] = translators.context.standard_op(node)
         elif node_attrs is not None:
             _warn_unread_attrs(node, op_cls, sorted(node_attrs(node)))
 
@@ -167,22 +168,36 @@ def unsupported_nodes(graph: Graph) -> list[Node]:
     return found
 
 
-def check_unsupported(graph: Graph, framework: str) -> None:
-    """Raise one error listing every op type left without an extractor."""
-    found: dict[str, list[str]] = {}
-    for node in unsupported_nodes(graph):
-        found.setdefault(node.op, []).append(node.soft_get("name", node.id))
-    if not found:
-        return
-    parts = [
+def _listing(found: dict[str, list[str]]) -> list[str]:
+    return [
         f"{op} (node{'s' if len(names) > 1 else ''} {', '.join(names[:5])}"
         f"{', ...' if len(names) > 5 else ''})"
         for op, names in sorted(found.items())
     ]
-    msg = (
-        f"{len(found)} op type{'s are' if len(found) > 1 else ' is'} not supported: "
-        f"{'; '.join(parts)}. Scaffold an extension with "
-        f"'extgen new --mo-{framework}-ext --mo-op --ie-cpu-ext' and pass its folder "
-        f"with --extensions"
-    )
-    raise UnsupportedOpError(msg, found)
+
+
+def check_unsupported(graph: Graph, framework: str) -> None:
+    """Raise one error listing every op type left without an extractor: a standard op of the
+    framework the converter lacks is named as such, a custom op as needing an extension."""
+    found: dict[str, list[str]] = {}
+    standard: dict[str, list[str]] = {}
+    custom: dict[str, list[str]] = {}
+    for node in unsupported_nodes(graph):
+        name = node.soft_get("name", node.id)
+        found.setdefault(node.op, []).append(name)
+        if node.soft_get("standard_op"):
+            standard.setdefault(node.standard_op, []).append(name)
+        else:
+            custom.setdefault(node.op, []).append(name)
+    if not found:
+        return
+    parts = [p.replace(" (node", " is not supported yet (node", 1) for p in _listing(standard)]
+    if custom:
+        parts.append(f"{len(custom)} op type{'s are' if len(custom) > 1 else ' is'} not "
+                     f"supported: {'; '.join(_listing(custom))}")
+    scaffold = (f"'extgen new --mo-{framework}-ext --mo-op --ie-cpu-ext' and pass its folder "
+                "with --extensions")
+    how = (f"Scaffold an extension with {scaffold}" if not standard else
+           f"Until extgen supports {'them' if len(standard) > 1 else 'it'}, a workaround is "
+           f"a custom extension: scaffold one with {scaffold}")
+    raise UnsupportedOpError(f"{'; '.join(parts)}. {how}", found)

@@ -114,6 +114,12 @@ class NodeContext:
         """The op names a user extractor (or Op) for node may be registered under, first wins."""
         return [node.soft_get("op", None)]
 
+    @classmethod
+    def standard_op(cls, node: Node) -> str | None:
+        """How to name node's op when it is a standard op of the framework that the converter
+        lacks ('ONNX op LSTM (opset 14)'); None for a custom op (the default)."""
+        return None
+
     @property
     def op_type(self) -> str:
         return self.node.soft_get("op", "?")

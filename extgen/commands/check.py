@@ -50,6 +50,9 @@ def run(args: argparse.Namespace) -> int:
         names = ", ".join(op.nodes[:5]) + (", ..." if len(op.nodes) > 5 else "")
         print(f"- {op.op_type}: {len(op.nodes)} node(s) ({names}); "
               f"{op.inputs} input(s), {op.outputs} output(s)")
+        if op.standard:
+            print(f"    {op.standard} is not supported yet (a standard op extgen lacks); "
+                  "its config scaffolds a custom extension, a workaround until it is")
         for key, value in op.attributes.items():
             shown = value.tolist() if hasattr(value, "tolist") else value
             print(f"    {key}: {type(value).__name__} = {shown!r}")

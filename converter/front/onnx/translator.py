@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from onnx import helper
+from onnx import defs, helper
 
 from converter.front.translator import NodeContext, Translator, TranslatorRegistry
 from converter.graph.graph import Node
@@ -45,6 +45,15 @@ class OnnxNode(NodeContext):
     def extractor_keys(cls, node: Node) -> list[str]:
         """`domain::Type`, then `Type` alone (MO keyed custom-domain ops by type)."""
         return [node.op, *node.op.split("::", 1)[1:]]
+
+    @classmethod
+    def standard_op(cls, node: Node) -> str | None:
+        """'ONNX op LSTM (opset 14)' for an op of the ONNX standard (ai.onnx, ai.onnx.ml)."""
+        domain = "" if node.pb.domain == "ai.onnx" else node.pb.domain
+        if domain not in ("", "ai.onnx.ml") or not defs.has(node.pb.op_type, domain):
+            return None
+        name = f"{domain}::{node.pb.op_type}" if domain else node.pb.op_type
+        return f"ONNX op {name} (opset {_opset(node)})"
 
     # -- reading the ONNX node ------------------------------------------------------------------
     @property

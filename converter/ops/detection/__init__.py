@@ -1,5 +1,5 @@
-"""Object-detection ops: PriorBox, DetectionOutput."""
+"""Object-detection ops: PriorBox, DetectionOutput, ROIAlign, ROIPooling."""
 
-from converter.ops.detection import detection_output, prior_box
+from converter.ops.detection import detection_output, prior_box, roi_align, roi_pooling
 
-__all__ = ["detection_output", "prior_box"]
+__all__ = ["detection_output", "prior_box", "roi_align", "roi_pooling"]

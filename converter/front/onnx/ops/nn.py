@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from converter.front.onnx.ops._dilated_pool import dilated_average_pool, dilated_window_sum
 from converter.front.onnx.translator import OnnxNode, onnx_op
 from converter.graph.port import Port
 
@@ -69,17 +70,20 @@ def _flat_apply(n: OnnxNode, x: Port, axis: int, build) -> Port:
 
 
 # -- convolution ----------------------------------------------------------------------------------
-@onnx_op("Conv")
-def conv(n: OnnxNode):
-    nsp = _spatial_rank(n, 1)
+def convolution(n: OnnxNode, x: Port, w: Port, weights: int = 1) -> Port:
+    """ONNX Conv's convolution of x by w under n's attributes (no bias); weights: w's input."""
+    nsp = _spatial_rank(n, weights)
     attrs = {**_window_attrs(n, nsp), "dilations": list(n.attr("dilations", [1] * nsp))}
     group = n.attr("group", 1)
     if group == 1:
-        y = n.op("Convolution", [n.input(0), n.input(1)], **attrs)
-    else:
-        w = n.grouped_weights(n.input(1), group, nsp + 2)
-        y = n.op("GroupConvolution", [n.input(0), w], **attrs)
-    return [_channel_bias(n, y, 2, nsp)]
+        return n.op("Convolution", [x, w], **attrs)
+    return n.op("GroupConvolution", [x, n.grouped_weights(w, group, nsp + 2)], **attrs)
+
+
+@onnx_op("Conv")
+def conv(n: OnnxNode):
+    y = convolution(n, n.input(0), n.input(1))
+    return [_channel_bias(n, y, 2, _spatial_rank(n, 1))]
 
 
 @onnx_op("ConvTranspose")
@@ -127,8 +131,9 @@ def max_pool(n: OnnxNode):
 @onnx_op("AveragePool")
 def average_pool(n: OnnxNode):
     attrs = _pool_attrs(n)
-    if any(d != 1 for d in n.attr("dilations", [])):
-        n.reject("dilations are not supported by AvgPool")
+    dilations = list(n.attr("dilations", [1] * len(attrs["kernel"])))
+    if any(d != 1 for d in dilations):
+        return [dilated_average_pool(n, attrs, dilations, bool(n.attr("count_include_pad", 0)))]
     return [n.op("AvgPool", [n.input(0)], **{"exclude-pad": not n.attr("count_include_pad", 0)},
                  **attrs)]
 
@@ -136,12 +141,14 @@ def average_pool(n: OnnxNode):
 @onnx_op("LpPool")
 def lp_pool(n: OnnxNode):
     attrs = _pool_attrs(n)
-    if any(d != 1 for d in n.attr("dilations", [])):
-        n.reject("dilations are not supported")
+    dilations = list(n.attr("dilations", [1] * len(attrs["kernel"])))
     p = float(n.attr("p", 2))
     powered = n.op("Power", [n.op("Abs", [n.input(0)]), n.const(p, np.float32)])
-    mean = n.op("AvgPool", [powered], **{"exclude-pad": False}, **attrs)
-    total = n.op("Multiply", [mean, n.const(float(np.prod(attrs["kernel"])), np.float32)])
+    if any(d != 1 for d in dilations):
+        total = dilated_window_sum(n, powered, attrs, dilations)
+    else:
+        mean = n.op("AvgPool", [powered], **{"exclude-pad": False}, **attrs)
+        total = n.op("Multiply", [mean, n.const(float(np.prod(attrs["kernel"])), np.float32)])
     return [n.op("Power", [total, n.const(1.0 / p, np.float32)])]
 
 
@@ -326,3 +333,4 @@ def depth_to_space(n: OnnxNode):
 def space_to_depth(n: OnnxNode):
     mode = "depth_first" if n.attr("mode", "DCR") == "CRD" else "blocks_first"
     return [n.op("SpaceToDepth", [n.input(0)], block_size=int(n.attr("blocksize")), mode=mode)]
+

@@ -1,0 +1,5 @@
+"""Quantization ops: FakeQuantize."""
+
+from converter.ops.quantization import fake_quantize
+
+__all__ = ["fake_quantize"]
