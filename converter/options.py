@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from converter.errors import UsageError
-from converter.graph.shape import Shape, parse_shape
+from converter.graph.shape import Bounds, Shape, parse_bounds, parse_shape
 from converter.ir.types import dtype_of
 
 __all__ = [
@@ -17,6 +17,7 @@ __all__ = [
     "InputSpec",
     "parse_input",
     "parse_input_shape",
+    "parse_input_shape_bounds",
     "parse_per_input_values",
 ]
 
@@ -29,6 +30,7 @@ class InputSpec:
     shape: Shape | None = None
     dtype: np.dtype | None = None
     value: np.ndarray | None = None
+    bounds: Bounds | None = None  # '1..4' dimensions, kept in the IR's Parameter
 
 
 @dataclass
@@ -39,6 +41,7 @@ class ConvertOptions:
     model_name: str | None = None
     extensions: list[Path] = field(default_factory=list)
     input_shape: list[Shape] | None = None
+    input_shape_bounds: list[Bounds | None] | None = None  # '1..4' dimensions of input_shape
     inputs: list[InputSpec] | None = None
     outputs: list[str] | None = None
     mean_values: dict[str | None, list[float]] = field(default_factory=dict)
@@ -92,21 +95,33 @@ def _split_top(text: str) -> list[str]:
 _SHAPE_LIST_RE = re.compile(r"^\s*\[[^\[\]]*\](\s*,\s*\[[^\[\]]*\])*\s*$")
 
 
+def _shape_groups(text: str) -> list[str]:
+    if _SHAPE_LIST_RE.match(text):
+        return re.findall(r"\[([^\]]*)\]", text)
+    if "[" in text or "]" in text or not text:
+        raise ValueError("brackets do not pair up")
+    return [text]
+
+
 def parse_input_shape(text: str) -> list[Shape]:
     """'[1,3,224,224]' or '[1,3,224,224],[1,10]' (or bare '1,3,224,224') -> shapes."""
     text = text.strip()
     try:
-        if _SHAPE_LIST_RE.match(text):
-            return [parse_shape(g) for g in re.findall(r"\[([^\]]*)\]", text)]
-        if "[" in text or "]" in text or not text:
-            raise ValueError("brackets do not pair up")
-        return [parse_shape(text)]
+        groups = _shape_groups(text)
+        for group in groups:
+            parse_bounds(group)
+        return [parse_shape(g) for g in groups]
     except ValueError as err:
         msg = (
             f"--input_shape '{text}' is malformed: {err}; write it as [1,3,224,224] "
             "(several inputs: [1,3,224,224],[1,10]; dynamic dimension: -1 or ?)"
         )
         raise UsageError(msg) from None
+
+
+def parse_input_shape_bounds(text: str) -> list[Bounds | None]:
+    """The bounded ('1..4') dimensions of each shape of a valid --input_shape."""
+    return [parse_bounds(g) for g in _shape_groups(text.strip())]
 
 
 _INPUT_RE = re.compile(
@@ -125,6 +140,7 @@ def parse_input(text: str) -> list[InputSpec]:
             raise UsageError(msg)
         try:
             shape = parse_shape(m["shape"]) if m["shape"] is not None else None
+            bounds = parse_bounds(m["shape"]) if m["shape"] is not None else None
             dtype = dtype_of(m["type"]) if m["type"] else None
             value = None
             if m["value"]:
@@ -133,7 +149,7 @@ def parse_input(text: str) -> list[InputSpec]:
         except ValueError as err:
             msg = f"--input item '{item}' is malformed: {err}"
             raise UsageError(msg) from None
-        specs.append(InputSpec(m["name"].strip(), shape, dtype, value))
+        specs.append(InputSpec(m["name"].strip(), shape, dtype, value, bounds))
     return specs
 
 

@@ -8,6 +8,7 @@ import numpy as np
 from converter.errors import UsageError
 from converter.graph.graph import Graph, Node
 from converter.graph.port import Port
+from converter.graph.shape import Bounds, format_bounded
 from converter.ops.op import Op
 from converter.options import ConvertOptions, InputSpec
 
@@ -50,10 +51,17 @@ def _cut_input(graph: Graph, spec: InputSpec) -> Node:
     return param
 
 
-def _apply_input(graph: Graph, spec: InputSpec, shape) -> None:
+def _bounded_shape(param: Node) -> str:
+    return format_bounded(param.shape, param.bounds)
+
+
+def _apply_input(graph: Graph, spec: InputSpec, shape, bounds: Bounds | None) -> None:
     param = _cut_input(graph, spec)
     if shape is not None:
         param["shape"] = tuple(shape)
+    if bounds is not None and shape is not None:  # the IR keeps 1..4 as MO wrote it
+        param["bounds"] = bounds
+        param["IE"] = [("shape", _bounded_shape), "element_type"]
     if spec.dtype is not None:
         param["element_type"] = spec.dtype
     if spec.value is not None:
@@ -155,8 +163,12 @@ def apply_input_options(graph: Graph, opts: ConvertOptions) -> None:
     if shapes and len(shapes) != len(specs):
         msg = f"--input_shape gives {len(shapes)} shape(s) for {len(specs)} --input name(s)"
         raise UsageError(msg)
+    bounds = opts.input_shape_bounds or [None] * len(shapes)
     for i, spec in enumerate(specs):
-        _apply_input(graph, spec, shapes[i] if shapes else spec.shape)
+        if shapes:
+            _apply_input(graph, spec, shapes[i], bounds[i])
+        else:
+            _apply_input(graph, spec, spec.shape, spec.bounds)
     if opts.outputs:
         _apply_outputs(graph, opts.outputs)
     params = _parameters(graph)

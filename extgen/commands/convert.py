@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 
 from converter.framework_names import FRAMEWORKS
+from extgen.commands.mo_flags import add_mo_flags
 from extgen.errors import OutputError
 
 HELP = "convert a model to OpenVINO IR v11 (.xml + .bin)"
@@ -23,7 +24,7 @@ EPILOG = (
     "  extgen convert --input_model model.onnx --output_dir ir/\n"
     "  extgen convert --input_model model.onnx --input_shape [1,3,224,224]"
     " --mean_values [123.7,116.3,103.5] \\\n"
-    "      --scale_values [58.4,57.1,57.4] --reverse_input_channels --compress_to_fp16\n"
+    "      --scale_values [58.4,57.1,57.4] --reverse_input_channels --compress_to_fp16=False\n"
     "  extgen convert --input_model model.onnx --extensions user_mo_extensions --output_dir ir/"
 )
 
@@ -57,8 +58,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "[58.4,57.1,57.4]")
     p.add_argument("--reverse_input_channels", action="store_true",
                    help="swap RGB<->BGR on 3-channel inputs (before mean/scale)")
-    p.add_argument("--compress_to_fp16", action="store_true",
-                   help="store float32 weights as float16 (decompressed to f32 at load)")
+    add_mo_flags(p)
     fw = p.add_argument_group("framework-specific")
     fw.add_argument("--input_proto", "-d", type=Path, metavar="FILE.prototxt",
                     help="Caffe: the network .prototxt "
@@ -80,6 +80,7 @@ def options_from_args(args: argparse.Namespace):
         ConvertOptions,
         parse_input,
         parse_input_shape,
+        parse_input_shape_bounds,
         parse_per_input_values,
     )
 
@@ -90,6 +91,8 @@ def options_from_args(args: argparse.Namespace):
         model_name=args.model_name,
         extensions=[Path(p) for p in args.extensions.split(",") if p.strip()],
         input_shape=parse_input_shape(args.input_shape) if args.input_shape else None,
+        input_shape_bounds=(parse_input_shape_bounds(args.input_shape)
+                            if args.input_shape else None),
         inputs=parse_input(args.input) if args.input else None,
         outputs=[n.strip() for n in args.output.split(",") if n.strip()] if args.output else None,
         mean_values=(parse_per_input_values("--mean_values", args.mean_values)
