@@ -124,6 +124,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "command", None):
         parser.print_help()
         return 2
+    if getattr(args, "verbose", False) and args.log_level == "WARNING":  # ovc's --verbose
+        args.log_level = "INFO"
     _setup_logging(args.log_level)
     debug = args.log_level == "DEBUG"
     previous = set_activity(progress.activity)

@@ -97,15 +97,15 @@ def test_identical_constants_are_stored_once(tmp_path: Path) -> None:
 
 
 def test_no_abbreviations_and_unknown_flags_point_at_the_subcommand(tmp_path, capsys) -> None:
-    """`--scale 255` once silently meant --scale_values; now it is unknown, and the error
-    names the subcommand's --help."""
+    """`--scale 255` once silently meant --scale_values (it is MO's own --scale now); an
+    abbreviation is unknown, and the error names the subcommand's --help."""
     from extgen.cli import main
 
     with pytest.raises(SystemExit) as err:
-        main(["convert", "--input_model", str(tmp_path / "m.onnx"), "--scale", "255"])
+        main(["convert", "--input_model", str(tmp_path / "m.onnx"), "--mean=255"])
     assert err.value.code == 2
     line = capsys.readouterr().err.strip()
-    assert line == ("extgen convert: error: unrecognized arguments: --scale 255 "
+    assert line == ("extgen convert: error: unrecognized arguments: --mean=255 "
                     "(see 'extgen convert --help')")
 
 

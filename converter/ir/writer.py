@@ -126,6 +126,7 @@ def _layer(node: Node, lid: int, bin_writer: _BinWriter, port_ids: dict) -> ET.E
             if shape is None and d.get("value") is not None:
                 shape = np.asarray(d["value"]).shape
             _dims(port, shape)
+            _rt_info(port, node._ports("out").get(idx, {}).get("rt_info"))  # e.g. layout
             port_ids[(node.id, "out", idx)] = pid
             pid += 1
     return layer

@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 
 from converter.framework_names import FRAMEWORKS
-from extgen.commands.mo_flags import add_mo_flags
+from extgen.commands.mo_flags import add_framework_flags, add_mo_flags, mo_options, model_and_output
 from extgen.errors import OutputError
 
 HELP = "convert a model to OpenVINO IR v11 (.xml + .bin)"
@@ -25,12 +25,15 @@ EPILOG = (
     "  extgen convert --input_model model.onnx --input_shape [1,3,224,224]"
     " --mean_values [123.7,116.3,103.5] \\\n"
     "      --scale_values [58.4,57.1,57.4] --reverse_input_channels --compress_to_fp16=False\n"
-    "  extgen convert --input_model model.onnx --extensions user_mo_extensions --output_dir ir/"
+    "  extgen convert --input_model model.onnx --extensions user_mo_extensions --output_dir ir/\n"
+    "  extgen convert model.onnx --output_model ir/model.xml   # as ovc takes it"
 )
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--input_model", "-m", "-w", required=True, type=Path, metavar="FILE",
+    p.add_argument("model", nargs="?", type=Path, metavar="MODEL",
+                   help="the model file, as ovc takes it (or --input_model)")
+    p.add_argument("--input_model", "-m", "-w", type=Path, metavar="FILE",
                    help="the model file (.onnx, .pb/.pbtxt, .caffemodel, .params)")
     p.add_argument("--framework", choices=list(FRAMEWORKS),
                    help="framework of the model; guessed from the file extension when omitted")
@@ -66,12 +69,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     fw.add_argument("--caffe_parser_path", type=Path, metavar="PATH",
                     help="Caffe: your own caffe.proto (or its folder) "
                     "for layers with new parameters")
-    fw.add_argument("-k", "--custom_layers_mapping", type=Path, metavar="FILE.xml",
+    fw.add_argument("-k", "--custom_layers_mapping", "--k", type=Path, metavar="FILE.xml",
                     help="Caffe: CustomLayersMapping.xml (NativeType, hasParam, protoParamName)")
     fw.add_argument("--transformations_config", type=Path, metavar="FILE.json",
                     help="TensorFlow: sub-graph replacement descriptions (scope, points, general)")
     fw.add_argument("--input_symbol", type=Path, metavar="FILE-symbol.json",
                     help="MXNet: the symbol file (default: derived from the .params name)")
+    add_framework_flags(fw)
 
 
 def options_from_args(args: argparse.Namespace):
@@ -84,11 +88,12 @@ def options_from_args(args: argparse.Namespace):
         parse_per_input_values,
     )
 
+    model, output_dir, model_name = model_and_output(args)
     return ConvertOptions(
-        input_model=args.input_model,
+        input_model=model,
         framework=args.framework,
-        output_dir=args.output_dir,
-        model_name=args.model_name,
+        output_dir=output_dir,
+        model_name=model_name,
         extensions=[Path(p) for p in args.extensions.split(",") if p.strip()],
         input_shape=parse_input_shape(args.input_shape) if args.input_shape else None,
         input_shape_bounds=(parse_input_shape_bounds(args.input_shape)
@@ -100,12 +105,12 @@ def options_from_args(args: argparse.Namespace):
         scale_values=(parse_per_input_values("--scale_values", args.scale_values)
                       if args.scale_values else {}),
         reverse_input_channels=args.reverse_input_channels,
-        compress_to_fp16=args.compress_to_fp16,
         input_proto=args.input_proto,
         caffe_parser_path=args.caffe_parser_path,
         custom_layers_mapping=args.custom_layers_mapping,
         transformations_config=args.transformations_config,
         input_symbol=args.input_symbol,
+        **mo_options(args),
     )
 
 
@@ -129,9 +134,12 @@ def run(args: argparse.Namespace) -> int:
 
     opts = options_from_args(args)
     check_output_dir(opts.output_dir)
-    with phases("Converting", PHASES) as step:
+    mode = ("stream" if args.stream_output else "line") if args.progress else None
+    with phases("Converting", PHASES, mode) as step:
         result = convert(opts, step)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    if args.silent:
+        return 0
     out = sys.stdout
     out.write("[ SUCCESS ] Generated IR version 11 model.\n")
     out.write(f"[ SUCCESS ] XML file: {result.xml.resolve()}\n")

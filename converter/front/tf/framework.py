@@ -17,7 +17,7 @@ def _load(opts: ConvertOptions) -> Graph:
     from converter.front.tf.loader import graph_def_to_graph, load_graph_def
     from converter.front.tf.replacement import load_transformations_config
 
-    graph_def = load_graph_def(opts.input_model)
+    graph_def = load_graph_def(opts.input_model, opts.input_model_is_text)
     graph = graph_def_to_graph(graph_def, opts.input_model.stem)
     if opts.transformations_config is not None:
         graph.graph["custom_replacement_descriptions"] = load_transformations_config(
