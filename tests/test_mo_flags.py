@@ -131,3 +131,11 @@ def test_refused_and_missing_files_are_one_line(model, capsys, flag) -> None:
         code = err.code
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and ("not supported" in err[0] or "no such" in err[0])
+
+
+def test_a_compiled_extension_given_to_convert_is_one_line(model, capsys) -> None:
+    lib = model.parent / "libuser_cpu_extension.so"
+    lib.write_bytes(b"\x7fELF")
+    assert main(["convert", str(model), "--extension", str(lib)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "is a compiled extension" in err[0] and "extgen run" in err[0]

@@ -10,7 +10,13 @@ import tempfile
 from pathlib import Path
 
 from converter.framework_names import FRAMEWORKS
-from extgen.commands.mo_flags import add_framework_flags, add_mo_flags, mo_options, model_and_output
+from extgen.commands.mo_flags import (
+    add_framework_flags,
+    add_mo_flags,
+    framework_flag_options,
+    mo_options,
+    model_and_output,
+)
 from extgen.errors import OutputError
 
 HELP = "convert a model to OpenVINO IR v11 (.xml + .bin)"
@@ -62,6 +68,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--reverse_input_channels", action="store_true",
                    help="swap RGB<->BGR on 3-channel inputs (before mean/scale)")
     add_mo_flags(p)
+    add_framework_group(p)
+
+
+def add_framework_group(p: argparse.ArgumentParser) -> None:
+    """The framework-specific flags (`extgen check` takes them too)."""
     fw = p.add_argument_group("framework-specific")
     fw.add_argument("--input_proto", "-d", type=Path, metavar="FILE.prototxt",
                     help="Caffe: the network .prototxt "
@@ -105,13 +116,21 @@ def options_from_args(args: argparse.Namespace):
         scale_values=(parse_per_input_values("--scale_values", args.scale_values)
                       if args.scale_values else {}),
         reverse_input_channels=args.reverse_input_channels,
-        input_proto=args.input_proto,
-        caffe_parser_path=args.caffe_parser_path,
-        custom_layers_mapping=args.custom_layers_mapping,
-        transformations_config=args.transformations_config,
-        input_symbol=args.input_symbol,
+        **framework_options(args),
         **mo_options(args),
     )
+
+
+def framework_options(args: argparse.Namespace) -> dict:
+    """The ConvertOptions fields of add_framework_group's flags."""
+    return {
+        "input_proto": args.input_proto,
+        "caffe_parser_path": args.caffe_parser_path,
+        "custom_layers_mapping": args.custom_layers_mapping,
+        "transformations_config": args.transformations_config,
+        "input_symbol": args.input_symbol,
+        **framework_flag_options(args),
+    }
 
 
 def check_output_dir(path: Path) -> None:

@@ -7,7 +7,10 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-__all__ = ["add_framework_flags", "add_mo_flags", "boolean", "mo_options", "model_and_output"]
+__all__ = [
+    "add_framework_flags", "add_mo_flags", "boolean", "framework_flag_options", "mo_options",
+    "model_and_output",
+]
 
 _TRUE = ("true", "t", "yes", "y", "1", "on")
 _FALSE = ("false", "f", "no", "n", "0", "off")
@@ -134,7 +137,6 @@ def mo_options(args: argparse.Namespace) -> dict[str, Any]:
     from converter.errors import UsageError
     from converter.options import parse_freeze, parse_layouts, parse_transforms
 
-    _refuse_mxnet_nd(args)
     for a, b in (("scale", "scale_values"), ("batch", "input_shape")):
         if getattr(args, a) is not None and getattr(args, b):
             msg = f"both --{a} and --{b} are given; give one of them (as MO required)"
@@ -149,6 +151,13 @@ def mo_options(args: argparse.Namespace) -> dict[str, Any]:
         "transforms": parse_transforms(args.transform) if args.transform else [],
         "freeze": (parse_freeze(args.freeze_placeholder_with_value)
                    if args.freeze_placeholder_with_value else []),
+    }
+
+
+def framework_flag_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The ConvertOptions fields of add_framework_flags' flags."""
+    _refuse_mxnet_nd(args)
+    return {
         "input_model_is_text": args.input_model_is_text, "mean_file": args.mean_file,
         "disable_omitting_optional": args.disable_omitting_optional,
         "enable_flattening_nested_params": args.enable_flattening_nested_params,
