@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from extgen.errors import ConfigError
+from extgen.errors import ConfigError, ExtgenError
 from extgen.generator.targets import TARGETS
 
 HELP = "generate Model Optimizer extensions and CPU/GPU/VPU kernels for a custom op"
@@ -62,6 +62,18 @@ def _prefill(model: Path | None, op_type: str | None) -> dict:
     }
 
 
+def _keep(extra: dict[Path, str]) -> Path:
+    """Save interactive answers that could not be generated (files in the way) as a config in
+    the current folder, under a name not taken; the user replays it with --config."""
+    ((replay, text),) = extra.items()
+    path, n = Path(replay.name), 1
+    while path.exists() and path.read_text() != text:
+        n += 1
+        path = Path(f"{replay.name.removesuffix('.extgen.json')}-{n}.extgen.json")
+    path.write_text(text)
+    return path
+
+
 def run(args: argparse.Namespace) -> int:
     from extgen.generator.generate import TEMPLATES, generate, load_config
 
@@ -92,7 +104,14 @@ def run(args: argparse.Namespace) -> int:
     if not config.targets:
         msg = f"nothing to generate: pass one or more of {' '.join('--' + t for t in TARGETS)}"
         raise ConfigError(msg)
-    reports = generate(config, args.output_dir, force=args.force, extra_files=extra)
+    try:
+        reports = generate(config, args.output_dir, force=args.force, extra_files=extra)
+    except ExtgenError as err:
+        if not extra:
+            raise
+        msg = (f"{err}; your answers are kept: extgen new --config {_keep(extra)} "
+               f"--output_dir {args.output_dir} replays them")
+        raise type(err)(msg) from err
     for report in reports:
         print(f"{report.status:10} {report.path}")
     ops = ", ".join(op.name for op in config.ops)

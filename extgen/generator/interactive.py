@@ -5,6 +5,7 @@ question; Ctrl-C or end of input at any prompt stops with nothing written."""
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ import questionary
 from pydantic import TypeAdapter, ValidationError
 
 from converter.framework_names import FRAMEWORKS
-from extgen.errors import ConfigError
+from extgen.errors import Cancelled, ConfigError
 from extgen.generator.config import GeneratorConfig, Identifier, WorkSizes
 from extgen.generator.targets import TARGETS, extractor_target
 
@@ -72,8 +73,11 @@ def parse_default(text: str, kind: str) -> Any:
 def _ask(question: questionary.Question) -> Any:
     try:
         return question.unsafe_ask()
-    except (KeyboardInterrupt, EOFError):
+    except KeyboardInterrupt:
         msg = "cancelled: nothing was written (replay a generation with --config FILE.json)"
+        raise Cancelled(msg) from None
+    except EOFError:
+        msg = "input ended before the last answer: nothing was written (use --config FILE.json)"
         raise ConfigError(msg) from None
 
 
@@ -95,15 +99,21 @@ class _Session:
         ]
 
     def q_targets(self) -> None:
-        choices = [questionary.Choice(t, checked=t in self.a["targets"]) for t in TARGETS]
+        choices = [questionary.Choice(f"{t}: {spec.help}", value=t, checked=t in self.a["targets"])
+                   for t, spec in TARGETS.items()]
         self.a["targets"] = _ask(questionary.checkbox(
             "What should be generated?", choices=choices,
             validate=lambda v: bool(v) or "choose at least one"))
 
     def q_name(self) -> None:
+        old = self.a.get("name")
         self.a["name"] = _ask(questionary.text(
             "Op name (also its IR type), e.g. Cosh:", default=self.a.get("name", ""),
             validate=_ident_check)).strip()
+        types = self.a.get("framework_types", {})
+        for fw, op_type in types.items():  # types that followed the old name follow the new one
+            if op_type == old:
+                types[fw] = self.a["name"]
 
     def q_types(self) -> None:
         types = self.a.setdefault("framework_types", {})
@@ -179,8 +189,10 @@ class _Session:
 
     def config(self) -> dict[str, Any]:
         a = self.a
+        types = {fw: t for fw, t in a.get("framework_types", {}).items()
+                 if extractor_target(fw) in a["targets"]}  # deselected frameworks' go
         op: dict[str, Any] = {
-            "name": a["name"], "framework_types": a.get("framework_types", {}),
+            "name": a["name"], "framework_types": types,
             "inputs": [{"name": n} for n in a.get("inputs", ["x"])],
             "outputs": [{"name": n} for n in a.get("outputs", ["y"])],
             "attributes": [
@@ -213,4 +225,8 @@ def ask_config(targets: list[str], out_dir: Path,
     """Ask for everything; returns the validated config (the caller writes it beside the output)."""
     from extgen.generator.generate import validate_config
 
+    if not sys.stdin.isatty():
+        msg = ("standard input is not a terminal, so extgen new cannot ask its questions; "
+               "describe the op in a JSON file and pass --config FILE.json")
+        raise ConfigError(msg)
     return validate_config(_Session(list(targets), prefill or {}).run(), "answers")
