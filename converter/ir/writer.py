@@ -23,6 +23,8 @@ from converter.ops.op import Op
 
 __all__ = ["emit_ir"]
 
+_F16_MAX = float(np.finfo(np.float16).max)
+
 
 class _BinWriter:
     """Appends constant blobs to the .bin, each distinct content once."""
@@ -54,6 +56,8 @@ def _op_class(node: Node) -> type[Op] | None:
 def _data_attrs(node: Node, bin_writer: _BinWriter) -> dict[str, str]:
     if node.soft_get("type") == "Const":
         value = np.asarray(node.value)
+        if node.soft_get("store_as_f16", False):  # --compress_to_fp16, one Const at a time
+            value = np.clip(value, -_F16_MAX, _F16_MAX).astype(np.float16)
         offset, size = bin_writer.add(value)
         return {
             "element_type": element_type(value.dtype),
