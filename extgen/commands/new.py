@@ -13,12 +13,19 @@ DESCRIPTION = """\
 Generate everything a custom op needs, from one description: converter extensions
 (user_mo_extensions/: extractors for Caffe, TensorFlow, MXNet, ONNX and the op class) and kernels
 (user_ie_extensions/: CPU C++ on the OpenVINO API 2.0, GPU and VPU OpenCL with their XML).
-Without --config it asks questions; with --config FILE.json it asks nothing. The original
-extgen's JSON keys are accepted too. Existing files are never overwritten without --force."""
+Without --config it asks questions (on a terminal; Ctrl-C stops with nothing written); with
+--config FILE.json it asks nothing. Existing files are never overwritten without --force.
+
+Silent mode, as the original extgen had it: `extgen FILE.json` is `extgen new --config
+FILE.json` into the current folder. Such a file may use the original extgen's keys (mo_op,
+ie_op, mo_tf_extractor, mo_caffe_extractor, mo_mxnet_extractor) and values as it wrote them:
+defaults as strings ("1.0"), types by their original names (int, float, bool, string, listint,
+listfloat). A "$schema" key (pointing at `extgen schema` output) is ignored."""
 EPILOG = """\
 examples:
   extgen new --mo-tf-ext --mo-op --ie-cpu-ext --ie-gpu-ext --output_dir cosh_ext
   extgen new --config cosh.json --output_dir cosh_ext
+  extgen cosh.json                               # silent mode: the same into the current folder
   extgen schema > extgen-config.schema.json      # for editor completion of config files"""
 
 
