@@ -119,6 +119,9 @@ def run(args: argparse.Namespace) -> int:
         msg = (f"{err}; your answers are kept: extgen new --config {_keep(extra)} "
                f"--output_dir {args.output_dir} replays them")
         raise type(err)(msg) from err
+    from extgen.generator.update import record_base
+
+    record_base(config, args.output_dir, [r for r in reports if r.path not in extra])
     for report in reports:
         print(f"{report.status:10} {report.path}")
     ops = ", ".join(op.name for op in config.ops)
