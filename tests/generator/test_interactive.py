@@ -112,3 +112,29 @@ def test_answers_are_kept_when_the_files_are_in_the_way(tmp_path, capsys, monkey
     code, _, err = _session(ANSWERS + [ENTER], argv, capsys)
     assert code == 2 and "your answers are kept: extgen new --config cosh.extgen.json" in err
     assert json.loads((tmp_path / "cosh.extgen.json").read_text())["ops"][0]["name"] == "Cosh"
+
+
+def test_framework_questions_of_the_original_extgen(tmp_path: Path, capsys) -> None:
+    """Caffe: a Python layer and its module, not copying every parameter; TF: parse_all off;
+    MXNet: a Custom op."""
+    keys = ["Cosh" + ENTER, ENTER, ENTER, ENTER,   # name; tf, caffe, mxnet types: defaults
+            DOWN + ENTER, "mylayers.CoshLayer" + ENTER, "n",  # Caffe: Python layer, no copy
+            "n", "y",                                  # TF parse_all off; MXNet Custom op
+            *ANSWERS[2:], ENTER]
+    code, out, _ = _session(keys, ["new", "--mo-caffe-ext", "--mo-tf-ext", "--mo-mxnet-ext",
+                                   "--mo-op", "--output_dir", str(tmp_path)], capsys)
+    assert code == 0, out
+    op = json.loads((tmp_path / "cosh.extgen.json").read_text())["ops"][0]
+    assert op["caffe"] == {"pythonic": True, "module": "mylayers.CoshLayer", "copy_all": False}
+    assert op["tf"] == {"parse_all": False} and op["mxnet"] == {"custom": True}
+    caffe_ext = next((tmp_path / "user_mo_extensions/front/caffe").glob("*_ext.py")).read_text()
+    assert "CaffePythonFrontExtractorOp" in caffe_ext and "mylayers.CoshLayer" in caffe_ext
+
+
+def test_caffe_parameter_field_defaults_to_the_op_name(tmp_path: Path, capsys) -> None:
+    keys = ["Cosh" + ENTER, ENTER, ENTER, ENTER, "y", *ANSWERS[2:], ENTER]
+    code, out, _ = _session(keys, ["new", "--mo-caffe-ext", "--mo-op", "--output_dir",
+                                   str(tmp_path)], capsys)
+    assert code == 0, out
+    op = json.loads((tmp_path / "cosh.extgen.json").read_text())["ops"][0]
+    assert op["caffe"] == {"param_name": "cosh_param"}  # pythonic/copy_all: the defaults
