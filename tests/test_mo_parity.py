@@ -4,6 +4,7 @@ current OpenVINO, have the same inputs (shapes, bounds, layouts) and compute the
 
 from __future__ import annotations
 
+import fcntl
 import os
 import subprocess
 import sys
@@ -25,9 +26,14 @@ F32 = {"INFERENCE_PRECISION_HINT": "f32"}
 def mo_python() -> Path:
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "extgen"
     python = base / "mo-2023.3" / "venv" / "bin" / "python"
-    if not python.exists():
-        subprocess.run([sys.executable, "-m", "venv", str(python.parents[1])], check=True)
-        subprocess.run([str(python), "-m", "pip", "install", "-q", *MO_PACKAGES], check=True)
+    python.parents[2].mkdir(parents=True, exist_ok=True)
+    with open(python.parents[2] / ".lock", "w") as lock:  # one maker when tests run in parallel
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (python.parents[2] / "ready").exists():
+            subprocess.run([sys.executable, "-m", "venv", "--clear", str(python.parents[1])],
+                           check=True)
+            subprocess.run([str(python), "-m", "pip", "install", "-q", *MO_PACKAGES], check=True)
+            (python.parents[2] / "ready").touch()
     return python
 
 
