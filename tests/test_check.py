@@ -72,15 +72,10 @@ def test_unknown_ops_listed_and_configs_convert(tmp_path: Path, capsys, count: i
 
 
 def test_new_from_model_prefills_the_prompts(tmp_path: Path, capsys) -> None:
-    from prompt_toolkit.application import create_app_session
-    from prompt_toolkit.input import create_pipe_input
-    from prompt_toolkit.output import DummyOutput
+    from tests.prompts import typed
 
     model = _model(tmp_path, 1)
-    keys = "\r" * 6 + "\r" * 4  # accept every pre-filled answer, then generate
-    with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
-        pipe.send_text(keys)
-        pipe.close()
+    with typed("\r" * 6 + "\r" * 4):  # accept every pre-filled answer, then generate
         code = main(["new", "--from-model", str(model), "--op", "my.domain::Blur", "--mo-onnx-ext",
                      "--mo-op", "--output_dir", str(tmp_path / "out")])
     assert code == 0, capsys.readouterr().err

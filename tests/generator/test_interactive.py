@@ -3,34 +3,19 @@ session, going back to change an answer, and Ctrl-C writing nothing."""
 
 from __future__ import annotations
 
-import io
 import json
-import sys
 from pathlib import Path
-from unittest import mock
 
 import pytest
-from prompt_toolkit.application import create_app_session
-from prompt_toolkit.input import create_pipe_input
-from prompt_toolkit.output import DummyOutput
 
 from extgen.cli import main
+from tests.prompts import typed
 
 ENTER, DOWN, CTRL_C = "\r", "\x1b[B", "\x03"
 
 
-class _Terminal(io.StringIO):
-    """Standard input as a terminal: the prompts refuse to run on anything else."""
-
-    def isatty(self) -> bool:
-        return True
-
-
 def _session(keys: list[str], argv: list[str], capsys) -> tuple[int, str, str]:
-    with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()), \
-            mock.patch.object(sys, "stdin", _Terminal()):
-        pipe.send_text("".join(keys))
-        pipe.close()  # out of keys = end of input, so a wrong key sequence fails instead of hanging
+    with typed("".join(keys)):
         code = main(argv)
     out, err = capsys.readouterr()
     return code, out, err
