@@ -10,7 +10,8 @@ from pathlib import Path
 
 from converter.front.extractor import FrontExtractorOp, source_file
 from converter.legacy import legacy_imports
-from converter.ops.loader import import_extension_dirs, op_scope, python_op_classes
+from converter.legacy.importer import add_local_folders
+from converter.ops.loader import extension_root, import_extension_dirs, op_scope, python_op_classes
 from converter.ops.op import Op
 from converter.passes import ReplacementPattern
 
@@ -45,6 +46,7 @@ def load_extension_dirs(
     """Import every module of the folders MO would load, in MO's order, dir by dir."""
     classes = len(Op.registered_cls), len(FrontExtractorOp.registered_cls)
     with legacy_imports():
+        add_local_folders(extension_root(d) for d in dirs if Path(d).is_dir())
         import_extension_dirs(dirs, [pattern.format(fw=framework) for pattern in subdirs])
     _warn_shadowing(Op.registered_cls[classes[0]:], FrontExtractorOp.registered_cls[classes[1]:])
 

@@ -19,5 +19,6 @@ FRAMEWORKS = {
     "tf": FrameworkInfo("TensorFlow", (".pb", ".pbtxt")),
     "caffe": FrameworkInfo("Caffe", (".caffemodel", ".prototxt")),
     "mxnet": FrameworkInfo("MXNet", (".params", ".json")),
+    "kaldi": FrameworkInfo("Kaldi", (".nnet", ".raw", ".mdl")),
 }
 SUFFIXES = {name: info.suffixes for name, info in FRAMEWORKS.items()}

@@ -44,16 +44,28 @@ class Framework:
 
 
 def detect(model: Path) -> str:
-    """The framework a model file's extension implies."""
+    """The framework a model file's extension implies (a Kaldi model also by its first token)."""
     suffix = Path(model).suffix.lower()
     for name, suffixes in SUFFIXES.items():
         if suffix in suffixes:
             return name
+    if _kaldi_head(model):
+        return "kaldi"
     msg = (
         f"{model}: cannot tell the framework from the extension '{suffix}'; "
         f"pass --framework ({', '.join(SUFFIXES)})"
     )
     raise UsageError(msg)
+
+
+def _kaldi_head(model: Path) -> bool:
+    try:
+        with open(model, "rb") as f:
+            head = f.read(24)
+    except OSError:
+        return False
+    head = head[2:] if head.startswith(b"\0B") else head
+    return head.lstrip().startswith((b"<Nnet>", b"<Nnet3>", b"<TransitionModel>"))
 
 
 def resolve(model: Path, name: str | None) -> Framework:

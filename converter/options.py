@@ -68,6 +68,10 @@ class ConvertOptions:
     custom_layers_mapping: Path | None = None  # Caffe CustomLayersMapping.xml (-k)
     transformations_config: Path | None = None  # TF sub-graph replacement JSON
     input_symbol: Path | None = None  # MXNet *-symbol.json (default: derived from the .params)
+    # Kaldi
+    counts: str | None = None  # class counts file; "" for an nnet3 .mdl's <Priors>
+    remove_output_softmax: bool | None = None  # None: not asked
+    remove_memory: bool | None = None  # state as extra inputs/outputs, not ReadValue/Assign
     extra: dict[str, str] = field(default_factory=dict)
     # more MO flags (issue 18): common ones, then framework-specific ones
     scale: float | None = None  # --scale: every original input divided by it
@@ -98,6 +102,9 @@ _FRAMEWORK_FLAGS = {
     "custom_layers_mapping": ("caffe", "-k/--custom_layers_mapping"),
     "transformations_config": ("tf", "--transformations_config"),
     "input_symbol": ("mxnet", "--input_symbol"),
+    "counts": ("kaldi", "--counts"),
+    "remove_output_softmax": ("kaldi", "--remove_output_softmax"),
+    "remove_memory": ("kaldi", "--remove_memory"),
     "input_model_is_text": ("tf", "--input_model_is_text"),
     "mean_file": ("caffe", "--mean_file"),
     "disable_omitting_optional": ("caffe", "--disable_omitting_optional"),

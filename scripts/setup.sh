@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Set up a checkout for the README's commands, in three steps:
-#   1. .venv with extgen (editable) and its test dependencies;
+#   1. .venv with extgen (editable) and its test dependencies, and .venv-mo with the legacy
+#      Model Optimizer (the Kaldi oracle);
 #   2. a CPU OpenCL driver that works on this host, for the GPU/VPU kernels, and Oclgrind, the
 #      kernel debugger: when no OpenCL device can build a probe kernel, or oclgrind is missing,
 #      and we are root on Debian/Ubuntu, install them from apt (pocl-opencl-icd, oclgrind);
@@ -24,12 +25,27 @@ stamp=.venv/.extgen-installed
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ setup.py -nt "$stamp" ]; then
     echo "setup: installing extgen and its test dependencies into .venv (log: .venv/setup.log)"
     if ! { .venv/bin/python -m pip install --upgrade pip &&
-           .venv/bin/python -m pip install -e ".[test]"; } >.venv/setup.log 2>&1; then
+           # torch (a test oracle) from its CPU-only index, not the CUDA build on PyPI
+           .venv/bin/python -m pip install -e ".[test]" \
+               --extra-index-url https://download.pytorch.org/whl/cpu; } >.venv/setup.log 2>&1
+    then
         tail -n 20 .venv/setup.log >&2
         echo "setup: pip failed; the whole log is in .venv/setup.log" >&2
         exit 1
     fi
     touch "$stamp"
+fi
+# The legacy Model Optimizer (openvino-dev 2023.3, numpy<1.24) in a venv of its own: the
+# oracle of the Kaldi tests (tests/front/test_kaldi_mo.py), installed once
+if [ ! -x .venv-mo/bin/mo ]; then
+    echo "setup: installing the legacy MO into .venv-mo, the Kaldi tests' oracle (log: .venv-mo.log)"
+    if ! { python3 -m venv .venv-mo &&
+           .venv-mo/bin/python -m pip install "numpy<1.24" "openvino-dev==2023.3.0"; } \
+           >.venv-mo.log 2>&1; then
+        tail -n 20 .venv-mo.log >&2
+        echo "setup: pip failed for .venv-mo; the whole log is in .venv-mo.log" >&2
+        exit 1
+    fi
 fi
 doctor=(.venv/bin/python -m extgen doctor)
 

@@ -62,6 +62,13 @@ def test_tutorial_runs_as_written(tmp_path: Path) -> None:
     _check(blocks, _run_blocks(blocks, tmp_path))
 
 
+def test_kaldi_page_runs_as_written(tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "examples" / "kaldi", tmp_path / "examples" / "kaldi")
+    blocks = _blocks((ROOT / "docs" / "kaldi.md").read_text())
+    assert len(blocks) >= 4
+    _check(blocks, _run_blocks(blocks, tmp_path))
+
+
 def test_readme_commands_run(tmp_path: Path) -> None:
     """The README's first two commands are the main job and the tests (the test suite does not
     run itself; tests/test_example.py runs the main job); every other block runs here."""

@@ -4,7 +4,6 @@ converts quickly with its big op left in the IR, and that IR still computes the 
 from __future__ import annotations
 
 import logging
-import os
 import re
 import subprocess
 import sys
@@ -16,6 +15,7 @@ from onnx import TensorProto, helper
 
 from converter.ops.fold_budget import FOLD_BUDGET_BYTES
 from extgen.cli import main
+from tests.child_env import child_env
 from tests.conftest import make_model
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,7 +40,7 @@ def _layer_types(xml: Path) -> list[str]:
 def test_six_gigabyte_fold_stays_an_op(tmp_path: Path) -> None:
     model = _expand_max(tmp_path / "expand.onnx", 40000)
     assert model.stat().st_size < 400
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = child_env()
     proc = subprocess.run(
         [sys.executable, "-m", "extgen", "convert", "--input_model", str(model), "-o",
          str(tmp_path / "ir"), "--log_level", "INFO"],

@@ -18,10 +18,11 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
+from tests.child_env import child_env
 from tests.conftest import make_model
 
 ROOT = Path(__file__).resolve().parents[1]
-ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+ENV = child_env()
 NAME = "m"
 
 

@@ -1,13 +1,14 @@
 """--compress_to_fp16: store float32 Consts as f16 followed by Convert(f32) marked
-`decompression`, as OpenVINO's own compression writes it. The Const keeps its float32 value,
-marked `store_as_f16`: the IR writer converts each one as it writes it, so the half copies of
-all weights are never held at once."""
+`decompression`, as OpenVINO's own compression writes it (in sub-graph bodies too). The Const
+keeps its float32 value, marked `store_as_f16`: the IR writer converts each one as it writes
+it, so the half copies of all weights are never held at once."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from converter.graph.graph import Graph
+from converter.middle.subgraphs import bodies_of
 from converter.ops.op import Op
 
 __all__ = ["compress_to_fp16"]
@@ -39,3 +40,5 @@ def compress_to_fp16(graph: Graph) -> None:
         names = const._ports("out").get(0, {}).pop("fw_tensor_debug_info", None)
         if names:
             convert.out_port(0).add_tensor_names([t for _, t in names])
+    for body in bodies_of(graph):
+        compress_to_fp16(body)

@@ -1,11 +1,13 @@
 """Replace every op whose outputs are all known constants by Const ops (partial inference
-already computed the values with each op's evaluate)."""
+already computed the values with each op's evaluate), in sub-graph bodies too; an If whose
+condition is constant becomes the branch it takes."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from converter.graph.graph import Graph
+from converter.middle.subgraphs import bodies_of, inline_constant_ifs
 from converter.ops.op import Op
 
 __all__ = ["fold_constants"]
@@ -14,6 +16,7 @@ _KEEP = {"Const", "Parameter", "Result"}
 
 
 def fold_constants(graph: Graph) -> None:
+    inline_constant_ifs(graph)
     for node in graph.get_op_nodes():
         if node.soft_get("op") in _KEEP:
             continue
@@ -32,3 +35,5 @@ def fold_constants(graph: Graph) -> None:
             graph.remove_edge(node.id, data.id)
             graph.add_edge(const.id, data.id, out=0)
     graph.clean_up()
+    for body in bodies_of(graph):
+        fold_constants(body)

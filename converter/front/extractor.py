@@ -19,6 +19,7 @@ from typing import ClassVar, TypeVar
 from converter.errors import ConversionError, ExtgenError, UnsupportedOpError
 from converter.front.translator import TranslatorRegistry, node_error, translate
 from converter.graph.graph import Graph, Node
+from converter.middle.subgraphs import bodies_of
 from converter.ops.op import Op
 
 log = logging.getLogger("extgen.convert")
@@ -94,8 +95,19 @@ def _run_user_extractor(node: Node, keys: list[str]) -> bool:
         ext = FrontExtractorOp.registered_ops.get(key)
         if ext is not None and ext.enabled and _guarded(node, ext, partial(ext.extract, node)):
             node["extracted"] = True
+            _embed_inputs(node)
             return True
     return False
+
+
+def _embed_inputs(node: Node) -> None:
+    """Constants an MO extractor embedded (`embedded_inputs`: (port, attribute, edge attrs), as
+    mo.front.caffe.extractors.utils.embed_input writes them) become Const inputs."""
+    for port, name, edge_attrs in node.attrs().pop("embedded_inputs", None) or []:
+        const = Op.builtin_ops["Const"](node.graph).create_node(attrs={
+            "name": f"{node.soft_get('name', node.id)}/{name}", "value": node.attrs().pop(name)})
+        node.add_input_port(port, skip_if_exist=True)
+        const.out_port(0).connect(node.in_port(port), dict(edge_attrs or {}))
 
 
 def _run_user_op(node: Node, keys: list[str]) -> type[Op] | None:
@@ -143,9 +155,13 @@ def extract_nodes(graph: Graph, translators: TranslatorRegistry,
 
 
 def unsupported_nodes(graph: Graph) -> list[Node]:
-    """The framework nodes no extractor, translator or user op handled."""
-    return [n for n in graph.get_op_nodes()
-            if n.has_and_set("unsupported") and not n.has_and_set("extracted")]
+    """The framework nodes no extractor, translator or user op handled (in sub-graph bodies
+    too)."""
+    found = [n for n in graph.get_op_nodes()
+             if n.has_and_set("unsupported") and not n.has_and_set("extracted")]
+    for body in bodies_of(graph):
+        found += unsupported_nodes(body)
+    return found
 
 
 def check_unsupported(graph: Graph, framework: str) -> None:

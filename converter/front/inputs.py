@@ -178,16 +178,17 @@ def _check_value_names(params: list[Node], opts: ConvertOptions) -> None:
 
 
 def _check_transforms(graph: Graph, opts: ConvertOptions) -> None:
-    """--transform: LowLatency2 rewrites TensorIterator/Loop bodies into ReadValue/Assign, which
-    extgen's op set lacks; MakeStateful and Pruning need them too (or NNCF's masks)."""
+    """--transform: LowLatency2 turns TensorIterator/Loop back edges into ReadValue/Assign
+    state, MakeStateful Parameter/Result pairs, Pruning removes channels NNCF's masks mark;
+    extgen does none of these rewrites yet (LowLatency2 without loops has nothing to do)."""
     for name, _ in opts.transforms:
         loops = graph.get_op_nodes(op="TensorIterator") + graph.get_op_nodes(op="Loop")
         if name == "LowLatency2" and not loops:
             log.info("--transform LowLatency2: the model has no TensorIterator or Loop; "
                      "nothing to change (as in OpenVINO)")
             continue
-        msg = (f"--transform {name}: extgen's IR has no ReadValue/Assign (state) ops, so it "
-               f"cannot apply it; convert without it and run openvino's {name} on the IR")
+        msg = (f"--transform {name}: extgen does not apply this transformation; convert "
+               f"without it and run OpenVINO's {name} on the IR")
         raise UsageError(msg)
 
 

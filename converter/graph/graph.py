@@ -7,6 +7,7 @@ Middle and back stages: op -> data (`out`) and data -> op (`in`) edges; a data n
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterator
 from typing import Any
 
@@ -36,6 +37,28 @@ class Graph(nx.MultiDiGraph):
             candidate = f"{prefix}{self._id_count}"
             if candidate not in self:
                 return candidate
+
+    def in_data(self, nid: str) -> Iterator[tuple[str, str, dict]]:
+        """(producer, nid, attrs) per edge into nid: `in_edges(nid, data=True)` read straight
+        off the adjacency, without building a networkx view per call."""
+        for u, keyed in self._pred[nid].items():
+            for d in keyed.values():
+                yield u, nid, d
+
+    def out_data(self, nid: str) -> Iterator[tuple[str, str, dict]]:
+        """(nid, consumer, attrs) per edge out of nid, as `out_edges(nid, data=True)`."""
+        for v, keyed in self._succ[nid].items():
+            for d in keyed.values():
+                yield nid, v, d
+
+    def remove_edges_where(self, nid: str, side: str, port: int | None = None) -> None:
+        """Remove the edges into (side 'in') or out of (side 'out') nid whose `in`/`out` port
+        number is `port`; every edge on that side when port is None."""
+        adjacency = self._pred if side == "in" else self._succ
+        drop = [(other, k) for other, keyed in adjacency[nid].items()
+                for k, d in keyed.items() if port is None or d.get(side) == port]
+        for other, k in drop:
+            self.remove_edge(*((other, nid) if side == "in" else (nid, other)), k)
 
     def add_data_node(self, producer: str, port: int, **attrs: Any) -> str:
         """A data node (middle/back stage) for output `port` of op `producer`, wired to it."""
@@ -71,32 +94,43 @@ class Graph(nx.MultiDiGraph):
 
     def erase_node(self, node: Node) -> None:
         """Remove node; in the front stage its one input then feeds what it fed (MO's erase)."""
-        inputs = list(self.in_edges(node.id, data=True))
+        inputs = list(self.in_data(node.id))
         if len(inputs) == 1 and "out" in inputs[0][2]:
             src, _, in_attrs = inputs[0]
-            for _, dst, attrs in list(self.out_edges(node.id, data=True)):
+            for _, dst, attrs in list(self.out_data(node.id)):
                 self.add_edge(src, dst, **{**attrs, "out": in_attrs["out"]})
         self.remove_node(node.id)
 
     def topological_order(self) -> list[Node]:
-        """Nodes in a deterministic topological order (ties broken by insertion order)."""
-        index = {nid: i for i, nid in enumerate(self.nodes)}
-        try:
-            ids = nx.lexicographical_topological_sort(self, key=index.__getitem__)
-            return [Node(self, nid) for nid in ids]
-        except nx.NetworkXUnfeasible as err:
-            cycle = nx.find_cycle(self)
+        """Nodes in a deterministic topological order: of the nodes ready, the one added first
+        (Kahn's algorithm on the adjacency, one pass)."""
+        ids = list(self._node)
+        index = {nid: i for i, nid in enumerate(ids)}
+        waiting = {nid: len(self._pred[nid]) for nid in ids}
+        ready = [index[nid] for nid in ids if not waiting[nid]]
+        order: list[Node] = []
+        while ready:
+            nid = ids[heapq.heappop(ready)]
+            order.append(Node(self, nid))
+            for succ in self._succ[nid]:
+                waiting[succ] -= 1
+                if not waiting[succ]:
+                    heapq.heappush(ready, index[succ])
+        if len(order) < len(ids):
+            cycle = nx.find_cycle(self.subgraph(nid for nid in ids if waiting[nid]))
             names = " -> ".join(str(self.nodes[u].get("name", u)) for u, *_ in cycle)
             msg = f"the model graph has a cycle: {names}"
-            raise ConversionError(msg) from err
+            raise ConversionError(msg)
+        return order
 
     def pseudo_topological_sort(self, reverse: bool = False) -> list[Node]:
         order = self.topological_order()
         return order[::-1] if reverse else order
 
     def clean_up(self, keep_parameters: bool = True) -> None:
-        """Remove nodes that no Result depends on (unused Parameters stay unless told)."""
-        results = [nid for nid, d in self.nodes(data=True) if d.get("op") == "Result"]
+        """Remove nodes that no Result (nor Assign, a stateful model's sink) depends on (unused
+        Parameters stay unless told)."""
+        results = [nid for nid, d in self.nodes(data=True) if d.get("op") in ("Result", "Assign")]
         keep, stack = set(results), list(results)
         while stack:  # one reverse sweep from every Result at once
             for pred in self.predecessors(stack.pop()):
@@ -159,6 +193,9 @@ class Node:
     def __setitem__(self, key: str, value: Any) -> None:
         self.graph.nodes[self.id][key] = value
 
+    def __delitem__(self, key: str) -> None:
+        del self.graph.nodes[self.id][key]
+
     def __contains__(self, key: str) -> bool:
         return key in self.graph.nodes[self.id]
 
@@ -210,8 +247,8 @@ class Node:
         if self.kind != "op":
             return set()
         if kind == "in":
-            return {d["in"] for *_, d in self.graph.in_edges(self.id, data=True) if "in" in d}
-        return {d["out"] for *_, d in self.graph.out_edges(self.id, data=True) if "out" in d}
+            return {d["in"] for *_, d in self.graph.in_data(self.id) if "in" in d}
+        return {d["out"] for *_, d in self.graph.out_data(self.id) if "out" in d}
 
     def in_ports(self, control_flow: bool = False) -> dict[int, Port]:
         idx = set(self._ports("in")) | self._connected_idx("in")
@@ -243,10 +280,10 @@ class Node:
 
     # -- legacy edge access -----------------------------------------------------------------
     def in_edges(self) -> dict[int, dict]:
-        return {d["in"]: d for *_, d in self.graph.in_edges(self.id, data=True) if "in" in d}
+        return {d["in"]: d for *_, d in self.graph.in_data(self.id) if "in" in d}
 
     def out_edges(self) -> dict[int, dict]:
-        return {d["out"]: d for *_, d in self.graph.out_edges(self.id, data=True) if "out" in d}
+        return {d["out"]: d for *_, d in self.graph.out_data(self.id) if "out" in d}
 
     def in_edge(self, idx: int = 0) -> dict:
         return self.in_edges()[idx]
@@ -260,7 +297,7 @@ class Node:
             return [Node(self.graph, u) for u, _ in self.graph.in_edges(self.id)]
         return {
             d["in"]: Node(self.graph, u)
-            for u, _, d in self.graph.in_edges(self.id, data=True)
+            for u, _, d in self.graph.in_data(self.id)
             if "in" in d
         }
 
@@ -271,7 +308,7 @@ class Node:
             return [Node(self.graph, v) for _, v in self.graph.out_edges(self.id)]
         return {
             d["out"]: Node(self.graph, v)
-            for _, v, d in self.graph.out_edges(self.id, data=True)
+            for _, v, d in self.graph.out_data(self.id)
             if "out" in d
         }
 
@@ -283,13 +320,13 @@ class Node:
 
     def get_sorted_inputs(self) -> list[tuple[str, dict]]:
         return sorted(
-            ((u, d) for u, _, d in self.graph.in_edges(self.id, data=True)),
+            ((u, d) for u, _, d in self.graph.in_data(self.id)),
             key=lambda e: e[1].get("in", 0),
         )
 
     def get_sorted_outputs(self) -> list[tuple[str, dict]]:
         return sorted(
-            ((v, d) for _, v, d in self.graph.out_edges(self.id, data=True)),
+            ((v, d) for _, v, d in self.graph.out_data(self.id)),
             key=lambda e: e[1].get("out", 0),
         )
 
@@ -304,7 +341,7 @@ class Node:
 
     def iter_out_data(self) -> Iterator[tuple[int, Node]]:
         """Middle stage: (port, data node) for every output data node of this op."""
-        for _, v, d in self.graph.out_edges(self.id, data=True):
+        for _, v, d in self.graph.out_data(self.id):
             yield d["out"], Node(self.graph, v)
 
 

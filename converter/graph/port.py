@@ -39,13 +39,13 @@ class Port:
 
     # -- data nodes (middle/back) -----------------------------------------------------------
     def _in_data_id(self) -> str | None:
-        for u, _, d in self.graph.in_edges(self.node.id, data=True):
+        for u, _, d in self.graph.in_data(self.node.id):
             if d.get("in") == self.idx:
                 return u
         return None
 
     def _out_data_id(self, create: bool = False) -> str | None:
-        for _, v, d in self.graph.out_edges(self.node.id, data=True):
+        for _, v, d in self.graph.out_data(self.node.id):
             if d.get("out") == self.idx:
                 return v
         return self.graph.add_data_node(self.node.id, self.idx) if create else None
@@ -74,11 +74,11 @@ class Port:
             return None
         if self._front():
             edge = next(
-                d for u, _, d in self.graph.in_edges(self.node.id, data=True)
+                d for u, _, d in self.graph.in_data(self.node.id)
                 if d.get("in") == self.idx
             )
             return Port(Node(self.graph, src), edge["out"], "out")
-        for u, _, d in self.graph.in_edges(src, data=True):
+        for u, _, d in self.graph.in_data(src):
             return Port(Node(self.graph, u), d["out"], "out")
         return None
 
@@ -92,7 +92,7 @@ class Port:
         if self._front():
             return [
                 Port(Node(self.graph, v), d["in"], "in")
-                for _, v, d in self.graph.out_edges(self.node.id, data=True)
+                for _, v, d in self.graph.out_data(self.node.id)
                 if d.get("out") == self.idx
             ]
         data = self._out_data_id()
@@ -100,7 +100,7 @@ class Port:
             return []
         return [
             Port(Node(self.graph, v), d["in"], "in")
-            for _, v, d in self.graph.out_edges(data, data=True)
+            for _, v, d in self.graph.out_data(data)
         ]
 
     def get_destination(self) -> Port | None:
@@ -119,18 +119,13 @@ class Port:
     def disconnect(self) -> None:
         g = self.graph
         if self.type == "in":
-            for u, v, k, d in list(g.in_edges(self.node.id, keys=True, data=True)):
-                if d.get("in") == self.idx:
-                    g.remove_edge(u, v, k)
-            return
-        if self._front():
-            for u, v, k, d in list(g.out_edges(self.node.id, keys=True, data=True)):
-                if d.get("out") == self.idx:
-                    g.remove_edge(u, v, k)
-            return
-        data = self._out_data_id()
-        if data is not None:
-            g.remove_edges_from(list(g.out_edges(data, keys=True)))
+            g.remove_edges_where(self.node.id, "in", self.idx)
+        elif self._front():
+            g.remove_edges_where(self.node.id, "out", self.idx)
+        else:
+            data = self._out_data_id()
+            if data is not None:
+                g.remove_edges_where(data, "out")
 
     def connect(self, dst: Port, edge_attrs: dict | None = None) -> None:
         """Connect this output port to the input port dst (dst is disconnected first).
@@ -226,6 +221,17 @@ class PortData:
         self.set_attr("data_type", dtype)
 
 
+def _carry_tensor_facts(old: Port, new: Port) -> None:
+    """Middle stage: MO moved the old output's data node to the new source, so an op a pass
+    creates there has that shape and type until it is inferred."""
+    src, dst = old.data_node(), new.data_node()
+    if src is None or dst is None:
+        return
+    for key in ("shape", "data_type"):
+        if dst.soft_get(key, None) is None and src.soft_get(key, None) is not None:
+            dst[key] = src[key]
+
+
 class Connection:
     """A source output port and all the input ports it feeds."""
 
@@ -259,6 +265,8 @@ class Connection:
                 target = port._port_attrs().setdefault("fw_tensor_debug_info", [])
                 target.extend(n for n in names if n not in target)
                 old.remove_tensor_names()
+        if old is not None and attributes_save_mode == "merge":
+            _carry_tensor_facts(old, port)
         self.source = port
 
     def set_destination(self, port: Port) -> None:

@@ -15,7 +15,9 @@ from defusedxml import DefusedXmlException, ElementTree
 
 from converter.errors import InputFileError, ModelFormatError
 from converter.graph.shape import parse_shape
+from converter.ir.port_map import BODIES, map_tag, rule_of
 from converter.ir.types import dtype_of
+from converter.ops.control._body import PortMap
 
 __all__ = ["IRLayer", "IRModel", "OutPort", "read_ir"]
 
@@ -39,6 +41,8 @@ class IRLayer:
     outputs: list[OutPort]
     rt_info: dict[str, dict[str, str]] = field(default_factory=dict)
     value: np.ndarray | None = None  # Const only
+    bodies: dict[str, IRModel] = field(default_factory=dict)  # sub-graph ops: body, then_body..
+    port_maps: dict[str, PortMap] = field(default_factory=dict)  # by body name
 
 
 @dataclass
@@ -166,6 +170,86 @@ def _map_weights(bin_path: Path) -> Any:
         raise InputFileError(msg) from None
 
 
+def _port_map(el: Element, layer: IRLayer, name: str, xml_path: Path) -> PortMap:
+    """The port map of body `name` (op port ids as input/output indices, layer ids as is)."""
+    tag = map_tag(name)
+    ports = {"input": layer.inputs, "output": [p.id for p in layer.outputs]}
+    inner = {"input": "Parameter", "output": "Result"}
+    body = layer.bodies[name].layers
+    port_map = PortMap()
+    for kind, rules in (("input", port_map.inputs), ("output", port_map.outputs)):
+        for entry in el.findall(f"{tag}/{kind}"):
+            port, internal = int(entry.get("external_port_id")), int(entry.get("internal_layer_id"))
+            if (port >= 0 and port not in ports[kind]) or getattr(
+                    body.get(internal), "type", None) != inner[kind]:
+                msg = (f"{xml_path}: layer '{layer.name}' ({layer.type}): {tag} joins "
+                       f"port {port} to body layer {internal}; it takes one of the layer's "
+                       f"{kind} ports (or -1) and a {inner[kind]} of the body")
+                raise ModelFormatError(msg)
+            external = ports[kind].index(port) if port >= 0 else -1
+            rules.append(rule_of(entry.attrib, external, internal))
+    if name == "body":
+        port_map.back_edges = [(int(e.get("from-layer")), int(e.get("to-layer")))
+                               for e in el.findall("back_edges/edge")]
+    return port_map
+
+
+class _Weights:
+    """The .bin, mapped on first use (an IR without Consts needs none)."""
+
+    def __init__(self, bin_path: Path) -> None:
+        self.path, self._data = bin_path, None
+
+    def get(self) -> Any:
+        if self._data is None:
+            if not self.path.is_file():
+                msg = f"{self.path}: the IR's weights file is missing (it must sit beside the .xml)"
+                raise InputFileError(msg)
+            self._data = _map_weights(self.path)
+        return self._data
+
+
+MAX_BODY_DEPTH = 64  # sub-graph bodies within bodies
+
+
+def _bodies(root: Element, layers: dict[int, IRLayer], xml_path: Path, weights: _Weights,
+            version: int, depth: int) -> None:
+    for el in root.findall("layers/layer"):
+        layer = layers[int(el.get("id"))]
+        for name in BODIES:
+            sub = el.find(name)
+            if sub is None:
+                continue
+            if depth >= MAX_BODY_DEPTH:
+                msg = (f"{xml_path}: layer '{layer.name}' nests sub-graph bodies more than "
+                       f"{MAX_BODY_DEPTH} deep")
+                raise ModelFormatError(msg)
+            layer.bodies[name] = _net(sub, xml_path, weights, layer.name, version, depth + 1)
+            layer.port_maps[name] = _port_map(el, layer, name, xml_path)
+
+
+def _net(root: Element, xml_path: Path, weights: _Weights, name: str, version: int,
+         depth: int = 0) -> IRModel:
+    """One <net> or sub-graph body: layers (bodies within), edges, Consts from the .bin."""
+    try:
+        layers = _layers(root, xml_path)
+        edges = {
+            (int(e.get("to-layer")), int(e.get("to-port"))):
+            (int(e.get("from-layer")), int(e.get("from-port")))
+            for e in root.findall("edges/edge")
+        }
+        _bodies(root, layers, xml_path, weights, version, depth)
+    except (TypeError, ValueError) as err:
+        msg = f"{xml_path}: malformed layer or edge ({err})"
+        raise ModelFormatError(msg) from None
+    for layer in layers.values():
+        _check_layer(layer, xml_path)
+    _check_edges(layers, edges, xml_path)
+    for layer in (lay for lay in layers.values() if lay.type == "Const"):
+        layer.value = _const_value(layer, weights.get(), weights.path)
+    return IRModel(name, version, layers, edges, xml_path)
+
+
 def read_ir(xml_path: str | Path, bin_path: str | Path | None = None) -> IRModel:
     """Parse the IR; one clear error for malformed XML, a missing or short .bin."""
     xml_path = Path(xml_path)
@@ -188,28 +272,7 @@ def read_ir(xml_path: str | Path, bin_path: str | Path | None = None) -> IRModel
     if root.tag != "net":
         msg = f"{xml_path}: not an OpenVINO IR (root element <{root.tag}>, expected <net>)"
         raise ModelFormatError(msg)
-    try:
-        layers = _layers(root, xml_path)
-        edges = {
-            (int(e.get("to-layer")), int(e.get("to-port"))):
-            (int(e.get("from-layer")), int(e.get("from-port")))
-            for e in root.findall("edges/edge")
-        }
-    except (TypeError, ValueError) as err:
-        msg = f"{xml_path}: malformed layer or edge ({err})"
-        raise ModelFormatError(msg) from None
-    for layer in layers.values():
-        _check_layer(layer, xml_path)
-    _check_edges(layers, edges, xml_path)
-    consts = [lay for lay in layers.values() if lay.type == "Const"]
-    if consts:
-        if not bin_path.is_file():
-            msg = f"{bin_path}: the IR's weights file is missing (it must sit beside the .xml)"
-            raise InputFileError(msg)
-        weights = _map_weights(bin_path)
-        for layer in consts:
-            layer.value = _const_value(layer, weights, bin_path)
     version = root.get("version", "11")
     if not version.isdigit():
         raise ModelFormatError(f"{xml_path}: IR version '{version}' is not a number")
-    return IRModel(root.get("name", xml_path.stem), int(version), layers, edges, xml_path)
+    return _net(root, xml_path, _Weights(bin_path), root.get("name", xml_path.stem), int(version))

@@ -10,6 +10,7 @@ import hashlib
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any, BinaryIO
+from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
@@ -18,6 +19,7 @@ from converter.files import write_pair
 from converter.graph.graph import Graph, Node
 from converter.graph.shape import as_shape
 from converter.ir.lock import ir_name_lock
+from converter.ir.port_map import map_tag, rule_attrs
 from converter.ir.types import element_type, format_attr, precision
 from converter.ops.op import Op
 
@@ -102,8 +104,8 @@ def _layer(node: Node, lid: int, bin_writer: _BinWriter, port_ids: dict) -> ET.E
     if attrs:
         ET.SubElement(layer, "data", attrs)
     _rt_info(layer, node.soft_get("rt_info", None) or {})
-    ins = sorted(((d["in"], u) for u, _, d in graph.in_edges(node.id, data=True)))
-    outs = sorted(((d["out"], v) for _, v, d in graph.out_edges(node.id, data=True)))
+    ins = sorted(((d["in"], u) for u, _, d in graph.in_data(node.id)))
+    outs = sorted(((d["out"], v) for _, v, d in graph.out_data(node.id)))
     pid = 0
     if ins:
         inp = ET.SubElement(layer, "input")
@@ -133,6 +135,8 @@ def _layer(node: Node, lid: int, bin_writer: _BinWriter, port_ids: dict) -> ET.E
             _rt_info(port, node._ports("out").get(idx, {}).get("rt_info"))  # e.g. layout
             port_ids[(node.id, "out", idx)] = pid
             pid += 1
+    if node.has_valid("bodies"):
+        _bodies(layer, node, bin_writer, port_ids)
     return layer
 
 
@@ -148,35 +152,89 @@ def _check_supported(ops: list[Node]) -> None:
         raise UnsupportedOpError(msg, bad)
 
 
-def build_xml(graph: Graph, bin_writer: _BinWriter, rt_info: dict[str, Any]) -> ET.Element:
+def _text(element: ET.Element, level: int) -> str:
+    """One element serialized on its own, indented as if it sat `level` deep in the net."""
+    ET.indent(element, space="  ", level=level)
+    return f"{'  ' * level}{ET.tostring(element, encoding='unicode')}\n"
+
+
+def _ops(graph: Graph) -> list[Node]:
     ops = [n for n in graph.topological_order() if n.kind == "op"]
     _check_supported(ops)
-    net = ET.Element("net", name=str(graph.graph.get("name", "model")), version="11")
-    layers = ET.SubElement(net, "layers")
-    ids: dict[str, int] = {}
-    port_ids: dict[tuple, int] = {}
-    for lid, node in enumerate(ops):
-        ids[node.id] = lid
-        layers.append(_layer(node, lid, bin_writer, port_ids))
-    edges = ET.SubElement(net, "edges")
+    return ops
+
+
+def _edges(graph: Graph, ids: dict[str, int], port_ids: dict) -> list[dict[str, str]]:
+    """The <edge> attributes of graph, sorted by destination layer and port."""
+    edges = []
     for data in (n for n in graph.nodes if graph.nodes[n].get("kind") == "data"):
-        producers = list(graph.in_edges(data, data=True))
+        producers = list(graph.in_data(data))
         if not producers:
             continue
         src, _, pd = producers[0]
-        for _, dst, cd in graph.out_edges(data, data=True):
-            edges.append(ET.Element("edge", {
-                "from-layer": str(ids[src]), "from-port": str(port_ids[(src, "out", pd["out"])]),
-                "to-layer": str(ids[dst]), "to-port": str(port_ids[(dst, "in", cd["in"])]),
-            }))
-    sorted_edges = sorted(edges, key=lambda e: (int(e.get("to-layer")), int(e.get("to-port"))))
-    edges[:] = sorted_edges
-    _net_rt_info(net, rt_info)
-    return net
+        for _, dst, cd in graph.out_data(data):
+            edges.append((ids[dst], port_ids[(dst, "in", cd["in"])],
+                          ids[src], port_ids[(src, "out", pd["out"])]))
+    return [{"from-layer": str(fl), "from-port": str(fp), "to-layer": str(tl), "to-port": str(tp)}
+            for tl, tp, fl, fp in sorted(edges)]
 
 
-def _net_rt_info(net: ET.Element, rt_info: dict[str, Any]) -> None:
-    rt = ET.SubElement(net, "rt_info")
+def _fill(parent: ET.Element, graph: Graph, bin_writer: _BinWriter) -> dict[str, int]:
+    """<layers> and <edges> of a body graph under parent; returns the layer id of each op."""
+    layers = ET.SubElement(parent, "layers")
+    ids: dict[str, int] = {}
+    port_ids: dict[tuple, int] = {}
+    for lid, node in enumerate(_ops(graph)):
+        ids[node.id] = lid
+        layers.append(_layer(node, lid, bin_writer, port_ids))
+    edges = ET.SubElement(parent, "edges")
+    for attrs in _edges(graph, ids, port_ids):
+        ET.SubElement(edges, "edge", attrs)
+    return ids
+
+
+def _bodies(layer: ET.Element, node: Node, bin_writer: _BinWriter, port_ids: dict) -> None:
+    """A sub-graph op's port maps (IR port ids, body layer ids), back edges and bodies."""
+    for name, body in node["bodies"].items():
+        element = ET.Element(name)
+        ids = _fill(element, body.graph, bin_writer)
+        port_map = node["port_maps"][name]
+        mapping = ET.SubElement(layer, map_tag(name))
+        for kind, side, rules in (("input", "in", port_map.inputs),
+                                  ("output", "out", port_map.outputs)):
+            for rule in rules:
+                port = -1 if rule.purpose else port_ids[(node.id, side, rule.external)]
+                ET.SubElement(mapping, kind, rule_attrs(rule, port, ids[rule.internal]))
+        if port_map.back_edges:
+            back = ET.SubElement(layer, "back_edges")
+            for res, param in port_map.back_edges:
+                ET.SubElement(back, "edge", {"from-layer": str(ids[res]), "from-port": "0",
+                                             "to-layer": str(ids[param]), "to-port": "0"})
+        layer.append(element)
+
+
+def build_xml(graph: Graph, bin_writer: _BinWriter, rt_info: dict[str, Any]) -> list[str]:
+    """The .xml text in pieces, each layer serialized as soon as it is built: the whole tree
+    never sits in memory (on a 100k-node graph it would cost more than the graph)."""
+    name = quoteattr(str(graph.graph.get("name", "model")))
+    parts = [f"<?xml version='1.0' encoding='utf-8'?>\n<net name={name} version=\"11\">\n",
+             "  <layers>\n"]
+    ids: dict[str, int] = {}
+    port_ids: dict[tuple, int] = {}
+    for lid, node in enumerate(_ops(graph)):
+        ids[node.id] = lid
+        parts.append(_text(_layer(node, lid, bin_writer, port_ids), 2))
+    parts.append("  </layers>\n  <edges>\n")
+    parts.extend(f"    {ET.tostring(ET.Element('edge', attrs), encoding='unicode')}\n"
+                 for attrs in _edges(graph, ids, port_ids))
+    parts.append("  </edges>\n")
+    parts.append(_text(_net_rt_info(rt_info), 1))
+    parts.append("</net>")
+    return parts
+
+
+def _net_rt_info(rt_info: dict[str, Any]) -> ET.Element:
+    rt = ET.Element("rt_info")
     for key, value in rt_info.items():
         if isinstance(value, dict):
             group = ET.SubElement(rt, key)
@@ -184,6 +242,7 @@ def _net_rt_info(net: ET.Element, rt_info: dict[str, Any]) -> None:
                 ET.SubElement(group, k, value=str(v))
         else:
             ET.SubElement(rt, key, value=str(value))
+    return rt
 
 
 def emit_ir(
@@ -194,11 +253,11 @@ def emit_ir(
     old .xml goes first, then the new .bin, the new .xml last) no failure or kill leaves an .xml
     beside a .bin other than its own."""
     xml_path, bin_path = output_dir / f"{model_name}.xml", output_dir / f"{model_name}.bin"
-    built: list[ET.Element] = []
+    built: list[list[str]] = []
 
     def write_xml(f: BinaryIO) -> None:
-        ET.indent(built[0])
-        ET.ElementTree(built[0]).write(f, encoding="utf-8", xml_declaration=True)
+        for part in built[0]:
+            f.write(part.encode("utf-8"))
 
     try:
         with ir_name_lock(output_dir, model_name):

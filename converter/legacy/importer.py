@@ -15,15 +15,16 @@ import importlib
 import importlib.abc
 import importlib.machinery
 import sys
+import threading
 import types
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from converter.errors import ExtensionError
 from converter.legacy.names import ROOTS, legacy_modules
 
-__all__ = ["LegacyImportError", "legacy_imports"]
+__all__ = ["LegacyImportError", "add_local_folders", "legacy_imports"]
 
 _HERE = str(Path(__file__).parent)
 _MIGRATION = ("copy what you need of it into your extension folder, or use extgen's own API "
@@ -67,12 +68,45 @@ def _resolve(module: str, name: str, target: str) -> Any:
         raise LegacyImportError(msg, name=module) from None
 
 
+_LOCAL_ROOTS: list[Path] = []  # extension folders whose modules answer their legacy paths
+
+
+def add_local_folders(folders: Iterable[Path]) -> None:
+    """Let `mo.ops.<x>`, `extensions.ops.<x>` and `openvino.tools.mo.ops.<x>` resolve to
+    `ops/<x>.py` of these extension folders (importable as packages named after them), and any
+    other legacy path to the folder's module at that path (`extensions.middle.<x>` to
+    `middle/<x>.py`), until the outermost legacy_imports() block ends: old tutorials had users
+    copy their op into MO's own package and import it from there, and code copied from MO
+    imports its siblings by MO's paths. A later folder wins."""
+    with _LOCK:
+        _LOCAL_ROOTS.extend(Path(f) for f in folders)
+
+
+def _local_name(module: str, name: str) -> Any:
+    """The user's own `name` of the folder module at legacy path `module`, or None."""
+    below = next((module[len(r) + 1:] for r in ROOTS if module.startswith(r + ".")), "")
+    if not below:
+        return None
+    parts = below.split(".")
+    for root in reversed(_LOCAL_ROOTS):
+        if root.joinpath(*parts).with_suffix(".py").is_file():
+            found = getattr(importlib.import_module(f"{root.name}.{below}"), name, None)
+            if found is not None:
+                return found
+    return None
+
+
 class _LegacyModule(types.ModuleType):
-    """A shim package: names resolve on first use, child shims import on attribute access."""
+    """A shim package: names resolve on first use (the user's own ops/<x>.py first, see
+    add_local_folders), child shims import on attribute access."""
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__") and name.endswith("__"):
             raise AttributeError(name)
+        local = _local_name(self.__name__, name)
+        if local is not None:
+            setattr(self, name, local)
+            return local
         table = legacy_modules().get(self.__name__, {})
         if name in table:
             value = _resolve(self.__name__, name, table[name])
@@ -103,11 +137,13 @@ class _LegacyFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 _FINDER = _LegacyFinder()
 _depth = 0
+_LOCK = threading.RLock()  # install/removal vs. another legacy_imports() block in another thread
 
 
 def _remove_shims() -> None:
-    for name in [m for m in sys.modules if _is_legacy(m)]:
-        del sys.modules[name]
+    # another thread may import while we sweep: iterate a snapshot (dict.copy is one C call)
+    for name in [m for m in sys.modules.copy() if _is_legacy(m)]:
+        sys.modules.pop(name, None)
     tools = sys.modules.get("openvino.tools")
     if tools is not None and isinstance(getattr(tools, "__dict__", {}).get("mo"), _LegacyModule):
         delattr(tools, "mo")
@@ -117,15 +153,18 @@ def _remove_shims() -> None:
 def legacy_imports() -> Iterator[None]:
     """Legacy MO imports resolve inside this block (re-entrant); on exit the shims are gone."""
     global _depth
-    if _depth == 0:
-        _remove_shims()
-        sys.meta_path.insert(0, _FINDER)
-    _depth += 1
+    with _LOCK:
+        if _depth == 0:
+            _remove_shims()
+            sys.meta_path.insert(0, _FINDER)
+        _depth += 1
     try:
         yield
     finally:
-        _depth -= 1
-        if _depth == 0:
-            if _FINDER in sys.meta_path:
-                sys.meta_path.remove(_FINDER)
-            _remove_shims()
+        with _LOCK:
+            _depth -= 1
+            if _depth == 0:
+                if _FINDER in sys.meta_path:
+                    sys.meta_path.remove(_FINDER)
+                _remove_shims()
+                _LOCAL_ROOTS.clear()

@@ -1,14 +1,18 @@
 """What a legacy Model Optimizer import resolves to: legacy module -> {name: target}.
 
 Targets are `module:attribute`, or `op:Name` for a built-in op class (MO's names accepted, see
-converter.legacy.ops.MO_OP_NAMES). Targets in a framework package (caffe, tf, mxnet) resolve only
-when that frontend exists. The data is written with the pre-2022 roots (`mo.`, `extensions.`);
-`_derive` puts every module under the three roots (2022 moved both to `openvino.tools.mo.`).
+converter.legacy.ops.MO_OP_NAMES). Targets in a framework package (caffe, tf, mxnet, kaldi)
+resolve only when that frontend exists. The data is written with the pre-2022 roots (`mo.`,
+`extensions.`); `_derive` puts every module under the three roots (2022 moved both to
+`openvino.tools.mo.`).
 """
 
 from __future__ import annotations
 
-__all__ = ["LEGACY_NAMES", "ROOTS", "legacy_modules"]
+from converter.legacy.mo_ops import MO_OPS
+from converter.legacy.mo_pass_order import MO_PASSES
+
+__all__ = ["HELPER_NAMES", "LEGACY_NAMES", "MO_CLASS_NAMES", "ROOTS", "legacy_modules"]
 
 _G = "converter.graph.graph"
 _L = "converter.legacy"
@@ -16,6 +20,7 @@ _SHAPES = f"{_L}.shapes"
 _UTILS = f"{_L}.utils"
 _CAFFE = "converter.front.caffe"
 _TF = "converter.front.tf"
+_KALDI = "converter.front.kaldi"
 
 
 def _ops(*names: str) -> dict[str, str]:
@@ -77,7 +82,6 @@ LEGACY_NAMES: dict[str, dict[str, str]] = {
     },
     "mo.front.caffe.collect_attributes": _from(
         f"{_CAFFE}.attrs", "collect_attributes", "merge_attrs"),
-    "mo.front.caffe.extractors.utils": _from(f"{_CAFFE}.attrs", "weights_biases", "embed_input"),
     "mo.front.tf.extractors.utils": _from(
         "converter.front.tf.attrs", "tf_dtype_extractor", "tf_tensor_shape", "tf_int_list",
         "tf_tensor_content", "tf_data_format_spatial", "tf_data_format_channel",
@@ -88,6 +92,15 @@ LEGACY_NAMES: dict[str, dict[str, str]] = {
     "mo.front.subgraph_matcher": _from("converter.front.tf.replacement", "SubgraphMatch"),
     "mo.utils.custom_replacement_config": _from(
         f"{_TF}.replacement", "CustomReplacementDescriptor"),
+    "mo.front.kaldi.loader.utils": _from(
+        f"{_KALDI}.mo_readers", "collect_until_token", "collect_until_token_and_read",
+        "collect_until_whitespace", "find_next_tag", "get_bool", "get_uint16", "get_uint32",
+        "get_uint64", "read_binary_bool_token", "read_binary_float_token",
+        "read_binary_integer32_token", "read_binary_integer64_token", "read_blob",
+        "read_placeholder", "read_string", "read_token_value"),
+    "mo.front.kaldi.utils": _from(
+        f"{_KALDI}.mo_readers", "read_binary_matrix", "read_binary_vector",
+        "read_learning_info"),
     "mo.front.mxnet.extractors.utils": _from(
         "converter.front.mxnet.attrs", "get_mxnet_layer_attrs"),
     # errors
@@ -122,15 +135,98 @@ LEGACY_NAMES: dict[str, dict[str, str]] = {
         "Mish", "HSwish", "HSigmoid", "Swish", "SoftSign", "LogicalNot", "Selu", "Gelu", "GeLU"),
 }
 
+# -- MO's own classes (section owned by the MO-classes work; helpers go in HELPER_NAMES) ---------
+# MO's op classes -> extgen's ops with MO's attributes (converter.legacy.mo_ops), and MO's
+# transformations -> ordering stand-ins at their position (converter.legacy.mo_passes)
+MO_CLASS_NAMES: dict[str, dict[str, str]] = {
+    **{f"extensions.{module}": _from(f"{_L}.mo_ops", *names) for module, names in MO_OPS.items()},
+    **{f"extensions.{module}": _from(f"{_L}.mo_passes", *table)
+       for module, table in MO_PASSES.items()},
+}
+
+# -- helper functions extension code calls (graph building, shapes, types, attributes) --------
+_BUILD = f"{_L}.build"
+_SHAPE_NODES = f"{_L}.shape_nodes"
+_TYPES = f"{_L}.datatypes"
+_GRAPH_UTILS = f"{_L}.graph_utils"
+
+HELPER_NAMES: dict[str, dict[str, str]] = {
+    "mo.front.tf.graph_utils": _from(
+        _BUILD, "create_op_with_const_inputs", "create_op_node_with_second_input",
+        "add_constant_to_negative_values"),
+    "mo.graph.graph": {**_from(_BUILD, "add_opoutput"), **_from(_UTILS, "dict_includes"),
+                       **_from(_GRAPH_UTILS, "merge_edge_props", "get_edge_attribute_between_nodes",
+                               "set_edge_attribute_between_nodes")},
+    "mo.middle.passes.eliminate": _from(_BUILD, "remove_op_node_with_data_node",
+                                        "merge_data_nodes"),
+    "extensions.middle.MulFakeQuantizeFuse": _from(_BUILD, "resolve_shared_inputs"),
+    "mo.utils.type_utils": _from(_BUILD, "override_data_type_of_constant"),
+    "mo.front.common.partial_infer.concat": _from(f"{_L}.infers", "concat_infer"),
+    "extensions.ops.ReduceOps": _from(f"{_L}.infers", "reduce_map"),
+    "mo.front.common.partial_infer.batch_norm": _from(f"{_L}.infers", "batch_norm_4_infer"),
+    "mo.utils.custom_replacement_config": _from(_UTILS, "parse_custom_replacement_config_file"),
+    "mo.middle.passes.fusing.helpers": {
+        **_from(_BUILD, "get_value_in_port", "get_tensor_in_port", "get_next_operation"),
+        **_from(_GRAPH_UTILS, "get_value_id")},
+    "mo.middle.pattern_match": _from(_GRAPH_UTILS, "apply_pattern", "find_pattern_matches",
+                                     "find_isomorphisms", "check_value", "inverse_dict"),
+    "mo.utils.shape": _from(
+        _SHAPE_NODES, "get_canonical_axis_index_node", "get_range_node_of_idxs",
+        "get_shape_values_by_indices_node", "node_to_get_shape_value_of_indices",
+        "get_shape_values_by_range_idxs", "node_to_get_batch_value",
+        "node_to_get_features_dimension_value", "node_to_get_spatial_dimensions_value",
+        "new_shape_node_from_shape_nodes", "get_shape_and_rank_nodes_by_port"),
+    "mo.front.common.partial_infer.utils": {
+        **_from(_SHAPES, "reverse_bypass_infer", "set_input_shapes", "float_array",
+                "assign_dims_to_weights", "is_dynamic_slice", "tf_window_op_pad_infer"),
+        **_from(f"{_L}.infers", "get_shape_from_slice")},
+    "mo.utils.broadcasting": _from(
+        f"{_L}.broadcasting", "bi_directional_shape_broadcasting", "bi_directional_broadcasting",
+        "uni_directional_shape_broadcasting", "uni_directional_broadcasting",
+        "explicit_shape_broadcasting", "explicit_broadcasting", "make_equal_rank"),
+    "mo.utils.find_inputs": _from(_GRAPH_UTILS, "find_inputs", "find_outputs"),
+    "mo.front.onnx.extractors.utils": _from(_UTILS, "get_backend_pad",
+                                            "get_onnx_datatype_as_numpy"),
+    "mo.front.common.register_custom_ops": _from(
+        _UTILS, "check_for_duplicates", "add_or_override_extractor", "extension_op_extractor"),
+    "mo.utils.logger": _from(_UTILS, "log"),
+    "mo.middle.passes.infer": {
+        "partial_infer": "converter.middle.partial_infer:partial_infer",
+        "type_infer": "converter.middle.partial_infer:partial_infer"},
+    "mo.utils.utils": {**_from(_SHAPES, "match_shapes", "symm_match_shapes"),
+                       **_from(_UTILS, "deprecated_api")},
+    "mo.utils.graph": _from(_GRAPH_UTILS, "bfs_search", "is_connected_component",
+                            "sub_graph_between_nodes", "nodes_matching_name_pattern",
+                            "clear_tensor_names_info"),
+    "mo.utils.class_registration": _from(_GRAPH_UTILS, "ClassType"),
+    "extensions.middle.InsertLayoutPropagationTransposes": _from(
+        _GRAPH_UTILS, "mark_input_as_in_correct_layout", "mark_output_as_in_correct_layout",
+        "is_input_data_in_correct_layout", "is_output_data_in_correct_layout",
+        "mark_as_correct_data_layout"),
+    "mo.front.common.layout": _from(_UTILS, "shape_for_layout", "get_depth_dim"),
+    "mo.front.common.extractors.utils": _from(_UTILS, "layout_attrs"),
+    "mo.front.extractor": _from(_UTILS, "bool_to_str", "attr_getter"),
+    "mo.front.caffe.extractors.utils": {
+        **_from(f"{_L}.caffe_helpers", "embed_input", "weights_biases", "input_as_const",
+                "dim_to_shape", "get_list_from_container", "get_spatial_attr"),
+        **_from(_UTILS, "get_canonical_axis_index")},
+    "mo.middle.passes.convert_data_type": _from(
+        _TYPES, "SUPPORTED_DATA_TYPES", "data_type_str_to_np", "data_type_str_to_precision",
+        "data_type_str_to_destination_type", "np_data_type_to_precision",
+        "np_data_type_to_destination_type", "destination_type_to_np_data_type",
+        "precision_to_destination_type", "packed_U1", "packed_U4", "packed_I4"),
+}
+
 ROOTS = ("mo", "extensions", "openvino.tools.mo")
 
 
 def _derive() -> dict[str, dict[str, str]]:
     """Each module under all three roots. The path below the root is unique across `mo.` and
     `extensions.` (2022 merged both into `openvino.tools.mo.`), so accepting every path under
-    every root adds no conflict."""
+    every root adds no conflict. A module in several tables gets the names of all."""
     out: dict[str, dict[str, str]] = {}
-    for module, names in LEGACY_NAMES.items():
+    tables = (MO_CLASS_NAMES, LEGACY_NAMES, HELPER_NAMES)  # a later table wins a clash
+    for module, names in (item for table in tables for item in table.items()):
         below = module.split(".", 1)[1]
         for root in ROOTS:
             out.setdefault(f"{root}.{below}", {}).update(names)

@@ -17,7 +17,7 @@ from converter.middle import replacement as _middle
 from converter.passes import Anchor, ReplacementPattern
 
 __all__ = [
-    "BackReplacementPattern", "FrontReplacementOp", "FrontReplacementPattern",
+    "BackReplacementPattern", "aliased_pattern", "FrontReplacementOp", "FrontReplacementPattern",
     "FrontReplacementSubgraph", "MiddleReplacementPattern", "PostMiddleStart", "PreMiddleStart",
 ]
 
@@ -33,19 +33,27 @@ def _op_matcher(want: str):
     return match
 
 
-def _aliased(pattern_fn):
-    @functools.wraps(pattern_fn)
+def aliased_pattern(found: dict) -> dict:
+    """A pattern dict whose `op` names also match the converter's names for MO's ops."""
+    found = dict(found)
+    nodes = []
+    for alias, attrs in found.get("nodes", []):
+        attrs = dict(attrs)
+        if isinstance(attrs.get("op"), str):
+            attrs["op"] = _op_matcher(attrs["op"])
+        nodes.append((alias, attrs))
+    found["nodes"] = nodes
+    found.setdefault("edges", [])
+    return found
+
+
+def _aliased(raw):
+    """pattern() (a method, staticmethod or classmethod) with MO's op names aliased."""
+    fn = getattr(raw, "__func__", raw)
+
+    @functools.wraps(fn)
     def pattern(self) -> dict:
-        found = dict(pattern_fn(self))
-        nodes = []
-        for alias, attrs in found.get("nodes", []):
-            attrs = dict(attrs)
-            if isinstance(attrs.get("op"), str):
-                attrs["op"] = _op_matcher(attrs["op"])
-            nodes.append((alias, attrs))
-        found["nodes"] = nodes
-        found.setdefault("edges", [])
-        return found
+        return aliased_pattern(raw.__get__(self, type(self))())
 
     return pattern
 

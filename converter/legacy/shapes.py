@@ -15,9 +15,12 @@ from converter.graph.graph import Node
 
 __all__ = [
     "compatible_dims", "compatible_shapes", "copy_shape_infer", "copy_value", "dynamic_dimension",
-    "dynamic_dimension_value", "eltwise_infer", "float32_array", "int64_array", "is_fully_defined",
-    "mark_input_bins", "mo_array", "shape_array", "shape_delete", "shape_insert",
-    "single_output_infer", "strict_compare_tensors", "undefined_shape_of_rank", "unmask_shape",
+    "dynamic_dimension_value", "eltwise_infer", "float32_array", "float_array", "int64_array",
+    "is_fully_defined", "mark_input_bins", "mo_array", "reverse_bypass_infer", "set_input_shapes",
+    "shape_array", "shape_delete", "shape_insert", "single_output_infer",
+    "strict_compare_tensors", "undefined_shape_of_rank", "unmask_shape",
+    "assign_dims_to_weights", "is_dynamic_slice",
+    "match_shapes", "symm_match_shapes", "tf_window_op_pad_infer",
 ]
 
 dynamic_dimension = np.ma.masked
@@ -47,6 +50,9 @@ def int64_array(value: Any) -> np.ndarray:
 
 def float32_array(value: Any) -> np.ndarray:
     return np.array(value, dtype=np.float32)
+
+
+float_array = float32_array
 
 
 def mo_array(value: Any, dtype: Any = None) -> np.ndarray:
@@ -117,7 +123,7 @@ def mark_input_bins(node: Node, names: tuple = ("weights", "biases"), start_port
     """Name the constant inputs from start_port on (MO's edge 'bin' attribute)."""
     for i, name in enumerate(names):
         port = start_port + i
-        for u, _, d in node.graph.in_edges(node.id, data=True):
+        for u, _, d in node.graph.in_data(node.id):
             if d.get("in") == port:
                 d["bin"] = name
 
@@ -162,3 +168,75 @@ def eltwise_infer(node: Node, op=None, **kwargs: Any) -> None:
     else:
         node.out_port(0).data.set_shape(broadcast(*shapes))
     _fill_type(node)
+
+
+def reverse_bypass_infer(node: Node, in_ports: list[int]) -> None:
+    """Give the listed input ports that have no shape yet the shape of output 0."""
+    if node.out_port(0).disconnected():
+        return
+    shape = node.out_port(0).data.get_shape()
+    if shape is None:
+        return
+    for port in in_ports:
+        if node.is_in_port_connected(port) and node.in_port(port).data.get_shape() is None:
+            node.in_port(port).data.set_shape(shape)
+
+
+def set_input_shapes(node: Node, *shapes: Any) -> None:
+    """Input port i (connected, no shape yet) gets shapes[i]."""
+    for port, shape in enumerate(shapes):
+        if node.is_in_port_connected(port) and node.in_port(port).data.get_shape() is None:
+            node.in_port(port).data.set_shape(shape)
+
+
+def match_shapes(pattern: Any, shape: Any) -> bool:
+    """shape matches pattern, where a 0 or dynamic dimension in pattern matches anything."""
+    pattern, shape = shape_array(pattern), shape_array(shape)
+    if pattern.size != shape.size:
+        return False
+    keep = ~np.ma.getmaskarray(pattern) & (pattern.filled(0) != 0)
+    return bool(np.ma.allequal(pattern[keep], shape[keep]))
+
+
+def symm_match_shapes(shape1: Any, shape2: Any) -> bool:
+    """match_shapes either way round."""
+    return match_shapes(shape1, shape2) or match_shapes(shape2, shape1)
+
+
+def assign_dims_to_weights(node: Node, spatial: Any, input_channel: Any,
+                           output_channel: Any = None, dims_number: int | None = None) -> None:
+    """Record which weight dimensions are spatial, input and output channels (MO's attrs)."""
+    if spatial is not None:
+        node["spatial_dims"] = np.array(spatial, np.int64)
+    node["input_channel_dim"] = np.array(input_channel, np.int64)
+    node["output_channel_dim"] = np.array(output_channel, np.int64)
+    if node.has_valid("dim_attrs") and "input_channel_dim" not in node["dim_attrs"]:
+        node["dim_attrs"].append("input_channel_dim")
+    node["dims_number"] = dims_number
+
+
+def is_dynamic_slice(s: Any) -> bool:
+    """A slice with a dynamic start, stop or step."""
+    return isinstance(s, slice) and any(v is np.ma.masked for v in (s.start, s.stop, s.step))
+
+
+def tf_window_op_pad_infer(input: Any, window: Any, stride: Any, auto_pad: str | None,
+                           is_deconv: bool = False, dilation: Any = None) -> tuple[Any, Any]:
+    """(pads as [[begin, end], ...], output spatial shape) of a window op (convolution,
+    pooling) over the input spatial shape, for auto_pad same_upper/same_lower/valid; the
+    half a `same` pad cannot split goes at the end. (None, None) when something is unknown."""
+    if input is None or window is None or stride is None or auto_pad is None:
+        return None, None
+    input, window, stride = shape_array(input), np.asarray(window), np.asarray(stride)
+    dilation = np.ones(len(input), np.int64) if dilation is None else np.asarray(dilation)
+    scale = 1 / stride if is_deconv else stride
+    if auto_pad in ("same_lower", "same_upper"):
+        rest = input % stride
+        full = np.ma.maximum(window - np.ma.where(rest == 0, stride, rest), 0)
+        low = (full // 2).astype(np.int64)
+        pad = shape_array(np.ma.stack([low, full - low]).T.reshape(-1)).reshape(-1, 2)
+        return pad, shape_array(np.ma.ceil(input / scale).astype(np.int64))
+    if auto_pad == "valid":
+        out = np.ma.ceil((input - ((window - 1) * dilation + 1) + 1) / scale).astype(np.int64)
+        return np.zeros((len(input), 2), np.int64), shape_array(out)
+    return None, None

@@ -1,18 +1,32 @@
-"""Small legacy helpers: MO's Error classes, refer_to_faq_msg, rename_node, ONNX and layout
-helpers that have no equivalent elsewhere in the converter."""
+"""Small legacy helpers: MO's Error classes, refer_to_faq_msg, rename_node, ONNX, layout and
+attribute helpers that have no equivalent elsewhere in the converter."""
 
 from __future__ import annotations
 
+import functools
+import logging
+import warnings
 from typing import Any
+
+import numpy as np
 
 from converter.errors import ConversionError
 from converter.graph.graph import Node
+from converter.legacy.shapes import shape_array
 
 __all__ = [
-    "Error", "FrameworkError", "InternalError", "get_batch_dim", "get_features_dim",
-    "get_height_dim", "get_onnx_autopad", "get_onnx_opset_version", "get_width_dim",
-    "onnx_get_num_outputs", "refer_to_faq_msg", "register_caffe_python_extractor", "rename_node",
+    "Error", "FrameworkError", "InternalError", "add_or_override_extractor", "attr_getter",
+    "bool_to_str", "check_for_duplicates", "deprecated_api", "dict_includes",
+    "extension_op_extractor", "get_onnx_datatype_as_numpy", "log",
+    "get_backend_pad", "get_batch_dim", "get_canonical_axis_index", "get_depth_dim",
+    "get_features_dim", "get_height_dim", "get_onnx_autopad", "get_onnx_opset_version",
+    "get_width_dim", "layout_attrs", "onnx_get_num_outputs", "parse_custom_replacement_config_file",
+    "refer_to_faq_msg",
+    "register_caffe_python_extractor", "rename_node", "shape_for_layout",
 ]
+
+
+log = logging  # mo.utils.logger.log: MO's extension code logs through the logging module
 
 
 class Error(ConversionError):
@@ -36,6 +50,68 @@ class InternalError(Error):
     """mo.utils.error.InternalError."""
 
 
+def deprecated_api(class_name: Any = None, new_method_name: str | None = None) -> Any:
+    """Decorator: calling the function warns (DeprecationWarning) that it is deprecated,
+    naming `class_name.new_method_name` (default: the function's name) to use instead."""
+    def wrap(func: Any) -> Any:
+        @functools.wraps(func)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            text = f"Call to deprecated function {func.__name__}."
+            if class_name is not None:
+                owner = class_name if isinstance(class_name, str) else class_name.__name__
+                text += f" Please use {owner}.{new_method_name or func.__name__} method"
+            warnings.warn(text, DeprecationWarning, stacklevel=2)
+            return func(*args, **kwargs)
+        return call
+    return wrap
+
+
+def parse_custom_replacement_config_file(file_name: str) -> list:
+    """The descriptions of a --transformations_config JSON file, in file order."""
+    from converter.front.tf.replacement_config import load_transformations_config
+
+    return [d for group in load_transformations_config(file_name).values() for d in group]
+
+
+def get_onnx_datatype_as_numpy(value: int) -> Any:
+    """The numpy type of an ONNX TensorProto data type number."""
+    import onnx
+
+    try:
+        return onnx.helper.tensor_dtype_to_np_dtype(value).type
+    except (KeyError, ValueError, TypeError) as err:
+        msg = f"Incorrect value {value} for Datatype enum"
+        raise Error(msg) from err
+
+
+def check_for_duplicates(extractors_collection: dict) -> dict:
+    """{lowercase name: name} of an extractor table; Error when two names differ by case only."""
+    groups: dict[str, list] = {}
+    for name in extractors_collection:
+        groups.setdefault(name.lower(), []).append(name)
+    twins = [names for names in groups.values() if len(names) > 1]
+    if twins:
+        msg = f"Extractors collection have case insensitive duplicates {twins}."
+        raise Error(msg)
+    return {low: names[0] for low, names in groups.items()}
+
+
+def add_or_override_extractor(extractors: dict, keys: dict, name: str, extractor: Any,
+                              extractor_desc: str = "") -> None:
+    """Put extractor under name, replacing an entry whose name differs only by case."""
+    old = keys.get(name.lower())
+    if old is not None:
+        extractors.pop(old, None)
+    extractors[name] = extractor
+    keys[name.lower()] = name
+
+
+def extension_op_extractor(node: Node, op_cls: Any) -> dict:
+    """Give node op_cls's attributes (an op class bound without an extractor); its attrs."""
+    op_cls.update_node_stat(node)
+    return node.attrs()
+
+
 def refer_to_faq_msg(question_num: int) -> str:
     return f" (legacy Model Optimizer FAQ #{question_num})"
 
@@ -57,10 +133,17 @@ def get_onnx_autopad(auto_pad: bytes | str) -> str | None:
     return None if text == "notset" else text
 
 
+def get_backend_pad(pads: Any, spatial_dims: Any, axis: int) -> list:
+    """Side `axis` (0 begin, 1 end) of MO's per-dimension [[begin, end], ...] pads, for the
+    spatial dimensions."""
+    return [p[axis] for p in np.asarray(pads)[spatial_dims]]
+
+
 def _dim(layout: str, ndim: int, letter: str) -> int:
+    """Index of N, C, D (5-D only), H or W in a 4-D or 5-D NCHW/NHWC shape."""
     if layout == "NCHW":
-        return {"N": 0, "C": 1, "H": 2, "W": ndim - 1}[letter]
-    return {"N": 0, "C": ndim - 1, "H": 1, "W": ndim - 2}[letter]
+        return {"N": 0, "C": 1, "D": 2, "H": ndim - 2, "W": ndim - 1}[letter]
+    return {"N": 0, "C": ndim - 1, "D": 1, "H": ndim - 3, "W": ndim - 2}[letter]
 
 
 def get_batch_dim(layout: str, ndim: int) -> int:
@@ -77,6 +160,68 @@ def get_height_dim(layout: str, ndim: int) -> int:
 
 def get_width_dim(layout: str, ndim: int) -> int:
     return _dim(layout, ndim, "W")
+
+
+def get_depth_dim(layout: str, ndim: int) -> int:
+    return _dim(layout, ndim, "D")
+
+
+_LAYOUT_KEYS = {"batch": "N", "features": "C", "depth": "D", "height": "H", "width": "W"}
+
+
+def shape_for_layout(layout: str, **dims: Any) -> np.ma.MaskedArray:
+    """A 4-D (5-D with depth=) shape in layout from batch=, features=, height=, width=."""
+    missing = [k for k in ("batch", "features", "height", "width") if k not in dims]
+    unknown = [k for k in dims if k not in _LAYOUT_KEYS]
+    if missing or unknown or layout not in ("NCHW", "NHWC"):
+        msg = (f"shape_for_layout({layout!r}): give batch, features, height and width (and "
+               f"optionally depth); missing {missing}, unknown {unknown}")
+        raise Error(msg)
+    ndim = 5 if "depth" in dims else 4
+    shape: list[Any] = [None] * ndim
+    for key, value in dims.items():
+        shape[_dim(layout, ndim, _LAYOUT_KEYS[key])] = value
+    return shape_array(shape)
+
+
+def layout_attrs() -> dict[str, Any]:
+    """mo.front.common.extractors.utils.layout_attrs: the NCHW layout attributes of an op."""
+    return {"spatial_dims": np.array([2, 3], np.int64), "channel_dims": np.array([1], np.int64),
+            "batch_dims": np.array([0], np.int64), "layout": "NCHW"}
+
+
+def get_canonical_axis_index(shape: Any, axis: int) -> int:
+    """A negative axis counted from the end of shape."""
+    return len(shape) + axis if axis < 0 else axis
+
+
+def bool_to_str(node: Node, attr: str) -> str | None:
+    """The IR spelling ('true'/'false') of a bool, 0/1 or '0'/'1' attribute; None if unset."""
+    value = node.soft_get(attr, None)
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value)).lower()
+    if isinstance(value, (str, int, np.integer)) and str(value) in ("0", "1"):
+        return str(bool(int(value))).lower()
+    return None
+
+
+def attr_getter(node: Node, name: str) -> str | None:
+    """An attribute as the IR writes it: lists and arrays comma-joined; None if absent."""
+    if not node.has(name):
+        return None
+    value = node[name]
+    return ",".join(map(str, value)) if isinstance(value, (list, np.ndarray)) else str(value)
+
+
+def dict_includes(big: dict, sub_dict: dict, skip_attr_names: Any = ()) -> bool:
+    """Every entry of sub_dict matches big: a callable probe is called with big's value, any
+    other value compared with ==."""
+    def matches(have: Any, want: Any) -> bool:
+        if callable(want) and not isinstance(want, type):
+            return bool(want(have))
+        return bool(np.all(have == want))
+
+    return all(matches(big.get(k), v) for k, v in sub_dict.items() if k not in skip_attr_names)
 
 
 def register_caffe_python_extractor(op: Any, name: str | None = None) -> None:

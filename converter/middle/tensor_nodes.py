@@ -1,8 +1,10 @@
-"""Insert a data node per op output port: op -> data (out) -> op (in). MO's create_tensor_nodes."""
+"""Insert a data node per op output port: op -> data (out) -> op (in), in sub-graph bodies too.
+MO's create_tensor_nodes."""
 
 from __future__ import annotations
 
 from converter.graph.graph import Graph
+from converter.middle.subgraphs import bodies_of
 
 __all__ = ["create_tensor_nodes"]
 
@@ -23,3 +25,5 @@ def create_tensor_nodes(graph: Graph) -> None:
                 attrs = {key: val for key, val in d.items() if key != "out"}
                 graph.add_edge(data_id, v, **attrs)
     graph.stage = "middle"
+    for body in bodies_of(graph):
+        create_tensor_nodes(body)

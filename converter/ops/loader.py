@@ -19,7 +19,7 @@ from converter.errors import ExtensionError
 from converter.ops import op as op_module
 from converter.ops.op import Op
 
-__all__ = ["import_extension_dirs", "op_scope", "python_op_classes"]
+__all__ = ["extension_root", "import_extension_dirs", "op_scope", "python_op_classes"]
 
 _KEPT_MODULES = ("converter.", "extgen.", "onnx", "numpy", "openvino")
 log = logging.getLogger("extgen")
@@ -29,7 +29,7 @@ log = logging.getLogger("extgen")
 def op_scope() -> Iterator[None]:
     """Restore the op registries, sys.path and sys.modules (an extension's own modules) on exit."""
     saved = (dict(Op.registered_ops), list(Op.registered_cls), dict(op_module._IR_REGISTRY))
-    modules = set(sys.modules)
+    modules = set(sys.modules.copy())  # a snapshot: other threads may import meanwhile
     path = list(sys.path)
     try:
         yield
@@ -37,9 +37,9 @@ def op_scope() -> Iterator[None]:
         Op.registered_ops.clear(); Op.registered_ops.update(saved[0])  # noqa: E702
         Op.registered_cls[:] = saved[1]
         op_module._IR_REGISTRY.clear(); op_module._IR_REGISTRY.update(saved[2])  # noqa: E702
-        for name in set(sys.modules) - modules:
+        for name in set(sys.modules.copy()) - modules:
             if not name.startswith(_KEPT_MODULES):
-                del sys.modules[name]
+                sys.modules.pop(name, None)
         sys.path[:] = path
 
 
@@ -74,12 +74,12 @@ def _load_failure(root: Path, file: Path, err: Exception) -> str:
 _LAYOUT = ("ops", "front", "middle", "back")
 
 
-def _extension_root(folder: Path) -> Path:
-    """folder, or the user_mo_extensions/ in it when folder is what `extgen new --output_dir`
-    wrote (the extensions one level down)."""
+def extension_root(folder: Path) -> Path:
+    """The resolved folder, or the user_mo_extensions/ in it when folder is what `extgen new
+    --output_dir` wrote (the extensions one level down)."""
+    folder = Path(folder).resolve()
     inner = folder / "user_mo_extensions"
     if inner.is_dir() and not any((folder / d).is_dir() for d in _LAYOUT):
-        log.info("--extensions %s: using %s, the extensions folder inside it", folder, inner)
         return inner
     return folder
 
@@ -100,12 +100,14 @@ def import_extension_dirs(dirs: Iterable[Path], subdirs: Iterable[str],
         if not ext_dir.is_dir():
             msg = f"--extensions: {ext_dir} is not a folder"
             raise ExtensionError(msg)
-        ext_dir = _extension_root(ext_dir)
+        if extension_root(ext_dir) != ext_dir:
+            ext_dir = extension_root(ext_dir)
+            log.info("--extensions %s: using %s, the extensions folder inside it", given, ext_dir)
         if str(ext_dir.parent) not in sys.path:
             sys.path.insert(0, str(ext_dir.parent))
         prefix = ext_dir.name + "."
-        for stale in [m for m in sys.modules if m == ext_dir.name or m.startswith(prefix)]:
-            del sys.modules[stale]
+        for stale in [m for m in sys.modules.copy() if m == ext_dir.name or m.startswith(prefix)]:
+            sys.modules.pop(stale, None)
         for sub in (ext_dir / pattern for pattern in subdirs):
             if not sub.is_dir():
                 continue

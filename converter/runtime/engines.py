@@ -12,7 +12,7 @@ import numpy as np
 from converter.errors import ExtensionError, ExtgenError, ModelFormatError, UsageError
 from converter.ir.reader import read_ir
 from converter.ir.types import dtype_of
-from converter.runtime.executor import Device, Executor
+from converter.runtime.executor import Device, Executor, OpTimes
 
 __all__ = ["Engine", "InputSpec", "open_engine", "parse_device"]
 
@@ -31,7 +31,8 @@ class InputSpec(NamedTuple):
 class Engine(Protocol):
     def inputs(self) -> list[InputSpec]: ...
 
-    def run(self, feed: dict[str, np.ndarray]) -> dict[str, np.ndarray]: ...
+    def run(self, feed: dict[str, np.ndarray],
+            times: OpTimes | None = None) -> dict[str, np.ndarray]: ...
 
 
 def parse_device(text: str) -> list[str]:
@@ -75,8 +76,8 @@ class ShimEngine:
             for name, p in zip(self.executor.input_names, self.executor.parameters)
         ]
 
-    def run(self, feed):
-        result = self.executor.run(feed)
+    def run(self, feed, times: OpTimes | None = None):
+        result = self.executor.run(feed, times)
         return {key: result[key] for key in self.keys}
 
 
@@ -115,7 +116,7 @@ def _read_ov_model(core, model: Path):
 
 class OpenVinoEngine:
     def __init__(self, model: Path, devices: list[str], extensions: list[Path],
-                 configs: list[Path]):
+                 configs: list[Path], profile: bool = False):
         try:
             import openvino as ov
         except ImportError as err:
@@ -141,6 +142,8 @@ class OpenVinoEngine:
                 core.set_property("GPU", {"CONFIG_FILE": str(Path(cfg).resolve())})
         target = devices[0] if len(devices) == 1 else "HETERO:" + ",".join(devices)
         config = {"INFERENCE_PRECISION_HINT": "f32"} if target == "CPU" else {}  # compare, not race
+        if profile:
+            config["PERF_COUNT"] = True  # OpenVINO's per-node counters, read by run(times=...)
         ov_model = _read_ov_model(core, model)
         try:
             self.compiled = core.compile_model(ov_model, target, config)
@@ -159,8 +162,12 @@ class OpenVinoEngine:
                                  shape, frozenset(port.get_names())))
         return out
 
-    def run(self, feed):
+    def run(self, feed, times: OpTimes | None = None):
         result = self.request.infer({self.ports[k]: v for k, v in feed.items() if k in self.ports})
+        if times is not None:  # OpenVINO's own per-node counters (compiled with PERF_COUNT)
+            for info in self.request.get_profiling_info():
+                if info.status == info.Status.EXECUTED:
+                    times.add(info.node_type, info.real_time.total_seconds())
         return {_output_name(port): np.asarray(result[port]) for port in self.compiled.outputs}
 
 
@@ -171,6 +178,9 @@ def _output_name(port) -> str:
 
 
 def open_engine(kind: str, model: Path, device: str = "CPU", extensions: list[Path] | None = None,
-                configs: list[Path] | None = None) -> Engine:
-    cls = {"shim": ShimEngine, "openvino": OpenVinoEngine}[kind]
-    return cls(Path(model), parse_device(device), list(extensions or []), list(configs or []))
+                configs: list[Path] | None = None, profile: bool = False) -> Engine:
+    """The engine `kind` on model; with profile, run(times=...) can report per-op-type times."""
+    args = (Path(model), parse_device(device), list(extensions or []), list(configs or []))
+    if kind == "openvino":
+        return OpenVinoEngine(*args, profile=profile)
+    return ShimEngine(*args)

@@ -4,8 +4,9 @@ run on the first device of the list that has a kernel for them."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -14,9 +15,10 @@ from converter.errors import ExtgenError, ModelFormatError, UsageError
 from converter.ir.attrs import typed_attrs
 from converter.ir.reader import IRLayer, IRModel
 from converter.ir.types import dtype_of, parse_attr
+from converter.ops.control._body import Spec
 from converter.ops.op import Op, ir_op_class
 
-__all__ = ["Device", "Executor", "KernelNotFoundError", "Step"]
+__all__ = ["Device", "Executor", "KernelNotFoundError", "OpTimes", "Step"]
 
 Kernel = Callable[[list[np.ndarray]], list[np.ndarray]]
 
@@ -61,6 +63,18 @@ def _precision(text: str) -> np.dtype | None:
 
 
 @dataclass
+class OpTimes:
+    """Seconds and layer runs per op type, summed over runs (`benchmark_app -pc` style)."""
+
+    seconds: dict[str, float] = field(default_factory=dict)
+    calls: dict[str, int] = field(default_factory=dict)
+
+    def add(self, op_type: str, seconds: float) -> None:
+        self.seconds[op_type] = self.seconds.get(op_type, 0.0) + seconds
+        self.calls[op_type] = self.calls.get(op_type, 0) + 1
+
+
+@dataclass
 class Step:
     layer: IRLayer
     kernel: Kernel
@@ -98,6 +112,8 @@ class Executor:
     def __init__(self, model: IRModel, devices: Sequence[Device]) -> None:
         self.model = model
         self.devices = list(devices)
+        self.variables: dict[str, np.ndarray] = {}  # ReadValue/Assign state across run() calls
+        self._assigned: dict[str, np.ndarray] = {}
         self.parameters = [lay for lay in model.layers.values() if lay.type == "Parameter"]
         self.results = [lay for lay in model.layers.values() if lay.type == "Result"]
         self.steps = self._plan()
@@ -115,6 +131,8 @@ class Executor:
         return src_layer, outs.index(src_port)
 
     def _kernel(self, layer: IRLayer) -> tuple[Kernel, str]:
+        if layer.bodies:
+            return self._subgraph_kernel(layer), "CPU"
         for device in self.devices:
             kernel = device.kernel(layer)
             if kernel is not None:
@@ -130,6 +148,18 @@ class Executor:
         )
         raise KernelNotFoundError(msg)
 
+    def _subgraph_kernel(self, layer: IRLayer) -> Kernel:
+        """A sub-graph op (If, Loop, ...) running its bodies on executors of this device list."""
+        cls = ir_op_class(layer.type, layer.version)
+        if cls is None:
+            msg = f"layer '{layer.name}' of type {layer.type} ({layer.version}) is not supported"
+            raise KernelNotFoundError(msg)
+        attrs = layer_attrs(cls, layer)
+        attrs["port_maps"] = layer.port_maps
+        attrs["bodies"] = {name: _Body(Executor(body, self.devices))
+                           for name, body in layer.bodies.items()}
+        return lambda inputs: cls.compute(attrs, inputs)
+
     def _plan(self) -> list[Step]:
         steps: list[Step] = []
         last_use: dict[tuple[int, int], int] = {}
@@ -142,6 +172,8 @@ class Executor:
                 kernel, device = (lambda _i, v=value: [v]), "CPU"
             elif layer.type == "Result":
                 kernel, device = (lambda i: [i[0]]), "CPU"
+            elif layer.type in ("ReadValue", "Assign"):
+                kernel, device = self._state_kernel(layer), "CPU"
             else:
                 kernel, device = self._kernel(layer)
                 self._check_inputs(layer, inputs)
@@ -151,6 +183,22 @@ class Executor:
         for ref, idx in last_use.items():
             steps[idx].free_after.append(ref)
         return steps
+
+    def _state_kernel(self, layer: IRLayer) -> Kernel:
+        """ReadValue gives the variable as the last run() left it (its init input before any);
+        Assign's value becomes the variable when this run() ends, as in OpenVINO."""
+        var = layer.attrs.get("variable_id", "")
+        if layer.type == "ReadValue":
+            return lambda i: [self.variables.get(var, i[0] if i else None)]
+
+        def assign(i: list[np.ndarray]) -> list[np.ndarray]:
+            self._assigned[var] = i[0]
+            return [i[0]]
+        return assign
+
+    def reset_state(self) -> None:
+        """Forget every variable (the next run() starts from the init values)."""
+        self.variables.clear()
 
     def _check_inputs(self, layer: IRLayer, inputs: list[tuple[int, int]]) -> None:
         """The op's own input check (ranks, channels, types) on the shapes the IR declares."""
@@ -209,12 +257,22 @@ class Executor:
         src_layer, idx = self._source(result, 0)
         return [*self.model.layers[src_layer].outputs[idx].names, result.name]
 
-    def run(self, feed: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        """Outputs under every tensor name of each Result's source and the Result's name."""
-        buffers = self._feed(feed)
+    def run(self, feed: dict[str, np.ndarray],
+            times: OpTimes | None = None) -> dict[str, np.ndarray]:
+        """Outputs under every tensor name of each Result's source and the Result's name.
+        With `times`, each layer's seconds are added under its type."""
         outputs: dict[str, np.ndarray] = {}
+        for lid, value in self.execute(self._feed(feed), times).items():
+            outputs.update(dict.fromkeys(self._result_names[lid], value))
+        return outputs
+
+    def execute(self, buffers: dict[tuple[int, int], np.ndarray],
+                times: OpTimes | None = None) -> dict[int, np.ndarray]:
+        """Run on the Parameters' values ((layer id, 0) -> value); each Result's by layer id."""
+        outputs: dict[int, np.ndarray] = {}
         for step in self.steps:
             args = [buffers[ref] for ref in step.inputs]
+            start = time.perf_counter()
             try:
                 outs = step.kernel(args)
             except ExtgenError:
@@ -225,10 +283,30 @@ class Executor:
                     f"{type(err).__name__}: {err} (do the IR's attributes and shapes fit the op?)"
                 )
                 raise ModelFormatError(msg) from err
+            if times is not None:
+                times.add(step.layer.type, time.perf_counter() - start)
             if step.layer.type == "Result":
-                outputs.update(dict.fromkeys(self._result_names[step.layer.id], outs[0]))
+                outputs[step.layer.id] = outs[0]
             for i, out in enumerate(outs):
                 buffers[(step.layer.id, i)] = out
             for ref in step.free_after:
                 buffers.pop(ref, None)
+        self.variables.update(self._assigned)
+        self._assigned.clear()
         return outputs
+
+
+class _Body:
+    """A body of a sub-graph op as its definition runs it: Parameter and Result layer ids."""
+
+    def __init__(self, executor: Executor) -> None:
+        self.executor = executor
+
+    def run(self, feed: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
+        return self.executor.execute({(lid, 0): value for lid, value in feed.items()})
+
+    def spec(self, result: int) -> Spec:
+        executor = self.executor
+        src, idx = executor._source(executor.model.layers[result], 0)
+        port = executor.model.layers[src].outputs[idx]
+        return Spec(port.dims, _precision(port.precision))

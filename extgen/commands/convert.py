@@ -87,6 +87,18 @@ def add_framework_group(p: argparse.ArgumentParser) -> None:
     fw.add_argument("--input_symbol", type=Path, metavar="FILE-symbol.json",
                     help="MXNet: the symbol file (default: derived from the .params name)")
     add_framework_flags(fw)
+    kaldi = p.add_argument_group("Kaldi")
+    kaldi.add_argument("--counts", metavar="FILE",
+                       help='Kaldi: class counts (one line); their log-priors are subtracted '
+                       'from the output, as MO did; "" takes the <Priors> stored in an '
+                       'nnet3 .mdl')
+    kaldi.add_argument("--remove_output_softmax", action="store_true", default=None,
+                       help="Kaldi: drop the Softmax that makes the output (a LogSoftmax stays, "
+                       "as in MO)")
+    kaldi.add_argument("--remove_memory", action="store_true", default=None,
+                       help="Kaldi: recurrent state (frame delays, LSTM cells) as extra inputs "
+                       "and outputs <name>/next instead of ReadValue/Assign; feed each output "
+                       "back as the same-named input")
 
 
 def options_from_args(args: argparse.Namespace):
@@ -129,6 +141,9 @@ def framework_options(args: argparse.Namespace) -> dict:
         "custom_layers_mapping": args.custom_layers_mapping,
         "transformations_config": args.transformations_config,
         "input_symbol": args.input_symbol,
+        "counts": args.counts,
+        "remove_output_softmax": args.remove_output_softmax,
+        "remove_memory": args.remove_memory,
         **framework_flag_options(args),
     }
 

@@ -46,7 +46,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--engine", choices=["shim", "openvino"], default="shim",
                    help="shim: extgen's runtime (default); openvino: the real OpenVINO runtime")
     p.add_argument("--benchmark", type=int, default=0, metavar="N",
-                   help="run N times and print latency min/median/max")
+                   help="run N times and print latency min/median/max, then the time per op type "
+                   "(as benchmark_app -pc) to show where a custom op's kernel sits")
     p.add_argument("--compare", action="store_true",
                    help="run both engines and print the max abs difference per output")
 
@@ -134,7 +135,8 @@ def run(args: argparse.Namespace) -> int:
 
     _check_output(args.output)
     given = _load_inputs(args.input)
-    engine = open_engine(args.engine, args.model, args.device, args.extension, args.config)
+    engine = open_engine(args.engine, args.model, args.device, args.extension, args.config,
+                         profile=args.benchmark > 0)
     feed = _complete_inputs(engine, given)
     outputs = engine.run(feed)
     for name, value in outputs.items():
@@ -151,11 +153,27 @@ def run(args: argparse.Namespace) -> int:
             diff = np.abs(value.astype(np.float64) - theirs[name].astype(np.float64)).max()
             print(f"  {name}: {diff:.3g}")
     if args.benchmark > 0:
-        times = []
-        for _ in range(args.benchmark):
-            start = time.perf_counter()
-            engine.run(feed)
-            times.append((time.perf_counter() - start) * 1000)
-        print(f"latency over {len(times)} runs: min {min(times):.2f} ms, "
-              f"median {statistics.median(times):.2f} ms, max {max(times):.2f} ms")
+        _benchmark(engine, feed, args.benchmark, args.engine)
     return 0
+
+
+def _benchmark(engine, feed: dict, runs: int, engine_name: str) -> None:
+    """Latency over `runs` runs, then the time per op type (as benchmark_app -pc), slowest
+    first, so a custom op's share is plain to see."""
+    from converter.runtime.executor import OpTimes
+
+    latencies = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        engine.run(feed)
+        latencies.append((time.perf_counter() - start) * 1000)
+    print(f"latency over {runs} runs: min {min(latencies):.2f} ms, "
+          f"median {statistics.median(latencies):.2f} ms, max {max(latencies):.2f} ms")
+    times = OpTimes()
+    for _ in range(runs):
+        engine.run(feed, times)
+    total = sum(times.seconds.values()) or 1.0
+    print(f"time per op type ({engine_name}, mean of {runs} runs):")
+    for op, sec in sorted(times.seconds.items(), key=lambda kv: -kv[1]):
+        print(f"  {op:<24} {sec * 1000 / runs:9.3f} ms  {100 * sec / total:5.1f}%  "
+              f"{times.calls[op] // runs:4d} layers")

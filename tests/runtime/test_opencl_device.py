@@ -13,6 +13,7 @@ from converter.runtime.opencl import GpuDevice, build, device
 from converter.system import install_command
 from extgen.cli import main
 from extgen.errors import KernelBuildError
+from tests.child_env import child_env
 
 KERNELS = Path(__file__).parent / "kernels" / "gpu"
 ROOT = Path(__file__).resolve().parents[2]
@@ -171,7 +172,6 @@ def test_a_broken_named_device_stops_kernels_and_doctor(fresh_device, monkeypatc
 
 def test_oclgrind_reports_an_out_of_bounds_read(tmp_path: Path) -> None:
     """EXTGEN_OPENCL_DEVICE=oclgrind runs kernels in the simulator, which names a bad access."""
-    import os
     import subprocess
     import sys
 
@@ -187,8 +187,7 @@ def test_oclgrind_reports_an_out_of_bounds_read(tmp_path: Path) -> None:
         "dev.kernel(layer('LeakyRelu', x.shape))([x])\n"
         "print(build.chosen_device().device)\n"
     )
-    env = {**os.environ, "EXTGEN_OPENCL_DEVICE": "oclgrind",
-           "EXTGEN_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(ROOT)}
+    env = child_env(EXTGEN_OPENCL_DEVICE="oclgrind", EXTGEN_CACHE_DIR=str(tmp_path / "cache"))
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           env=env, cwd=ROOT, check=False)
     assert done.returncode == 0, done.stderr

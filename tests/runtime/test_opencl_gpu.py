@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +16,7 @@ from converter.runtime.opencl import GpuDevice, build
 from converter.runtime.opencl.expressions import Expression
 from converter.runtime.opencl.jit import from_layout, pitches, to_layout
 from extgen.errors import ExtgenError, KernelBuildError, KernelConfigError
+from tests.child_env import child_env
 
 KERNELS = Path(__file__).parent / "kernels" / "gpu"
 ROOT = Path(__file__).resolve().parents[2]
@@ -112,7 +112,7 @@ def test_disk_cache_used_by_fresh_process(tmp_path):
         "assert np.allclose(y, -0.75)\n"
         "print(build.compile_count(), build.disk_hits())\n"
     )
-    env = {**os.environ, "EXTGEN_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(ROOT)}
+    env = child_env(EXTGEN_CACHE_DIR=str(tmp_path / "cache"))
     runs = [subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
                            cwd=ROOT, check=True).stdout.split() for _ in range(2)]
     assert runs == [["1", "0"], ["0", "1"]]

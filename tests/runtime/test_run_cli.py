@@ -33,6 +33,22 @@ def test_run_compare_benchmark_output(relu_add_ir: Path, tmp_path: Path, capsys)
     np.testing.assert_allclose(saved, expected, rtol=1e-6)
 
 
+@pytest.mark.parametrize("engine", ["shim", "openvino"])
+def test_benchmark_reports_time_per_op_type(relu_add_ir: Path, capsys, engine: str) -> None:
+    """Like benchmark_app -pc: each op type with its layer count, slowest first, shares
+    summing to 100%."""
+    assert main(["run", "--model", str(relu_add_ir), "--input", "random", "--engine", engine,
+                 "--benchmark", "2"]) == 0
+    out = capsys.readouterr().out
+    table = out.split(f"time per op type ({engine}, mean of 2 runs):\n")[1].splitlines()
+    rows = {line.split()[0]: line.split() for line in table}
+    if engine == "shim":
+        assert rows["ReLU"][-2:] == ["1", "layers"] and rows["Add"][-2:] == ["1", "layers"]
+    assert rows and all(r[2] == "ms" and r[-1] == "layers" for r in rows.values())
+    shares = [float(r[3].rstrip("%")) for r in rows.values()]
+    assert abs(sum(shares) - 100) < 0.6 and shares == sorted(shares, reverse=True)
+
+
 @pytest.mark.parametrize("array", [np.zeros((1, 3, 4, 4), np.float64),
                                    np.zeros((1, 3, 5, 4), np.float32)])
 def test_wrong_input_is_one_line(relu_add_ir: Path, tmp_path: Path, capsys, array) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +17,10 @@ from converter.graph.graph import Graph, Node
 from converter.graph.shape import DYN
 from converter.ops.op import Op
 
-__all__ = ["check_tensor_header", "load_model", "model_to_graph", "tensor_value"]
+__all__ = [
+    "add_op", "check_tensor_header", "fill_graph", "implicit_inputs", "load_model",
+    "model_to_graph", "tensor_value",
+]
 
 _KNOWN_TYPES = frozenset(onnx.helper.get_all_tensor_dtypes()) - {TensorProto.UNDEFINED}
 _MAX_ELEMENTS = 1 << 40
@@ -136,25 +140,43 @@ def _check_attribute_types(pb: onnx.NodeProto, name: str, opset: int) -> None:
             raise ModelFormatError(msg)
 
 
-def _add_op(graph: Graph, op: str, name: str, **attrs) -> Node:
+def implicit_inputs(g: onnx.GraphProto) -> list[str]:
+    """The outer-scope tensors a sub-graph reads (its nested sub-graphs' too), in first use
+    order: names it neither takes as inputs nor defines."""
+    defined = {i.name for i in g.input} | {t.name for t in g.initializer}
+    defined |= {o for node in g.node for o in node.output}
+    used = [name for node in g.node for name in [*node.input, *_captures(node)]]
+    used += [o.name for o in g.output]
+    return list(dict.fromkeys(n for n in used if n and n not in defined))
+
+
+def _captures(pb: onnx.NodeProto) -> list[str]:
+    """What pb's sub-graphs (If branches, Loop/Scan bodies) read from outside them."""
+    graphs = [g for a in pb.attribute for g in ([a.g] if a.HasField("g") else list(a.graphs))]
+    return list(dict.fromkeys(name for g in graphs for name in implicit_inputs(g)))
+
+
+def add_op(graph: Graph, op: str, name: str, **attrs) -> Node:
     node = Op.builtin_ops[op](graph).create_node(attrs={"name": name, **attrs})
     return node
 
 
 def _add_node(graph: Graph, pb: onnx.NodeProto, index: int,
               producers: dict[str, tuple[Node, int]]) -> None:
-    """One framework node for pb, fed by the producers of its inputs; it produces its outputs."""
+    """One framework node for pb, fed by the producers of its inputs, then of the outer values
+    its sub-graphs read (`captures`, after the inputs); it produces its outputs."""
     op = pb.op_type if pb.domain in ("", "ai.onnx") else f"{pb.domain}::{pb.op_type}"
     name = pb.name or (pb.output[0] if pb.output and pb.output[0] else f"{pb.op_type}_{index}")
     _check_attribute_types(pb, name, graph.graph["fw_opset_version"])
     node_id = graph.unique_id(name)
+    captures = _captures(pb)
     graph.add_node(
-        node_id, kind="op", op=op, name=name, pb=pb,
-        in_ports_count=len(pb.input), out_ports_count=len(pb.output),
+        node_id, kind="op", op=op, name=name, pb=pb, captures=captures,
+        in_ports_count=len(pb.input) + len(captures), out_ports_count=len(pb.output),
     )
     node = Node(graph, node_id)
     node.update_node()
-    for port, tensor in enumerate(pb.input):
+    for port, tensor in enumerate([*pb.input, *captures]):
         if not tensor:
             continue
         if tensor not in producers:
@@ -171,6 +193,42 @@ def _add_node(graph: Graph, pb: onnx.NodeProto, index: int,
             producers[tensor] = (node, port)
 
 
+def fill_graph(graph: Graph, g: onnx.GraphProto, producers: dict[str, tuple[Node, int]],
+               value_of: Callable[[TensorProto], np.ndarray]) -> tuple[list[str], list[str]]:
+    """g's initializers (Consts, by value_of), inputs (Parameters), nodes and outputs (Results)
+    into graph; producers may already hold outer values. Returns the Parameter and the Result
+    node ids, in g's input and output order."""
+    inits = {t.name for t in g.initializer}
+    for t in g.initializer:
+        node = add_op(graph, "Const", t.name, value=value_of(t))
+        node.out_port(0).add_tensor_names([t.name])
+        producers[t.name] = (node, 0)
+    params = []
+    for vi in g.input:
+        if vi.name in inits:
+            continue
+        elem = vi.type.tensor_type.elem_type
+        dtype = onnx.helper.tensor_dtype_to_np_dtype(elem) if elem else np.float32
+        node = add_op(
+            graph, "Parameter", vi.name, shape=_input_shape(vi), element_type=np.dtype(dtype)
+        )
+        node.out_port(0).add_tensor_names([vi.name])
+        producers[vi.name] = (node, 0)
+        params.append(node.id)
+    for i, pb in enumerate(g.node):
+        _add_node(graph, pb, i, producers)
+    results = []
+    for vi in g.output:
+        if vi.name not in producers:
+            msg = f"graph output '{vi.name}' is produced by nothing (truncated or corrupt model)"
+            raise ModelFormatError(msg)
+        src, out = producers[vi.name]
+        result = add_op(graph, "Result", f"{vi.name}/sink_port_0")
+        src.out_port(out).connect(result.in_port(0))
+        results.append(result.id)
+    return params, results
+
+
 def model_to_graph(mapped: MappedModel, base: Path | None = None) -> Graph:
     """Front-stage graph: Parameter/Const/framework nodes/Result, edges by tensor name."""
     model = mapped.model
@@ -181,31 +239,8 @@ def model_to_graph(mapped: MappedModel, base: Path | None = None) -> Graph:
         fw="onnx", layout="NCHW", feature_dim=1, opsets=opsets,
         fw_opset_version=opsets.get("ai.onnx", 1), name=g.name or "model",
     )
-    producers: dict[str, tuple[Node, int]] = {}
+    fill_graph(graph, g, {}, lambda t: tensor_value(t, base, mapped))
     inits = {t.name for t in g.initializer}
-    for t in g.initializer:
-        node = _add_op(graph, "Const", t.name, value=tensor_value(t, base, mapped))
-        node.out_port(0).add_tensor_names([t.name])
-        producers[t.name] = (node, 0)
-    for vi in g.input:
-        if vi.name in inits:
-            continue
-        elem = vi.type.tensor_type.elem_type
-        dtype = onnx.helper.tensor_dtype_to_np_dtype(elem) if elem else np.float32
-        node = _add_op(
-            graph, "Parameter", vi.name, shape=_input_shape(vi), element_type=np.dtype(dtype)
-        )
-        node.out_port(0).add_tensor_names([vi.name])
-        producers[vi.name] = (node, 0)
-    for i, pb in enumerate(g.node):
-        _add_node(graph, pb, i, producers)
-    for vi in g.output:
-        if vi.name not in producers:
-            msg = f"graph output '{vi.name}' is produced by nothing (truncated or corrupt model)"
-            raise ModelFormatError(msg)
-        src, out = producers[vi.name]
-        result = _add_op(graph, "Result", f"{vi.name}/sink_port_0")
-        src.out_port(out).connect(result.in_port(0))
     graph.graph["output_order"] = [vi.name for vi in g.output]
     graph.graph["input_order"] = [vi.name for vi in g.input if vi.name not in inits]
     return graph

@@ -13,6 +13,7 @@ from converter.errors import KernelBuildError, KernelConfigError
 from converter.files import write_atomic
 from converter.progress import activity
 from converter.runtime.opencl import device
+from converter.runtime.opencl.positions import user_positions
 
 __all__ = [
     "cache_dir", "chosen_device", "compile_count", "context", "disk_hits", "has_fp16", "kernel",
@@ -136,7 +137,8 @@ def program(source: str, options: str, label: str) -> Any:
             for w in caught:
                 log.debug("%s: %s", label, w.message)
         except cl.Error as err:
-            msg = f"{label}: OpenCL build failed: {device.build_errors(str(err))}"
+            found = device.build_errors(user_positions(str(err), source))
+            msg = f"{label}: OpenCL build failed: {found}"
             raise KernelBuildError(msg) from None
         _counts["compiled"] += 1
         _to_disk(key, prg)

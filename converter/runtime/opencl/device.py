@@ -10,6 +10,7 @@ import logging
 import os
 import re
 import shutil
+import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -81,7 +82,9 @@ def probe(cl: Any, cand: Candidate) -> str:
 
     try:
         ctx = cl.Context([cand.handle])
-        prg = cl.Program(ctx, PROBE_SOURCE).build()
+        with warnings.catch_warnings():  # a driver's build chatter is not the user's business
+            warnings.simplefilter("ignore")
+            prg = cl.Program(ctx, PROBE_SOURCE).build()
         queue = cl.CommandQueue(ctx)
         host = np.arange(4, dtype=np.float32)
         buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=host)

@@ -1,0 +1,125 @@
+"""Front-stage graph pieces for Kaldi: the input Parameter, one framework node per component
+(its `component` the parsed Component, its op the component type), opset ops built directly
+(ParallelComponent's split and concat, nnet3's descriptors), and the Results."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from converter.front.kaldi.component import Component
+from converter.front.kaldi.mo_readers import parameters
+from converter.graph.graph import Graph, Node
+from converter.graph.port import Port
+from converter.ops.op import Op
+
+__all__ = ["GraphBuilder"]
+
+
+class GraphBuilder:
+    """Adds nodes to one graph, naming them uniquely."""
+
+    def __init__(self, name: str) -> None:
+        self.graph = Graph()
+        self.graph.graph.update(fw="kaldi", layout="NCHW", feature_dim=1, name=name)
+        self.graph.graph["input_order"] = []
+        self.graph.graph["output_order"] = []
+
+    @classmethod
+    def on(cls, graph: Graph) -> GraphBuilder:
+        """A builder adding to an existing graph (a translator's)."""
+        builder = cls.__new__(cls)
+        builder.graph = graph
+        return builder
+
+    def parameter(self, name: str, dim: int, batch: int = 1) -> Port:
+        node = Op.builtin_ops["Parameter"](self.graph).create_node(attrs={
+            "name": name, "shape": (batch, int(dim)), "element_type": np.dtype(np.float32)})
+        node.out_port(0).add_tensor_names([name])
+        self.graph.graph["input_order"].append(name)
+        return node.out_port(0)
+
+    def component(self, comp: Component, source: Port, name: str | None = None) -> Port:
+        name = name or comp.name
+        node_id = self.graph.unique_id(name)
+        self.graph.add_node(node_id, kind="op", op=comp.type, name=name, component=comp,
+                            pb=comp, parameters=parameters(comp), in_ports_count=1,
+                            out_ports_count=1)
+        node = Node(self.graph, node_id)
+        node.update_node()
+        source.connect(node.in_port(0))
+        node.out_port(0).add_tensor_names([name])
+        return node.out_port(0)
+
+    def op(self, type_name: str, inputs: Sequence[Port | np.ndarray], name: str,
+           **attrs: Any) -> Node:
+        node = Op.builtin_ops[type_name](self.graph).create_node(
+            attrs={"name": self.graph.unique_id(name), **attrs})
+        for i, src in enumerate(inputs):
+            if not isinstance(src, Port):
+                src = self.const(src, f"{name}/value_{i}")
+            src.connect(node.in_port(i))
+        return node
+
+    def const(self, value: Any, name: str) -> Port:
+        node = Op.builtin_ops["Const"](self.graph).create_node(
+            attrs={"name": self.graph.unique_id(name), "value": np.asarray(value)})
+        return node.out_port(0)
+
+    def result(self, source: Port, name: str) -> None:
+        source.add_tensor_names([name])
+        result = Op.builtin_ops["Result"](self.graph).create_node(
+            attrs={"name": f"{name}/sink_port_0"})
+        source.connect(result.in_port(0))
+        self.graph.graph["output_order"].append(name)
+
+
+class DelayLines:
+    """Past values of nodes, one variable per delayed frame (ReadValue/Assign, zero at first);
+    with remove_memory, each variable becomes an extra input and its new value an output
+    instead (the caller carries the state). The graph's "kaldi_state" is (remove_memory,
+    batch): a batch of N frames is N independent streams, each with its own state (MO)."""
+
+    def __init__(self, b: GraphBuilder) -> None:
+        self.b = b
+        self.remove_memory, self.batch = b.graph.graph.get("kaldi_state", (False, 1))
+        self.lines: dict[str, list[Port]] = {}
+        self.pending: list[tuple[str, str | Port, int]] = []  # (variable, what it stores, dim)
+
+    def delayed(self, name: str, k: int, dim: int, source: Port | None = None) -> Port:
+        """The value of node `name` (the port `source`, when given) from k calls ago."""
+        line = self.lines.setdefault(name, [])
+        while len(line) < k:
+            var = self.b.graph.unique_id(f"{name}/delay_{len(line) + 1}")
+            if self.remove_memory:
+                read = self.b.parameter(var, dim, self.batch)
+            else:
+                zeros = np.zeros((self.batch, dim), np.float32)
+                read = self.b.op("ReadValue", [zeros], var, variable_id=var,
+                                 variable_type=np.dtype(np.float32),
+                                 variable_shape=zeros.shape).out_port(0)
+            self.pending.append((var, line[-1] if line else (source or name), dim))
+            line.append(read)
+        return line[k - 1]
+
+    def _store(self, var: str, value: Port, dim: int) -> None:
+        # a copy (Concat, Slice) gives the stored value a tensor of its own: OpenVINO 2026's
+        # CPU plugin lets an Assign fed straight by a Parameter or a ReadValue share that
+        # buffer, so the stored value became the new one (test_kaldi_openvino_bug.py), and
+        # an output '<var>/next' must not rename the input it copies
+        twice = self.b.op("Concat", [value, value], f"{var}/copy", axis=1).out_port(0)
+        copy = self.b.op("Slice", [twice, np.array([0]), np.array([dim]), np.array([1]),
+                                   np.array([1])], f"{var}/copy").out_port(0)
+        if self.remove_memory:
+            self.b.result(copy, f"{var}/next")
+        else:
+            self.b.op("Assign", [copy], f"{var}/assign", variable_id=var)
+
+    def connect(self, port_of=None) -> None:
+        """Store every variable's next value, once the nodes exist (port_of(name) gives a
+        node's port); call it after the model's Results, so state outputs come last."""
+        for var, source, dim in self.pending:
+            self._store(var, source if isinstance(source, Port) else port_of(source), dim)
+        self.pending.clear()

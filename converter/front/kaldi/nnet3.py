@@ -1,0 +1,164 @@
+"""nnet3's config lines resolved into graph nodes: input-node (a Parameter), component-node (a
+framework node fed by its input descriptor), dim-range-node (a Slice), output-node (a
+Result). Descriptors become opset ops: Append (Concat), Sum (Add), Scale (Multiply);
+IfDefined and ReplaceIndex pass their input on; Offset and TdnnComponent's time offsets read
+delay lines (converter.front.kaldi.timing)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from converter.errors import ModelFormatError, UnsupportedOpError
+from converter.front.kaldi.builder import DelayLines, GraphBuilder
+from converter.front.kaldi.descriptor import parse_descriptor, parse_line
+from converter.front.kaldi.model import KaldiModel
+from converter.front.kaldi.outputs import finish_output
+from converter.front.kaldi.timing import component_offsets, delays, leaves, output_dim
+from converter.graph.port import Port
+from converter.options import ConvertOptions
+
+__all__ = ["Nnet3Graph"]
+
+_KINDS = ("input-node", "component-node", "dim-range-node")
+
+
+class Nnet3Graph:
+    """Builds one nnet3 net into a GraphBuilder, node by node (sources first)."""
+
+    def __init__(self, b: GraphBuilder, model: KaldiModel, opts: ConvertOptions) -> None:
+        self.b, self.opts, self.priors = b, opts, model.priors
+        self.components = {c.name: c for c in model.components}
+        self.nodes: dict[str, dict[str, str]] = {}
+        self.kinds: dict[str, str] = {}
+        self.trees: dict[str, object] = {}
+        self.ports: dict[str, Port] = {}
+        self.dims: dict[str, int] = {}
+        self.outputs: list[dict[str, str]] = []
+        for line in model.config:
+            kind, fields = parse_line(line)
+            if kind == "output-node":
+                self.outputs.append(fields)
+            elif kind in _KINDS:
+                self.nodes[fields.get("name", "")] = fields
+                self.kinds[fields.get("name", "")] = kind
+            else:
+                raise ModelFormatError(f"nnet3 config line '{line}': unknown kind '{kind}'")
+        self.delay = delays(self._reads())
+        self.lines = DelayLines(b)
+
+    def _reads(self) -> dict[str, list[tuple[str, int]]]:
+        reads: dict[str, list[tuple[str, int]]] = {}
+        for name, fields in [*self.nodes.items(), *((f"\0{f.get('name')}", f)
+                                                   for f in self.outputs)]:
+            kind = self.kinds.get(name, "output-node")
+            if kind == "input-node":
+                reads[name] = []
+            elif kind == "dim-range-node":
+                reads[name] = [(self._field(fields, "input-node"), 0)]
+            else:
+                tree = self.trees[name] = parse_descriptor(self._field(fields, "input"))
+                shifts = component_offsets(self.components.get(fields.get("component", "")))
+                reads[name] = [(src, o + t) for src, o in leaves(tree) for t in shifts]
+        return reads
+
+    def build(self) -> None:
+        for name, kind in self.kinds.items():
+            if kind == "input-node":
+                self.port(name, ())
+        for fields in self.outputs:
+            name = fields.get("name", "output")
+            port = self._tree(self.trees[f"\0{name}"], (), f"\0{name}", 0)
+            self.b.result(finish_output(self.b, port, self.opts, self.priors), name)
+        self.lines.connect(lambda n: self.port(n, ()))
+
+    def _field(self, fields: dict[str, str], key: str) -> str:
+        if key not in fields:
+            msg = f"nnet3 config node '{fields.get('name', '?')}' has no {key}="
+            raise ModelFormatError(msg)
+        return fields[key]
+
+    def port(self, name: str, stack: tuple[str, ...]) -> Port:
+        if name in self.ports:
+            return self.ports[name]
+        if name not in self.nodes:
+            raise ModelFormatError(f"nnet3 config: node '{name}' is used but never defined")
+        if name in stack:
+            msg = (f"nnet3 node '{name}' depends on itself with no time offset; "
+                   "the model is corrupt")
+            raise ModelFormatError(msg)
+        fields, kind, stack = self.nodes[name], self.kinds[name], (*stack, name)
+        if kind == "input-node":
+            port = self.b.parameter(name, int(self._field(fields, "dim")))
+        elif kind == "component-node":
+            comp = self.components.get(self._field(fields, "component"))
+            if comp is None:
+                msg = f"nnet3 node '{name}': component '{fields['component']}' is not stored"
+                raise ModelFormatError(msg)
+            parts = [self._tree(self.trees[name], stack, name, t)
+                     for t in component_offsets(comp)]
+            source = parts[0] if len(parts) == 1 else self.b.op(
+                "Concat", parts, f"{name}/splice", axis=1).out_port(0)
+            port = self.b.component(comp, source, name)
+        else:
+            source = self.port(self._field(fields, "input-node"), stack)
+            start = int(self._field(fields, "dim-offset"))
+            stop = start + int(self._field(fields, "dim"))
+            port = self.b.op("Slice", [source, np.array([start]), np.array([stop]),
+                                       np.array([1]), np.array([1])], name).out_port(0)
+        self.ports[name] = port
+        return port
+
+    def dim(self, name: str, stack: tuple[str, ...] = ()) -> int:
+        """A node's output dim, from the config and the components alone."""
+        if name not in self.dims:
+            if name in stack or name not in self.nodes:
+                raise ModelFormatError(f"nnet3 config: cannot tell the dim of node '{name}'")
+            fields, kind = self.nodes[name], self.kinds[name]
+            if kind != "component-node":
+                self.dims[name] = int(self._field(fields, "dim"))
+            else:
+                comp = self.components[self._field(fields, "component")]
+                self.dims[name] = output_dim(
+                    comp, lambda: self._tree_dim(self.trees[name], (*stack, name)))
+        return self.dims[name]
+
+    def _tree_dim(self, tree, stack: tuple[str, ...]) -> int:
+        if isinstance(tree, str):
+            return self.dim(tree, stack)
+        fn, args = tree[0], tree[1:]
+        if fn == "Append":
+            return sum(self._tree_dim(a, stack) for a in args)
+        return self._tree_dim(args[1] if fn == "Scale" else args[0], stack)
+
+    def _tree(self, tree, stack: tuple[str, ...], owner: str, offset: int) -> Port:
+        """The port of a descriptor read by node `owner`, shifted by `offset` frames."""
+        if isinstance(tree, str):
+            if tree not in self.nodes:
+                raise ModelFormatError(f"nnet3 config: node '{tree}' is used but never defined")
+            k = self.delay[owner] - offset - self.delay[tree]
+            if k < 0:
+                raise ModelFormatError(f"nnet3 node '{owner}': reads '{tree}' ahead of time")
+            if k == 0:
+                return self.port(tree, stack)
+            return self.lines.delayed(tree, k, self.dim(tree))
+        if not isinstance(tree, tuple):
+            raise ModelFormatError(f"nnet3 descriptor of '{owner}': a number where a node belongs")
+        fn, args = tree[0], tree[1:]
+        if fn == "Offset":
+            return self._tree(args[0], stack, owner, offset + int(args[1]))
+        if fn in ("IfDefined", "ReplaceIndex"):
+            return self._tree(args[0], stack, owner, offset)
+        if fn == "Scale" and len(args) == 2:
+            scaled = self._tree(args[1], stack, owner, offset)
+            return self.b.op("Multiply", [scaled, np.array([args[0]], np.float32)],
+                             "Scale").out_port(0)
+        parts = [self._tree(a, stack, owner, offset) for a in args]
+        if fn == "Append":
+            return parts[0] if len(parts) == 1 else self.b.op(
+                "Concat", parts, "Append", axis=1).out_port(0)
+        if fn == "Sum":
+            total = parts[0]
+            for other in parts[1:]:
+                total = self.b.op("Add", [total, other], "Sum").out_port(0)
+            return total
+        raise UnsupportedOpError(f"nnet3 descriptor of '{owner}': {fn}() is not supported")

@@ -1,0 +1,73 @@
+"""MO's edits of a Kaldi net's output: `--counts` (log-priors subtracted from the output) and
+`--remove_output_softmax`.
+
+MO 2023.3 subtracts the log-priors after the output even when it is a Softmax (its check for
+a Softmax output meets the Identity its loader puts before every output), and then keeps the
+Softmax under --remove_output_softmax (no longer last); extgen gives the same outputs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from converter.errors import InputFileError, UsageError
+from converter.front.kaldi.builder import GraphBuilder
+from converter.graph.port import Port
+from converter.options import ConvertOptions
+
+__all__ = ["finish_output", "read_counts"]
+
+_SOFTMAX = ("Softmax", "SoftmaxComponent")  # MO 2023.3 kept an output LogSoftmax
+_CUTOFF = 1.00000001e-10  # MO's floor on a count
+
+
+def read_counts(path: Path) -> np.ndarray:
+    """A counts file: one line of numbers, optionally within [ ]."""
+    try:
+        lines = [ln for ln in Path(path).read_text().splitlines() if ln.strip()]
+    except (OSError, UnicodeDecodeError) as err:
+        raise InputFileError(f"--counts {path}: cannot read it ({err})") from None
+    if len(lines) != 1:
+        msg = f"--counts {path}: expected one line of counts, found {len(lines)} lines"
+        raise InputFileError(msg)
+    try:
+        return np.array([float(v) for v in lines[0].replace("[", " ").replace("]", " ").split()])
+    except ValueError:
+        msg = f"--counts {path}: the line holds something other than numbers"
+        raise InputFileError(msg) from None
+
+
+def log_priors(counts: np.ndarray) -> np.ndarray:
+    """log(c / sum(c)), each count floored at 1e-10 first; a floored class gets a huge prior
+    (half the largest float32), so its output becomes hugely negative (as MO did)."""
+    counts = np.asarray(counts, np.float64)
+    unseen = counts < _CUTOFF
+    counts = np.where(unseen, _CUTOFF, counts)
+    priors = np.log(counts / counts.sum())
+    return np.where(unseen, priors + np.finfo(np.float32).max / 2, priors)
+
+
+def _counts(opts: ConvertOptions, priors: np.ndarray | None) -> np.ndarray:
+    if opts.counts != "":
+        return read_counts(Path(opts.counts))
+    if priors is None or priors.size == 0:
+        msg = (f'--counts "": {opts.input_model} stores no <Priors> '
+               "(only an nnet3 .mdl does); pass a counts file")
+        raise UsageError(msg)
+    return priors
+
+
+def finish_output(b: GraphBuilder, port: Port, opts: ConvertOptions,
+                  priors: np.ndarray | None) -> Port:
+    """The port the output Result reads, after --counts and --remove_output_softmax."""
+    if opts.counts is not None:
+        shift = (-log_priors(_counts(opts, priors))).astype(np.float32)[None]
+        port = b.op("Add", [port, shift], "sub_counts").out_port(0)
+    node = port.node
+    if (opts.remove_output_softmax and node.soft_get("op") in _SOFTMAX
+            and not port.get_destinations()):
+        source = node.in_port(0).get_source()
+        b.graph.remove_node(node.id)
+        port = source
+    return port

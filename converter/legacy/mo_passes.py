@@ -1,0 +1,78 @@
+"""Stand-ins for MO's own transformations, so legacy passes that name them find their place.
+
+A user pass with `run_after = [InsertLayoutPropagationTranspose]` needs MO's position, not
+MO's code. Each name in converter.legacy.mo_pass_order becomes an anchor of its phase that runs
+nothing and keeps MO's order among these anchors, the phase separators and extgen's layout
+change. The anchors join a conversion's passes once extension code resolves one of them
+(`register`), inside the conversion's extension scope.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from converter.back import replacement as _back
+from converter.front import replacement as _front
+from converter.legacy.mo_pass_order import MO_PASSES
+from converter.legacy.replacement import PostMiddleStart, PreMiddleStart
+from converter.middle import replacement as _middle
+from converter.middle.layout.transposes import LayoutChangeNHWCtoNCHW
+from converter.passes import Anchor, ReplacementPattern
+
+__all__ = ["STANDINS", "register"]
+
+_PHASE_BASES = {
+    "front": _front.FrontReplacementPattern,
+    "middle": _middle.MiddleReplacementPattern,
+    "back": _back.BackReplacementPattern,
+}
+# extgen's own passes that MO's order refers to
+_POINTS: dict[str, type[ReplacementPattern]] = {
+    cls.__name__: cls for cls in (
+        _front.FrontStart, _front.FrontFinish, PreMiddleStart, _middle.MiddleStart,
+        _middle.MiddleFinish, PostMiddleStart, _back.BackStart, _back.BackFinish,
+        LayoutChangeNHWCtoNCHW,
+    )
+}
+
+
+def _classes(names: str) -> list[type[ReplacementPattern]]:
+    return [_POINTS.get(name) or STANDINS[name] for name in names.split()]
+
+
+def _standin(name: str, phase: str, spec: str) -> type[ReplacementPattern]:
+    after, _, before = spec.partition("|")
+
+    def run_after(self) -> list:
+        return _classes(after)
+
+    def run_before(self) -> list:
+        return _classes(before)
+
+    doc = f"Stand-in for MO's {phase} transformation {name}: only orders the passes around it."
+    attrs = {"run_after": run_after, "run_before": run_before, "__doc__": doc,
+             "__module__": __name__, "__qualname__": name}
+    return type(name, (Anchor, _PHASE_BASES[phase]), attrs)
+
+
+STANDINS: dict[str, type[ReplacementPattern]] = {
+    name: _standin(name, module.split(".", 1)[0], spec)
+    for module, table in MO_PASSES.items() for name, spec in table.items()
+}
+# defined here, registered with a conversion's passes only when extension code names one
+ReplacementPattern.registered_cls[:] = [
+    c for c in ReplacementPattern.registered_cls if c not in STANDINS.values()
+]
+
+
+def register() -> None:
+    """Put every stand-in into the current conversion's passes (once)."""
+    present = set(ReplacementPattern.registered_cls)
+    ReplacementPattern.registered_cls.extend(c for c in STANDINS.values() if c not in present)
+
+
+def __getattr__(name: str) -> Any:
+    if name in STANDINS:
+        register()
+        return STANDINS[name]
+    raise AttributeError(name)
