@@ -9,15 +9,20 @@ from pathlib import Path
 import numpy as np
 
 from converter.errors import UsageError
-from converter.graph.shape import Shape, parse_shape
+from converter.graph.shape import Bounds, Shape, parse_bounds, parse_shape
 from converter.ir.types import dtype_of
 
 __all__ = [
     "ConvertOptions",
     "InputSpec",
+    "LayoutSpec",
+    "parse_freeze",
     "parse_input",
     "parse_input_shape",
+    "parse_input_shape_bounds",
+    "parse_layouts",
     "parse_per_input_values",
+    "parse_transforms",
 ]
 
 
@@ -29,6 +34,17 @@ class InputSpec:
     shape: Shape | None = None
     dtype: np.dtype | None = None
     value: np.ndarray | None = None
+    bounds: Bounds | None = None  # '1..4' dimensions, kept in the IR's Parameter
+
+
+@dataclass
+class LayoutSpec:
+    """One item of --layout: name(source->target); name None means the only input. Layouts are
+    lists of dimension names (N, C, H, W, ?, ...)."""
+
+    name: str | None
+    source: list[str] | None = None
+    target: list[str] | None = None
 
 
 @dataclass
@@ -39,6 +55,7 @@ class ConvertOptions:
     model_name: str | None = None
     extensions: list[Path] = field(default_factory=list)
     input_shape: list[Shape] | None = None
+    input_shape_bounds: list[Bounds | None] | None = None  # '1..4' dimensions of input_shape
     inputs: list[InputSpec] | None = None
     outputs: list[str] | None = None
     mean_values: dict[str | None, list[float]] = field(default_factory=dict)
@@ -61,12 +78,24 @@ class ConvertOptions:
     remove_output_softmax: bool | None = None  # None: not asked
     remove_memory: bool | None = None  # state as extra inputs/outputs, not ReadValue/Assign
     extra: dict[str, str] = field(default_factory=dict)
+    # more MO flags (issue 18): common ones, then framework-specific ones
+    scale: float | None = None  # --scale: every original input divided by it
+    batch: int | None = None
+    layouts: list[LayoutSpec] = field(default_factory=list)  # --layout/--source_/--target_layout
+    static_shape: bool = False
+    transforms: list[tuple[str, dict[str, str]]] = field(default_factory=list)
+    freeze: list[InputSpec] = field(default_factory=list)  # --freeze_placeholder_with_value
+    input_model_is_text: bool | None = None  # TF
+    mean_file: Path | None = None  # Caffe .binaryproto mean image
+    disable_omitting_optional: bool | None = None  # Caffe, -k layers: every optional field
+    enable_flattening_nested_params: bool | None = None  # Caffe, -k layers: outer__inner names
+    legacy_mxnet_model: bool | None = None  # MXNet
 
     def check_framework_flags(self, framework: str) -> None:
         """Refuse a framework-specific flag given for another framework's model (MO did): it
         would otherwise be ignored without a word."""
         for attr, (owner, flag) in _FRAMEWORK_FLAGS.items():
-            if getattr(self, attr) is not None and owner != framework:
+            if getattr(self, attr) not in (None, False) and owner != framework:
                 msg = (f"{flag} is for {owner} models, but {self.input_model} is read as "
                        f"{framework}; drop it (or pass --framework if that guess is wrong)")
                 raise UsageError(msg)
@@ -85,6 +114,11 @@ _FRAMEWORK_FLAGS = {
     "counts": ("kaldi", "--counts"),
     "remove_output_softmax": ("kaldi", "--remove_output_softmax"),
     "remove_memory": ("kaldi", "--remove_memory"),
+    "input_model_is_text": ("tf", "--input_model_is_text"),
+    "mean_file": ("caffe", "--mean_file"),
+    "disable_omitting_optional": ("caffe", "--disable_omitting_optional"),
+    "enable_flattening_nested_params": ("caffe", "--enable_flattening_nested_params"),
+    "legacy_mxnet_model": ("mxnet", "--legacy_mxnet_model"),
 }
 
 
@@ -108,21 +142,33 @@ def _split_top(text: str) -> list[str]:
 _SHAPE_LIST_RE = re.compile(r"^\s*\[[^\[\]]*\](\s*,\s*\[[^\[\]]*\])*\s*$")
 
 
+def _shape_groups(text: str) -> list[str]:
+    if _SHAPE_LIST_RE.match(text):
+        return re.findall(r"\[([^\]]*)\]", text)
+    if "[" in text or "]" in text or not text:
+        raise ValueError("brackets do not pair up")
+    return [text]
+
+
 def parse_input_shape(text: str) -> list[Shape]:
     """'[1,3,224,224]' or '[1,3,224,224],[1,10]' (or bare '1,3,224,224') -> shapes."""
     text = text.strip()
     try:
-        if _SHAPE_LIST_RE.match(text):
-            return [parse_shape(g) for g in re.findall(r"\[([^\]]*)\]", text)]
-        if "[" in text or "]" in text or not text:
-            raise ValueError("brackets do not pair up")
-        return [parse_shape(text)]
+        groups = _shape_groups(text)
+        for group in groups:
+            parse_bounds(group)
+        return [parse_shape(g) for g in groups]
     except ValueError as err:
         msg = (
             f"--input_shape '{text}' is malformed: {err}; write it as [1,3,224,224] "
             "(several inputs: [1,3,224,224],[1,10]; dynamic dimension: -1 or ?)"
         )
         raise UsageError(msg) from None
+
+
+def parse_input_shape_bounds(text: str) -> list[Bounds | None]:
+    """The bounded ('1..4') dimensions of each shape of a valid --input_shape."""
+    return [parse_bounds(g) for g in _shape_groups(text.strip())]
 
 
 _INPUT_RE = re.compile(
@@ -141,15 +187,15 @@ def parse_input(text: str) -> list[InputSpec]:
             raise UsageError(msg)
         try:
             shape = parse_shape(m["shape"]) if m["shape"] is not None else None
+            bounds = parse_bounds(m["shape"]) if m["shape"] is not None else None
             dtype = dtype_of(m["type"]) if m["type"] else None
             value = None
             if m["value"]:
-                raw = m["value"].strip().strip("[]").replace(",", " ").split()
-                value = np.array([float(v) for v in raw], dtype=dtype or np.float32)
+                value = _value(m["value"], dtype)
         except ValueError as err:
             msg = f"--input item '{item}' is malformed: {err}"
             raise UsageError(msg) from None
-        specs.append(InputSpec(m["name"].strip(), shape, dtype, value))
+        specs.append(InputSpec(m["name"].strip(), shape, dtype, value, bounds))
     return specs
 
 
@@ -169,4 +215,79 @@ def parse_per_input_values(flag: str, text: str) -> dict[str | None, list[float]
         except ValueError:
             msg = f"{flag} '{text}' is malformed; write [123.7,116.3,103.5] or data[1,2,3]"
             raise UsageError(msg) from None
+    return out
+
+
+def _value(text: str, dtype: np.dtype | None) -> np.ndarray:
+    """'[1 2 3]', '1,2', 'True': the value of a frozen input."""
+    raw = text.strip().strip("[]").replace(",", " ").split()
+    if raw and all(v.lower() in ("true", "false") for v in raw):
+        return np.array([v.lower() == "true" for v in raw], dtype=dtype or np.bool_)
+    return np.array([float(v) for v in raw], dtype=dtype or np.float32)
+
+
+def parse_freeze(text: str) -> list[InputSpec]:
+    """--freeze_placeholder_with_value 'name->value,name2->[1 2]' (MO's older --input ->value)."""
+    specs = parse_input(text)
+    bad = [s.name for s in specs if s.value is None]
+    if bad:
+        msg = (f"--freeze_placeholder_with_value: '{bad[0]}' has no value; "
+               "write name->value, e.g. is_training->False")
+        raise UsageError(msg)
+    return specs
+
+
+_DIMS = re.compile(r"\.\.\.|\?|[A-Za-z]")
+
+
+def _layout(text: str, flag: str) -> list[str]:
+    """'nchw', 'NC...', '[n,c,h,w]', '[n,?,c]' -> ['N', 'C', 'H', 'W']."""
+    body = text.strip()
+    if body.startswith("["):
+        dims = [d.strip().upper() for d in body.strip("[]").split(",")]
+    else:
+        dims = [d.upper() for d in _DIMS.findall(body)]
+        if "".join(dims) != body.upper():
+            dims = []
+    if not dims or any(not (d in ("?", "...") or d.isalpha()) for d in dims):
+        msg = f"{flag} '{text}' is malformed; write nchw, [n,c,h,w] or name(nhwc->nchw)"
+        raise UsageError(msg)
+    return dims
+
+
+def parse_layouts(flag: str, text: str) -> list[LayoutSpec]:
+    """--layout 'nchw' | 'nhwc->nchw' | 'in1(nchw),in2(nhwc->nchw)'; --source_layout and
+    --target_layout take the same without '->'."""
+    specs = []
+    for item in _split_top(text):
+        m = re.match(r"^(?P<name>[^()\[\]]+?)?\s*\((?P<body>.*)\)$", item)
+        name, body = (m["name"], m["body"]) if m else (None, item)
+        source, arrow, target = body.partition("->")
+        if arrow and flag != "--layout":
+            msg = f"{flag} '{text}': '->' belongs in --layout (source->target)"
+            raise UsageError(msg)
+        spec = LayoutSpec(name.strip() if name else None)
+        if flag == "--target_layout":
+            spec.target = _layout(source, flag)
+        else:
+            spec.source = _layout(source, flag) if source.strip() else None
+            spec.target = _layout(target, flag) if arrow else None
+        specs.append(spec)
+    return specs
+
+
+_TRANSFORMS = ("LowLatency2", "MakeStateful", "Pruning")
+
+
+def parse_transforms(text: str) -> list[tuple[str, dict[str, str]]]:
+    """--transform 'LowLatency2[use_const_initializer=False],Pruning' -> [(name, args)]."""
+    out = []
+    for item in _split_top(text):
+        m = re.match(r"^(?P<name>\w+)\s*(\[(?P<args>.*)\])?$", item)
+        if m is None or m["name"] not in _TRANSFORMS:
+            msg = (f"--transform {item}: unknown transformation; "
+                   f"choose from {', '.join(_TRANSFORMS)}")
+            raise UsageError(msg)
+        args = dict(kv.split("=", 1) for kv in (m["args"] or "").split(";") if "=" in kv)
+        out.append((m["name"], {k.strip(): v.strip() for k, v in args.items()}))
     return out

@@ -13,18 +13,21 @@ from typing import Any
 from converter.progress import set_activity
 from extgen import progress
 from extgen.commands import check as check_cmd
+from extgen.commands import completion as completion_cmd
 from extgen.commands import convert as convert_cmd
 from extgen.commands import doctor as doctor_cmd
 from extgen.commands import new as new_cmd
 from extgen.commands import run as run_cmd
 from extgen.commands import schema as schema_cmd
+from extgen.commands import update as update_cmd
 from extgen.errors import ExtgenError
 
 __all__ = ["main"]
 
 _COMMANDS = {
-    "check": check_cmd, "new": new_cmd, "convert": convert_cmd, "run": run_cmd,
-    "schema": schema_cmd, "doctor": doctor_cmd,
+    "check": check_cmd, "new": new_cmd, "update": update_cmd, "convert": convert_cmd,
+    "run": run_cmd,
+    "schema": schema_cmd, "doctor": doctor_cmd, "completion": completion_cmd,
 }
 LOG_LEVELS = ("CRITICAL", "ERROR", "WARN", "WARNING", "INFO", "DEBUG", "NOTSET")
 
@@ -113,6 +116,10 @@ def _setup_logging(level: str) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    if "_ARGCOMPLETE" in os.environ:  # the shell asks for completions (extgen completion)
+        import argcomplete
+
+        argcomplete.autocomplete(parser)
     argv = list(sys.argv[1:] if argv is None else argv)
     if len(argv) == 1 and argv[0].endswith(".json"):  # the original extgen's silent mode
         argv = ["new", "--config", argv[0]]
@@ -124,6 +131,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "command", None):
         parser.print_help()
         return 2
+    if getattr(args, "verbose", False) and args.log_level == "WARNING":  # ovc's --verbose
+        args.log_level = "INFO"
     _setup_logging(args.log_level)
     debug = args.log_level == "DEBUG"
     previous = set_activity(progress.activity)

@@ -20,6 +20,7 @@ from converter.errors import (
 )
 
 __all__ = [
+    "Cancelled",
     "ConfigError",
     "ExtgenError",
     "UsageError",
@@ -39,3 +40,9 @@ class ConfigError(ExtgenError):
     """A generator config (JSON or answers) is invalid: names the field and the problem."""
 
     exit_code = 2
+
+
+class Cancelled(ExtgenError):
+    """The user pressed Ctrl-C at a prompt; nothing was written (exit 130, as for SIGINT)."""
+
+    exit_code = 130

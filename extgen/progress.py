@@ -15,9 +15,30 @@ __all__ = ["activity", "phases"]
 log = logging.getLogger("extgen")
 
 
+def _mo_bar(names: tuple[str, ...], stream: bool) -> Callable[[str], None]:
+    """MO's --progress display on stdout: one bar redrawn in place, or (--stream_output) a
+    new line per step."""
+    done = {"n": 0}
+
+    def step(name: str) -> None:
+        done["n"] += 1
+        width = 20 * done["n"] // len(names)
+        end = "\n" if stream or done["n"] == len(names) else "\r"
+        sys.stdout.write(f"Progress: [{'.' * width:20}] {100 * done['n'] / len(names):6.2f}% "
+                         f"done ({name}){end}")
+        sys.stdout.flush()
+
+    return step
+
+
 @contextlib.contextmanager
-def phases(title: str, names: tuple[str, ...]) -> Iterator[Callable[[str], None]]:
-    """Yield step(name): marks the start of each named phase."""
+def phases(title: str, names: tuple[str, ...],
+           mode: str | None = None) -> Iterator[Callable[[str], None]]:
+    """Yield step(name): marks the start of each named phase. mode 'line' or 'stream' is MO's
+    --progress display (--stream_output), on stdout whatever it is."""
+    if mode is not None:
+        yield _mo_bar(names, mode == "stream")
+        return
     if not sys.stderr.isatty():
         yield lambda name: log.info("%s: %s", title, name)
         return

@@ -46,7 +46,7 @@ def test_no_unknown_ops(tmp_path: Path, capsys) -> None:
 @pytest.mark.parametrize("count", [1, 3])
 def test_unknown_ops_listed_and_configs_convert(tmp_path: Path, capsys, count: int) -> None:
     model = _model(tmp_path, count)
-    assert main(["check", str(model), "--output_dir", str(tmp_path / "cfg")]) == 0
+    assert main(["check", str(model), "--output_dir", str(tmp_path / "cfg")]) == 1  # gaps
     out = capsys.readouterr().out
     assert f"{count} op type(s) need an extension" in out
     blur_nodes = "2 node(s) (blur1, blur2)" if count == 3 else "1 node(s) (blur1)"
@@ -72,15 +72,10 @@ def test_unknown_ops_listed_and_configs_convert(tmp_path: Path, capsys, count: i
 
 
 def test_new_from_model_prefills_the_prompts(tmp_path: Path, capsys) -> None:
-    from prompt_toolkit.application import create_app_session
-    from prompt_toolkit.input import create_pipe_input
-    from prompt_toolkit.output import DummyOutput
+    from tests.prompts import typed
 
     model = _model(tmp_path, 1)
-    keys = "\r" * 6 + "\r" * 4  # accept every pre-filled answer, then generate
-    with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
-        pipe.send_text(keys)
-        pipe.close()
+    with typed("\r" * 6 + "\r" * 4):  # accept every pre-filled answer, then generate
         code = main(["new", "--from-model", str(model), "--op", "my.domain::Blur", "--mo-onnx-ext",
                      "--mo-op", "--output_dir", str(tmp_path / "out")])
     assert code == 0, capsys.readouterr().err
@@ -105,9 +100,42 @@ def test_every_op_type_gets_its_own_config_that_new_accepts(tmp_path: Path, caps
     model = make_model(nodes, [("a0", F, [1, 4])], [(f"a{len(types)}", F, [1, 4])],
                        domains=["a.one", "b.two", "c"])
     onnx.save(model, tmp_path / "m.onnx")
-    assert main(["check", str(tmp_path / "m.onnx"), "--output_dir", str(tmp_path / "cfg")]) == 0
+    assert main(["check", str(tmp_path / "m.onnx"), "--output_dir", str(tmp_path / "cfg")]) == 1
     configs = sorted((tmp_path / "cfg").glob("*.extgen.json"))
     assert len(configs) == len(types), configs
     for cfg in configs:
         assert main(["new", "--config", str(cfg), "--output_dir", str(tmp_path / "ext")]) == 0, cfg
     assert "[ ERROR ]" not in capsys.readouterr().err
+
+
+def test_several_models_and_a_folder_give_one_merged_report(tmp_path: Path, capsys) -> None:
+    folder = tmp_path / "models"
+    folder.mkdir()
+    one, three, none = (_model(folder, n) for n in (1, 3, 0))
+    assert main(["check", str(none), "--output_dir", str(tmp_path / "c0")]) == 0
+    capsys.readouterr()
+    assert main(["check", str(one), str(three), "--output_dir", str(tmp_path / "c1")]) == 1
+    out = capsys.readouterr().out
+    assert f"{one}: 1 op type(s) need an extension" in out and "2 models: 3 op type(s)" in out
+    assert "- my.domain::Blur: 3 node(s) (m1.onnx:blur1, m3.onnx:blur1, m3.onnx:blur2)" in out
+    assert len(list((tmp_path / "c1").glob("*.extgen.json"))) == 3
+    assert main(["check", str(folder), "--output_dir", str(tmp_path / "c2")]) == 1
+    out = capsys.readouterr().out
+    assert f"{none}: every op is supported" in out and "3 models: 3 op type(s)" in out
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main(["check", str(empty)]) == 2
+    assert "no model files in this folder" in capsys.readouterr().err
+
+
+def test_check_takes_the_model_flags_of_convert(tmp_path: Path, capsys) -> None:
+    """A Caffe model whose prototxt is not named after it (--input_proto), with --input_shape."""
+    from tests.front.test_caffe import write_model
+
+    net = ('name: "m"\ninput: "data"\ninput_shape { dim: 1 dim: 2 }\n'
+           'layer { name: "odd" type: "Wobble" bottom: "data" top: "out" }\n')
+    model = write_model(tmp_path, "weights", net, {})
+    (tmp_path / "weights.prototxt").rename(tmp_path / "deploy.prototxt")
+    code = main(["check", str(model), "--input_proto", str(tmp_path / "deploy.prototxt"),
+                 "--input_shape", "[1,2]", "--output_dir", str(tmp_path / "cfg")])
+    assert code == 1 and "- Wobble: 1 node(s) (odd)" in capsys.readouterr().out

@@ -97,15 +97,15 @@ def test_identical_constants_are_stored_once(tmp_path: Path) -> None:
 
 
 def test_no_abbreviations_and_unknown_flags_point_at_the_subcommand(tmp_path, capsys) -> None:
-    """`--scale 255` once silently meant --scale_values; now it is unknown, and the error
-    names the subcommand's --help."""
+    """`--scale 255` once silently meant --scale_values (it is MO's own --scale now); an
+    abbreviation is unknown, and the error names the subcommand's --help."""
     from extgen.cli import main
 
     with pytest.raises(SystemExit) as err:
-        main(["convert", "--input_model", str(tmp_path / "m.onnx"), "--scale", "255"])
+        main(["convert", "--input_model", str(tmp_path / "m.onnx"), "--mean=255"])
     assert err.value.code == 2
     line = capsys.readouterr().err.strip()
-    assert line == ("extgen convert: error: unrecognized arguments: --scale 255 "
+    assert line == ("extgen convert: error: unrecognized arguments: --mean=255 "
                     "(see 'extgen convert --help')")
 
 
@@ -156,3 +156,73 @@ def test_version_on_every_subcommand(command: str, capsys) -> None:
     with pytest.raises(SystemExit) as err:
         main([command, "--version"])
     assert err.value.code == 0 and capsys.readouterr().out.startswith("extgen ")
+
+
+@pytest.mark.parametrize(("flags", "half"), [
+    ([], True), (["--compress_to_fp16"], True), (["--compress_to_fp16=False"], False),
+    (["--compress_to_fp16", "False"], False), (["--compress-to-fp16", "no"], False),
+    (["--compress_to_fp16=1"], True), (["--compress_to_fp16", "YES"], True),
+])
+def test_compress_to_fp16_is_on_by_default_and_takes_booleans(tmp_path, flags, half) -> None:
+    """MO 2023 and ovc compress by default; every boolean spelling MO took is accepted."""
+    from extgen.cli import main
+
+    w = np.random.default_rng(4).standard_normal((4, 4)).astype(np.float32)
+    model = make_model([helper.make_node("MatMul", ["x", "w"], ["y"])],
+                       [("x", TensorProto.FLOAT, [2, 4])], [("y", TensorProto.FLOAT, [2, 4])],
+                       {"w": w})
+    onnx.save(model, tmp_path / "mm.onnx")
+    assert main(["convert", "--input_model", str(tmp_path / "mm.onnx"), "--output_dir",
+                 str(tmp_path), *flags]) == 0
+    assert (tmp_path / "mm.bin").stat().st_size == w.size * (2 if half else 4)
+    assert ('element_type="f16"' in (tmp_path / "mm.xml").read_text()) is half
+
+
+def test_compress_to_fp16_rejects_a_non_boolean(relu_add_model, capsys) -> None:
+    from extgen.cli import main
+
+    with pytest.raises(SystemExit) as err:
+        main(["convert", "--input_model", str(relu_add_model), "--compress_to_fp16=maybe"])
+    assert err.value.code == 2
+    assert "expected True or False, got 'maybe'" in capsys.readouterr().err
+
+
+def _flatten_model(tmp_path: Path) -> Path:
+    model = make_model([helper.make_node("Relu", ["x"], ["r"]),
+                        helper.make_node("Flatten", ["r"], ["y"], axis=1)],
+                       [("x", TensorProto.FLOAT, ["N", 1, 2, 2])],
+                       [("y", TensorProto.FLOAT, ["N", 4])])
+    onnx.save(model, tmp_path / "flat.onnx")
+    return tmp_path / "flat.onnx"
+
+
+@pytest.mark.parametrize("flag", [["--input", "x[1..4,1,2,2]"], ["--input_shape", "[1..4,1,2,2]"]])
+def test_bounded_dimensions_are_kept_and_flatten_keeps_its_static_part(tmp_path, flag) -> None:
+    """MO wrote `1..4` into the IR (not `?`), and Flatten on a dynamic batch gives [?,4]."""
+    import openvino as ov
+
+    from extgen.cli import main
+
+    assert main(["convert", "--input_model", str(_flatten_model(tmp_path)), "--output_dir",
+                 str(tmp_path), *flag]) == 0
+    text = (tmp_path / "flat.xml").read_text()
+    assert '<data shape="1..4,1,2,2" element_type="f32" />' in text
+    model = ov.Core().read_model(str(tmp_path / "flat.xml"))
+    assert str(model.inputs[0].get_partial_shape()) == "[1..4,1,2,2]"
+    assert str(model.outputs[0].get_partial_shape()) == "[1..4,4]"
+    x = np.random.default_rng(5).standard_normal((3, 1, 2, 2)).astype(np.float32)
+    np.testing.assert_allclose(_run(tmp_path / "flat.xml", x)["y"], np.maximum(x, 0).reshape(3, 4))
+
+
+def test_flatten_of_a_dynamic_batch_is_static_after_it(tmp_path) -> None:
+    xml = convert(ConvertOptions(_flatten_model(tmp_path), output_dir=tmp_path)).xml
+    result = xml.read_text().split('type="Result"')[1]
+    assert "<dim>-1</dim>" in result and "<dim>4</dim>" in result
+
+
+def test_a_malformed_range_is_one_line(relu_add_model, capsys) -> None:
+    from extgen.cli import main
+
+    code = main(["convert", "--input_model", str(relu_add_model), "--input_shape", "[4..1,3]"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "'4..1' is not a dimension range" in err[0]

@@ -36,7 +36,9 @@ def _model(path: Path, size: int, fill: float) -> Path:
 
 
 def _argv(model: Path, out: Path) -> list[str]:
-    return ["convert", "--input_model", str(model), "-o", str(out), "--model_name", NAME]
+    """float32 weights, so that _pair reads back the exact fill value."""
+    return ["convert", "--input_model", str(model), "-o", str(out), "--model_name", NAME,
+            "--compress_to_fp16=False"]
 
 
 def _convert(model: Path, out: Path) -> subprocess.Popen:

@@ -1,5 +1,7 @@
 """--compress_to_fp16: store float32 Consts as f16 followed by Convert(f32) marked
-`decompression`, as OpenVINO's own compression writes it (in sub-graph bodies too)."""
+`decompression`, as OpenVINO's own compression writes it (in sub-graph bodies too). The Const
+keeps its float32 value, marked `store_as_f16`: the IR writer converts each one as it writes
+it, so the half copies of all weights are never held at once."""
 
 from __future__ import annotations
 
@@ -11,8 +13,6 @@ from converter.ops.op import Op
 
 __all__ = ["compress_to_fp16"]
 
-_F16_MAX = float(np.finfo(np.float16).max)
-
 
 def compress_to_fp16(graph: Graph) -> None:
     for const in graph.get_op_nodes(op="Const"):
@@ -23,11 +23,10 @@ def compress_to_fp16(graph: Graph) -> None:
         consumers = list(graph.out_edges(data.id, keys=True, data=True))
         if all(graph.nodes[v].get("op") == "ShapeOf" for _, v, _, _ in consumers):
             continue
-        half = np.clip(value, -_F16_MAX, _F16_MAX).astype(np.float16)
         name = const.soft_get("name", const.id)
-        const["value"] = half
+        const["store_as_f16"] = True
         const["name"] = f"{name}_compressed"
-        data["value"], data["data_type"] = half, np.dtype(np.float16)
+        data["data_type"] = np.dtype(np.float16)
         convert = Op.builtin_ops["Convert"](graph).add_node(
             {"name": name, "destination_type": np.dtype(np.float32),
              "rt_info": {"decompression": {}}}

@@ -3,15 +3,21 @@ Parameters, frozen values), --output (cut), and mean/scale/reverse-channels prep
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 
 from converter.errors import UsageError
+from converter.front.layouts import apply_batch, apply_layouts
 from converter.graph.graph import Graph, Node
 from converter.graph.port import Port
+from converter.graph.shape import Bounds, format_bounded
 from converter.ops.op import Op
 from converter.options import ConvertOptions, InputSpec
 
 __all__ = ["apply_input_options"]
+
+log = logging.getLogger(__name__)
 
 
 def _find_tensor(graph: Graph, name: str) -> Port:
@@ -50,10 +56,17 @@ def _cut_input(graph: Graph, spec: InputSpec) -> Node:
     return param
 
 
-def _apply_input(graph: Graph, spec: InputSpec, shape) -> None:
+def _bounded_shape(param: Node) -> str:
+    return format_bounded(param.shape, param.bounds)
+
+
+def _apply_input(graph: Graph, spec: InputSpec, shape, bounds: Bounds | None) -> None:
     param = _cut_input(graph, spec)
     if shape is not None:
         param["shape"] = tuple(shape)
+    if bounds is not None and shape is not None:  # the IR keeps 1..4 as MO wrote it
+        param["bounds"] = bounds
+        param["IE"] = [("shape", _bounded_shape), "element_type"]
     if spec.dtype is not None:
         param["element_type"] = spec.dtype
     if spec.value is not None:
@@ -79,12 +92,34 @@ def _apply_outputs(graph: Graph, names: list[str]) -> None:
     graph.clean_up()
 
 
-def _preprocess(graph: Graph, param: Node, opts: ConvertOptions) -> None:
+def _mean_image(graph: Graph, param: Node, opts: ConvertOptions) -> np.ndarray | None:
+    """--mean_file's (Caffe) image cropped at its centre to the input's height and width."""
+    image = graph.graph.get("mean_image")
+    if image is None:
+        return None
+    name, shape = param.soft_get("name"), param.soft_get("shape", None)
+    if opts.mean_values:
+        msg = "both --mean_file and --mean_values are given; give one of them (as MO required)"
+        raise UsageError(msg)
+    c, h, w = image.shape
+    if shape is None or len(shape) != 4 or shape[1] != c or not 0 < shape[2] <= h \
+            or not 0 < shape[3] <= w:
+        msg = (f"--mean_file holds a {c}x{h}x{w} image; input '{name}' has shape "
+               f"{list(shape or [])}: it needs [N,{c},H,W] with H <= {h}, W <= {w}")
+        raise UsageError(msg)
+    top, left = (h - shape[2]) // 2, (w - shape[3]) // 2
+    return image[None, :, top:top + shape[2], left:left + shape[3]]
+
+
+def _preprocess(graph: Graph, param: Node, opts: ConvertOptions, original: bool) -> None:
     name = param.soft_get("name")
     mean = opts.mean_values.get(name, opts.mean_values.get(None))
     scale = opts.scale_values.get(name, opts.scale_values.get(None))
+    if opts.scale is not None and original:  # MO: --scale leaves inputs made by a cut alone
+        scale = [opts.scale]
+    image = _mean_image(graph, param, opts) if original else None
     shape = param.soft_get("shape", None)
-    if not (mean or scale or opts.reverse_input_channels):
+    if not (mean or scale or opts.reverse_input_channels or image is not None):
         return
     axis = graph.graph.get("feature_dim", 1)
     if shape is None or len(shape) <= axis:
@@ -117,6 +152,8 @@ def _preprocess(graph: Graph, param: Node, opts: ConvertOptions) -> None:
             attrs={"name": f"{name}/reverse_axis", "value": np.array(axis, dtype=np.int64)}
         )
         axis_const.out_port(0).connect(gather.in_port(2))
+    if image is not None:
+        src = chain("Subtract", image.astype(dtype))
     if mean and any(mean):
         bshape[axis] = len(mean)
         src = chain("Subtract", np.array(mean, dtype=dtype).reshape(bshape))
@@ -140,7 +177,23 @@ def _check_value_names(params: list[Node], opts: ConvertOptions) -> None:
                 raise UsageError(msg)
 
 
+def _check_transforms(graph: Graph, opts: ConvertOptions) -> None:
+    """--transform: LowLatency2 turns TensorIterator/Loop back edges into ReadValue/Assign
+    state, MakeStateful Parameter/Result pairs, Pruning removes channels NNCF's masks mark;
+    extgen does none of these rewrites yet (LowLatency2 without loops has nothing to do)."""
+    for name, _ in opts.transforms:
+        loops = graph.get_op_nodes(op="TensorIterator") + graph.get_op_nodes(op="Loop")
+        if name == "LowLatency2" and not loops:
+            log.info("--transform LowLatency2: the model has no TensorIterator or Loop; "
+                     "nothing to change (as in OpenVINO)")
+            continue
+        msg = (f"--transform {name}: extgen does not apply this transformation; convert "
+               f"without it and run OpenVINO's {name} on the IR")
+        raise UsageError(msg)
+
+
 def apply_input_options(graph: Graph, opts: ConvertOptions) -> None:
+    originals = {p.soft_get("name") for p in _parameters(graph)}
     specs = list(opts.inputs or [])
     shapes = list(opts.input_shape or [])
     if not specs and shapes:
@@ -155,11 +208,20 @@ def apply_input_options(graph: Graph, opts: ConvertOptions) -> None:
     if shapes and len(shapes) != len(specs):
         msg = f"--input_shape gives {len(shapes)} shape(s) for {len(specs)} --input name(s)"
         raise UsageError(msg)
+    bounds = opts.input_shape_bounds or [None] * len(shapes)
     for i, spec in enumerate(specs):
-        _apply_input(graph, spec, shapes[i] if shapes else spec.shape)
+        if shapes:
+            _apply_input(graph, spec, shapes[i], bounds[i])
+        else:
+            _apply_input(graph, spec, spec.shape, spec.bounds)
+    for spec in opts.freeze:
+        _apply_input(graph, spec, None, None)
     if opts.outputs:
         _apply_outputs(graph, opts.outputs)
     params = _parameters(graph)
+    apply_batch(params, opts)
     _check_value_names(params, opts)
     for param in params:
-        _preprocess(graph, param, opts)
+        _preprocess(graph, param, opts, param.soft_get("name") in originals)
+    apply_layouts(graph, params, opts)
+    _check_transforms(graph, opts)

@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 Shape = tuple[int, ...]
+Bounds = tuple[tuple[int, int] | None, ...]  # per dimension (lower, upper) of 'lo..hi'; -1: none
 DYN = -1
 
 __all__ = [
-    "DYN", "Shape", "as_shape", "broadcast", "dim", "is_static", "normalize_axis", "parse_shape",
+    "DYN", "Bounds", "Shape", "as_shape", "broadcast", "dim", "format_bounded", "is_static",
+    "normalize_axis", "parse_bounds", "parse_shape",
 ]
 
 
@@ -63,6 +65,34 @@ def parse_shape(text: str) -> Shape:
         else:
             raise ValueError(f"'{item}' is not a dimension (use a number, -1 or ?)")
     return tuple(out)
+
+
+def parse_bounds(text: str) -> Bounds | None:
+    """The bounded dimensions of a shape text parse_shape accepts: '1..4' is (1, 4), '..4'
+    (0, 4), '2..' (2, -1); None when no dimension is bounded."""
+    body = text.strip().strip("[]()").replace(" ", ",")
+    bounds: list[tuple[int, int] | None] = []
+    for item in (p for p in body.split(",") if p):
+        lo, sep, hi = item.partition("..")
+        if not sep:
+            bounds.append(None)
+            continue
+        if not all(p.isdigit() for p in (lo, hi) if p) or (hi and int(hi) < int(lo or 0)):
+            raise ValueError(f"'{item}' is not a dimension range (write lower..upper)")
+        bounds.append((int(lo or 0), int(hi) if hi else DYN))
+    return tuple(bounds) if any(bounds) else None
+
+
+def format_bounded(shape: Shape, bounds: Bounds) -> str:
+    """A shape as IR writes it, bounded dimensions as OpenVINO spells them (1..4, ..4, 2..)."""
+    out = []
+    for d, bound in zip(shape, bounds):
+        if bound is None:
+            out.append("?" if d == DYN else str(d))
+        else:
+            lo, hi = bound
+            out.append(f"{lo or ''}..{hi if hi != DYN else ''}")
+    return ",".join(out)
 
 
 def as_shape(value) -> Shape | None:

@@ -25,6 +25,8 @@ from converter.ops.op import Op
 
 __all__ = ["emit_ir"]
 
+_F16_MAX = float(np.finfo(np.float16).max)
+
 
 class _BinWriter:
     """Appends constant blobs to the .bin, each distinct content once."""
@@ -56,6 +58,8 @@ def _op_class(node: Node) -> type[Op] | None:
 def _data_attrs(node: Node, bin_writer: _BinWriter) -> dict[str, str]:
     if node.soft_get("type") == "Const":
         value = np.asarray(node.value)
+        if node.soft_get("store_as_f16", False):  # --compress_to_fp16, one Const at a time
+            value = np.clip(value, -_F16_MAX, _F16_MAX).astype(np.float16)
         offset, size = bin_writer.add(value)
         return {
             "element_type": element_type(value.dtype),
@@ -128,6 +132,7 @@ def _layer(node: Node, lid: int, bin_writer: _BinWriter, port_ids: dict) -> ET.E
             if shape is None and d.get("value") is not None:
                 shape = np.asarray(d["value"]).shape
             _dims(port, shape)
+            _rt_info(port, node._ports("out").get(idx, {}).get("rt_info"))  # e.g. layout
             port_ids[(node.id, "out", idx)] = pid
             pid += 1
     if node.has_valid("bodies"):

@@ -28,10 +28,14 @@ if TYPE_CHECKING:
 __all__ = ["Op", "ir_op_class"]
 
 _IR_REGISTRY: dict[tuple[str, str], type[Op]] = {}
+# OpenVINO's serializer writes some ops under other names than their classes (SoftMax for
+# Softmax-1/8, ...); IR from ovc, MO or OpenVINO uses either spelling
+_IR_SPELLINGS = {"SoftMax": "Softmax", "Constant": "Const", "Relu": "ReLU", "PRelu": "PReLU"}
 
 
 def ir_op_class(type_: str, version: str) -> type[Op] | None:
     """The op class for an IR layer's type/version (any version of the type as a fallback)."""
+    type_ = _IR_SPELLINGS.get(type_, type_)
     cls = _IR_REGISTRY.get((type_, version))
     if cls is not None:
         return cls

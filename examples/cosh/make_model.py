@@ -19,12 +19,15 @@ SCALE = 0.5
 
 
 def _weights() -> dict[str, np.ndarray]:
+    """Random weights that float16 holds exactly: `extgen convert` stores weights as f16 by
+    default (as MO and ovc do), and the IR then computes what the reference computes."""
     rng = np.random.default_rng(0)
-    return {
-        "w": (rng.standard_normal((4, 3, 3, 3)) * 0.3).astype(np.float32),
-        "b": np.zeros(4, np.float32),
-        "fc": (rng.standard_normal((4 * 4 * 4, 5)) * 0.2).astype(np.float32),
+    weights = {
+        "w": rng.standard_normal((4, 3, 3, 3)) * 0.3,
+        "b": np.zeros(4),
+        "fc": rng.standard_normal((4 * 4 * 4, 5)) * 0.2,
     }
+    return {k: v.astype(np.float16).astype(np.float32) for k, v in weights.items()}
 
 
 def build(custom: bool) -> onnx.ModelProto:

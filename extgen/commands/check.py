@@ -5,45 +5,113 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
 from converter.framework_names import FRAMEWORKS
+from extgen.commands.convert import add_framework_group, framework_options
 
 HELP = "list the ops a model holds that the converter cannot handle, and write configs for them"
 DESCRIPTION = """\
-Load a model (with your --extensions) and list every op type nothing handles: its nodes,
-input/output counts and the attributes seen on them. For each, write a ready
-`extgen new --config` file (<output_dir>/<op>.extgen.json) that scaffolds all targets."""
+Load models (with your --extensions) and list every op type nothing handles: its nodes,
+input/output counts and the attributes seen on them, merged over all models. For each, write a
+ready `extgen new --config` file (<output_dir>/<op>.extgen.json) that scaffolds all targets.
+Exit status: 0 when every op is supported, 1 when some need an extension, 2 on bad input."""
 EPILOG = """\
 examples:
   extgen check model.onnx
-  extgen check model.onnx --extensions user_mo_extensions --output_dir configs/
-  extgen new --config configs/my_op.extgen.json --output_dir my_op_ext"""
+  extgen check models/ other.pb --extensions user_mo_extensions --output_dir configs/
+  extgen check deploy.caffemodel --input_proto deploy.prototxt
+  extgen check model.onnx || extgen new --config my_op.extgen.json --output_dir my_op_ext"""
+# model files a folder argument contributes (companions such as .prototxt and -symbol.json are
+# found from these)
+_MODEL_SUFFIXES = (".onnx", ".pb", ".pbtxt", ".caffemodel", ".params")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("model", type=Path, help="the model file")
+    p.add_argument("models", type=Path, nargs="+", metavar="MODEL",
+                   help="model files, or folders holding them (one merged report)")
     p.add_argument("--framework", choices=list(FRAMEWORKS),
-                   help="framework of the model; guessed from the file extension when omitted")
+                   help="framework of the models; guessed from each file's extension when omitted")
     p.add_argument("--extensions", metavar="DIR[,DIR...]", default="",
                    help="extension folders whose ops count as handled")
     p.add_argument("--output_dir", type=Path, default=Path("."), metavar="DIR",
                    help="where the <op>.extgen.json configs go (default: current folder)")
     p.add_argument("--force", action="store_true",
                    help="overwrite configs that exist with other content")
+    p.add_argument("--input_shape", metavar="SHAPE", help="as in extgen convert")
+    p.add_argument("--input", metavar="INPUTS", help="as in extgen convert")
+    add_framework_group(p)
+
+
+def _model_files(paths: list[Path]) -> list[Path]:
+    """The models given, a folder standing for the model files in it (sorted, recursively)."""
+    out = []
+    for path in paths:
+        if path.is_dir():
+            found = sorted(p for p in path.rglob("*") if p.suffix.lower() in _MODEL_SUFFIXES)
+            if not found:
+                from converter.errors import InputFileError
+
+                msg = f"{path}: no model files in this folder ({', '.join(_MODEL_SUFFIXES)})"
+                raise InputFileError(msg)
+            out += found
+        else:
+            out.append(path)
+    return out
+
+
+def _options(args: argparse.Namespace) -> dict:
+    from converter.options import parse_input, parse_input_shape, parse_input_shape_bounds
+
+    return {
+        "input_shape": parse_input_shape(args.input_shape) if args.input_shape else None,
+        "input_shape_bounds": (parse_input_shape_bounds(args.input_shape)
+                               if args.input_shape else None),
+        "inputs": parse_input(args.input) if args.input else None,
+        **framework_options(args),
+    }
+
+
+def _merged(args: argparse.Namespace, models: list[Path]) -> list:
+    """The unknown ops of every model, one entry per op type; a line per model says its count."""
+    from extgen.model_ops import find_unknown_ops
+
+    extensions = [Path(p) for p in args.extensions.split(",") if p.strip()]
+    options = _options(args)
+    merged: dict[tuple[str, str], Any] = {}
+    for model in models:
+        unknown = find_unknown_ops(model, args.framework, extensions, **options)
+        if not unknown and len(models) == 1:
+            print(f"{model}: every op is supported; "
+                  f"convert it with extgen convert --input_model {model}")
+        elif not unknown:
+            print(f"{model}: every op is supported")
+        else:
+            print(f"{model}: {len(unknown)} op type(s) need an extension")
+        for op in unknown:
+            if len(models) > 1:  # which model each node is in
+                op.nodes = [f"{model.name}:{n}" for n in op.nodes]
+            have = merged.setdefault((op.framework, op.op_type), op)
+            if have is not op:
+                have.nodes += op.nodes
+                have.inputs, have.outputs = max(have.inputs, op.inputs), max(have.outputs,
+                                                                             op.outputs)
+                for key, value in op.attributes.items():
+                    have.attributes.setdefault(key, value)
+    return sorted(merged.values(), key=lambda u: (u.op_type, u.framework))
 
 
 def run(args: argparse.Namespace) -> int:
     from extgen.generator.generate import FileReport, write_reports
     from extgen.generator.generate import status as file_status
-    from extgen.model_ops import config_for, find_unknown_ops
+    from extgen.model_ops import config_for
 
-    extensions = [Path(p) for p in args.extensions.split(",") if p.strip()]
-    unknown = find_unknown_ops(args.model, args.framework, extensions)
+    models = _model_files(args.models)
+    unknown = _merged(args, models)
     if not unknown:
-        print(f"{args.model}: every op is supported; "
-              f"convert it with extgen convert --input_model {args.model}")
         return 0
-    print(f"{args.model}: {len(unknown)} op type(s) need an extension")
+    if len(models) > 1:
+        print(f"{len(models)} models: {len(unknown)} op type(s) need an extension")
     reports: list[FileReport] = []
     taken: set[str] = set()  # one config file (and op name) per op type, across domains
     for op in unknown:
@@ -63,4 +131,4 @@ def run(args: argparse.Namespace) -> int:
     write_reports(reports, args.output_dir, force=args.force)
     for report in reports:
         print(f"{report.status:10} {report.path}  (then: extgen new --config {report.path})")
-    return 0
+    return 1  # so that scripts can test whether a model needs extensions

@@ -10,6 +10,13 @@ import tempfile
 from pathlib import Path
 
 from converter.framework_names import FRAMEWORKS
+from extgen.commands.mo_flags import (
+    add_framework_flags,
+    add_mo_flags,
+    framework_flag_options,
+    mo_options,
+    model_and_output,
+)
 from extgen.errors import OutputError
 
 HELP = "convert a model to OpenVINO IR v11 (.xml + .bin)"
@@ -23,14 +30,18 @@ EPILOG = (
     "  extgen convert --input_model model.onnx --output_dir ir/\n"
     "  extgen convert --input_model model.onnx --input_shape [1,3,224,224]"
     " --mean_values [123.7,116.3,103.5] \\\n"
-    "      --scale_values [58.4,57.1,57.4] --reverse_input_channels --compress_to_fp16\n"
-    "  extgen convert --input_model model.onnx --extensions user_mo_extensions --output_dir ir/"
+    "      --scale_values [58.4,57.1,57.4] --reverse_input_channels --compress_to_fp16=False\n"
+    "  extgen convert --input_model model.onnx --extensions user_mo_extensions --output_dir ir/\n"
+    "  extgen convert model.onnx --output_model ir/model.xml   # as ovc takes it"
 )
 
 
 def _add_model_arguments(p: argparse.ArgumentParser) -> None:
-    """The model: a file, or the TF forms MO named with their own flags (exactly one)."""
-    model = p.add_mutually_exclusive_group(required=True)
+    """The model: a file (positional, as ovc takes it, or --input_model), or the TF forms MO
+    named with their own flags; model_and_output checks that exactly one is given."""
+    p.add_argument("model", nargs="?", type=Path, metavar="MODEL",
+                   help="the model file, as ovc takes it (or --input_model)")
+    model = p.add_mutually_exclusive_group()
     model.add_argument("--input_model", "-m", "-w", type=Path, metavar="FILE",
                        help="the model file (.onnx; .pb/.pbtxt/.meta/.keras or a SavedModel "
                        "folder; .caffemodel; .params)")
@@ -77,8 +88,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "[58.4,57.1,57.4]")
     p.add_argument("--reverse_input_channels", action="store_true",
                    help="swap RGB<->BGR on 3-channel inputs (before mean/scale)")
-    p.add_argument("--compress_to_fp16", action="store_true",
-                   help="store float32 weights as float16 (decompressed to f32 at load)")
+    add_mo_flags(p)
+    add_framework_group(p)
+
+
+def add_framework_group(p: argparse.ArgumentParser) -> None:
+    """The framework-specific flags (`extgen check` takes them too)."""
     fw = p.add_argument_group("framework-specific")
     fw.add_argument("--input_proto", "-d", type=Path, metavar="FILE.prototxt",
                     help="Caffe: the network .prototxt "
@@ -86,13 +101,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     fw.add_argument("--caffe_parser_path", type=Path, metavar="PATH",
                     help="Caffe: your own caffe.proto (or its folder) "
                     "for layers with new parameters")
-    fw.add_argument("-k", "--custom_layers_mapping", type=Path, metavar="FILE.xml",
+    fw.add_argument("-k", "--custom_layers_mapping", "--k", type=Path, metavar="FILE.xml",
                     help="Caffe: CustomLayersMapping.xml (NativeType, hasParam, protoParamName)")
     fw.add_argument("--transformations_config", type=Path, metavar="FILE.json",
                     help="TensorFlow: sub-graph replacement descriptions (scope, points, general)")
     _add_tf_arguments(fw)
     fw.add_argument("--input_symbol", type=Path, metavar="FILE-symbol.json",
                     help="MXNet: the symbol file (default: derived from the .params name)")
+    add_framework_flags(fw)
     kaldi = p.add_argument_group("Kaldi")
     kaldi.add_argument("--counts", metavar="FILE",
                        help='Kaldi: class counts (one line); their log-priors are subtracted '
@@ -113,16 +129,20 @@ def options_from_args(args: argparse.Namespace):
         ConvertOptions,
         parse_input,
         parse_input_shape,
+        parse_input_shape_bounds,
         parse_per_input_values,
     )
 
+    model, output_dir, model_name = model_and_output(args)
     return ConvertOptions(
-        input_model=_input_model(args),
+        input_model=model,
         framework=args.framework,
-        output_dir=args.output_dir,
-        model_name=args.model_name,
+        output_dir=output_dir,
+        model_name=model_name,
         extensions=[Path(p) for p in args.extensions.split(",") if p.strip()],
         input_shape=parse_input_shape(args.input_shape) if args.input_shape else None,
+        input_shape_bounds=(parse_input_shape_bounds(args.input_shape)
+                            if args.input_shape else None),
         inputs=parse_input(args.input) if args.input else None,
         outputs=[n.strip() for n in args.output.split(",") if n.strip()] if args.output else None,
         mean_values=(parse_per_input_values("--mean_values", args.mean_values)
@@ -130,27 +150,29 @@ def options_from_args(args: argparse.Namespace):
         scale_values=(parse_per_input_values("--scale_values", args.scale_values)
                       if args.scale_values else {}),
         reverse_input_channels=args.reverse_input_channels,
-        compress_to_fp16=args.compress_to_fp16,
-        input_proto=args.input_proto,
-        caffe_parser_path=args.caffe_parser_path,
-        custom_layers_mapping=args.custom_layers_mapping,
-        transformations_config=args.transformations_config,
-        input_symbol=args.input_symbol,
-        counts=args.counts,
-        remove_output_softmax=args.remove_output_softmax,
-        remove_memory=args.remove_memory,
-        saved_model_dir=args.saved_model_dir,
-        saved_model_tags=([t.strip() for t in args.saved_model_tags.split(",") if t.strip()]
-                          if args.saved_model_tags else None),
-        input_meta_graph=args.input_meta_graph,
-        input_checkpoint=args.input_checkpoint,
+        **framework_options(args),
+        **mo_options(args),
     )
 
 
-def _input_model(args: argparse.Namespace) -> Path:
-    """--input_model, or the TF model --saved_model_dir / --input_meta_graph names (argparse
-    lets exactly one through)."""
-    return args.input_model or args.saved_model_dir or args.input_meta_graph
+def framework_options(args: argparse.Namespace) -> dict:
+    """The ConvertOptions fields of add_framework_group's flags."""
+    return {
+        "input_proto": args.input_proto,
+        "caffe_parser_path": args.caffe_parser_path,
+        "custom_layers_mapping": args.custom_layers_mapping,
+        "transformations_config": args.transformations_config,
+        "input_symbol": args.input_symbol,
+        "counts": args.counts,
+        "remove_output_softmax": args.remove_output_softmax,
+        "remove_memory": args.remove_memory,
+        "saved_model_dir": args.saved_model_dir,
+        "saved_model_tags": ([t.strip() for t in args.saved_model_tags.split(",") if t.strip()]
+                             if args.saved_model_tags else None),
+        "input_meta_graph": args.input_meta_graph,
+        "input_checkpoint": args.input_checkpoint,
+        **framework_flag_options(args),
+    }
 
 
 def check_output_dir(path: Path) -> None:
@@ -173,9 +195,12 @@ def run(args: argparse.Namespace) -> int:
 
     opts = options_from_args(args)
     check_output_dir(opts.output_dir)
-    with phases("Converting", PHASES) as step:
+    mode = ("stream" if args.stream_output else "line") if args.progress else None
+    with phases("Converting", PHASES, mode) as step:
         result = convert(opts, step)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    if args.silent:
+        return 0
     out = sys.stdout
     out.write("[ SUCCESS ] Generated IR version 11 model.\n")
     out.write(f"[ SUCCESS ] XML file: {result.xml.resolve()}\n")

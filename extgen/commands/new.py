@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from extgen.errors import ConfigError
+from extgen.errors import ConfigError, ExtgenError
 from extgen.generator.targets import TARGETS
 
 HELP = "generate Model Optimizer extensions and CPU/GPU/VPU kernels for a custom op"
@@ -13,12 +13,19 @@ DESCRIPTION = """\
 Generate everything a custom op needs, from one description: converter extensions
 (user_mo_extensions/: extractors for Caffe, TensorFlow, MXNet, ONNX and the op class) and kernels
 (user_ie_extensions/: CPU C++ on the OpenVINO API 2.0, GPU and VPU OpenCL with their XML).
-Without --config it asks questions; with --config FILE.json it asks nothing. The original
-extgen's JSON keys are accepted too. Existing files are never overwritten without --force."""
+Without --config it asks questions (on a terminal; Ctrl-C stops with nothing written); with
+--config FILE.json it asks nothing. Existing files are never overwritten without --force.
+
+Silent mode, as the original extgen had it: `extgen FILE.json` is `extgen new --config
+FILE.json` into the current folder. Such a file may use the original extgen's keys (mo_op,
+ie_op, mo_tf_extractor, mo_caffe_extractor, mo_mxnet_extractor) and values as it wrote them:
+defaults as strings ("1.0"), types by their original names (int, float, bool, string, listint,
+listfloat). A "$schema" key (pointing at `extgen schema` output) is ignored."""
 EPILOG = """\
 examples:
   extgen new --mo-tf-ext --mo-op --ie-cpu-ext --ie-gpu-ext --output_dir cosh_ext
   extgen new --config cosh.json --output_dir cosh_ext
+  extgen cosh.json                               # silent mode: the same into the current folder
   extgen schema > extgen-config.schema.json      # for editor completion of config files"""
 
 
@@ -62,6 +69,18 @@ def _prefill(model: Path | None, op_type: str | None) -> dict:
     }
 
 
+def _keep(extra: dict[Path, str]) -> Path:
+    """Save interactive answers that could not be generated (files in the way) as a config in
+    the current folder, under a name not taken; the user replays it with --config."""
+    ((replay, text),) = extra.items()
+    path, n = Path(replay.name), 1
+    while path.exists() and path.read_text() != text:
+        n += 1
+        path = Path(f"{replay.name.removesuffix('.extgen.json')}-{n}.extgen.json")
+    path.write_text(text)
+    return path
+
+
 def run(args: argparse.Namespace) -> int:
     from extgen.generator.generate import TEMPLATES, generate, load_config
 
@@ -92,7 +111,17 @@ def run(args: argparse.Namespace) -> int:
     if not config.targets:
         msg = f"nothing to generate: pass one or more of {' '.join('--' + t for t in TARGETS)}"
         raise ConfigError(msg)
-    reports = generate(config, args.output_dir, force=args.force, extra_files=extra)
+    try:
+        reports = generate(config, args.output_dir, force=args.force, extra_files=extra)
+    except ExtgenError as err:
+        if not extra:
+            raise
+        msg = (f"{err}; your answers are kept: extgen new --config {_keep(extra)} "
+               f"--output_dir {args.output_dir} replays them")
+        raise type(err)(msg) from err
+    from extgen.generator.update import record_base
+
+    record_base(config, args.output_dir, [r for r in reports if r.path not in extra])
     for report in reports:
         print(f"{report.status:10} {report.path}")
     ops = ", ".join(op.name for op in config.ops)

@@ -57,6 +57,8 @@ def load_config(path: Path) -> GeneratorConfig:
         reason = "nested too deeply" if isinstance(err, RecursionError) else printable(str(err))
         msg = f"{path}: not a usable JSON config ({reason})"
         raise ConfigError(msg) from None
+    if isinstance(data, dict):
+        data.pop("$schema", None)  # an editor's pointer to `extgen schema` output
     if isinstance(data, dict) and any(k in data for k in LEGACY_KEYS):
         data = convert_legacy(data)
     return validate_config(data, str(path))

@@ -5,6 +5,7 @@ question; Ctrl-C or end of input at any prompt stops with nothing written."""
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -13,8 +14,14 @@ import questionary
 from pydantic import TypeAdapter, ValidationError
 
 from converter.framework_names import FRAMEWORKS
-from extgen.errors import ConfigError
-from extgen.generator.config import GeneratorConfig, Identifier, WorkSizes
+from extgen.errors import Cancelled, ConfigError
+from extgen.generator.config import (
+    GeneratorConfig,
+    Identifier,
+    ModulePath,
+    WorkSizes,
+    snake_case,
+)
 from extgen.generator.targets import TARGETS, extractor_target
 
 __all__ = ["ask_config", "parse_default"]
@@ -37,6 +44,7 @@ def _check(adapter: TypeAdapter) -> Callable[[str], bool | str]:
 
 _ident_check = _check(_IDENT)
 _work_sizes_check = _check(TypeAdapter(WorkSizes))
+_module_check = _check(TypeAdapter(ModulePath))
 
 
 def _names_check(text: str) -> bool | str:
@@ -72,8 +80,11 @@ def parse_default(text: str, kind: str) -> Any:
 def _ask(question: questionary.Question) -> Any:
     try:
         return question.unsafe_ask()
-    except (KeyboardInterrupt, EOFError):
+    except KeyboardInterrupt:
         msg = "cancelled: nothing was written (replay a generation with --config FILE.json)"
+        raise Cancelled(msg) from None
+    except EOFError:
+        msg = "input ended before the last answer: nothing was written (use --config FILE.json)"
         raise ConfigError(msg) from None
 
 
@@ -87,6 +98,9 @@ class _Session:
             ("op name", self.q_name, lambda: True),
             ("framework op types", self.q_types,
              lambda: any(t.startswith("mo-") and t != "mo-op" for t in self.a["targets"])),
+            ("framework options", self.q_framework,
+             lambda: any(extractor_target(fw) in self.a["targets"]
+                         for fw in ("caffe", "tf", "mxnet"))),
             ("inputs and outputs", self.q_ports, lambda: True),
             ("attributes", self.q_attributes, lambda: True),
             ("output shape", self.q_shape, lambda: True),
@@ -95,15 +109,21 @@ class _Session:
         ]
 
     def q_targets(self) -> None:
-        choices = [questionary.Choice(t, checked=t in self.a["targets"]) for t in TARGETS]
+        choices = [questionary.Choice(f"{t}: {spec.help}", value=t, checked=t in self.a["targets"])
+                   for t, spec in TARGETS.items()]
         self.a["targets"] = _ask(questionary.checkbox(
             "What should be generated?", choices=choices,
             validate=lambda v: bool(v) or "choose at least one"))
 
     def q_name(self) -> None:
+        old = self.a.get("name")
         self.a["name"] = _ask(questionary.text(
             "Op name (also its IR type), e.g. Cosh:", default=self.a.get("name", ""),
             validate=_ident_check)).strip()
+        types = self.a.get("framework_types", {})
+        for fw, op_type in types.items():  # types that followed the old name follow the new one
+            if op_type == old:
+                types[fw] = self.a["name"]
 
     def q_types(self) -> None:
         types = self.a.setdefault("framework_types", {})
@@ -113,6 +133,33 @@ class _Session:
                 types[fw] = _ask(questionary.text(
                     f"{fw} op type in the model{hint}:", default=types.get(fw, self.a["name"]),
                     validate=lambda t: bool(t.strip()) or "give a type")).strip()
+
+    def q_framework(self) -> None:
+        """What the original extgen asked per framework: Caffe's layer kind and parameter
+        field, TF's copy-all, MXNet's Custom op."""
+        targets = self.a["targets"]
+        if extractor_target("caffe") in targets:
+            caffe = self.a.setdefault("caffe", {})
+            caffe["pythonic"] = _ask(questionary.select("Caffe layer:", choices=[
+                questionary.Choice("a layer with its own parameter message", False),
+                questionary.Choice("a Python layer (type: Python)", True)],
+                default=caffe.get("pythonic", False)))
+            if caffe["pythonic"]:
+                caffe["module"] = _ask(questionary.text(
+                    "  Python layer as module.LayerClass:", default=caffe.get("module", ""),
+                    validate=_module_check)).strip()
+            else:
+                caffe["param_name"] = _ask(questionary.text(
+                    "  its parameter field:", validate=_ident_check,
+                    default=caffe.get("param_name") or f"{snake_case(self.a['name'])}_param"))
+            caffe["copy_all"] = _ask(questionary.confirm(
+                "  copy every parameter of the layer to the IR?", default=True))
+        if extractor_target("tf") in targets:
+            self.a["tf"] = {"parse_all": _ask(questionary.confirm(
+                "TF: copy every attribute of the node to the IR?", default=True))}
+        if extractor_target("mxnet") in targets:
+            self.a["mxnet"] = {"custom": _ask(questionary.confirm(
+                "MXNet: a Custom op (registered with mx.operator.register)?", default=False))}
 
     def q_ports(self) -> None:
         for key, default in (("inputs", "x"), ("outputs", "y")):
@@ -179,8 +226,10 @@ class _Session:
 
     def config(self) -> dict[str, Any]:
         a = self.a
+        types = {fw: t for fw, t in a.get("framework_types", {}).items()
+                 if extractor_target(fw) in a["targets"]}  # deselected frameworks' go
         op: dict[str, Any] = {
-            "name": a["name"], "framework_types": a.get("framework_types", {}),
+            "name": a["name"], "framework_types": types,
             "inputs": [{"name": n} for n in a.get("inputs", ["x"])],
             "outputs": [{"name": n} for n in a.get("outputs", ["y"])],
             "attributes": [
@@ -192,6 +241,11 @@ class _Session:
             op["expression"] = a["expression"]
         if a.get("gpu_global"):
             op["gpu"] = {"global_work_size": a["gpu_global"]}
+        for fw in ("caffe", "tf", "mxnet"):
+            if a.get(fw) and extractor_target(fw) in a["targets"]:
+                op[fw] = {k: v for k, v in a[fw].items()
+                          if not (fw == "caffe" and k == ("param_name" if a[fw].get("pythonic")
+                                                          else "module"))}
         return {"targets": a["targets"], "ops": [op]}
 
     def run(self) -> dict[str, Any]:
@@ -213,4 +267,8 @@ def ask_config(targets: list[str], out_dir: Path,
     """Ask for everything; returns the validated config (the caller writes it beside the output)."""
     from extgen.generator.generate import validate_config
 
+    if not sys.stdin.isatty():
+        msg = ("standard input is not a terminal, so extgen new cannot ask its questions; "
+               "describe the op in a JSON file and pass --config FILE.json")
+        raise ConfigError(msg)
     return validate_config(_Session(list(targets), prefill or {}).run(), "answers")

@@ -31,6 +31,20 @@ def _type_of(default: Any) -> str:
     return "float"
 
 
+def _typed_default(entry: dict[str, Any]) -> None:
+    """The original extgen wrote defaults as strings ("default": "1.0" with "type": "float");
+    read them as the attribute's type."""
+    from extgen.generator.interactive import parse_default
+
+    default, kind = entry.get("default"), entry["type"]
+    if not isinstance(default, str) or kind == "string":
+        return
+    try:
+        entry["default"] = parse_default(default, kind) if default.strip() else None
+    except ValueError as err:
+        raise _fail(f"param {entry['name']}.default", f"a {kind} ({err})", default) from None
+
+
 def _fail(where: str, what: str, value: Any) -> ConfigError:
     shown = repr(value) if len(repr(value)) < 60 else type(value).__name__
     return ConfigError(f"{where}: must be {what}, not {shown}")
@@ -98,6 +112,7 @@ def convert_legacy(data: dict[str, Any]) -> dict[str, Any]:
         _merge(attrs, a, in_ir=False)
     for entry in attrs.values():
         entry.setdefault("type", _type_of(entry.get("default")))
+        _typed_default(entry)
         if entry.get("framework_name") == entry["name"]:
             entry.pop("framework_name")
     mo_targets = (("mo_caffe_extractor", "mo-caffe-ext"), ("mo_tf_extractor", "mo-tf-ext"),

@@ -7,19 +7,15 @@ import json
 from pathlib import Path
 
 import pytest
-from prompt_toolkit.application import create_app_session
-from prompt_toolkit.input import create_pipe_input
-from prompt_toolkit.output import DummyOutput
 
 from extgen.cli import main
+from tests.prompts import typed
 
 ENTER, DOWN, CTRL_C = "\r", "\x1b[B", "\x03"
 
 
 def _session(keys: list[str], argv: list[str], capsys) -> tuple[int, str, str]:
-    with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
-        pipe.send_text("".join(keys))
-        pipe.close()  # out of keys = end of input, so a wrong key sequence fails instead of hanging
+    with typed("".join(keys)):
         code = main(argv)
     out, err = capsys.readouterr()
     return code, out, err
@@ -69,5 +65,61 @@ def test_going_back_changes_an_answer(tmp_path: Path, capsys) -> None:
 def test_ctrl_c_writes_nothing(tmp_path: Path, capsys, stop_after: int) -> None:
     code, _, err = _session(ANSWERS[:stop_after] + [CTRL_C],
                             ["new", "--mo-op", "--output_dir", str(tmp_path / "out")], capsys)
-    assert code == 2 and "nothing was written" in err
+    assert code == 130 and "nothing was written" in err
     assert not (tmp_path / "out").exists()
+
+
+def test_standard_input_that_is_no_terminal_is_one_line(tmp_path: Path, capsys) -> None:
+    code = main(["new", "--mo-op", "--output_dir", str(tmp_path / "out")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "not a terminal" in err[0] and "--config" in err[0]
+
+
+def test_renaming_follows_into_types_and_deselected_frameworks_drop(tmp_path, capsys) -> None:
+    """Rename Cosh to Sinh2 (the onnx type followed the name), then deselect the ONNX
+    extractor: its type leaves the saved config."""
+    rename = [DOWN, DOWN, ENTER, "\x7f" * 4 + "Sinh2" + ENTER]
+    untick = [DOWN, ENTER, " " + ENTER]  # targets: the first (mo-onnx-ext) off
+    code, out, _ = _session(ANSWERS + rename + untick + [ENTER], [
+        "new", "--mo-onnx-ext", "--mo-op", "--output_dir", str(tmp_path)], capsys)
+    assert code == 0, out
+    assert '"onnx": "Sinh2"' in out  # the review after the rename
+    saved = json.loads((tmp_path / "sinh2.extgen.json").read_text())
+    assert saved["targets"] == ["mo-op"] and "framework_types" not in saved["ops"][0]
+
+
+def test_answers_are_kept_when_the_files_are_in_the_way(tmp_path, capsys, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    argv = ["new", "--mo-onnx-ext", "--mo-op", "--output_dir", str(tmp_path / "out")]
+    assert _session(ANSWERS + [ENTER], argv, capsys)[0] == 0
+    ops = tmp_path / "out" / "user_mo_extensions" / "ops" / "cosh.py"
+    ops.write_text(ops.read_text() + "# my edit\n")
+    code, _, err = _session(ANSWERS + [ENTER], argv, capsys)
+    assert code == 2 and "your answers are kept: extgen new --config cosh.extgen.json" in err
+    assert json.loads((tmp_path / "cosh.extgen.json").read_text())["ops"][0]["name"] == "Cosh"
+
+
+def test_framework_questions_of_the_original_extgen(tmp_path: Path, capsys) -> None:
+    """Caffe: a Python layer and its module, not copying every parameter; TF: parse_all off;
+    MXNet: a Custom op."""
+    keys = ["Cosh" + ENTER, ENTER, ENTER, ENTER,   # name; tf, caffe, mxnet types: defaults
+            DOWN + ENTER, "mylayers.CoshLayer" + ENTER, "n",  # Caffe: Python layer, no copy
+            "n", "y",                                  # TF parse_all off; MXNet Custom op
+            *ANSWERS[2:], ENTER]
+    code, out, _ = _session(keys, ["new", "--mo-caffe-ext", "--mo-tf-ext", "--mo-mxnet-ext",
+                                   "--mo-op", "--output_dir", str(tmp_path)], capsys)
+    assert code == 0, out
+    op = json.loads((tmp_path / "cosh.extgen.json").read_text())["ops"][0]
+    assert op["caffe"] == {"pythonic": True, "module": "mylayers.CoshLayer", "copy_all": False}
+    assert op["tf"] == {"parse_all": False} and op["mxnet"] == {"custom": True}
+    caffe_ext = next((tmp_path / "user_mo_extensions/front/caffe").glob("*_ext.py")).read_text()
+    assert "CaffePythonFrontExtractorOp" in caffe_ext and "mylayers.CoshLayer" in caffe_ext
+
+
+def test_caffe_parameter_field_defaults_to_the_op_name(tmp_path: Path, capsys) -> None:
+    keys = ["Cosh" + ENTER, ENTER, ENTER, ENTER, "y", *ANSWERS[2:], ENTER]
+    code, out, _ = _session(keys, ["new", "--mo-caffe-ext", "--mo-op", "--output_dir",
+                                   str(tmp_path)], capsys)
+    assert code == 0, out
+    op = json.loads((tmp_path / "cosh.extgen.json").read_text())["ops"][0]
+    assert op["caffe"] == {"param_name": "cosh_param"}  # pythonic/copy_all: the defaults

@@ -111,6 +111,34 @@ def test_original_extgen_keys_tf_cosh_flow(tmp_path: Path, capsys) -> None:
     assert attrs["elem_type"].framework_name == "T" and not attrs["elem_type"].in_ir
 
 
+def test_original_values_as_the_original_extgen_wrote_them(tmp_path, capsys, monkeypatch) -> None:
+    """String defaults under the original type names (listint, listfloat, ...), in silent mode
+    (`extgen config.json`), and an editor's "$schema" key."""
+    params = [{"name": n, "type": t, "default": d} for n, t, d in (
+        ("alpha", "float", "1.0"), ("count", "int", "3"), ("on", "bool", "true"),
+        ("axes", "listint", "1,2"), ("ratios", "listfloat", "[0.5, 2]"), ("mode", "string", "x"))]
+    legacy = {"$schema": "extgen-config.schema.json",
+              "mo_op": {"op": "Cosh", "supported_attrs": [p["name"] for p in params]},
+              "ie_op": {"op": "Cosh", "plugin": "cpu", "params": params}}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(legacy))
+    from extgen.generator.generate import load_config
+
+    attrs = {a.name: (a.type, a.default) for a in load_config(path).ops[0].attributes}
+    assert attrs == {"alpha": ("float", 1.0), "count": ("int", 3), "on": ("bool", True),
+                     "axes": ("int_list", [1, 2]), "ratios": ("float_list", [0.5, 2.0]),
+                     "mode": ("string", "x")}
+    out = tmp_path / "out"
+    out.mkdir()
+    monkeypatch.chdir(out)
+    assert main([str(path)]) == 0  # silent mode
+    assert (out / "user_mo_extensions" / "ops" / "cosh.py").is_file()
+    params[0]["default"] = "fast"
+    path.write_text(json.dumps(legacy))
+    assert main([str(path)]) == 2
+    assert "param alpha.default: must be a float" in capsys.readouterr().err
+
+
 def test_generated_onnx_extension_converts_and_runs(tmp_path: Path) -> None:
     assert _run_config(tmp_path, _with({"framework_types": {"onnx": "my.domain::Cosh"}})) == 0
     model = make_model(

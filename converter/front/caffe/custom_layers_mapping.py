@@ -29,9 +29,12 @@ class CustomLayer:
     native_type: str
     has_param: bool
     proto_param_name: str | None
+    every_optional: bool = False  # --disable_omitting_optional
+    flatten_nested: bool = False  # --enable_flattening_nested_params
 
 
-def read_mapping(path: Path) -> dict[str, CustomLayer]:
+def read_mapping(path: Path, every_optional: bool = False,
+                 flatten_nested: bool = False) -> dict[str, CustomLayer]:
     """NativeType -> CustomLayer; a malformed file is one error naming it."""
     try:
         root = ET.parse(path).getroot()
@@ -62,7 +65,8 @@ def read_mapping(path: Path) -> dict[str, CustomLayer]:
             msg = (f"{path}: <CustomLayer NativeType=\"{native}\"> has hasParam=\"true\" "
                    "but no protoParamName")
             raise ModelFormatError(msg)
-        mapping.setdefault(native, CustomLayer(native, has_param == "true", param))
+        mapping.setdefault(native, CustomLayer(native, has_param == "true", param,
+                                               every_optional, flatten_nested))
     return mapping
 
 
@@ -75,7 +79,8 @@ def _ir_attrs(node: Node, layer: CustomLayer) -> dict[str, Any]:
                f"field '{layer.proto_param_name}' in the caffe.proto in use; pass your caffe.proto "
                "with --caffe_parser_path")
         raise ModelFormatError(msg)
-    attrs = collect_attributes(getattr(pb, layer.proto_param_name))
+    attrs = collect_attributes(getattr(pb, layer.proto_param_name), "",
+                               layer.every_optional, layer.flatten_nested)
     out: dict[str, Any] = {}
     for key, value in attrs.items():
         new, count = key, 0

@@ -15,7 +15,12 @@ from typing import Any
 import numpy as np
 
 from converter.errors import InputFileError, ModelFormatError, UsageError
-from converter.front.caffe.proto import net_class, read_caffemodel, read_prototxt
+from converter.front.caffe.proto import (
+    net_class,
+    read_caffemodel,
+    read_mean_file,
+    read_prototxt,
+)
 from converter.graph.graph import Graph, Node
 from converter.graph.port import Port
 from converter.ops.op import Op
@@ -205,5 +210,11 @@ def load(opts: ConvertOptions) -> Graph:
     if opts.custom_layers_mapping is not None:
         from converter.front.caffe.custom_layers_mapping import read_mapping
 
-        mapping = read_mapping(Path(opts.custom_layers_mapping))
-    return net_to_graph(net, model, proto_path, mapping)
+        mapping = read_mapping(Path(opts.custom_layers_mapping),
+                               bool(opts.disable_omitting_optional),
+                               bool(opts.enable_flattening_nested_params))
+    graph = net_to_graph(net, model, proto_path, mapping)
+    if opts.mean_file is not None:
+        graph.graph["mean_image"] = read_mean_file(Path(opts.mean_file), opts.caffe_parser_path)
+    return graph
+

@@ -39,6 +39,25 @@ def _classes(path: Path, mtime: float) -> dict[str, type]:
     return load_proto(path)
 
 
+def read_mean_file(path: Path, parser_path: Path | None = None) -> Any:
+    """--mean_file: a BlobProto .binaryproto as a (C, H, W) float32 image."""
+    from converter.front.caffe.attrs import blob_array
+
+    proto = _proto_file(parser_path).resolve()
+    classes = _classes(proto, proto.stat().st_mtime)
+    blob = next(c for n, c in classes.items() if n.split(".")[-1] == "BlobProto")()
+    try:
+        blob.ParseFromString(Path(path).read_bytes())
+        image = blob_array(blob)
+    except (OSError, DecodeError, ModelFormatError) as err:
+        msg = f"--mean_file {path}: not a Caffe mean .binaryproto ({err})"
+        raise InputFileError(msg) from None
+    if image.ndim < 3 or image.ndim == 4 and image.shape[0] != 1:
+        msg = f"--mean_file {path}: holds shape {list(image.shape)}, not one C x H x W image"
+        raise InputFileError(msg)
+    return image.reshape(image.shape[-3:])
+
+
 def net_class(parser_path: Path | None = None) -> type:
     """NetParameter of the caffe.proto in use (any package: caffe, mo_caffe, ...)."""
     path = _proto_file(parser_path).resolve()

@@ -38,7 +38,7 @@ def _graph_def(opts: ConvertOptions):
         msg = (f"{model}: legacy Keras .h5 files are not read; save the model as .keras "
                "(model.save('model.keras')) or export a SavedModel and pass --saved_model_dir")
         raise ModelFormatError(msg)
-    graph_def = load_graph_def(model)
+    graph_def = load_graph_def(model, opts.input_model_is_text)
     if opts.input_checkpoint is not None:
         return freeze(graph_def, opts.input_checkpoint)
     inline_functions(graph_def)

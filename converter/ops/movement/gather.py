@@ -48,8 +48,11 @@ class Gather(Op):
         """Constant indices must lie in [-size, size) of a known axis (ONNX and TF refuse the
         rest; Gather-8 would silently give zeros)."""
         data, idx, axis = shapes[0], values[1], values[2] if len(values) > 2 else None
+        if axis is not None and np.size(axis) != 1:
+            return f"the axis input must hold one value, not {np.size(axis)}"
         if data is None or idx is None or axis is None or np.size(idx) == 0:
             return None
+        axis = np.asarray(axis).item()
         size = data[normalize_axis(int(axis), len(data))]
         idx = np.asarray(idx, dtype=np.int64)
         if size >= 0 and (idx.min() < -size or idx.max() >= size):

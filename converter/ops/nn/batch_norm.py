@@ -6,7 +6,7 @@ import numpy as np
 
 from converter.ops.op import Op
 
-__all__ = ["BatchNormInference"]
+__all__ = ["BatchNormInference", "BatchNormInference1"]
 
 
 class BatchNormInference(Op):
@@ -23,3 +23,25 @@ class BatchNormInference(Op):
         scale = gamma / np.sqrt(var + np.asarray(attrs["epsilon"], var.dtype))
         shift = beta - mean * scale
         return [x * scale.reshape(shape) + shift.reshape(shape)]
+
+
+class BatchNormInference1(BatchNormInference):
+    """BatchNormInference-1, as IR from OpenVINO's tools may hold it: the same op with its
+    inputs ordered gamma, beta, data, mean, variance."""
+
+    op = "BatchNormInference1"
+    type = "BatchNormInference"
+    version = "opset1"
+
+    @classmethod
+    def infer_shapes(cls, attrs, shapes, values):
+        return [shapes[2]]
+
+    @classmethod
+    def infer_types(cls, attrs, types):
+        return [types[2]]
+
+    @classmethod
+    def evaluate(cls, attrs, inputs):
+        gamma, beta, x, mean, var = inputs
+        return super().evaluate(attrs, [x, gamma, beta, mean, var])

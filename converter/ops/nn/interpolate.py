@@ -8,7 +8,7 @@ import numpy as np
 from converter.graph.shape import DYN
 from converter.ops.op import Op
 
-__all__ = ["Interpolate"]
+__all__ = ["Interpolate", "Interpolate1"]
 
 
 def _source_coords(mode: str, out: int, length: int, scale: float) -> np.ndarray:
@@ -134,3 +134,48 @@ class Interpolate(Op):
         if y.dtype != x.dtype and x.dtype.kind in "iu":
             y = np.round(y)
         return [y.astype(x.dtype, copy=False)]
+
+
+class Interpolate1(Interpolate):
+    """Interpolate-1, as IR from OpenVINO's tools may hold it: `axes` is an attribute and the
+    second input the output sizes on them; run as Interpolate-11 the way OpenVINO converts it
+    (nearest 'simple', linear as linear_onnx below rank 5; coordinates align_corners, else
+    asymmetric, but half_pixel for linear off the two spatial axes of a 4-D input)."""
+
+    op = "Interpolate1"
+    type = "Interpolate"
+    version = "opset1"
+    in_ports_count = 2
+    attr_types = {"axes": "ints", "mode": "str", "align_corners": "bool", "antialias": "bool",
+                  "pads_begin": "ints", "pads_end": "ints"}
+    defaults = {"align_corners": False, "antialias": False, "pads_begin": [0], "pads_end": [0]}
+
+    @staticmethod
+    def _as_v11(attrs: dict, rank: int) -> dict:
+        mode = attrs["mode"]
+        if mode == "linear":
+            mode = "linear_onnx" if rank < 5 else "linear"
+        padded = any(attrs["pads_begin"]) or any(attrs["pads_end"])
+        transform = "asymmetric"
+        if attrs["align_corners"]:
+            transform = "align_corners"
+        elif mode.startswith("linear") and (
+                padded or not (rank == 4 and sorted(attrs["axes"]) == [2, 3])):
+            transform = "half_pixel"
+        return {**Interpolate.defaults, "mode": mode, "shape_calculation_mode": "sizes",
+                "nearest_mode": "simple", "coordinate_transformation_mode": transform,
+                "antialias": attrs["antialias"], "pads_begin": attrs["pads_begin"],
+                "pads_end": attrs["pads_end"]}
+
+    @classmethod
+    def infer_shapes(cls, attrs, shapes, values):
+        if shapes[0] is None:
+            return [None]
+        axes = np.array(attrs["axes"], np.int64)
+        return super().infer_shapes(cls._as_v11(attrs, len(shapes[0])), shapes,
+                                    [*values[:2], axes])
+
+    @classmethod
+    def evaluate(cls, attrs, inputs):
+        v11 = cls._as_v11(attrs, inputs[0].ndim)
+        return super().evaluate(v11, [*inputs[:2], np.array(attrs["axes"], np.int64)])

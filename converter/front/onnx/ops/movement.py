@@ -66,6 +66,8 @@ def reshape(n: OnnxNode):
 @onnx_op("Flatten")
 def flatten(n: OnnxNode):
     x, axis = n.input(0), n.attr("axis", 1)
+    if axis in (0, 1):  # the common case as MO writes it: [?,4] on a dynamic batch, not [?,?]
+        return [n.op("Reshape", [x, np.array([0 if axis else 1, -1], I64)], special_zero=True)]
     head = n.op("Slice", [n.op("ShapeOf", [x], output_type=I64), np.array([0], I64),
                           np.array([axis], I64), np.array([1], I64)])
     lead = n.op("ReduceProd", [head, np.array([0], I64)], keep_dims=True)

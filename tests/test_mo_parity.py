@@ -1,0 +1,118 @@
+"""MO's flags through `extgen convert` and through MO 2023.3 itself (openvino-dev, a test oracle
+only, in its own venv made once per machine under ~/.cache/extgen): the two IRs, read by the
+current OpenVINO, have the same inputs (shapes, bounds, layouts) and compute the same outputs."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper
+
+from extgen.cli import main
+from tests.conftest import make_model
+
+MO_PACKAGES = ["openvino-dev==2023.3.0", "numpy<1.24", "protobuf==3.20.3", "onnx"]
+F32 = {"INFERENCE_PRECISION_HINT": "f32"}
+
+
+@pytest.fixture(scope="module")
+def mo_python() -> Path:
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "extgen"
+    python = base / "mo-2023.3" / "venv" / "bin" / "python"
+    python.parents[2].mkdir(parents=True, exist_ok=True)
+    with open(python.parents[2] / ".lock", "w") as lock:  # one maker when tests run in parallel
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (python.parents[2] / "ready").exists():
+            subprocess.run([sys.executable, "-m", "venv", "--clear", str(python.parents[1])],
+                           check=True)
+            subprocess.run([str(python), "-m", "pip", "install", "-q", *MO_PACKAGES], check=True)
+            (python.parents[2] / "ready").touch()
+    return python
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("models")
+    w = np.array([1, 2, 3], np.float32).reshape(1, 3, 1, 1) + np.float32(0.1)
+    onnx.save(make_model(
+        [helper.make_node("Relu", ["x"], ["mid"], name="relu"),
+         helper.make_node("Mul", ["mid", "w"], ["y"], name="mul")],
+        [("x", TensorProto.FLOAT, ["N", 3, "H", "W"])],
+        [("y", TensorProto.FLOAT, ["N", 3, "H", "W"])], {"w": w}), folder / "two.onnx")
+    onnx.save(make_model(
+        [helper.make_node("Relu", ["x"], ["r"]), helper.make_node("Flatten", ["r"], ["y"])],
+        [("x", TensorProto.FLOAT, ["N", 1, 2, 2])], [("y", TensorProto.FLOAT, ["N", 4])]),
+        folder / "flat.onnx")
+    onnx.save(make_model(
+        [helper.make_node("Add", ["x", "b"], ["y"])],
+        [("x", TensorProto.FLOAT, [2]), ("b", TensorProto.FLOAT, [2])],
+        [("y", TensorProto.FLOAT, [2])]), folder / "add.onnx")
+    return folder
+
+
+CASES = {
+    "defaults (f16 weights)": ("two", []),
+    "compress_to_fp16=False": ("two", ["--compress_to_fp16=False"]),
+    "bounded input": ("two", ["--input", "x[1..4,3,2,2]"]),
+    "scale": ("two", ["--input_shape", "[1,3,2,2]", "--scale", "2"]),
+    "batch": ("two", ["--batch", "2"]),
+    "layout nchw->nhwc": ("two", ["--input_shape", "[1,3,2,4]", "--layout", "x(nchw->nhwc)"]),
+    "source/target layout": ("two", ["--input_shape", "[1,3,2,4]", "--source_layout", "nchw",
+                                     "--target_layout", "nhwc"]),
+    "mean/scale/reverse": ("two", ["--input_shape", "[1,3,2,2]", "--mean_values", "[1,2,3]",
+                                   "--scale_values", "[2,4,8]", "--reverse_input_channels"]),
+    "output cut": ("two", ["--output", "mid"]),
+    "LowLatency2": ("two", ["--transform", "LowLatency2"]),
+    "flatten on a dynamic batch": ("flat", []),
+    "freeze_placeholder_with_value": ("add", ["--freeze_placeholder_with_value", "b->[1 2]"]),
+}
+
+
+def _feed(model) -> list[np.ndarray]:
+    rng = np.random.default_rng(3)
+    feeds = []
+    for port in model.inputs:
+        dims = [d.get_length() if d.is_static else max(2, d.get_min_length())
+                for d in port.get_partial_shape()]
+        feeds.append(rng.standard_normal(dims).astype(np.float32))
+    return feeds
+
+
+def _inputs(model) -> list[tuple[str, str]]:
+    import openvino as ov
+
+    return [(str(p.get_partial_shape()), ov.layout_helpers.get_layout(p).to_string())
+            for p in model.inputs]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", list(CASES))
+def test_extgen_and_mo_write_equivalent_ir(mo_python, models, tmp_path, case) -> None:
+    import openvino as ov
+
+    name, flags = CASES[case]
+    model = models / f"{name}.onnx"
+    assert main(["convert", str(model), "-o", str(tmp_path / "ours"), *flags]) == 0
+    done = subprocess.run([str(mo_python), "-m", "openvino.tools.mo", "--input_model",
+                           str(model), "--output_dir", str(tmp_path / "mo"), *flags],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    core = ov.Core()
+    ours, theirs = (core.read_model(str(tmp_path / d / f"{name}.xml")) for d in ("ours", "mo"))
+    assert _inputs(ours) == _inputs(theirs)
+    assert [str(p.get_partial_shape()) for p in ours.outputs] == [
+        str(p.get_partial_shape()) for p in theirs.outputs]
+    feed = _feed(theirs)
+    got, want = (core.compile_model(m, "CPU", F32)(feed) for m in (ours, theirs))
+    for a, b in zip(got.values(), want.values()):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
+    if case in ("defaults (f16 weights)", "compress_to_fp16=False"):  # the same weights, in the
+        sizes = [(tmp_path / d / f"{name}.bin").stat().st_size for d in ("ours", "mo")]
+        assert sizes[0] == sizes[1]  # same precision (MO also halves scalars such as --scale's)
