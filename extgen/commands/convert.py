@@ -136,6 +136,8 @@ def options_from_args(args: argparse.Namespace):
     model, output_dir, model_name = model_and_output(args)
     return ConvertOptions(
         input_model=model,
+        saved_model_dir=args.saved_model_dir,
+        input_meta_graph=args.input_meta_graph,
         framework=args.framework,
         output_dir=output_dir,
         model_name=model_name,
@@ -166,10 +168,8 @@ def framework_options(args: argparse.Namespace) -> dict:
         "counts": args.counts,
         "remove_output_softmax": args.remove_output_softmax,
         "remove_memory": args.remove_memory,
-        "saved_model_dir": args.saved_model_dir,
         "saved_model_tags": ([t.strip() for t in args.saved_model_tags.split(",") if t.strip()]
                              if args.saved_model_tags else None),
-        "input_meta_graph": args.input_meta_graph,
         "input_checkpoint": args.input_checkpoint,
         **framework_flag_options(args),
     }
