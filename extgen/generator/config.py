@@ -215,9 +215,10 @@ class OpConfig(_Model):
     attributes: list[Attribute] = Field(default_factory=list, description="the op's attributes")
     shape: ShapeRule = Field(default_factory=ShapeRule, description="output shape rule")
     dtype: DtypeRule = Field(default_factory=DtypeRule, description="output element type rule")
-    expression: str | None = Field(
-        None, description="elementwise math over inputs and attributes, e.g. (exp(x) + exp(-x)) / 2"
-    )
+    expression: str | list[str] | None = Field(
+        None, description="elementwise math over inputs and attributes, e.g. x * sigmoid(x); "
+        "a list gives one per output. The inputs broadcast numpy-style (see docs/reference.md "
+        "for the language)")
     caffe: CaffeOptions = Field(default_factory=CaffeOptions, description="Caffe extractor options")
     tf: TfOptions = Field(default_factory=TfOptions, description="TensorFlow extractor options")
     mxnet: MxnetOptions = Field(default_factory=MxnetOptions, description="MXNet extractor options")
@@ -244,15 +245,23 @@ class OpConfig(_Model):
         if self.expression is not None:
             from extgen.expression import parse_expression
 
-            if len(self.outputs) != 1 or self.shape.kind != "same_as_input":
-                msg = "an expression needs one output with shape same_as_input"
+            if len(self.expressions) != len(self.outputs) or self.shape.kind == "custom":
+                msg = (f"an expression op needs one expression per output ({len(self.outputs)}) "
+                       "and the inputs' broadcast shape (shape kind same_as_input)")
                 raise ValueError(msg)
             numeric = {a.name for a in self.attributes if a.type in ("int", "float", "bool")}
-            try:
-                parse_expression(self.expression, {p.name for p in self.inputs} | numeric)
-            except ConfigError as err:  # under the op's location, like every other field
-                raise ValueError(str(err)) from None
+            for text in self.expressions:
+                try:
+                    parse_expression(text, {p.name for p in self.inputs} | numeric)
+                except ConfigError as err:  # under the op's location, like every other field
+                    raise ValueError(str(err)) from None
         return self
+
+    @property
+    def expressions(self) -> list[str]:
+        """One expression per output (empty when the op has none)."""
+        e = self.expression
+        return [] if e is None else [e] if isinstance(e, str) else list(e)
 
     def _check_vpu_scalars(self, names: set[str]) -> None:
         taken = {"dim_b", "dim_f", "dim_y", "dim_x", "count"}
@@ -265,7 +274,7 @@ class OpConfig(_Model):
             except ValueError as err:
                 msg = f"{where}.name: {err}"
                 raise ValueError(msg) from None
-            if sc.name in taken or sc.name in names or re.fullmatch(r"x\d+", sc.name):
+            if sc.name in taken or sc.name in names or re.fullmatch(r"x\d+|in\d+_[bfyx]", sc.name):
                 msg = f"VPU scalar {sc.name!r} clashes with a kernel argument extgen already passes"
                 raise ValueError(msg)
             dim = sc.dimension()
