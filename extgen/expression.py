@@ -21,12 +21,13 @@ __all__ = ["FUNCTIONS", "LANGUAGE", "Expression", "parse_expression"]
 
 _ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
 _COMPARE = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
+_PARAMS = {"clamp": "x, lo, hi", "hardsigmoid": "x, alpha, beta", "where": "cond, a, b"}
 _BOOLEAN = "a true/false value (a comparison, and/or/not, isnan, ...)"
 LANGUAGE = (
     "numbers, the op's inputs and int/float/bool attributes; + - * / ** and unary -; "
     "comparisons < <= > >= == != (chains like 0 < x < 1 too); and, or, not; "
     "a if cond else b; functions: " + ", ".join(
-        f"{name}({', '.join('abc'[:spec[0]]) if spec[0] > 1 else 'x'})"
+        f"{name}({_PARAMS.get(name, 'x' if spec[0] == 1 else 'a, b')})"
         for name, spec in FUNCTIONS.items()))
 
 

@@ -155,8 +155,8 @@ class _Session:
     def q_expression(self) -> None:
         from extgen.expression import parse_expression
 
-        numeric = {a["name"] for a in self.a["attributes"] if a["type"] != "string"}
-        names = set(self.a["inputs"]) | numeric
+        numeric = {a["name"] for a in self.a["attributes"] if a["type"] in ("int", "float", "bool")}
+        names = set(self.a.get("inputs", ["x"])) | numeric
 
         def check(text: str) -> bool | str:
             if not text.strip():
@@ -167,10 +167,19 @@ class _Session:
                 return str(err)
             return True
 
-        text = _ask(questionary.text(
-            "Elementwise math, e.g. (exp(x) + exp(-x)) / 2 (empty: write the kernels yourself):",
-            default=self.a.get("expression") or "", validate=check)).strip()
-        self.a["expression"] = text or None
+        outputs = self.a.get("outputs", ["y"])
+        before = self.a.get("expression") or []
+        before = [before] if isinstance(before, str) else before
+        texts = []
+        for k, out in enumerate(outputs):
+            texts.append(_ask(questionary.text(
+                f"Elementwise math for {out}, e.g. x * sigmoid(x) (empty: write the kernels "
+                "yourself):", default=before[k] if k < len(before) else "",
+                validate=check)).strip())
+            if not texts[-1]:
+                break
+        done = all(texts) and len(texts) == len(outputs)
+        self.a["expression"] = (texts[0] if len(texts) == 1 else texts) if done else None
 
     def q_gpu(self) -> None:
         self.a["gpu_global"] = _ask(questionary.text(
