@@ -18,13 +18,14 @@ from extgen.commands import doctor as doctor_cmd
 from extgen.commands import new as new_cmd
 from extgen.commands import run as run_cmd
 from extgen.commands import schema as schema_cmd
+from extgen.commands import test as test_cmd
 from extgen.errors import ExtgenError
 
 __all__ = ["main"]
 
 _COMMANDS = {
     "check": check_cmd, "new": new_cmd, "convert": convert_cmd, "run": run_cmd,
-    "schema": schema_cmd, "doctor": doctor_cmd,
+    "schema": schema_cmd, "doctor": doctor_cmd, "test": test_cmd,
 }
 LOG_LEVELS = ("CRITICAL", "ERROR", "WARN", "WARNING", "INFO", "DEBUG", "NOTSET")
 

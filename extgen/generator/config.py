@@ -151,11 +151,19 @@ class Port(_Model):
 
 
 class ShapeRule(_Model):
-    """Output shape: the same as input N, or a custom inference the user fills in."""
+    """Output shape: the same as input N, a formula of input N's dims and the attributes, or a
+    custom inference the user fills in."""
 
-    kind: Literal["same_as_input", "custom"] = Field(
-        "same_as_input", description="custom: the generated shape inference is a TODO to fill in")
-    input: int = Field(0, ge=0, description="which input the output shape copies")
+    kind: Literal["same_as_input", "formula", "custom"] = Field(
+        "same_as_input", description="formula: `dims` below; custom: the generated shape "
+        "inference is a TODO to fill in")
+    input: int = Field(0, ge=0, description="which input the output shape copies (or `names`)")
+    names: list[Identifier] = Field(
+        default_factory=list, description="formula: names for that input's dims, e.g. "
+        "[N, C, H, W] (its rank must match)")
+    dims: list[str] = Field(
+        default_factory=list, description="formula: each output dim from those names and the "
+        "int/float attributes, e.g. [N, C, H * scale, W * scale]; rounded down to an integer")
 
 
 class DtypeRule(_Model):
@@ -242,6 +250,7 @@ class OpConfig(_Model):
             msg = (f"shape/dtype rule refers to input {max(self.shape.input, self.dtype.input)}, "
                    f"the op has {len(self.inputs)}")
             raise ValueError(msg)
+        self._check_shape_formula(set(seen))
         if self.expression is not None:
             from extgen.expression import parse_expression
 
@@ -262,6 +271,26 @@ class OpConfig(_Model):
         """One expression per output (empty when the op has none)."""
         e = self.expression
         return [] if e is None else [e] if isinstance(e, str) else list(e)
+
+    def _check_shape_formula(self, taken: set[str]) -> None:
+        from extgen.expression import parse_expression
+
+        rule = self.shape
+        if (rule.kind == "formula") != bool(rule.dims):
+            msg = "shape: kind formula goes with a non-empty dims list (and dims only with it)"
+            raise ValueError(msg)
+        clash = [n for n in rule.names if n.lower() in taken] or (
+            [] if len(set(rule.names)) == len(rule.names) else rule.names)
+        if clash:
+            msg = f"shape.names: {clash[0]!r} is used twice among the names, ports and attributes"
+            raise ValueError(msg)
+        numeric = {a.name for a in self.attributes if a.type in ("int", "float")}
+        for k, text in enumerate(rule.dims):
+            try:
+                parse_expression(text, set(rule.names) | numeric)
+            except ConfigError as err:
+                msg = f"shape.dims.{k}: {err}"
+                raise ValueError(msg) from None
 
     def _check_vpu_scalars(self, names: set[str]) -> None:
         taken = {"dim_b", "dim_f", "dim_y", "dim_x", "count"}

@@ -112,6 +112,25 @@ def _expression(op: OpConfig, inputs: list[str], attrs: set[str]) -> dict[str, A
     return out
 
 
+def _shape_formula(op: OpConfig) -> dict[str, Any] | None:
+    """The output shape formula in Python and C++ (dim name n is the local d_<name>)."""
+    rule = op.shape
+    if rule.kind != "formula":
+        return None
+    attrs = {a.name for a in op.attributes if a.type in ("int", "float")}
+    index = {n: k for k, n in enumerate(rule.names)}
+    exprs = [parse_expression(text, set(index) | attrs) for text in rule.dims]
+    python = []
+    for e in exprs:  # dim(fn, *dims): fn of the dims it uses, or -1 when one is dynamic
+        used = sorted(index[v] for v in e.variables if v in index)
+        body = e.render("numpy", lambda v: f"v{index[v]}" if v in index else f"attrs[{v!r}]")
+        params = ", ".join(f"v{k}" for k in used)
+        python.append(f"dim(lambda {params}: fn.floor({body}), "
+                      f"{''.join(f'd[{k}], ' for k in used)})".replace(", )", ")"))
+    return {"python": python, "rank": len(rule.names), "names": rule.names,
+            "cpp": [e.render("cpp", lambda v: f"d_{v}" if v in index else f"m_{v}") for e in exprs]}
+
+
 def op_context(op: OpConfig) -> dict[str, Any]:
     attrs = [_attr(a) for a in op.attributes]
     onnx_type = op.framework_type("onnx")
@@ -130,6 +149,7 @@ def op_context(op: OpConfig) -> dict[str, Any]:
         "attrs": attrs,
         "ir_attrs": [a for a in attrs if a.in_ir],
         "shape": op.shape,
+        "shape_formula": _shape_formula(op),
         "dtype": op.dtype,
         "expression": expression,
         "caffe": op.caffe,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import re
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -16,6 +17,7 @@ from converter.ops import Op
 from converter.runtime.cpu import CpuLibrary
 from converter.runtime.ir_reader import IRLayer, OutPort
 from converter.runtime.opencl import GpuDevice, VpuDevice
+from extgen.cli import main
 from tests.generator._cpu_build import build, generate_ops, tools_missing
 
 SHAPE = (2, 3, 4, 5)
@@ -64,6 +66,11 @@ MIXED = [
 ]
 
 
+UPSAMPLE = {"name": "Upsample", "attributes": [{"name": "scale", "type": "float", "default": 2.0}],
+            "shape": {"kind": "formula", "names": ["N", "C", "H", "W"],
+                      "dims": ["N", "C", "H * scale", "W * scale + 0.5"]}}
+
+
 def _load(out: Path, snake: str, name: str):
     path = out / "user_mo_extensions" / "ops" / f"{snake}.py"
     spec = importlib.util.spec_from_file_location(f"generated_{snake}", path)
@@ -89,8 +96,6 @@ def activations(tmp_path_factory) -> dict:
 
 
 def _snake(name: str) -> str:
-    import re
-
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
 
 
@@ -111,7 +116,7 @@ def test_activation_as_an_expression_matches_the_built_in_op(activations, name) 
 @pytest.fixture(scope="module")
 def mixed(tmp_path_factory) -> SimpleNamespace:
     out = tmp_path_factory.mktemp("mixed")
-    generate_ops(MIXED, out, ["mo-op", "ie-cpu-ext", "ie-gpu-ext", "ie-vpu-ext"])
+    generate_ops([*MIXED, UPSAMPLE], out, ["mo-op", "ie-cpu-ext", "ie-gpu-ext", "ie-vpu-ext"])
     ops = {op["name"]: _load(out, _snake(op["name"]), op["name"]) for op in MIXED}
     return SimpleNamespace(out=out, ops=ops)
 
@@ -147,9 +152,19 @@ def test_mixed_op_set_numpy_semantics(mixed) -> None:
     assert math.isclose(logic[1], 0.55 + math.log1p(0.25) - math.expm1(-0.25), rel_tol=1e-6)
 
 
+def test_output_shape_formula_in_python(mixed) -> None:
+    op = _load(mixed.out, "upsample", "Upsample")
+    attrs = dict(op.defaults)
+    assert op.infer_shapes(attrs, [(2, 3, 4, 5)], [None]) == [(2, 3, 8, 10)]
+    assert op.infer_shapes({"scale": 1.5}, [(2, 3, 3, 5)], [None]) == [(2, 3, 4, 8)]  # floor
+    assert op.infer_shapes(attrs, [(-1, 3, -1, 5)], [None]) == [(-1, 3, -1, 10)]  # dynamic
+    with pytest.raises(ValueError, match="input 0 has rank 3, the shape formula names 4 dims"):
+        op.infer_shapes(attrs, [(2, 3, 4)], [None])
+
+
 def _ir_layer(name: str, n_in: int, n_out: int, precision: str = "FP32") -> IRLayer:
     """The op's layer with its default attributes, as the IR writes them."""
-    op = next(op for op in MIXED if op["name"] == name)
+    op = next(op for op in [*MIXED, UPSAMPLE] if op["name"] == name)
     attrs = {a["name"]: str(a["default"]).lower() for a in op.get("attributes", [])}
     outs = [OutPort(n_in + k, precision, [f"y{k}"], SHAPE) for k in range(n_out)]
     return IRLayer(1, "node", name, "extension", attrs, list(range(n_in)), outs)
@@ -164,17 +179,29 @@ def _close(got: np.ndarray, want: np.ndarray, tol: float) -> None:
 
 
 @pytest.mark.slow
-def test_mixed_op_set_cpp_matches_numpy(mixed) -> None:
+def test_mixed_op_set_cpp_matches_numpy(mixed, capsys) -> None:
     if tools_missing():
         pytest.fail(tools_missing())
-    built = build(mixed.out / "user_ie_extensions" / "cpu", mixed.out / "build", openvino=False)
+    cpu = mixed.out / "user_ie_extensions" / "cpu"
+    kernel = cpu / "upsample_kernel.hpp"  # the user's part: fill the output with 7
+    todo = r"throw extgen::KernelError\(std::string\(type\) \+ \": the kernel.*?;"
+    fill = "for (size_t i = 0; i < out[0].size(); ++i) out[0].as<float>()[i] = 7;"
+    kernel.write_text(re.sub(todo, fill, kernel.read_text(), flags=re.S))
+    built = build(cpu, mixed.out / "build", openvino=False)
     lib = CpuLibrary(built.abi_library)
+    (y,) = lib.kernel(_ir_layer("Upsample", 1, 1))([np.ones(SHAPE, np.float32)])
+    assert y.shape == (2, 3, 8, 10) and (y == 7).all()  # infer() from the formula
     for op in MIXED:
         ins = _inputs(op["name"])
         want = _reference(mixed, op["name"], ins)
         got = lib.kernel(_ir_layer(op["name"], len(ins), len(want)))(ins)
         for g, w in zip(got, want):
             _close(g, w, 1e-5)
+    assert main(["test", str(mixed.out)]) == 0  # every target of every op, edge values too
+    table = capsys.readouterr().out
+    for op in MIXED:
+        for target in ("cpu", "gpu"):
+            assert f"{op['name']:20} {target:7} 2x3x4x5" in table, (op, target)
 
 
 def test_mixed_op_set_opencl_matches_numpy(mixed) -> None:
@@ -202,3 +229,21 @@ def test_mixed_op_set_opencl_matches_numpy(mixed) -> None:
         for g, w in zip(got, want_half):
             np.testing.assert_allclose(g.astype(np.float32), w.astype(np.float32),
                                        rtol=2e-3, atol=2e-3, equal_nan=True)
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"shape": {"kind": "formula"}}, "kind formula goes with a non-empty dims list"),
+    ({"shape": {"kind": "formula", "names": ["N", "scale"], "dims": ["N"]}},
+     "'scale' is used twice"),
+    ({"shape": {"kind": "formula", "names": ["N"], "dims": ["N * k"]}},
+     "shape.dims.0: expression 'N \\* k', column 5: unknown name 'k'"),
+    ({"expression": ["x", "x"]}, "one expression per output \\(1\\)"),
+    ({"expression": "x", "shape": {"kind": "custom"}}, "the inputs' broadcast shape"),
+])
+def test_bad_shape_formulas_and_expressions_are_one_line(change, message) -> None:
+    from extgen.errors import ConfigError
+    from extgen.generator.generate import validate_config
+
+    with pytest.raises(ConfigError, match=message) as err:
+        validate_config({"ops": [{**UPSAMPLE, **change}]})
+    assert "\n" not in str(err.value)

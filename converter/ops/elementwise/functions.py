@@ -81,4 +81,5 @@ def operand(x: np.ndarray) -> np.ndarray:
 def result(value: np.ndarray, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
     """An expression's value as an output: broadcast to the output shape, cast to its type
     (float to integer truncates toward zero, as C does)."""
-    return np.ascontiguousarray(np.broadcast_to(np.asarray(value), shape).astype(dtype))
+    with np.errstate(invalid="ignore"):  # NaN or infinity to an integer: undefined, as in C
+        return np.ascontiguousarray(np.broadcast_to(np.asarray(value), shape).astype(dtype))
