@@ -247,3 +247,31 @@ def test_bad_shape_formulas_and_expressions_are_one_line(change, message) -> Non
     with pytest.raises(ConfigError, match=message) as err:
         validate_config({"ops": [{**UPSAMPLE, **change}]})
     assert "\n" not in str(err.value)
+
+
+def _openvino_op(name: str, x, o):
+    """The OpenVINO opset op that ACTIVATIONS[name] is written after, on parameter x."""
+    c = lambda v: o.constant(np.float32(v))  # noqa: E731
+    return {
+        "Swish": lambda: o.swish(x), "Mish": lambda: o.mish(x), "HSwish": lambda: o.hswish(x),
+        "GeluTanh": lambda: o.gelu(x, "tanh"), "SoftPlus": lambda: o.softplus(x),
+        "Elu": lambda: o.elu(x, 1.0), "Selu": lambda: o.selu(x, c(1.67326), c(1.0507)),
+        "Clamp": lambda: o.clamp(x, -0.5, 2.0),
+        "HardSigmoid": lambda: o.hard_sigmoid(x, c(0.2), c(0.5)),
+        "LeakyRelu": lambda: o.prelu(x, c(0.01)),
+    }[name]()
+
+
+def test_activations_match_the_openvino_opset_ops(activations) -> None:
+    """The oracle: OpenVINO's own ops of the same name, on the CPU plugin (finite inputs)."""
+    ov = pytest.importorskip("openvino")
+    import openvino.opset13 as o
+
+    x = (np.random.default_rng(1).standard_normal(SHAPE) * 3).astype(np.float32)
+    core = ov.Core()
+    for name, op in activations.items():
+        param = o.parameter(SHAPE, np.float32, name="x")
+        model = ov.Model([_openvino_op(name, param, o)], [param])
+        want = core.compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})([x])[0]
+        (got,) = op.evaluate(dict(op.defaults), [x])
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4, err_msg=name)
