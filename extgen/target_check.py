@@ -152,19 +152,23 @@ def _targets(folder: Path, cpu_library: Path | None) -> tuple[list[_Target], lis
     return targets, broken
 
 
-def check_folder(folder: Path, cpu_library: Path | None = None) -> list[Row]:
-    """Rows for every op and target in folder (what `extgen new` wrote, built or not)."""
+def check_folder(folder: Path, cpu_library: Path | None = None, *,
+                 only: str | None = None) -> list[Row]:
+    """Rows for every op (or only that op type) and target in folder (what `extgen new` wrote,
+    built or not)."""
     from converter.ops.loader import python_op_classes
+    from extgen.generator.config import snake_case
 
     mo = folder / "user_mo_extensions"
     ops = python_op_classes(mo) if mo.is_dir() else {}
+    ops = {k: v for k, v in ops.items() if only in (None, k)}
     if not ops:
         msg = (f"{folder}: no ops with an evaluate in user_mo_extensions/ops "
                "(give the folder `extgen new` wrote with the mo-op target)")
         raise InputFileError(msg)
     targets, broken = _targets(folder, cpu_library)
     rows = [r for r in check_ops(ops, targets) if r.note != "absent"]
-    return broken + rows
+    return [r for r in broken if only is None or r.op == f"{snake_case(only)}_kernel"] + rows
 
 
 def format_table(rows: list[Row]) -> str:

@@ -254,7 +254,7 @@ class OpConfig(_Model):
         if self.expression is not None:
             from extgen.expression import parse_expression
 
-            if len(self.expressions) != len(self.outputs) or self.shape.kind == "custom":
+            if len(self.expressions) != len(self.outputs) or self.shape.kind != "same_as_input":
                 msg = (f"an expression op needs one expression per output ({len(self.outputs)}) "
                        "and the inputs' broadcast shape (shape kind same_as_input)")
                 raise ValueError(msg)

@@ -148,9 +148,35 @@ class _Session:
     def q_shape(self) -> None:
         self.a["shape"] = _ask(questionary.select(
             "Output shape:", choices=[
-                questionary.Choice("same as the first input", "same"),
+                questionary.Choice("same as the first input (the inputs' broadcast shape)",
+                                   "same"),
+                questionary.Choice("a formula of the first input's dims, e.g. [N, C, H * 2, W]",
+                                   "formula"),
                 questionary.Choice("changes: I will implement shape inference", "custom")],
             default=self.a.get("shape", "same")))
+        if self.a["shape"] == "formula":
+            self.q_formula()
+
+    def q_formula(self) -> None:
+        from extgen.expression import parse_expression
+
+        names = [n.strip() for n in _ask(questionary.text(
+            "Names of the first input's dims, in order:", default=", ".join(
+                self.a.get("dim_names", ["N", "C", "H", "W"])), validate=_names_check)).split(",")]
+        known = set(names) | {a["name"] for a in self.a["attributes"]
+                              if a["type"] in ("int", "float")}
+
+        def check(text: str) -> bool | str:
+            try:
+                parse_expression(text, known)
+            except ConfigError as err:
+                return str(err)
+            return True
+
+        self.a["dim_names"] = names
+        self.a["dims"] = [_ask(questionary.text(
+            f"Output dim {k} (rounded down):", default=name, validate=check)).strip()
+            for k, name in enumerate(names)]
 
     def q_expression(self) -> None:
         from extgen.expression import parse_expression
@@ -195,8 +221,10 @@ class _Session:
             "attributes": [
                 {k: v for k, v in at.items() if v is not None} for at in a["attributes"]
             ],
-            "shape": {"kind": "same_as_input" if a.get("shape", "same") == "same" else "custom"},
+            "shape": {"kind": {"same": "same_as_input"}.get(a.get("shape", "same"), a["shape"])},
         }
+        if a.get("shape") == "formula":
+            op["shape"].update(names=a["dim_names"], dims=a["dims"])
         if a.get("expression") and a.get("shape", "same") == "same":
             op["expression"] = a["expression"]
         if a.get("gpu_global"):

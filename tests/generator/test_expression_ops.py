@@ -239,6 +239,7 @@ def test_mixed_op_set_opencl_matches_numpy(mixed) -> None:
      "shape.dims.0: expression 'N \\* k', column 5: unknown name 'k'"),
     ({"expression": ["x", "x"]}, "one expression per output \\(1\\)"),
     ({"expression": "x", "shape": {"kind": "custom"}}, "the inputs' broadcast shape"),
+    ({"expression": "x"}, "the inputs' broadcast shape"),  # UPSAMPLE's shape is a formula
 ])
 def test_bad_shape_formulas_and_expressions_are_one_line(change, message) -> None:
     from extgen.errors import ConfigError

@@ -3,6 +3,9 @@ edited to be wrong fails, naming the op and the target."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +29,8 @@ def _cache(tmp_path_factory, monkeypatch):
 
 
 def _generate(out: Path) -> Path:
-    config = validate_config({"targets": ["mo-op", "ie-gpu-ext", "ie-vpu-ext"], "ops": OPS})
+    config = validate_config({"targets": ["mo-op", "ie-gpu-ext", "ie-vpu-ext", "op-test"],
+                              "ops": OPS})
     generate(config, out)
     return out
 
@@ -49,6 +53,19 @@ def test_all_targets_agree_then_an_edited_kernel_fails(tmp_path: Path, capsys) -
     lines = capsys.readouterr().out.splitlines()
     assert lines[-1] == "2 disagreement(s): Swish on gpu"
     assert all("FAIL" not in line for line in lines if not line.startswith("Swish  "))
+
+
+def test_the_generated_test_file_runs_the_same_checks_under_pytest(tmp_path: Path) -> None:
+    out = _generate(tmp_path)
+    test_file = out / "test_swish.py"
+    run = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test_file)]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    assert subprocess.run(run, capture_output=True, text=True, env=env).returncode == 0
+    cl = out / "user_ie_extensions" / "vpu" / "swish_kernel.cl"
+    cl.write_text(cl.read_text().replace("(half)((x0 * eg_sigmoid(x0)))", "(half)(x0)"))
+    failed = subprocess.run(run, capture_output=True, text=True, env=env)
+    assert failed.returncode == 1
+    assert "Swish                vpu     2x3x4x5" in failed.stdout and "FAIL" in failed.stdout
 
 
 def test_a_folder_without_ops_is_one_line(tmp_path: Path, capsys) -> None:

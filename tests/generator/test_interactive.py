@@ -65,6 +65,26 @@ def test_going_back_changes_an_answer(tmp_path: Path, capsys) -> None:
     assert not (tmp_path / "user_mo_extensions" / "ops" / "cosh.py").exists()
 
 
+def test_shape_formula_and_one_expression_per_output(tmp_path: Path, capsys) -> None:
+    argv = ["new", "--mo-onnx-ext", "--mo-op", "--output_dir"]
+    up = ["Up" + ENTER] + ANSWERS[1:10] + [
+        DOWN, ENTER,                    # shape: a formula of the first input's dims
+        ENTER,                          # dim names: N, C, H, W (default)
+        ENTER, ENTER,                   # N, C as they are
+        "\x7f" + "H * scale" + ENTER, "\x7f" + "W * scale" + ENTER, ENTER]
+    code, out, _ = _session(up, [*argv, str(tmp_path / "up")], capsys)
+    assert code == 0, out
+    shape = json.loads((tmp_path / "up" / "up.extgen.json").read_text())["ops"][0]["shape"]
+    assert (shape["kind"], shape["names"]) == ("formula", ["N", "C", "H", "W"])
+    assert shape["dims"] == ["N", "C", "H * scale", "W * scale"]
+    two = ["Split" + ENTER, ENTER, ENTER, "\x7f" + "neg, pos" + ENTER, "n", ENTER,
+           "min(x, 0)" + ENTER, "max(x, 0)" + ENTER, ENTER]
+    code, out, _ = _session(two, [*argv, str(tmp_path / "two")], capsys)
+    assert code == 0, out
+    op = json.loads((tmp_path / "two" / "split.extgen.json").read_text())["ops"][0]
+    assert op["expression"] == ["min(x, 0)", "max(x, 0)"]
+
+
 @pytest.mark.parametrize("stop_after", [0, 3, 7])
 def test_ctrl_c_writes_nothing(tmp_path: Path, capsys, stop_after: int) -> None:
     code, _, err = _session(ANSWERS[:stop_after] + [CTRL_C],
