@@ -127,6 +127,7 @@ def _targets(folder: Path, cpu_library: Path | None) -> tuple[list[_Target], lis
     """The targets present in folder, and a failing row for each that cannot be loaded."""
     from converter.runtime.cpu import CpuLibrary
     from converter.runtime.opencl import GpuDevice, VpuDevice
+    from extgen.target_openvino import LIBRARY, openvino_kernel
 
     targets, broken = [], []
     library = cpu_library or next(iter(sorted(folder.rglob(CPU_LIBRARY))), None)
@@ -136,6 +137,10 @@ def _targets(folder: Path, cpu_library: Path | None) -> tuple[list[_Target], lis
             return lib.kernel(layer) if layer.type in lib.types else None
 
         targets.append(_Target("cpu", np.dtype(np.float32), cpu))
+        ov_library = library.with_name(LIBRARY)
+        ov_kernel = openvino_kernel(ov_library) if ov_library.is_file() else None
+        if ov_kernel is not None:
+            targets.append(_Target("openvino", np.dtype(np.float32), ov_kernel))
     ie = folder / "user_ie_extensions"
     for name, device, dtype, half in (("gpu", GpuDevice, np.float32, False),
                                       ("vpu", VpuDevice, np.float16, True)):

@@ -10,11 +10,13 @@ HELP = "check every built target of the ops in an extension folder against the P
 DESCRIPTION = (
     "For every op in DIR/user_mo_extensions/ops (what `extgen new` wrote), run each target that\n"
     "is there and built: the CPU kernel through the extgen C ABI (the first\n"
-    "libuser_cpu_extension_abi.so under DIR, or --cpu_library), and the GPU and VPU kernels on\n"
-    "the OpenCL device, on random inputs with 0, negatives, large values, NaN and infinities,\n"
-    "over several shapes (and a broadcast case for ops with several inputs). Prints one table\n"
-    "of the largest differences from the Python op's evaluate (relative to max(1, |value|);\n"
-    "NaN and infinities must match exactly). Exit status 1 when a target disagrees or fails."
+    "libuser_cpu_extension_abi.so under DIR, or --cpu_library), OpenVINO's CPU plugin with\n"
+    "libuser_cpu_extension.so beside it (when OpenVINO is installed), and the GPU and VPU\n"
+    "kernels on the OpenCL device, on random inputs with 0, negatives, large values, NaN and\n"
+    "infinities, over several shapes (and a broadcast case for ops with several inputs). Prints\n"
+    "one table of the largest differences from the Python op's evaluate (relative to\n"
+    "max(1, |value|); NaN and infinities must match exactly). Exit status 1 when a target\n"
+    "disagrees or fails."
 )
 EPILOG = ("examples:\n  extgen test ext\n"
           "  extgen test ext --cpu_library build/libuser_cpu_extension_abi.so")

@@ -179,6 +179,19 @@ def test_abi_kernels_take_any_type_broadcast_and_report_bad_attributes(built: Bu
         lib.kernel(_layer("WeightedSum"))([a, np.ones(4, np.float32)])
 
 
+def test_extgen_test_runs_the_c_abi_and_openvino_targets(work: Path, built: Built,
+                                                          capsys) -> None:
+    from extgen.cli import main
+
+    assert main(["test", str(work)]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines()]
+    for op in ("ScaledCosh", "WeightedSum", "TagScale", "SoftSignX"):
+        for target in ("cpu", "openvino"):
+            assert [op, target, "2x3x4x5"] in [r[:3] for r in rows], (op, target)
+    assert ["WeightedSum", "openvino", "broadcast"] in [r[:3] for r in rows]
+    assert all(r[4] != "FAIL" for r in rows[1:])
+
+
 def test_unfinished_kernel_fails_naming_the_file(work: Path, built: Built) -> None:
     f = TensorProto.FLOAT
     path = _save(work, "unfinished", [helper.make_node("Unfinished", ["x"], ["y", "z"], name="u")],
