@@ -11,7 +11,7 @@ from collections.abc import Callable
 __all__ = ["FUNCTIONS", "LANGS", "opencl_helpers", "render"]
 
 LANGS = ("numpy", "cpp", "opencl")
-_STD = ("exp", "log", "sqrt", "log1p", "expm1", "sin", "cos", "tan", "sinh", "cosh", "tanh",
+_STD = ("exp", "log", "sqrt", "log1p", "expm1", "sin", "cos", "tan", "sinh", "cosh",
         "asin", "acos", "atan", "asinh", "acosh", "atanh", "floor", "ceil", "erf", "pow")
 _HELPERS = ("rsqrt", "sign", "sigmoid", "softplus", "softsign", "min", "max", "clamp",
             "hardsigmoid")
@@ -20,6 +20,7 @@ _ARITY = {"pow": 2, "min": 2, "max": 2, "clamp": 3, "hardsigmoid": 3, "where": 3
 # name -> (arity, result kind, C++, OpenCL C); numpy is always fn.<name>
 FUNCTIONS: dict[str, tuple[int, str, str, str]] = {
     **{n: (_ARITY.get(n, 1), "num", f"std::{n}", n) for n in _STD},
+    "tanh": (1, "num", "std::tanh", "eg_tanh"),
     "abs": (1, "num", "std::fabs", "fabs"),
     "round": (1, "num", "std::nearbyint", "rint"),  # half to even in the default rounding mode
     **{n: (_ARITY.get(n, 1), "num", f"extgen::fn::{n}", f"eg_{n}") for n in _HELPERS},
@@ -43,6 +44,9 @@ _CL_HELPERS: dict[str, tuple[tuple[str, ...], str]] = {
                      "{ return x > 0.0f ? x + log1p(exp(-x)) : log1p(exp(x)); }"),
     "softsign": ((), "float eg_softsign(float x) { return x / (1.0f + fabs(x)); }"),
     "rsqrt": ((), "float eg_rsqrt(float x) { return 1.0f / sqrt(x); }"),
+    # tanh rounds to +-1 in float from |x| = 9.1; some OpenCL tanh stop one ulp short of it
+    "tanh": ((), "float eg_tanh(float x) "
+                 "{ return fabs(x) >= 9.1f ? copysign(1.0f, x) : tanh(x); }"),
     "sign": ((), "float eg_sign(float x) { return x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : x); }"),
 }
 

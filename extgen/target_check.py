@@ -177,10 +177,10 @@ def check_folder(folder: Path, cpu_library: Path | None = None, *,
 
 
 def format_table(rows: list[Row]) -> str:
-    lines = [f"{'op':20} {'target':7} {'case':10} {'max diff':>10}  result"]
+    lines = [f"{'op':20} {'target':8} {'case':10} {'max diff':>10}  result"]
     for r in rows:
         diff = "-" if r.diff is None else f"{r.diff:10.3g}"
         result = "FAIL" if not r.ok else "skip" if r.diff is None else "ok"
         note = f"  ({r.note})" if r.note else ""
-        lines.append(f"{r.op:20} {r.target:7} {r.case:10} {diff:>10}  {result}{note}")
+        lines.append(f"{r.op:20} {r.target:8} {r.case:10} {diff:>10}  {result}{note}")
     return "\n".join(lines)

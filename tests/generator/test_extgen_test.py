@@ -65,7 +65,7 @@ def test_the_generated_test_file_runs_the_same_checks_under_pytest(tmp_path: Pat
     cl.write_text(cl.read_text().replace("(half)((x0 * eg_sigmoid(x0)))", "(half)(x0)"))
     failed = subprocess.run(run, capture_output=True, text=True, env=env)
     assert failed.returncode == 1
-    assert "Swish                vpu     2x3x4x5" in failed.stdout and "FAIL" in failed.stdout
+    assert "Swish                vpu      2x3x4x5" in failed.stdout and "FAIL" in failed.stdout
 
 
 def test_a_folder_without_ops_is_one_line(tmp_path: Path, capsys) -> None:
