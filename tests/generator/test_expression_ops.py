@@ -4,7 +4,6 @@ the language runs the same in the generated numpy, C++ (built with CMake) and Op
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import re
 from pathlib import Path
@@ -14,6 +13,7 @@ import numpy as np
 import pytest
 
 from converter.ops import Op
+from converter.ops.loader import python_op_classes
 from converter.runtime.cpu import CpuLibrary
 from converter.runtime.ir_reader import IRLayer, OutPort
 from converter.runtime.opencl import GpuDevice, VpuDevice
@@ -72,12 +72,9 @@ UPSAMPLE = {"name": "Upsample", "attributes": [{"name": "scale", "type": "float"
                       "dims": ["N", "C", "H * scale", "W * scale + 0.5"]}}
 
 
-def _load(out: Path, snake: str, name: str):
-    path = out / "user_mo_extensions" / "ops" / f"{snake}.py"
-    spec = importlib.util.spec_from_file_location(f"generated_{snake}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return getattr(module, name)
+def _load(out: Path) -> dict:
+    """The generated op classes by type, loaded without touching the built-in op registry."""
+    return python_op_classes(out / "user_mo_extensions")
 
 
 def _edge_values(shape=SHAPE, seed: int = 0) -> np.ndarray:
@@ -93,7 +90,8 @@ def activations(tmp_path_factory) -> dict:
     out = tmp_path_factory.mktemp("activations")
     ops = [_op(name, expr) for name, (expr, _, _) in ACTIVATIONS.items()]
     generate_ops(ops, out, ["mo-op"])
-    return {name: _load(out, f"my_{_snake(name)}", f"My{name}") for name in ACTIVATIONS}
+    ops = _load(out)
+    return {name: ops[f"My{name}"] for name in ACTIVATIONS}
 
 
 def _snake(name: str) -> str:
@@ -118,7 +116,7 @@ def test_activation_as_an_expression_matches_the_built_in_op(activations, name) 
 def mixed(tmp_path_factory) -> SimpleNamespace:
     out = tmp_path_factory.mktemp("mixed")
     generate_ops([*MIXED, UPSAMPLE], out, ["mo-op", "ie-cpu-ext", "ie-gpu-ext", "ie-vpu-ext"])
-    ops = {op["name"]: _load(out, _snake(op["name"]), op["name"]) for op in MIXED}
+    ops = _load(out)
     return SimpleNamespace(out=out, ops=ops)
 
 
@@ -154,7 +152,7 @@ def test_mixed_op_set_numpy_semantics(mixed) -> None:
 
 
 def test_output_shape_formula_in_python(mixed) -> None:
-    op = _load(mixed.out, "upsample", "Upsample")
+    op = mixed.ops["Upsample"]
     attrs = dict(op.defaults)
     assert op.infer_shapes(attrs, [(2, 3, 4, 5)], [None]) == [(2, 3, 8, 10)]
     assert op.infer_shapes({"scale": 1.5}, [(2, 3, 3, 5)], [None]) == [(2, 3, 4, 8)]  # floor
