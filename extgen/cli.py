@@ -19,6 +19,7 @@ from extgen.commands import doctor as doctor_cmd
 from extgen.commands import new as new_cmd
 from extgen.commands import run as run_cmd
 from extgen.commands import schema as schema_cmd
+from extgen.commands import test as test_cmd
 from extgen.commands import update as update_cmd
 from extgen.errors import ExtgenError
 
@@ -26,8 +27,8 @@ __all__ = ["main"]
 
 _COMMANDS = {
     "check": check_cmd, "new": new_cmd, "update": update_cmd, "convert": convert_cmd,
-    "run": run_cmd,
-    "schema": schema_cmd, "doctor": doctor_cmd, "completion": completion_cmd,
+    "run": run_cmd, "test": test_cmd, "schema": schema_cmd, "doctor": doctor_cmd,
+    "completion": completion_cmd,
 }
 LOG_LEVELS = ("CRITICAL", "ERROR", "WARN", "WARNING", "INFO", "DEBUG", "NOTSET")
 

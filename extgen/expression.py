@@ -1,6 +1,11 @@
-"""A small math language for elementwise ops, e.g. `(exp(x) + exp(-x)) / 2`, parsed with `ast`
-against a whitelist and rendered into numpy, C++ and OpenCL C. Nothing is ever pasted as text:
-every name, number and operator is checked and re-emitted."""
+"""A small math language for elementwise ops, e.g. `x * sigmoid(beta * x)` or
+`x if x > 0 else alpha * expm1(x)`, parsed with `ast` against a whitelist and rendered into
+numpy, C++ and OpenCL C. Nothing is ever pasted as text: every name, number and operator is
+checked and re-emitted.
+
+The same semantics in every target: the math runs in floating point; NaN propagates through
+every function (min, max, clamp, sign, round, ...); comparisons with NaN are false except `!=`;
+`round` is half to even; a condition is true when nonzero (NaN included)."""
 
 from __future__ import annotations
 
@@ -10,49 +15,34 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from extgen.errors import ConfigError
+from extgen.expression_render import FUNCTIONS, render
 
-__all__ = ["FUNCTIONS", "Expression", "parse_expression"]
+__all__ = ["FUNCTIONS", "LANGUAGE", "Expression", "parse_expression"]
 
-# name -> (arity, numpy, C++, OpenCL C)
-FUNCTIONS: dict[str, tuple[int, str, str, str]] = {
-    "exp": (1, "np.exp", "std::exp", "exp"),
-    "log": (1, "np.log", "std::log", "log"),
-    "sqrt": (1, "np.sqrt", "std::sqrt", "sqrt"),
-    "sin": (1, "np.sin", "std::sin", "sin"),
-    "cos": (1, "np.cos", "std::cos", "cos"),
-    "tan": (1, "np.tan", "std::tan", "tan"),
-    "sinh": (1, "np.sinh", "std::sinh", "sinh"),
-    "cosh": (1, "np.cosh", "std::cosh", "cosh"),
-    "tanh": (1, "np.tanh", "std::tanh", "tanh"),
-    "asin": (1, "np.arcsin", "std::asin", "asin"),
-    "acos": (1, "np.arccos", "std::acos", "acos"),
-    "atan": (1, "np.arctan", "std::atan", "atan"),
-    "abs": (1, "np.abs", "std::fabs", "fabs"),
-    "floor": (1, "np.floor", "std::floor", "floor"),
-    "ceil": (1, "np.ceil", "std::ceil", "ceil"),
-    "erf": (1, "_erf", "std::erf", "erf"),
-    "min": (2, "np.minimum", "std::fmin", "fmin"),
-    "max": (2, "np.maximum", "std::fmax", "fmax"),
-    "pow": (2, "np.power", "std::pow", "pow"),
-}
-_BINARY = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
-_COMPARE = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
-_LANGS = ("numpy", "cpp", "opencl")
+_ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
+_COMPARE = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
+_PARAMS = {"clamp": "x, lo, hi", "hardsigmoid": "x, alpha, beta", "where": "cond, a, b"}
+_BOOLEAN = "a true/false value (a comparison, and/or/not, isnan, ...)"
+LANGUAGE = (
+    "numbers, the op's inputs and int/float/bool attributes; + - * / ** and unary -; "
+    "comparisons < <= > >= == != (chains like 0 < x < 1 too); and, or, not; "
+    "a if cond else b; functions: " + ", ".join(
+        f"{name}({_PARAMS.get(name, 'x' if spec[0] == 1 else 'a, b')})"
+        for name, spec in FUNCTIONS.items()))
 
 
 @dataclass(frozen=True)
 class Expression:
-    """A checked expression; render(lang, names) maps each variable to that language's spelling."""
+    """A checked expression; render(lang, names) maps each variable to that language's spelling.
+    `functions` are the function names it calls (OpenCL helpers are emitted only for those)."""
 
     text: str
     tree: ast.expr
     variables: frozenset[str]
+    functions: frozenset[str]
 
     def render(self, lang: str, names: Callable[[str], str] | None = None) -> str:
-        if lang not in _LANGS:
-            msg = f"unknown language {lang}"
-            raise ValueError(msg)
-        return _render(self.tree, lang, names or (lambda v: v))
+        return render(self.tree, lang, names or (lambda v: v))
 
 
 def _shown(text: str) -> str:
@@ -65,39 +55,80 @@ def _fail(text: str, node: ast.AST, what: str) -> ConfigError:
     return ConfigError(f"expression {_shown(text)}, column {col}: {what}")
 
 
-def _check(node: ast.AST, text: str, allowed: set[str], used: set[str]) -> None:
-    if isinstance(node, ast.Constant):
-        if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
-            raise _fail(text, node, f"only numbers are allowed, not {node.value!r}")
-        if not _finite(node.value):
-            raise _fail(text, node, "a number beyond the float range (about 1.8e308)")
-    elif isinstance(node, ast.Name):
-        if node.id not in allowed:
-            known = ", ".join(sorted(allowed)) or "none"
-            raise _fail(text, node, f"unknown name '{node.id}' (inputs and attributes: {known})")
-        used.add(node.id)
-    elif isinstance(node, ast.BinOp) and (type(node.op) in _BINARY or isinstance(node.op, ast.Pow)):
-        _check(node.left, text, allowed, used)
-        _check(node.right, text, allowed, used)
-    elif isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        _check(node.operand, text, allowed, used)
-    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
-        spec = FUNCTIONS.get(node.func.id)
+@dataclass
+class _Checker:
+    """Walks the tree; returns each node's kind: 'num' or 'bool'. A true/false value may be a
+    condition or the whole result, never an operand of arithmetic or of a math function."""
+
+    text: str
+    allowed: set[str]
+    used: set[str]
+    calls: set[str]
+
+    def number(self, node: ast.AST) -> None:
+        if self.kind(node) == "bool":
+            raise _fail(self.text, node, f"'{ast.unparse(node)}' is true/false, not a number "
+                        "(write where(cond, 1, 0) for one)")
+
+    def kind(self, node: ast.AST) -> str:  # noqa: C901  (one branch per node type)
+        if isinstance(node, ast.Constant):
+            if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
+                raise _fail(self.text, node, f"only numbers are allowed, not {node.value!r}")
+            if not _finite(node.value):
+                raise _fail(self.text, node, "a number beyond the float range (about 1.8e308)")
+            return "num"
+        if isinstance(node, ast.Name):
+            if node.id not in self.allowed:
+                known = ", ".join(sorted(self.allowed)) or "none"
+                raise _fail(self.text, node,
+                            f"unknown name '{node.id}' (inputs and attributes: {known})")
+            self.used.add(node.id)
+            return "num"
+        if isinstance(node, ast.BinOp) and isinstance(node.op, _ARITHMETIC):
+            self.number(node.left)
+            self.number(node.right)
+            return "num"
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            self.number(node.operand)
+            return "num"
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            self.kind(node.operand)
+            return "bool"
+        if isinstance(node, ast.BoolOp):
+            for value in node.values:
+                self.kind(value)
+            return "bool"
+        if isinstance(node, ast.Compare) and all(isinstance(op, _COMPARE) for op in node.ops):
+            for part in (node.left, *node.comparators):
+                self.number(part)
+            return "bool"
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
+            return self.call(node)
+        if isinstance(node, ast.IfExp):
+            return self.choice(node, node.test, node.body, node.orelse)
+        raise _fail(self.text, node, f"'{ast.unparse(node)}' is not allowed here")
+
+    def call(self, node: ast.Call) -> str:
+        name = node.func.id  # type: ignore[attr-defined]
+        spec = FUNCTIONS.get(name)
         if spec is None:
-            allowed_names = ", ".join(FUNCTIONS)
-            raise _fail(text, node, f"unknown function '{node.func.id}' (allowed: {allowed_names})")
-        if len(node.args) != spec[0]:
-            raise _fail(text, node, f"{node.func.id}() takes {spec[0]} argument(s)")
+            raise _fail(self.text, node,
+                        f"unknown function '{name}' (allowed: {', '.join(FUNCTIONS)})")
+        if len(node.args) != spec[0] or any(isinstance(a, ast.Starred) for a in node.args):
+            raise _fail(self.text, node, f"{name}() takes {spec[0]} argument(s)")
+        self.calls.add(name)
+        if name == "where":
+            return self.choice(node, *node.args)
         for arg in node.args:
-            _check(arg, text, allowed, used)
-    elif isinstance(node, ast.IfExp) and isinstance(node.test, ast.Compare):
-        test = node.test
-        if len(test.ops) != 1 or type(test.ops[0]) not in _COMPARE:
-            raise _fail(text, test, "conditions compare two values with <, <=, > or >=")
-        for part in (test.left, test.comparators[0], node.body, node.orelse):
-            _check(part, text, allowed, used)
-    else:
-        raise _fail(text, node, f"'{ast.unparse(node)}' is not allowed here")
+            self.number(arg)
+        return spec[1]
+
+    def choice(self, node: ast.AST, test: ast.AST, body: ast.AST, orelse: ast.AST) -> str:
+        self.kind(test)
+        kinds = {self.kind(body), self.kind(orelse)}
+        if len(kinds) > 1:
+            raise _fail(self.text, node, "both choices must be numbers, or both " + _BOOLEAN)
+        return kinds.pop()
 
 
 MAX_DEPTH = 200  # nesting levels; deeper expressions are refused before any recursion
@@ -133,34 +164,6 @@ def parse_expression(text: str, names: set[str]) -> Expression:
     if _depth(tree) > MAX_DEPTH:
         msg = f"expression {shown}: nested more than {MAX_DEPTH} levels deep; split it up"
         raise ConfigError(msg)
-    used: set[str] = set()
-    _check(tree, text, set(names), used)
-    return Expression(text, tree, frozenset(used))
-
-
-def _number(value: float | int, lang: str) -> str:
-    text = repr(float(value))
-    return f"{text}f" if lang == "opencl" else text
-
-
-def _render(node: ast.expr, lang: str, names: Callable[[str], str]) -> str:
-    r = lambda n: _render(n, lang, names)  # noqa: E731
-    if isinstance(node, ast.Constant):
-        return _number(node.value, lang)
-    if isinstance(node, ast.Name):
-        return names(node.id)
-    if isinstance(node, ast.UnaryOp):
-        return f"({'-' if isinstance(node.op, ast.USub) else '+'}{r(node.operand)})"
-    if isinstance(node, ast.BinOp):
-        if isinstance(node.op, ast.Pow):
-            fn = FUNCTIONS["pow"][_LANGS.index(lang) + 1]
-            return f"{fn}({r(node.left)}, {r(node.right)})"
-        return f"({r(node.left)} {_BINARY[type(node.op)]} {r(node.right)})"
-    if isinstance(node, ast.Call):
-        fn = FUNCTIONS[node.func.id][_LANGS.index(lang) + 1]
-        return f"{fn}({', '.join(r(a) for a in node.args)})"
-    test = node.test
-    cond = f"{r(test.left)} {_COMPARE[type(test.ops[0])]} {r(test.comparators[0])}"
-    if lang == "numpy":
-        return f"np.where({cond}, {r(node.body)}, {r(node.orelse)})"
-    return f"(({cond}) ? {r(node.body)} : {r(node.orelse)})"
+    checker = _Checker(text, set(names), set(), set())
+    checker.kind(tree)
+    return Expression(text, tree, frozenset(checker.used), frozenset(checker.calls))

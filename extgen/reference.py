@@ -56,7 +56,19 @@ def render() -> str:
     out += _fields("GeneratorConfig", schema)
     for name, sub in schema.get("$defs", {}).items():
         out += _fields(name, sub)
+    out += _language()
     return "\n".join(out).rstrip() + "\n"
+
+
+def _language() -> list[str]:
+    import extgen.expression as expression
+
+    semantics = " ".join(expression.__doc__.split("\n\n", 1)[1].split())
+    return ["## Expression language (`expression`)", "",
+            " ".join(expression.LANGUAGE.split()) + ".", "", semantics, "",
+            "An expression op's outputs have the inputs' numpy broadcast shape. The GPU and VPU "
+            "kernels broadcast dim by dim in B,F,Y,X, so there give each input the output's "
+            "rank (a per-channel slope as [1, C, 1, 1]).", ""]
 
 
 def _wide_init(base):

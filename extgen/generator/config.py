@@ -151,11 +151,19 @@ class Port(_Model):
 
 
 class ShapeRule(_Model):
-    """Output shape: the same as input N, or a custom inference the user fills in."""
+    """Output shape: the same as input N, a formula of input N's dims and the attributes, or a
+    custom inference the user fills in."""
 
-    kind: Literal["same_as_input", "custom"] = Field(
-        "same_as_input", description="custom: the generated shape inference is a TODO to fill in")
-    input: int = Field(0, ge=0, description="which input the output shape copies")
+    kind: Literal["same_as_input", "formula", "custom"] = Field(
+        "same_as_input", description="formula: `dims` below; custom: the generated shape "
+        "inference is a TODO to fill in")
+    input: int = Field(0, ge=0, description="which input the output shape copies (or `names`)")
+    names: list[Identifier] = Field(
+        default_factory=list, description="formula: names for that input's dims, e.g. "
+        "[N, C, H, W] (its rank must match)")
+    dims: list[str] = Field(
+        default_factory=list, description="formula: each output dim from those names and the "
+        "int/float attributes, e.g. [N, C, H * scale, W * scale]; rounded down to an integer")
 
 
 class DtypeRule(_Model):
@@ -215,9 +223,10 @@ class OpConfig(_Model):
     attributes: list[Attribute] = Field(default_factory=list, description="the op's attributes")
     shape: ShapeRule = Field(default_factory=ShapeRule, description="output shape rule")
     dtype: DtypeRule = Field(default_factory=DtypeRule, description="output element type rule")
-    expression: str | None = Field(
-        None, description="elementwise math over inputs and attributes, e.g. (exp(x) + exp(-x)) / 2"
-    )
+    expression: str | list[str] | None = Field(
+        None, description="elementwise math over inputs and attributes, e.g. x * sigmoid(x); "
+        "a list gives one per output. The inputs broadcast numpy-style (see docs/reference.md "
+        "for the language)")
     caffe: CaffeOptions = Field(default_factory=CaffeOptions, description="Caffe extractor options")
     tf: TfOptions = Field(default_factory=TfOptions, description="TensorFlow extractor options")
     mxnet: MxnetOptions = Field(default_factory=MxnetOptions, description="MXNet extractor options")
@@ -241,18 +250,47 @@ class OpConfig(_Model):
             msg = (f"shape/dtype rule refers to input {max(self.shape.input, self.dtype.input)}, "
                    f"the op has {len(self.inputs)}")
             raise ValueError(msg)
+        self._check_shape_formula(set(seen))
         if self.expression is not None:
             from extgen.expression import parse_expression
 
-            if len(self.outputs) != 1 or self.shape.kind != "same_as_input":
-                msg = "an expression needs one output with shape same_as_input"
+            if len(self.expressions) != len(self.outputs) or self.shape.kind != "same_as_input":
+                msg = (f"an expression op needs one expression per output ({len(self.outputs)}) "
+                       "and the inputs' broadcast shape (shape kind same_as_input)")
                 raise ValueError(msg)
             numeric = {a.name for a in self.attributes if a.type in ("int", "float", "bool")}
-            try:
-                parse_expression(self.expression, {p.name for p in self.inputs} | numeric)
-            except ConfigError as err:  # under the op's location, like every other field
-                raise ValueError(str(err)) from None
+            for text in self.expressions:
+                try:
+                    parse_expression(text, {p.name for p in self.inputs} | numeric)
+                except ConfigError as err:  # under the op's location, like every other field
+                    raise ValueError(str(err)) from None
         return self
+
+    @property
+    def expressions(self) -> list[str]:
+        """One expression per output (empty when the op has none)."""
+        e = self.expression
+        return [] if e is None else [e] if isinstance(e, str) else list(e)
+
+    def _check_shape_formula(self, taken: set[str]) -> None:
+        from extgen.expression import parse_expression
+
+        rule = self.shape
+        if (rule.kind == "formula") != bool(rule.dims):
+            msg = "shape: kind formula goes with a non-empty dims list (and dims only with it)"
+            raise ValueError(msg)
+        clash = [n for n in rule.names if n.lower() in taken] or (
+            [] if len(set(rule.names)) == len(rule.names) else rule.names)
+        if clash:
+            msg = f"shape.names: {clash[0]!r} is used twice among the names, ports and attributes"
+            raise ValueError(msg)
+        numeric = {a.name for a in self.attributes if a.type in ("int", "float")}
+        for k, text in enumerate(rule.dims):
+            try:
+                parse_expression(text, set(rule.names) | numeric)
+            except ConfigError as err:
+                msg = f"shape.dims.{k}: {err}"
+                raise ValueError(msg) from None
 
     def _check_vpu_scalars(self, names: set[str]) -> None:
         taken = {"dim_b", "dim_f", "dim_y", "dim_x", "count"}
@@ -265,7 +303,7 @@ class OpConfig(_Model):
             except ValueError as err:
                 msg = f"{where}.name: {err}"
                 raise ValueError(msg) from None
-            if sc.name in taken or sc.name in names or re.fullmatch(r"x\d+", sc.name):
+            if sc.name in taken or sc.name in names or re.fullmatch(r"x\d+|in\d+_[bfyx]", sc.name):
                 msg = f"VPU scalar {sc.name!r} clashes with a kernel argument extgen already passes"
                 raise ValueError(msg)
             dim = sc.dimension()

@@ -8,6 +8,7 @@ from typing import Any
 
 from converter.framework_names import FRAMEWORKS
 from extgen.expression import parse_expression
+from extgen.expression_render import opencl_helpers
 from extgen.generator.config import Attribute, OpConfig
 
 __all__ = ["AttrContext", "op_context", "string_literal"]
@@ -96,24 +97,46 @@ def _attr(a: Attribute) -> AttrContext:
     return AttrContext(a.name, a.type, a.fw_name, a.in_ir, kind, field, cpp, cl, default, a.tf_type)
 
 
+def _expression(op: OpConfig, inputs: list[str], attrs: set[str]) -> dict[str, Any]:
+    """Each output's expression in every language, and the OpenCL helpers they call."""
+    exprs = [parse_expression(text, set(inputs) | attrs) for text in op.expressions]
+    index = {n: i for i, n in enumerate(inputs)}
+    spell = {  # input k is the local x<k> (C++ double, OpenCL float); an attribute its member
+        "numpy": lambda v: f"x{index[v]}" if v in index else f"attrs[{v!r}]",
+        "cpp": lambda v: f"x{index[v]}" if v in index else f"m_{v}",
+        "opencl": lambda v: f"x{index[v]}" if v in index else f"((float){v.upper()})",
+    }
+    out: dict[str, Any] = {lang: [e.render(lang, names) for e in exprs]
+                           for lang, names in spell.items()}
+    out["opencl_helpers"] = opencl_helpers(frozenset().union(*(e.functions for e in exprs)))
+    return out
+
+
+def _shape_formula(op: OpConfig) -> dict[str, Any] | None:
+    """The output shape formula in Python and C++ (dim name n is the local d_<name>)."""
+    rule = op.shape
+    if rule.kind != "formula":
+        return None
+    attrs = {a.name for a in op.attributes if a.type in ("int", "float")}
+    index = {n: k for k, n in enumerate(rule.names)}
+    exprs = [parse_expression(text, set(index) | attrs) for text in rule.dims]
+    python = []
+    for e in exprs:  # dim(fn, *dims): fn of the dims it uses, or -1 when one is dynamic
+        used = sorted(index[v] for v in e.variables if v in index)
+        body = e.render("numpy", lambda v: f"v{index[v]}" if v in index else f"attrs[{v!r}]")
+        params = ", ".join(f"v{k}" for k in used)
+        python.append(f"dim(lambda {params}: fn.floor({body}), "
+                      f"{''.join(f'd[{k}], ' for k in used)})".replace(", )", ")"))
+    return {"python": python, "rank": len(rule.names), "names": rule.names,
+            "cpp": [e.render("cpp", lambda v: f"d_{v}" if v in index else f"m_{v}") for e in exprs]}
+
+
 def op_context(op: OpConfig) -> dict[str, Any]:
     attrs = [_attr(a) for a in op.attributes]
     onnx_type = op.framework_type("onnx")
     domain, _, onnx_name = onnx_type.rpartition("::")
     inputs = [p.name for p in op.inputs]
-    expression = None
-    if op.expression is not None:
-        expr = parse_expression(op.expression, set(inputs) | {a.name for a in attrs})
-        index = {n: i for i, n in enumerate(inputs)}
-        expression = {
-            "numpy": expr.render(
-                "numpy", lambda v: f"inputs[{index[v]}]" if v in index else f"attrs[{v!r}]"),
-            "cpp": expr.render("cpp", lambda v: f"in{index[v]}[i]" if v in index else f"m_{v}"),
-            # float math: input k is the kernel's local x<k>, an attribute its macro cast to float
-            "opencl": expr.render(
-                "opencl", lambda v: f"x{index[v]}" if v in index else f"((float){v.upper()})"),
-            "uses_erf": "erf(" in op.expression,
-        }
+    expression = _expression(op, inputs, {a.name for a in attrs}) if op.expression else None
     return {
         "name": op.name,
         "snake": op.snake,
@@ -126,6 +149,7 @@ def op_context(op: OpConfig) -> dict[str, Any]:
         "attrs": attrs,
         "ir_attrs": [a for a in attrs if a.in_ir],
         "shape": op.shape,
+        "shape_formula": _shape_formula(op),
         "dtype": op.dtype,
         "expression": expression,
         "caffe": op.caffe,

@@ -195,15 +195,41 @@ class _Session:
     def q_shape(self) -> None:
         self.a["shape"] = _ask(questionary.select(
             "Output shape:", choices=[
-                questionary.Choice("same as the first input", "same"),
+                questionary.Choice("same as the first input (the inputs' broadcast shape)",
+                                   "same"),
+                questionary.Choice("a formula of the first input's dims, e.g. [N, C, H * 2, W]",
+                                   "formula"),
                 questionary.Choice("changes: I will implement shape inference", "custom")],
             default=self.a.get("shape", "same")))
+        if self.a["shape"] == "formula":
+            self.q_formula()
+
+    def q_formula(self) -> None:
+        from extgen.expression import parse_expression
+
+        names = [n.strip() for n in _ask(questionary.text(
+            "Names of the first input's dims, in order:", default=", ".join(
+                self.a.get("dim_names", ["N", "C", "H", "W"])), validate=_names_check)).split(",")]
+        known = set(names) | {a["name"] for a in self.a["attributes"]
+                              if a["type"] in ("int", "float")}
+
+        def check(text: str) -> bool | str:
+            try:
+                parse_expression(text, known)
+            except ConfigError as err:
+                return str(err)
+            return True
+
+        self.a["dim_names"] = names
+        self.a["dims"] = [_ask(questionary.text(
+            f"Output dim {k} (rounded down):", default=name, validate=check)).strip()
+            for k, name in enumerate(names)]
 
     def q_expression(self) -> None:
         from extgen.expression import parse_expression
 
-        numeric = {a["name"] for a in self.a["attributes"] if a["type"] != "string"}
-        names = set(self.a["inputs"]) | numeric
+        numeric = {a["name"] for a in self.a["attributes"] if a["type"] in ("int", "float", "bool")}
+        names = set(self.a.get("inputs", ["x"])) | numeric
 
         def check(text: str) -> bool | str:
             if not text.strip():
@@ -214,10 +240,19 @@ class _Session:
                 return str(err)
             return True
 
-        text = _ask(questionary.text(
-            "Elementwise math, e.g. (exp(x) + exp(-x)) / 2 (empty: write the kernels yourself):",
-            default=self.a.get("expression") or "", validate=check)).strip()
-        self.a["expression"] = text or None
+        outputs = self.a.get("outputs", ["y"])
+        before = self.a.get("expression") or []
+        before = [before] if isinstance(before, str) else before
+        texts = []
+        for k, out in enumerate(outputs):
+            texts.append(_ask(questionary.text(
+                f"Elementwise math for {out}, e.g. x * sigmoid(x) (empty: write the kernels "
+                "yourself):", default=before[k] if k < len(before) else "",
+                validate=check)).strip())
+            if not texts[-1]:
+                break
+        done = all(texts) and len(texts) == len(outputs)
+        self.a["expression"] = (texts[0] if len(texts) == 1 else texts) if done else None
 
     def q_gpu(self) -> None:
         self.a["gpu_global"] = _ask(questionary.text(
@@ -235,8 +270,10 @@ class _Session:
             "attributes": [
                 {k: v for k, v in at.items() if v is not None} for at in a["attributes"]
             ],
-            "shape": {"kind": "same_as_input" if a.get("shape", "same") == "same" else "custom"},
+            "shape": {"kind": {"same": "same_as_input"}.get(a.get("shape", "same"), a["shape"])},
         }
+        if a.get("shape") == "formula":
+            op["shape"].update(names=a["dim_names"], dims=a["dims"])
         if a.get("expression") and a.get("shape", "same") == "same":
             op["expression"] = a["expression"]
         if a.get("gpu_global"):

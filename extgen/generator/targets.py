@@ -35,5 +35,7 @@ TARGETS: dict[str, TargetSpec] = {
                              "ie_gpu", "user_ie_extensions/gpu"),
     "ie-vpu-ext": TargetSpec("generate a VPU extension (OpenCL kernel + MVCL XML)",
                              "ie_vpu", "user_ie_extensions/vpu"),
+    "op-test": TargetSpec("generate test_<op>.py: pytest runs `extgen test` for the op",
+                          "op_test", ""),
 }
 Target = Literal[tuple(TARGETS)]  # type: ignore[valid-type]

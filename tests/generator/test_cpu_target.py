@@ -159,7 +159,7 @@ def test_onnx_frontend_converts_with_the_extension(built: Built, chain: SimpleNa
     assert "SoftSignX" in {op.get_type_name() for op in converted.get_ordered_ops()}
 
 
-def test_abi_kernels_take_f16_and_f64_and_report_bad_attributes(built: Built) -> None:
+def test_abi_kernels_take_any_type_broadcast_and_report_bad_attributes(built: Built) -> None:
     lib = CpuLibrary(built.abi_library)
     x = np.linspace(-2, 2, 7)
     for dtype, rtol in ((np.float64, 1e-12), (np.float16, 2e-3)):
@@ -170,8 +170,26 @@ def test_abi_kernels_take_f16_and_f64_and_report_bad_attributes(built: Built) ->
         np.testing.assert_allclose(y.astype(np.float64), expected, rtol=rtol)
     with pytest.raises(ExtgenError, match="TagScale: attribute axes='1,x' cannot be read"):
         lib.kernel(_layer("TagScale", axes="1,x"))([x.astype(np.float32)])
-    with pytest.raises(ExtgenError, match="element type i32 is not supported"):
-        lib.kernel(_layer("ScaledCosh"))([x.astype(np.int32)])
+    (y,) = lib.kernel(_layer("ScaledCosh"))([x.astype(np.int32)])  # math in double, truncated
+    assert y.dtype == np.int32 and list(y) == list(np.cosh(x.astype(np.int32)).astype(np.int32))
+    a, b = np.ones((2, 3), np.float32), np.ones((1, 3), np.float32)
+    (y,) = lib.kernel(_layer("WeightedSum", alpha="0.25"))([a, b])  # numpy broadcasting
+    assert y.shape == (2, 3) and np.allclose(y, 1)
+    with pytest.raises(ExtgenError, match="WeightedSum: the input shapes do not broadcast"):
+        lib.kernel(_layer("WeightedSum"))([a, np.ones(4, np.float32)])
+
+
+def test_extgen_test_runs_the_c_abi_and_openvino_targets(work: Path, built: Built,
+                                                          capsys) -> None:
+    from extgen.cli import main
+
+    assert main(["test", str(work)]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines()]
+    for op in ("ScaledCosh", "WeightedSum", "TagScale", "SoftSignX"):
+        for target in ("cpu", "openvino"):
+            assert [op, target, "2x3x4x5"] in [r[:3] for r in rows], (op, target)
+    assert ["WeightedSum", "openvino", "broadcast"] in [r[:3] for r in rows]
+    assert all(r[4] != "FAIL" for r in rows[1:])
 
 
 def test_unfinished_kernel_fails_naming_the_file(work: Path, built: Built) -> None:

@@ -115,8 +115,9 @@ def _expression(draw, hostile: bool, leaves: list[str]) -> str:
     def extend(inner):
         return st.one_of(
             st.tuples(inner, st.sampled_from("+-*/"), inner).map(lambda t: f"({' '.join(t)})"),
-            st.tuples(st.sampled_from(list(FUNCTIONS)), inner, inner).map(
-                lambda t: f"{t[0]}({t[1]}{', ' + t[2] if FUNCTIONS[t[0]][0] == 2 else ''})"),
+            st.tuples(st.sampled_from([f for f, spec in FUNCTIONS.items() if spec[1] == "num"]),
+                      inner, inner, inner).map(
+                lambda t: f"{t[0]}({', '.join(t[1:1 + FUNCTIONS[t[0]][0]])})"),
             st.tuples(inner, inner, inner).map(lambda t: f"({t[0]} if {t[1]} > {t[2]} else 0)"),
             inner.map(lambda e: f"-{e}"),
         )

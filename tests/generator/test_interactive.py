@@ -41,7 +41,7 @@ def test_full_session_writes_files_and_replayable_config(tmp_path: Path, capsys)
         "new", "--mo-onnx-ext", "--mo-op", "--output_dir", str(tmp_path)], capsys)
     assert code == 0, out
     op = (tmp_path / "user_mo_extensions" / "ops" / "cosh.py").read_text()
-    assert "np.exp(inputs[0])" in op and '"scale": 2.5' in op
+    assert "fn.exp(x0)" in op and '"scale": 2.5' in op
     replay = json.loads((tmp_path / "cosh.extgen.json").read_text())
     assert replay["ops"][0]["expression"] == "scale * (exp(x) + exp(-x)) / 2"
     # the written config replays to identical files
@@ -59,6 +59,26 @@ def test_going_back_changes_an_answer(tmp_path: Path, capsys) -> None:
     assert code == 0, out
     assert (tmp_path / "user_mo_extensions" / "ops" / "sinh2.py").exists()
     assert not (tmp_path / "user_mo_extensions" / "ops" / "cosh.py").exists()
+
+
+def test_shape_formula_and_one_expression_per_output(tmp_path: Path, capsys) -> None:
+    argv = ["new", "--mo-onnx-ext", "--mo-op", "--output_dir"]
+    up = ["Up" + ENTER] + ANSWERS[1:10] + [
+        DOWN, ENTER,                    # shape: a formula of the first input's dims
+        ENTER,                          # dim names: N, C, H, W (default)
+        ENTER, ENTER,                   # N, C as they are
+        "\x7f" + "H * scale" + ENTER, "\x7f" + "W * scale" + ENTER, ENTER]
+    code, out, _ = _session(up, [*argv, str(tmp_path / "up")], capsys)
+    assert code == 0, out
+    shape = json.loads((tmp_path / "up" / "up.extgen.json").read_text())["ops"][0]["shape"]
+    assert (shape["kind"], shape["names"]) == ("formula", ["N", "C", "H", "W"])
+    assert shape["dims"] == ["N", "C", "H * scale", "W * scale"]
+    two = ["Split" + ENTER, ENTER, ENTER, "\x7f" + "neg, pos" + ENTER, "n", ENTER,
+           "min(x, 0)" + ENTER, "max(x, 0)" + ENTER, ENTER]
+    code, out, _ = _session(two, [*argv, str(tmp_path / "two")], capsys)
+    assert code == 0, out
+    op = json.loads((tmp_path / "two" / "split.extgen.json").read_text())["ops"][0]
+    assert op["expression"] == ["min(x, 0)", "max(x, 0)"]
 
 
 @pytest.mark.parametrize("stop_after", [0, 3, 7])

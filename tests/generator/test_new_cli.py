@@ -83,7 +83,7 @@ def test_existing_files_are_kept_without_force(tmp_path: Path, capsys) -> None:
     assert code == 2 and "cosh.py" in err and "--force" in err
     assert op_file.read_text() == "# my edits\n"
     assert _run_config(tmp_path, GOOD, "--force") == 0
-    assert "np.exp" in op_file.read_text()
+    assert "fn.exp" in op_file.read_text()
 
 
 def test_original_extgen_keys_tf_cosh_flow(tmp_path: Path, capsys) -> None:

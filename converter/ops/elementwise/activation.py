@@ -7,16 +7,13 @@ import math
 import numpy as np
 
 from converter.ops.elementwise._base import UnaryOp, scalar_like
+from converter.ops.elementwise.functions import hardsigmoid, sigmoid, softplus, softsign
 from converter.ops.elementwise.special import erf
 
 __all__ = [
     "Clamp", "Elu", "Gelu", "HSigmoid", "HSwish", "HardSigmoid", "Mish", "PRelu", "Relu",
     "Selu", "Sigmoid", "SoftPlus", "SoftSign", "Swish",
 ]
-
-
-def _sigmoid(x: np.ndarray) -> np.ndarray:
-    return 1 / (1 + np.exp(-x))
 
 
 def _relu6_over_6(x: np.ndarray) -> np.ndarray:
@@ -33,7 +30,7 @@ class Relu(UnaryOp):
 class Sigmoid(UnaryOp):
     op = type = "Sigmoid"
     version = "opset1"
-    fn = staticmethod(_sigmoid)
+    fn = staticmethod(sigmoid)
 
 
 class Elu(UnaryOp):
@@ -75,7 +72,7 @@ class HardSigmoid(UnaryOp):
 
     @classmethod
     def apply(cls, attrs, x, alpha, beta):
-        return np.clip(alpha.astype(x.dtype) * x + beta.astype(x.dtype), 0, 1)
+        return hardsigmoid(x, alpha.astype(x.dtype), beta.astype(x.dtype))
 
 
 class Selu(UnaryOp):
@@ -133,7 +130,7 @@ class Swish(UnaryOp):
     @classmethod
     def apply(cls, attrs, x, beta=None):
         scaled = x if beta is None else beta.astype(x.dtype) * x
-        return x * _sigmoid(scaled)
+        return x * sigmoid(scaled)
 
 
 class HSwish(UnaryOp):
@@ -153,16 +150,16 @@ class SoftPlus(UnaryOp):
 
     op = type = "SoftPlus"
     version = "opset4"
-    fn = staticmethod(lambda x: np.logaddexp(scalar_like(0, x), x))
+    fn = staticmethod(softplus)
 
 
 class Mish(UnaryOp):
     op = type = "Mish"
     version = "opset4"
-    fn = staticmethod(lambda x: x * np.tanh(np.logaddexp(scalar_like(0, x), x)))
+    fn = staticmethod(lambda x: x * np.tanh(softplus(x)))
 
 
 class SoftSign(UnaryOp):
     op = type = "SoftSign"
     version = "opset9"
-    fn = staticmethod(lambda x: x / (1 + np.abs(x)))
+    fn = staticmethod(softsign)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from converter.ops.elementwise._base import UnaryOp
-from converter.ops.elementwise.special import erf
+from converter.ops.elementwise.functions import TABLE
 
 __all__ = [
     "Abs", "Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "Ceiling", "Cos", "Cosh", "Erf",
@@ -77,7 +77,7 @@ class Cosh(UnaryOp):
 class Erf(UnaryOp):
     op = type = "Erf"
     version = "opset1"
-    fn = staticmethod(erf)
+    fn = staticmethod(TABLE["erf"])
 
 
 class Exp(UnaryOp):
@@ -159,7 +159,7 @@ class Round(UnaryOp):
         if x.dtype.kind not in "fc":
             return x
         if attrs.get("mode", "half_to_even") == "half_to_even":
-            return np.rint(x)
+            return TABLE["round"](x)
         return _round_half_away(x)
 
 

@@ -1,0 +1,85 @@
+"""The vectorised math every elementwise evaluator shares: the built-in ops (Sigmoid, SoftPlus,
+Erf, Round, ...) and the ops `extgen new` generates from an expression, which call these by name
+(`fn.sigmoid(x)`). NaN propagates through every function; `where` picks by nonzero."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import SimpleNamespace
+
+import numpy as np
+
+from converter.ops.elementwise.special import erf as _erf
+
+__all__ = ["TABLE", "fn", "operand", "result"]
+
+
+def _scalar(value: float, x: np.ndarray) -> np.ndarray:
+    x = np.asarray(x)
+    return np.asarray(value).astype(x.dtype if x.dtype.kind == "f" else np.float64)
+
+
+def sigmoid(x: np.ndarray) -> np.ndarray:
+    return 1 / (1 + np.exp(-x))
+
+
+def softplus(x: np.ndarray) -> np.ndarray:
+    """ln(1 + exp(x)) without overflow."""
+    return np.logaddexp(_scalar(0, x), x)
+
+
+def rsqrt(x: np.ndarray) -> np.ndarray:
+    return 1 / np.sqrt(x)
+
+
+def softsign(x: np.ndarray) -> np.ndarray:
+    return x / (1 + np.abs(x))
+
+
+def erf(x: np.ndarray) -> np.ndarray:
+    """erf in float64 precision, returned in x's float type."""
+    x = np.asarray(x)
+    return _erf(x).astype(x.dtype if x.dtype.kind == "f" else np.float64)
+
+
+def clamp(x: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """min(max(x, lo), hi); a NaN x stays NaN."""
+    return np.minimum(np.maximum(x, lo), hi)
+
+
+def hardsigmoid(x: np.ndarray, alpha: np.ndarray, beta: np.ndarray) -> np.ndarray:
+    """clamp(alpha * x + beta, 0, 1)."""
+    return clamp(alpha * x + beta, 0, 1)
+
+
+def where(cond: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.where(np.asarray(cond).astype(bool), a, b)
+
+
+TABLE: dict[str, Callable[..., np.ndarray]] = {
+    "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "rsqrt": rsqrt, "log1p": np.log1p,
+    "expm1": np.expm1, "sin": np.sin, "cos": np.cos, "tan": np.tan, "sinh": np.sinh,
+    "cosh": np.cosh, "tanh": np.tanh, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
+    "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh, "abs": np.abs,
+    "floor": np.floor, "ceil": np.ceil, "round": np.rint, "sign": np.sign, "erf": erf,
+    "sigmoid": sigmoid, "softplus": softplus, "softsign": softsign, "isnan": np.isnan,
+    "isinf": np.isinf, "isfinite": np.isfinite, "min": np.minimum, "max": np.maximum,
+    "pow": np.power, "clamp": clamp, "hardsigmoid": hardsigmoid, "where": where,
+}
+fn = SimpleNamespace(**TABLE)  # what generated ops call: fn.sigmoid(x)
+
+
+def operand(x: np.ndarray) -> np.ndarray:
+    """An input as expression math sees it: float32/float64 as they are, float16 as float32,
+    integers and booleans as float64."""
+    x = np.asarray(x)
+    if x.dtype.kind == "f":
+        return x.astype(np.float32) if x.dtype.itemsize < 4 else x
+    return x.astype(np.float64)
+
+
+def result(value: np.ndarray, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    """An expression's value as an output: broadcast to the output shape, cast to its type
+    (float to integer truncates toward zero, as C does)."""
+    with np.errstate(invalid="ignore"):  # NaN or infinity to an integer: undefined, as in C
+        return np.ascontiguousarray(np.broadcast_to(np.asarray(value), shape).astype(dtype))

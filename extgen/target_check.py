@@ -1,0 +1,186 @@
+"""`extgen test`: every target of every op in a generated extension folder, run on the same
+random inputs (with 0, negatives, large values, NaN and infinities) over several shapes and
+compared with the Python op's evaluate, the reference."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from converter.errors import ExtgenError, InputFileError
+from converter.ir.reader import IRLayer, OutPort
+from converter.ir.types import format_attr, precision
+from converter.ops.op import Op
+
+__all__ = ["Row", "check_folder", "format_table"]
+
+CPU_LIBRARY = "libuser_cpu_extension_abi.so"
+_EDGES = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 60.0, -60.0, np.nan, np.inf, -np.inf]
+_TOLERANCE = {"float16": 2e-2}  # else 1e-4; differences relative to max(1, |reference|)
+
+Kernel = Callable[[list[np.ndarray]], list[np.ndarray]]
+
+
+@dataclass(frozen=True)
+class Row:
+    """One target of one op on one case: the largest difference from the reference."""
+
+    op: str
+    target: str
+    case: str
+    diff: float | None  # None: not run (see note)
+    ok: bool
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class _Target:
+    name: str
+    dtype: np.dtype  # the input element type it runs on
+    kernel: Callable[[IRLayer], Kernel | None]
+    float_only: bool = False  # MVCL tensors are half: integer/boolean outputs do not apply
+
+
+def _inputs(shapes: list[tuple[int, ...]], seed: int) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    out = []
+    for shape in shapes:
+        x = (rng.standard_normal(shape) * 3).astype(np.float64)
+        flat = x.reshape(-1)
+        n = min(len(_EDGES), flat.size // 2)
+        flat[rng.permutation(flat.size)[:n]] = _EDGES[:n]
+        out.append(x)
+    return out
+
+
+def _cases(n_in: int) -> Iterator[tuple[str, list[tuple[int, ...]]]]:
+    yield "2x3x4x5", [(2, 3, 4, 5)] * n_in
+    yield "1x1x1x7", [(1, 1, 1, 7)] * n_in
+    if n_in > 1:
+        yield "broadcast", [(2, 3, 4, 5)] + [(1, 3, 1, 1)] * (n_in - 1)
+
+
+def _layer(cls: type[Op], n_in: int, outputs: list[np.ndarray], prec: str | None) -> IRLayer:
+    attrs = {name: format_attr(value, cls.attr_types.get(name))
+             for name, value in cls.defaults.items() if name in cls.attr_types}
+    outs = [OutPort(n_in + k, prec or precision(y.dtype), [f"out{k}"], tuple(y.shape))
+            for k, y in enumerate(outputs)]
+    return IRLayer(1, "node", cls.type, cls.version, attrs, list(range(n_in)), outs)
+
+
+def difference(got: np.ndarray, want: np.ndarray) -> float:
+    """The largest |got - want| / max(1, |want|); inf when the shapes, the NaN places or the
+    infinities differ."""
+    g, w = (np.asarray(a, np.float64) for a in (got, want))
+    if g.shape != w.shape or not np.array_equal(np.isnan(g), np.isnan(w)):
+        return float("inf")
+    finite = np.isfinite(w)
+    if not np.array_equal(g[~finite & ~np.isnan(w)], w[~finite & ~np.isnan(w)]):
+        return float("inf")
+    if not finite.any():
+        return 0.0
+    gf, wf = g[finite], w[finite]
+    return float(np.max(np.abs(gf - wf) / np.maximum(1.0, np.abs(wf))))
+
+
+def _run(cls: type[Op], target: _Target, case: str, ins: list[np.ndarray]) -> Row:
+    ins = [x.astype(target.dtype) for x in ins]
+    try:
+        want = cls.evaluate(dict(cls.defaults), ins)
+    except Exception as err:  # user code: report it in the table, do not stop
+        return Row(cls.type, target.name, case, None, True, f"no reference: {err}")
+    if target.float_only and any(np.asarray(y).dtype.kind != "f" for y in want):
+        return Row(cls.type, target.name, case, None, True, "integer/boolean output")
+    prec = "FP16" if target.float_only else None
+    kernel = target.kernel(_layer(cls, len(ins), [np.asarray(y) for y in want], prec))
+    if kernel is None:
+        return Row(cls.type, target.name, case, None, True, "absent")
+    try:
+        got = kernel(ins)
+    except ExtgenError as err:
+        return Row(cls.type, target.name, case, float("inf"), False, str(err))
+    diffs = [difference(g, np.asarray(w).astype(np.asarray(g).dtype, copy=False)
+                        if target.float_only else w) for g, w in zip(got, want)]
+    diff = max(diffs, default=0.0)
+    ok = diff <= _TOLERANCE.get(np.dtype(target.dtype).name, 1e-4)
+    return Row(cls.type, target.name, case, diff, ok)
+
+
+def check_ops(ops: dict[str, type[Op]], targets: list[_Target]) -> list[Row]:
+    rows = []
+    for seed, cls in enumerate(ops[name] for name in sorted(ops)):
+        try:  # an op whose evaluate is still a TODO has no reference: one row says so
+            cls.evaluate(dict(cls.defaults), _inputs([(1, 1, 1, 2)] * (cls.in_ports_count or 1), 0))
+        except Exception as err:  # user code: report it in the table, do not stop
+            rows.append(Row(cls.type, "python", "-", None, True, f"no reference: {err}"))
+            continue
+        for case, shapes in _cases(cls.in_ports_count or 1):
+            ins = _inputs(shapes, seed)
+            rows += [_run(cls, target, case, ins) for target in targets]
+    return rows
+
+
+def _targets(folder: Path, cpu_library: Path | None) -> tuple[list[_Target], list[Row]]:
+    """The targets present in folder, and a failing row for each that cannot be loaded."""
+    from converter.runtime.cpu import CpuLibrary
+    from converter.runtime.opencl import GpuDevice, VpuDevice
+    from extgen.target_openvino import LIBRARY, openvino_kernel
+
+    targets, broken = [], []
+    library = cpu_library or next(iter(sorted(folder.rglob(CPU_LIBRARY))), None)
+    if library is not None:
+        lib = CpuLibrary(library)
+        def cpu(layer: IRLayer) -> Kernel | None:
+            return lib.kernel(layer) if layer.type in lib.types else None
+
+        targets.append(_Target("cpu", np.dtype(np.float32), cpu))
+        ov_library = library.with_name(LIBRARY)
+        ov_kernel = openvino_kernel(ov_library) if ov_library.is_file() else None
+        if ov_kernel is not None:
+            targets.append(_Target("openvino", np.dtype(np.float32), ov_kernel))
+    ie = folder / "user_ie_extensions"
+    for name, device, dtype, half in (("gpu", GpuDevice, np.float32, False),
+                                      ("vpu", VpuDevice, np.float16, True)):
+        usable = []
+        for xml in sorted((ie / name).glob("*.xml")):
+            try:
+                device([xml])
+            except ExtgenError as err:  # a stub is skipped, anything else fails
+                broken.append(Row(xml.stem, name, "load", None, "unfilled" in str(err), str(err)))
+                continue
+            usable.append(xml)
+        if usable:
+            targets.append(_Target(name, np.dtype(dtype), device(usable).kernel, half))
+    return targets, broken
+
+
+def check_folder(folder: Path, cpu_library: Path | None = None, *,
+                 only: str | None = None) -> list[Row]:
+    """Rows for every op (or only that op type) and target in folder (what `extgen new` wrote,
+    built or not)."""
+    from converter.ops.loader import python_op_classes
+    from extgen.generator.config import snake_case
+
+    mo = folder / "user_mo_extensions"
+    ops = python_op_classes(mo) if mo.is_dir() else {}
+    ops = {k: v for k, v in ops.items() if only in (None, k)}
+    if not ops:
+        msg = (f"{folder}: no ops with an evaluate in user_mo_extensions/ops "
+               "(give the folder `extgen new` wrote with the mo-op target)")
+        raise InputFileError(msg)
+    targets, broken = _targets(folder, cpu_library)
+    rows = [r for r in check_ops(ops, targets) if r.note != "absent"]
+    return [r for r in broken if only is None or r.op == f"{snake_case(only)}_kernel"] + rows
+
+
+def format_table(rows: list[Row]) -> str:
+    lines = [f"{'op':20} {'target':8} {'case':10} {'max diff':>10}  result"]
+    for r in rows:
+        diff = "-" if r.diff is None else f"{r.diff:10.3g}"
+        result = "FAIL" if not r.ok else "skip" if r.diff is None else "ok"
+        note = f"  ({r.note})" if r.note else ""
+        lines.append(f"{r.op:20} {r.target:8} {r.case:10} {diff:>10}  {result}{note}")
+    return "\n".join(lines)

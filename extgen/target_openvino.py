@@ -1,0 +1,92 @@
+"""The OpenVINO target of `extgen test`: one layer of a generated op, in a one-op IR, run by the
+OpenVINO CPU plugin with the built extension library (libuser_cpu_extension.so). OpenVINO is
+the runtime under test here, never a converter."""
+
+from __future__ import annotations
+
+import tempfile
+import xml.etree.ElementTree as ET  # writing only; nothing is parsed here
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from converter.errors import ExtgenError
+from converter.ir.reader import IRLayer
+from converter.ir.types import element_type, precision
+
+__all__ = ["LIBRARY", "openvino_kernel"]
+
+LIBRARY = "libuser_cpu_extension.so"
+
+
+def _port(parent: ET.Element, port: int, shape: tuple[int, ...], prec: str | None) -> None:
+    el = ET.SubElement(parent, "port", {"id": str(port), **({"precision": prec} if prec else {})})
+    for d in shape:
+        ET.SubElement(el, "dim").text = str(d)
+
+
+def _ir(layer: IRLayer, ins: list[np.ndarray]) -> bytes:
+    """IR v11: a Parameter per input, the layer, a Result per output."""
+    net = ET.Element("net", {"name": "extgen_test", "version": "11"})
+    layers, edges = ET.SubElement(net, "layers"), ET.SubElement(net, "edges")
+    op_id = len(ins)
+    for k, x in enumerate(ins):
+        p = ET.SubElement(layers, "layer", {"id": str(k), "name": f"in{k}", "type": "Parameter",
+                                            "version": "opset1"})
+        ET.SubElement(p, "data", {"shape": ",".join(map(str, x.shape)),
+                                  "element_type": element_type(x.dtype)})
+        _port(ET.SubElement(p, "output"), 0, x.shape, precision(x.dtype))
+        ET.SubElement(edges, "edge", {"from-layer": str(k), "from-port": "0",
+                                      "to-layer": str(op_id), "to-port": str(k)})
+    op = ET.SubElement(layers, "layer", {"id": str(op_id), "name": "op", "type": layer.type,
+                                         "version": layer.version})
+    ET.SubElement(op, "data", dict(layer.attrs))
+    inputs, outputs = ET.SubElement(op, "input"), ET.SubElement(op, "output")
+    for k, x in enumerate(ins):
+        _port(inputs, k, x.shape, None)
+    for k, out in enumerate(layer.outputs):
+        _port(outputs, out.id, out.dims, out.precision)
+        rid = op_id + 1 + k
+        r = ET.SubElement(layers, "layer", {"id": str(rid), "name": f"out{k}", "type": "Result",
+                                            "version": "opset1"})
+        _port(ET.SubElement(r, "input"), 0, out.dims, None)
+        ET.SubElement(edges, "edge", {"from-layer": str(op_id), "from-port": str(out.id),
+                                      "to-layer": str(rid), "to-port": "0"})
+    return ET.tostring(net, encoding="utf-8", xml_declaration=True)
+
+
+def openvino_kernel(library: Path) -> Callable[[IRLayer], Callable | None] | None:
+    """layer -> a kernel running it in OpenVINO, or None when OpenVINO is not installed."""
+    try:
+        import openvino as ov
+    except ImportError:
+        return None
+    from converter.runtime.cpu import CpuLibrary
+
+    types = CpuLibrary(library).types
+    core = ov.Core()
+    core.add_extension(str(library))
+
+    def kernel(layer: IRLayer) -> Callable | None:
+        if layer.type not in types:
+            return None
+
+        def run(ins: list[np.ndarray]) -> list[np.ndarray]:
+            try:
+                with tempfile.TemporaryDirectory() as tmp:
+                    xml = Path(tmp) / "op.xml"
+                    xml.write_bytes(_ir(layer, ins))
+                    xml.with_suffix(".bin").write_bytes(b"")
+                    model = core.read_model(str(xml))
+                compiled = core.compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+                result = compiled(ins)
+            except RuntimeError as err:
+                lines = str(err).strip().splitlines() or ["failed"]
+                msg = f"OpenVINO: {lines[0]}"
+                raise ExtgenError(msg) from None
+            return [np.asarray(result[out]) for out in compiled.outputs]
+
+        return run
+
+    return kernel

@@ -1,0 +1,83 @@
+"""`extgen test DIR`: every target of the generated ops agrees with the Python op, and a kernel
+edited to be wrong fails, naming the op and the target."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from extgen.cli import main
+from extgen.generator.generate import generate, validate_config
+from extgen.target_check import difference
+
+OPS = [
+    {"name": "Swish", "expression": "x * sigmoid(x)"},
+    {"name": "PRelu", "inputs": [{"name": "x"}, {"name": "slope"}],
+     "expression": "x if x >= 0 else slope * x"},
+    {"name": "Stub"},
+]
+
+
+@pytest.fixture(autouse=True)
+def _cache(tmp_path_factory, monkeypatch):
+    monkeypatch.setenv("EXTGEN_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "opencl-cache"))
+
+
+def _generate(out: Path) -> Path:
+    config = validate_config({"targets": ["mo-op", "ie-gpu-ext", "ie-vpu-ext", "op-test"],
+                              "ops": OPS})
+    generate(config, out)
+    return out
+
+
+def test_all_targets_agree_then_an_edited_kernel_fails(tmp_path: Path, capsys) -> None:
+    out = _generate(tmp_path)
+    assert main(["test", str(out)]) == 0
+    table = capsys.readouterr().out
+    for op, target, case in (("Swish", "gpu", "2x3x4x5"), ("Swish", "vpu", "1x1x1x7"),
+                             ("PRelu", "gpu", "broadcast"), ("PRelu", "vpu", "broadcast")):
+        assert any(line.split()[:3] == [op, target, case] and line.split()[4] == "ok"
+                   for line in table.splitlines()), (op, target, case)
+    assert "no reference: Stub: implement evaluate" in table and "FAIL" not in table
+    cl = out / "user_ie_extensions" / "gpu" / "swish_kernel.cl"
+    text = cl.read_text()
+    assert "(OUTPUT0_TYPE)((x0 * eg_sigmoid(x0)))" in text
+    cl.write_text(text.replace("(OUTPUT0_TYPE)((x0 * eg_sigmoid(x0)))",
+                               "(OUTPUT0_TYPE)((x0 * eg_sigmoid(x0 * 1.01f)))"))
+    assert main(["test", str(out)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-1] == "2 disagreement(s): Swish on gpu"
+    assert all("FAIL" not in line for line in lines if not line.startswith("Swish  "))
+
+
+def test_the_generated_test_file_runs_the_same_checks_under_pytest(tmp_path: Path) -> None:
+    out = _generate(tmp_path)
+    test_file = out / "test_swish.py"
+    run = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test_file)]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    assert subprocess.run(run, capture_output=True, text=True, env=env).returncode == 0
+    cl = out / "user_ie_extensions" / "vpu" / "swish_kernel.cl"
+    cl.write_text(cl.read_text().replace("(half)((x0 * eg_sigmoid(x0)))", "(half)(x0)"))
+    failed = subprocess.run(run, capture_output=True, text=True, env=env)
+    assert failed.returncode == 1
+    assert "Swish                vpu      2x3x4x5" in failed.stdout and "FAIL" in failed.stdout
+
+
+def test_a_folder_without_ops_is_one_line(tmp_path: Path, capsys) -> None:
+    assert main(["test", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "no ops with an evaluate in user_mo_extensions/ops" in err and err.count("\n") == 1
+
+
+def test_difference_needs_nan_and_infinities_in_the_same_places() -> None:
+    want = np.array([1.0, np.nan, np.inf, 100.0])
+    assert difference(want, want) == 0
+    assert difference(np.array([1.0, np.nan, np.inf, 101.0]), want) == pytest.approx(0.01)
+    assert difference(np.array([1.0, 0.0, np.inf, 100.0]), want) == float("inf")
+    assert difference(np.array([1.0, np.nan, -np.inf, 100.0]), want) == float("inf")
+    assert difference(want[:2], want) == float("inf")
