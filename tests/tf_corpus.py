@@ -12,6 +12,10 @@ saved_model/ (`model.export`), model.keras, input.npy, input2.npy and expected.n
 expected2.npy (TF's own outputs). A file lock makes concurrent test workers wait for one
 writer; each model folder appears by an atomic rename.
 
+TensorFlow is never imported into the test process: its LLVM breaks PoCL's (OpenCL builds fail
+or crash afterwards in the same process), so models are built, and TF oracles run, in a child
+(`run_tf`).
+
     folder = materialize("squeeze_excite")
 """
 
@@ -20,13 +24,16 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 from collections.abc import Callable
+from importlib import metadata
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["HEAVY", "MODELS", "TF1", "cache_dir", "materialize"]
+__all__ = ["HEAVY", "MODELS", "TF1", "cache_dir", "materialize", "run_tf"]
 
 # keras.applications: (class name, input side, extra kwargs)
 _APPS = {
@@ -49,10 +56,29 @@ _PBTXT_MAX_BYTES = 8 << 20  # frozen.pbtxt only for small graphs
 _NO_KERAS_FILE = ("space_depth",)  # its Lambda layers hold TF code: no .keras/.h5 form
 
 
-def cache_dir() -> Path:
-    import tensorflow as tf
+def _tf_version() -> str:
+    for dist in ("tensorflow-cpu", "tensorflow"):
+        try:
+            return metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            continue
+    msg = "tensorflow-cpu is not installed (a test dependency: make test installs it)"
+    raise RuntimeError(msg)
 
-    return Path.home() / ".cache" / "extgen" / f"tf-{tf.__version__}"
+
+def cache_dir() -> Path:
+    return Path.home() / ".cache" / "extgen" / f"tf-{_tf_version()}"
+
+
+def run_tf(code: str, cwd: Path) -> None:
+    """Run Python code that imports TensorFlow in a child process, in folder cwd."""
+    from tests.child_env import child_env
+
+    done = subprocess.run([sys.executable, "-c", code], cwd=cwd, env=child_env(),
+                          capture_output=True, text=True, check=False)
+    if done.returncode:
+        msg = f"TensorFlow child failed ({done.returncode}):\n{done.stderr[-3000:]}"
+        raise RuntimeError(msg)
 
 
 def _app(name: str):
@@ -224,7 +250,15 @@ def _write_tf1(out: Path) -> None:
 
 
 def materialize(name: str) -> Path:
-    """The cache folder of one corpus model, built on first use (by one process at a time)."""
+    """The cache folder of one corpus model, built on first use by a child process."""
+    folder = cache_dir() / name
+    if not folder.is_dir():
+        run_tf(f"from tests.tf_corpus import _build_here; _build_here({name!r})", Path.cwd())
+    return folder
+
+
+def _build_here(name: str) -> Path:
+    """Build one model in this process (which imports TensorFlow), one process at a time."""
     root = cache_dir()
     folder = root / name
     if folder.is_dir():
@@ -243,10 +277,9 @@ def materialize(name: str) -> Path:
 
 
 if __name__ == "__main__":
-    import sys
     import time
 
     for model_name in sys.argv[1:] or (*MODELS, TF1):
         start = time.perf_counter()
-        path = materialize(model_name)
+        path = _build_here(model_name)
         print(f"{model_name:16} {time.perf_counter() - start:6.1f} s  {path}")

@@ -16,7 +16,7 @@ from converter.front.tf.checkpoint import read_checkpoint
 from converter.options import ConvertOptions
 from converter.pipeline import convert
 from converter.runtime.engines import open_engine
-from tests.tf_corpus import HEAVY, MODELS, TF1, materialize
+from tests.tf_corpus import HEAVY, MODELS, TF1, materialize, run_tf
 
 RECURRENT = ("lstm", "gru", "bilstm")
 FEEDFORWARD = [pytest.param(m, marks=pytest.mark.slow) if m in HEAVY else m
@@ -127,16 +127,20 @@ def test_tf1_meta_graph_and_checkpoint(tmp_path: Path) -> None:
     _check(xml, folder)
 
 
-def test_checkpoint_reader_reads_what_tf_wrote() -> None:
-    import tensorflow as tf
-
+def test_checkpoint_reader_reads_what_tf_wrote(tmp_path: Path) -> None:
     prefix = materialize("squeeze_excite") / "saved_model" / "variables" / "variables"
+    run_tf("import numpy as np, tensorflow as tf\n"
+           f"reader = tf.train.load_checkpoint({str(prefix)!r})\n"
+           f"names = [n for n, _ in tf.train.list_variables({str(prefix)!r}) "
+           "if 'VARIABLE_VALUE' in n]\n"
+           "np.savez('tf.npz', **{f'v{i}': reader.get_tensor(n) for i, n in enumerate(names)},"
+           " names=np.array(names))\n", tmp_path)
+    theirs = np.load(tmp_path / "tf.npz")
+    names = list(theirs["names"])
     ours = read_checkpoint(prefix)
-    reader = tf.train.load_checkpoint(str(prefix))
-    names = [n for n, _ in tf.train.list_variables(str(prefix)) if "VARIABLE_VALUE" in n]
     assert len(names) > 10
-    for name in names:
-        np.testing.assert_array_equal(ours[name], reader.get_tensor(name))
+    for i, name in enumerate(names):
+        np.testing.assert_array_equal(ours[name], theirs[f"v{i}"])
 
 
 def test_corrupt_checkpoint_is_one_format_error(tmp_path: Path) -> None:
@@ -154,15 +158,15 @@ def test_saved_model_with_unknown_tags_names_the_ones_it_has(tmp_path: Path) -> 
 @pytest.mark.parametrize("op", ["ResizeBilinear", "ResizeNearestNeighbor"])
 @pytest.mark.parametrize("flags", [{}, {"align_corners": True}, {"half_pixel_centers": True}])
 def test_resize_flags_match_tf(op: str, flags: dict, tmp_path: Path) -> None:
-    import tensorflow as tf
-
-    resize = getattr(tf.raw_ops, op)
-    fn = tf.function(lambda t: resize(images=t, size=[7, 10], **flags))
-    graph = fn.get_concrete_function(tf.TensorSpec([1, 4, 5, 3], tf.float32)).graph
-    path = tmp_path / "resize.pb"
-    path.write_bytes(graph.as_graph_def().SerializeToString())
     x = np.random.default_rng(1).standard_normal((1, 4, 5, 3)).astype(np.float32)
-    want = fn(tf.constant(x)).numpy()
+    np.save(tmp_path / "x.npy", x)
+    run_tf("import numpy as np, tensorflow as tf\n"
+           f"resize = getattr(tf.raw_ops, {op!r})\n"
+           f"fn = tf.function(lambda t: resize(images=t, size=[7, 10], **{flags!r}))\n"
+           "graph = fn.get_concrete_function(tf.TensorSpec([1, 4, 5, 3], tf.float32)).graph\n"
+           "open('resize.pb', 'wb').write(graph.as_graph_def().SerializeToString())\n"
+           "np.save('want.npy', fn(tf.constant(np.load('x.npy'))).numpy())\n", tmp_path)
+    path, want = tmp_path / "resize.pb", np.load(tmp_path / "want.npy")
     xml = convert(ConvertOptions(path, output_dir=tmp_path)).xml
     for engine in ("shim", "openvino"):  # no layout-sensitive op: the model stays NHWC
         got = next(iter(open_engine(engine, xml, "CPU").run({"t": x}).values()))
