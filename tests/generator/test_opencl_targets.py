@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -147,6 +148,29 @@ def test_gpu_kernel_runs_fp16(tmp_path: Path) -> None:
     want = reference([a.astype(np.float32) for a in ins], attrs)
     assert y.dtype == np.float16
     np.testing.assert_allclose(y.astype(np.float32), want, rtol=2e-3, atol=2e-3)
+
+
+@pytest.mark.parametrize("formats", [("BYXF", "BYXF"), ("BFYX", "YXFB"), ("FYXB", "BFYX")])
+def test_filled_stub_kernel_indexes_through_the_pitches(tmp_path: Path, formats) -> None:
+    """The hand-written (no expression) GPU kernel, filled in as its TODO says, reads and writes
+    each tensor through IDX: right in whatever format each Tensor declares."""
+    op = {"name": "Twice", "attributes": [{"name": "alpha", "type": "float", "default": 2.0}]}
+    gpu_xml, _ = _generate(tmp_path, op)
+    cl = gpu_xml.with_suffix(".cl")
+    stub = "out0[IDX(OUTPUT0, b_, f_, y_, x_)] = (OUTPUT0_TYPE)NAN;"
+    text = "".join(ln for ln in cl.read_text().splitlines(keepends=True) if "unfilled" not in ln)
+    assert stub in text
+    cl.write_text(text.replace(stub, "out0[IDX(OUTPUT0, b_, f_, y_, x_)] = "
+                               "(OUTPUT0_TYPE)(ALPHA * in0[IDX(INPUT0, b_, f_, y_, x_)]);"))
+    xml = gpu_xml.read_text()
+    for kind, fmt in zip(("input", "output"), formats):
+        xml = re.sub(rf'(type="{kind}" port-index="0") format="BFYX"', rf'\1 format="{fmt}"', xml)
+    gpu_xml.write_text(xml)
+    (cfg,) = load_gpu(gpu_xml)
+    assert [t.format for t in cfg.tensors] == list(formats)
+    x = np.arange(np.prod(SHAPE), dtype=np.float32).reshape(SHAPE)
+    (y,) = GpuDevice([gpu_xml]).kernel(_layer(op, {"alpha": "3"}))([x])
+    np.testing.assert_array_equal(y, 3 * x)
 
 
 def test_work_sizes_from_the_config(tmp_path: Path) -> None:
