@@ -14,6 +14,7 @@ from converter.errors import ExtgenError, InputFileError
 from converter.ir.reader import IRLayer, OutPort
 from converter.ir.types import format_attr, precision
 from converter.ops.op import Op
+from extgen.generator.targets import gpu_output_limit
 
 __all__ = ["Row", "check_folder", "format_table"]
 
@@ -42,6 +43,7 @@ class _Target:
     dtype: np.dtype  # the input element type it runs on
     kernel: Callable[[IRLayer], Kernel | None]
     float_only: bool = False  # MVCL tensors are half: integer/boolean outputs do not apply
+    one_output: bool = False  # SimpleGPU binds output 0 alone: several outputs do not apply
 
 
 def _inputs(shapes: list[tuple[int, ...]], seed: int) -> list[np.ndarray]:
@@ -94,6 +96,8 @@ def _run(cls: type[Op], target: _Target, case: str, ins: list[np.ndarray]) -> Ro
         return Row(cls.type, target.name, case, None, True, f"no reference: {err}")
     if target.float_only and any(np.asarray(y).dtype.kind != "f" for y in want):
         return Row(cls.type, target.name, case, None, True, "integer/boolean output")
+    if target.one_output and (why := gpu_output_limit(len(want))):
+        return Row(cls.type, target.name, case, None, True, f"not applicable: {why}")
     prec = "FP16" if target.float_only else None
     kernel = target.kernel(_layer(cls, len(ins), [np.asarray(y) for y in want], prec))
     if kernel is None:
@@ -153,7 +157,8 @@ def _targets(folder: Path, cpu_library: Path | None) -> tuple[list[_Target], lis
                 continue
             usable.append(xml)
         if usable:
-            targets.append(_Target(name, np.dtype(dtype), device(usable).kernel, half))
+            targets.append(_Target(name, np.dtype(dtype), device(usable).kernel, half,
+                                   one_output=name == "gpu"))
     return targets, broken
 
 
