@@ -145,6 +145,7 @@ def op_context(op: OpConfig) -> dict[str, Any]:
         "onnx_domain": domain,
         "onnx_name": onnx_name,
         "inputs": inputs,
+        "input_types": [p.type for p in op.inputs],
         "outputs": [p.name for p in op.outputs],
         "attrs": attrs,
         "ir_attrs": [a for a in attrs if a.in_ir],

@@ -239,6 +239,8 @@ def test_mixed_op_set_opencl_matches_numpy(mixed) -> None:
     ({"expression": ["x", "x"]}, "one expression per output \\(1\\)"),
     ({"expression": "x", "shape": {"kind": "custom"}}, "the inputs' broadcast shape"),
     ({"expression": "x"}, "the inputs' broadcast shape"),  # UPSAMPLE's shape is a formula
+    ({"outputs": [{"name": "y", "type": "i32"}]}, "output 'y': an output's element type comes "
+     "from `dtype`, not `type`"),
 ])
 def test_bad_shape_formulas_and_expressions_are_one_line(change, message) -> None:
     from extgen.errors import ConfigError
