@@ -119,6 +119,23 @@ def _call(name: str, args: list[ast.expr], lang: str, r: Callable[[ast.expr], st
     if lang == "numpy":
         return f"fn.{name}({', '.join(spelled)})"
     if name == "where":
-        return f"({spelled[0]} ? {spelled[1]} : {spelled[2]})"
+        test = spelled[0]
+        if lang == "opencl" and not _is_truth(args[0]):  # OpenCL's ?: takes no float condition
+            test = f"({test} != 0.0f)"
+        return f"({test} ? {spelled[1]} : {spelled[2]})"
     fn = FUNCTIONS[name][LANGS.index(lang) + 1]
     return f"{fn}({', '.join(spelled)})"
+
+
+def _is_truth(node: ast.expr) -> bool:
+    """Whether node is a true/false value (a comparison, and/or/not, isnan, ...), not a number."""
+    if isinstance(node, (ast.Compare, ast.BoolOp)):
+        return True
+    if isinstance(node, ast.UnaryOp):
+        return isinstance(node.op, ast.Not)
+    if isinstance(node, ast.IfExp):
+        return _is_truth(node.body)
+    if isinstance(node, ast.Call):
+        name = node.func.id  # type: ignore[attr-defined]
+        return _is_truth(node.args[1]) if name == "where" else FUNCTIONS[name][1] == "bool"
+    return False

@@ -12,8 +12,9 @@ import numpy as np
 
 from converter.errors import ExtgenError, InputFileError
 from converter.ir.reader import IRLayer, OutPort
-from converter.ir.types import format_attr, precision
+from converter.ir.types import dtype_of, format_attr, precision
 from converter.ops.op import Op
+from extgen.generator.targets import gpu_output_limit
 
 __all__ = ["Row", "check_folder", "format_table"]
 
@@ -42,18 +43,39 @@ class _Target:
     dtype: np.dtype  # the input element type it runs on
     kernel: Callable[[IRLayer], Kernel | None]
     float_only: bool = False  # MVCL tensors are half: integer/boolean outputs do not apply
+    one_output: bool = False  # SimpleGPU binds output 0 alone: several outputs do not apply
 
 
-def _inputs(shapes: list[tuple[int, ...]], seed: int) -> list[np.ndarray]:
+def _values(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtype | None) -> np.ndarray:
+    """Random values of one input with edge values mixed in: floats (None) with 0, negatives,
+    large, NaN and infinities; integers with 0, +-1 and their extremes (at most 2**24, which
+    float32, the kernels' math, holds exactly); booleans both ways."""
+    if dtype is not None and dtype.kind == "b":
+        return rng.random(shape) < 0.5
+    if dtype is None or dtype.kind == "f":
+        x, edges = (rng.standard_normal(shape) * 3).astype(np.float64), _EDGES
+    else:
+        info = np.iinfo(dtype)
+        hi, lo = min(int(info.max), 2**24), max(int(info.min), -(2**24))
+        x = rng.integers(max(lo, -100), min(hi, 100), size=shape, endpoint=True).astype(dtype)
+        edges = [0, 1, hi, lo, -1] if lo < 0 else [0, 1, hi]
+    flat = x.reshape(-1)
+    n = min(len(edges), flat.size // 2)
+    flat[rng.permutation(flat.size)[:n]] = edges[:n]
+    return x
+
+
+def _inputs(shapes: list[tuple[int, ...]], seed: int,
+            dtypes: list[np.dtype | None] | None = None) -> list[np.ndarray]:
     rng = np.random.default_rng(seed)
-    out = []
-    for shape in shapes:
-        x = (rng.standard_normal(shape) * 3).astype(np.float64)
-        flat = x.reshape(-1)
-        n = min(len(_EDGES), flat.size // 2)
-        flat[rng.permutation(flat.size)[:n]] = _EDGES[:n]
-        out.append(x)
-    return out
+    return [_values(rng, shape, (dtypes or [None] * len(shapes))[k])
+            for k, shape in enumerate(shapes)]
+
+
+def _input_dtypes(cls: type[Op]) -> list[np.dtype | None]:
+    """The element type each input of a generated op declares (None: floating point)."""
+    declared = getattr(cls, "input_types", None) or [None] * (cls.in_ports_count or 1)
+    return [None if t is None else dtype_of(t) for t in declared]
 
 
 def _cases(n_in: int) -> Iterator[tuple[str, list[tuple[int, ...]]]]:
@@ -87,13 +109,17 @@ def difference(got: np.ndarray, want: np.ndarray) -> float:
 
 
 def _run(cls: type[Op], target: _Target, case: str, ins: list[np.ndarray]) -> Row:
-    ins = [x.astype(target.dtype) for x in ins]
+    if target.float_only and any(x.dtype.kind != "f" for x in ins):
+        return Row(cls.type, target.name, case, None, True, "integer/boolean input")
+    ins = [x.astype(target.dtype) if x.dtype.kind == "f" else x for x in ins]
     try:
         want = cls.evaluate(dict(cls.defaults), ins)
     except Exception as err:  # user code: report it in the table, do not stop
         return Row(cls.type, target.name, case, None, True, f"no reference: {err}")
     if target.float_only and any(np.asarray(y).dtype.kind != "f" for y in want):
         return Row(cls.type, target.name, case, None, True, "integer/boolean output")
+    if target.one_output and (why := gpu_output_limit(len(want))):
+        return Row(cls.type, target.name, case, None, True, f"not applicable: {why}")
     prec = "FP16" if target.float_only else None
     kernel = target.kernel(_layer(cls, len(ins), [np.asarray(y) for y in want], prec))
     if kernel is None:
@@ -113,12 +139,13 @@ def check_ops(ops: dict[str, type[Op]], targets: list[_Target]) -> list[Row]:
     rows = []
     for seed, cls in enumerate(ops[name] for name in sorted(ops)):
         try:  # an op whose evaluate is still a TODO has no reference: one row says so
-            cls.evaluate(dict(cls.defaults), _inputs([(1, 1, 1, 2)] * (cls.in_ports_count or 1), 0))
+            dtypes = _input_dtypes(cls)
+            cls.evaluate(dict(cls.defaults), _inputs([(1, 1, 1, 2)] * len(dtypes), 0, dtypes))
         except Exception as err:  # user code: report it in the table, do not stop
             rows.append(Row(cls.type, "python", "-", None, True, f"no reference: {err}"))
             continue
-        for case, shapes in _cases(cls.in_ports_count or 1):
-            ins = _inputs(shapes, seed)
+        for case, shapes in _cases(len(dtypes)):
+            ins = _inputs(shapes, seed, dtypes)
             rows += [_run(cls, target, case, ins) for target in targets]
     return rows
 
@@ -153,7 +180,8 @@ def _targets(folder: Path, cpu_library: Path | None) -> tuple[list[_Target], lis
                 continue
             usable.append(xml)
         if usable:
-            targets.append(_Target(name, np.dtype(dtype), device(usable).kernel, half))
+            targets.append(_Target(name, np.dtype(dtype), device(usable).kernel, half,
+                                   one_output=name == "gpu"))
     return targets, broken
 
 

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from extgen.errors import ConfigError, ExtgenError
-from extgen.generator.targets import TARGETS
+from extgen.generator.targets import TARGETS, gpu_output_limit
 
 HELP = "generate Model Optimizer extensions and CPU/GPU/VPU kernels for a custom op"
 DESCRIPTION = """\
@@ -124,6 +124,9 @@ def run(args: argparse.Namespace) -> int:
     record_base(config, args.output_dir, [r for r in reports if r.path not in extra])
     for report in reports:
         print(f"{report.status:10} {report.path}")
+    for op in config.ops if "ie-gpu-ext" in config.targets else []:
+        if why := gpu_output_limit(len(op.outputs)):
+            print(f"note: {op.name}: {why}; its GPU kernel computes {op.outputs[0].name} only")
     ops = ", ".join(op.name for op in config.ops)
     print(f"generated {', '.join(config.targets)} for {ops} in {args.output_dir}")
     return 0

@@ -13,10 +13,12 @@ DESCRIPTION = (
     "libuser_cpu_extension_abi.so under DIR, or --cpu_library), OpenVINO's CPU plugin with\n"
     "libuser_cpu_extension.so beside it (when OpenVINO is installed), and the GPU and VPU\n"
     "kernels on the OpenCL device, on random inputs with 0, negatives, large values, NaN and\n"
-    "infinities, over several shapes (and a broadcast case for ops with several inputs). Prints\n"
-    "one table of the largest differences from the Python op's evaluate (relative to\n"
-    "max(1, |value|); NaN and infinities must match exactly). Exit status 1 when a target\n"
-    "disagrees or fails."
+    "infinities (integers and booleans for inputs that declare such a type, with 0, +-1 and\n"
+    "their extremes), over several shapes (and a broadcast case for ops with several inputs).\n"
+    "Prints one table of the largest differences from the Python op's evaluate (relative to\n"
+    "max(1, |value|); NaN and infinities must match exactly); a target that cannot run a case\n"
+    "(the GPU for an op with several outputs, the VPU's half tensors for integers) is a skip\n"
+    "saying why. Exit status 1 when a target disagrees or fails."
 )
 EPILOG = ("examples:\n  extgen test ext\n"
           "  extgen test ext --cpu_library build/libuser_cpu_extension_abi.so")

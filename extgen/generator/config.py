@@ -148,6 +148,9 @@ in the IR."""
 
 class Port(_Model):
     name: Identifier = Field(description="name of the input or output in the generated code")
+    type: ElementType | None = Field(
+        None, description="inputs only: the element type the input takes, which `extgen test` "
+        "feeds it (none: floating point)")
 
 
 class ShapeRule(_Model):
@@ -246,6 +249,10 @@ class OpConfig(_Model):
                 raise ValueError(msg)
             seen[name.lower()] = name
         self._check_vpu_scalars(set(seen.values()))
+        typed = [p.name for p in self.outputs if p.type is not None]
+        if typed:
+            msg = f"output {typed[0]!r}: an output's element type comes from `dtype`, not `type`"
+            raise ValueError(msg)
         if self.shape.input >= len(self.inputs) or self.dtype.input >= len(self.inputs):
             msg = (f"shape/dtype rule refers to input {max(self.shape.input, self.dtype.input)}, "
                    f"the op has {len(self.inputs)}")

@@ -3,6 +3,7 @@ so templates hold layout only and never escape or convert anything themselves.""
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 from typing import Any
 
@@ -131,6 +132,41 @@ def _shape_formula(op: OpConfig) -> dict[str, Any] | None:
             "cpp": [e.render("cpp", lambda v: f"d_{v}" if v in index else f"m_{v}") for e in exprs]}
 
 
+_WORK_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*"}
+
+
+def _work_size(node: ast.expr, letters: dict[str, str], top: bool = True) -> str | None:
+    """A shape formula dim in the WorkSizes grammar (integer B F Y X, + - * /), or None when it
+    cannot be written there: an attribute, a float, a function, or a division inside (WorkSizes
+    divide integers at each step; the formula rounds down once, at the end)."""
+    if isinstance(node, ast.Constant):
+        ok = type(node.value) is int and node.value >= 0
+        return str(node.value) if ok else None
+    if isinstance(node, ast.Name):
+        return letters.get(node.id)
+    ops = {**_WORK_OPS, ast.Div: "/"} if top else _WORK_OPS
+    if not (isinstance(node, ast.BinOp) and type(node.op) in ops):
+        return None
+    left, right = (_work_size(n, letters, False) for n in (node.left, node.right))
+    if left is None or right is None:
+        return None
+    return f"({left}{ops[type(node.op)]}{right})"
+
+
+def _work_sizes(op: OpConfig) -> dict[str, str] | None:
+    """The output's element count over the shape formula's input dims, as WorkSizes dim and
+    global, when every dim can be written in their grammar; None (the kernels then count over
+    the output's own dims, which the plugin takes from the op's shape inference)."""
+    rule = op.shape
+    if rule.kind != "formula" or len(rule.names) > 4 or len(rule.dims) > 4:
+        return None
+    letters = dict(zip(rule.names, "BFYX"))
+    dims = [_work_size(ast.parse(text.strip(), mode="eval").body, letters) for text in rule.dims]
+    if any(d is None for d in dims):
+        return None
+    return {"dim": f"input,{rule.input}", "global": "*".join(dims)}  # type: ignore[arg-type]
+
+
 def op_context(op: OpConfig) -> dict[str, Any]:
     attrs = [_attr(a) for a in op.attributes]
     onnx_type = op.framework_type("onnx")
@@ -145,6 +181,7 @@ def op_context(op: OpConfig) -> dict[str, Any]:
         "onnx_domain": domain,
         "onnx_name": onnx_name,
         "inputs": inputs,
+        "input_types": [p.type for p in op.inputs],
         "outputs": [p.name for p in op.outputs],
         "attrs": attrs,
         "ir_attrs": [a for a in attrs if a.in_ir],
@@ -157,4 +194,7 @@ def op_context(op: OpConfig) -> dict[str, Any]:
         "mxnet": op.mxnet,
         "gpu": op.gpu,
         "vpu": op.vpu,
+        # WorkSizes from the shape formula, unless the config gives its own global size
+        "gpu_work": None if "global_work_size" in op.gpu.model_fields_set else _work_sizes(op),
+        "vpu_work": None if "global_work_size" in op.vpu.model_fields_set else _work_sizes(op),
     }

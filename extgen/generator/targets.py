@@ -8,7 +8,7 @@ from typing import Literal
 
 from converter.framework_names import FRAMEWORKS
 
-__all__ = ["TARGETS", "Target", "TargetSpec", "extractor_target"]
+__all__ = ["TARGETS", "Target", "TargetSpec", "extractor_target", "gpu_output_limit"]
 
 
 @dataclass(frozen=True)
@@ -39,3 +39,11 @@ TARGETS: dict[str, TargetSpec] = {
                           "op_test", ""),
 }
 Target = Literal[tuple(TARGETS)]  # type: ignore[valid-type]
+
+
+def gpu_output_limit(n_outputs: int) -> str | None:
+    """Why a GPU (SimpleGPU) kernel cannot compute every output of an op, or None: the GPU
+    plugin binds a custom layer's output 0 alone (OUTPUT0)."""
+    if n_outputs <= 1:
+        return None
+    return f"the GPU plugin's SimpleGPU layer binds one output (OUTPUT0), the op has {n_outputs}"

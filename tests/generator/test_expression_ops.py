@@ -63,6 +63,9 @@ MIXED = [
     {"name": "IsBig", "dtype": {"kind": "fixed", "type": "boolean"},
      "expression": "abs(x) > 1 or isinf(x)"},
     {"name": "ToInt", "dtype": {"kind": "fixed", "type": "i32"}, "expression": "x * 10"},
+    {"name": "Gate", "inputs": [{"name": "x"}, {"name": "k", "type": "i32"},
+                                {"name": "on", "type": "boolean"}],
+     "expression": "x * k if on else -x"},  # a number as the condition, integer and bool inputs
     {"name": "GeluTanh", "expression": _GELU},  # -inf gives NaN everywhere (tanh is -1 exactly)
 ]
 
@@ -125,6 +128,9 @@ def _inputs(name: str) -> list[np.ndarray]:
     x.reshape(-1)[8:11] = [np.nan, np.inf, -np.inf]
     if name == "PRelu":  # a per-channel slope, broadcast
         return [x, np.linspace(0.1, 0.3, SHAPE[1], dtype=np.float32).reshape(1, -1, 1, 1)]
+    if name == "Gate":
+        k = np.arange(-2, 3, dtype=np.int32).reshape(1, 1, 1, -1)
+        return [x, k, np.arange(np.prod(SHAPE)).reshape(SHAPE) % 3 == 0]
     return [x]
 
 
@@ -239,6 +245,8 @@ def test_mixed_op_set_opencl_matches_numpy(mixed) -> None:
     ({"expression": ["x", "x"]}, "one expression per output \\(1\\)"),
     ({"expression": "x", "shape": {"kind": "custom"}}, "the inputs' broadcast shape"),
     ({"expression": "x"}, "the inputs' broadcast shape"),  # UPSAMPLE's shape is a formula
+    ({"outputs": [{"name": "y", "type": "i32"}]}, "output 'y': an output's element type comes "
+     "from `dtype`, not `type`"),
 ])
 def test_bad_shape_formulas_and_expressions_are_one_line(change, message) -> None:
     from extgen.errors import ConfigError

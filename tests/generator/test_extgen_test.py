@@ -3,6 +3,7 @@ edited to be wrong fails, naming the op and the target."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -20,6 +21,12 @@ OPS = [
     {"name": "PRelu", "inputs": [{"name": "x"}, {"name": "slope"}],
      "expression": "x if x >= 0 else slope * x"},
     {"name": "Stub"},
+    {"name": "Halves", "outputs": [{"name": "y"}, {"name": "z"}],
+     "expression": ["x * 0.5", "x - x * 0.5"]},
+    {"name": "Gate", "inputs": [{"name": "x"}, {"name": "k", "type": "i32"},
+                                {"name": "on", "type": "boolean"}],
+     "expression": "x * k if on else -x"},
+    {"name": "Halve", "inputs": [{"name": "n", "type": "i8"}], "expression": "n / 2"},
 ]
 
 
@@ -44,6 +51,16 @@ def test_all_targets_agree_then_an_edited_kernel_fails(tmp_path: Path, capsys) -
         assert any(line.split()[:3] == [op, target, case] and line.split()[4] == "ok"
                    for line in table.splitlines()), (op, target, case)
     assert "no reference: Stub: implement evaluate" in table and "FAIL" not in table
+    halves = [line.split(None, 5) for line in table.splitlines() if line.startswith("Halves ")]
+    assert {r[1] for r in halves} == {"gpu", "vpu"}  # SimpleGPU binds one output: not compared
+    assert all(r[4] == "ok" for r in halves if r[1] == "vpu")
+    assert all(r[3:5] == ["-", "skip"] and "not applicable: the GPU plugin's SimpleGPU layer "
+               "binds one output (OUTPUT0), the op has 2" in r[5] for r in halves if r[1] == "gpu")
+    for op in ("Gate", "Halve"):  # integer and boolean inputs: GPU compared, VPU (half) not
+        rows = [line.split(None, 5) for line in table.splitlines() if line.startswith(op + " ")]
+        assert {r[2] for r in rows} >= {"2x3x4x5", "1x1x1x7"}
+        assert all(r[4] == "ok" for r in rows if r[1] == "gpu")
+        assert all(r[4:] == ["skip", "(integer/boolean input)"] for r in rows if r[1] == "vpu")
     cl = out / "user_ie_extensions" / "gpu" / "swish_kernel.cl"
     text = cl.read_text()
     assert "(OUTPUT0_TYPE)((x0 * eg_sigmoid(x0)))" in text
@@ -53,6 +70,16 @@ def test_all_targets_agree_then_an_edited_kernel_fails(tmp_path: Path, capsys) -
     lines = capsys.readouterr().out.splitlines()
     assert lines[-1] == "2 disagreement(s): Swish on gpu"
     assert all("FAIL" not in line for line in lines if not line.startswith("Swish  "))
+
+
+def test_new_says_the_gpu_kernel_computes_output_0_only(tmp_path: Path, capsys) -> None:
+    config = tmp_path / "ops.json"
+    config.write_text(json.dumps({"ops": [op for op in OPS if op["name"] in ("Swish", "Halves")]}))
+    args = ["new", "--config", str(config), "--ie-gpu-ext", "--output_dir", str(tmp_path / "x")]
+    assert main(args) == 0
+    notes = [line for line in capsys.readouterr().out.splitlines() if line.startswith("note:")]
+    assert notes == ["note: Halves: the GPU plugin's SimpleGPU layer binds one output (OUTPUT0), "
+                     "the op has 2; its GPU kernel computes y only"]
 
 
 def test_the_generated_test_file_runs_the_same_checks_under_pytest(tmp_path: Path) -> None:

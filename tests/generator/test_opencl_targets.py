@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -147,6 +148,72 @@ def test_gpu_kernel_runs_fp16(tmp_path: Path) -> None:
     want = reference([a.astype(np.float32) for a in ins], attrs)
     assert y.dtype == np.float16
     np.testing.assert_allclose(y.astype(np.float32), want, rtol=2e-3, atol=2e-3)
+
+
+def _unmark(cl: Path, stub: str, body: str) -> None:
+    text = "".join(ln for ln in cl.read_text().splitlines(keepends=True) if "unfilled" not in ln)
+    assert stub in text
+    cl.write_text(text.replace(stub, body))
+
+
+@pytest.mark.parametrize("formats", [("BYXF", "BYXF"), ("BFYX", "YXFB"), ("FYXB", "BFYX")])
+def test_filled_stub_kernel_indexes_through_the_pitches(tmp_path: Path, formats) -> None:
+    """The hand-written (no expression) GPU kernel, filled in as its TODO says, reads and writes
+    each tensor through IDX: right in whatever format each Tensor declares."""
+    op = {"name": "Twice", "attributes": [{"name": "alpha", "type": "float", "default": 2.0}]}
+    gpu_xml, _ = _generate(tmp_path, op)
+    _unmark(gpu_xml.with_suffix(".cl"), "out0[IDX(OUTPUT0, b_, f_, y_, x_)] = (OUTPUT0_TYPE)NAN;",
+            "out0[IDX(OUTPUT0, b_, f_, y_, x_)] = "
+            "(OUTPUT0_TYPE)(ALPHA * in0[IDX(INPUT0, b_, f_, y_, x_)]);")
+    xml = gpu_xml.read_text()
+    for kind, fmt in zip(("input", "output"), formats):
+        xml = re.sub(rf'(type="{kind}" port-index="0") format="BFYX"', rf'\1 format="{fmt}"', xml)
+    gpu_xml.write_text(xml)
+    (cfg,) = load_gpu(gpu_xml)
+    assert [t.format for t in cfg.tensors] == list(formats)
+    x = np.arange(np.prod(SHAPE), dtype=np.float32).reshape(SHAPE)
+    (y,) = GpuDevice([gpu_xml]).kernel(_layer(op, {"alpha": "3"}))([x])
+    np.testing.assert_array_equal(y, 3 * x)
+
+
+def test_shape_formula_sets_the_work_sizes(tmp_path: Path) -> None:
+    """An integer shape formula becomes WorkSizes over the input's dims: one work item per output
+    element on both devices, checked by filled-in nearest-neighbour upsampling kernels."""
+    op = {"name": "Up2", "shape": {"kind": "formula", "names": ["N", "C", "H", "W"],
+                                   "dims": ["N", "C", "H * 2", "(W + 1) * 2 - 2"]}}
+    gpu_xml, vpu_xml = _generate(tmp_path, op)
+    assert '<WorkSizes dim="input,0" global="B*F*(Y*2)*(((X+1)*2)-2)"/>' in gpu_xml.read_text()
+    assert 'dim="input,0" global="B*F*(Y*2)*(((X+1)*2)-2),1,1"' in vpu_xml.read_text()
+    _unmark(gpu_xml.with_suffix(".cl"), "out0[IDX(OUTPUT0, b_, f_, y_, x_)] = (OUTPUT0_TYPE)NAN;",
+            "out0[IDX(OUTPUT0, b_, f_, y_, x_)] = in0[IDX(INPUT0, b_, f_, y_ / 2, x_ / 2)];")
+    _unmark(vpu_xml.with_suffix(".cl"), "out0[i] = (half)NAN;",
+            "const int x = i % dim_x, y = i / dim_x % dim_y, bf = i / (dim_x * dim_y);\n"
+            "    out0[i] = in0[(bf * (dim_y / 2) + y / 2) * (dim_x / 2) + x / 2];")
+    (gpu,), (vpu,) = load_gpu(gpu_xml), load_vpu(vpu_xml)
+    dims = dict(zip("BFYX", SHAPE))
+    for work in (gpu.work, vpu.work):
+        assert work.dim == ("input", 0)
+        assert work.global_[0].evaluate(dims) == 2 * 3 * 8 * 10
+    x = np.arange(np.prod(SHAPE), dtype=np.float32).reshape(SHAPE)
+    want = x.repeat(2, axis=2).repeat(2, axis=3)
+    layer = IRLayer(1, "node", "Up2", "extension", {}, [0],
+                    [OutPort(1, "FP32", ["y"], want.shape)])
+    for device in (GpuDevice([gpu_xml]), VpuDevice([vpu_xml])):
+        (y,) = device.kernel(layer)([x])
+        np.testing.assert_array_equal(y, want)
+
+
+@pytest.mark.parametrize(("dims", "own"), [
+    (["N", "H * scale"], {}),  # an attribute
+    (["N", "H / 2 * 4"], {}),  # a division inside
+    (["N", "H * 2"], {"global_work_size": "B*F*Y*X"}),  # the config's own
+])
+def test_work_sizes_stay_over_the_output_otherwise(tmp_path: Path, dims, own) -> None:
+    op = {"name": "Scaled", "attributes": [{"name": "scale", "type": "int", "default": 2}],
+          "shape": {"kind": "formula", "names": ["N", "H"], "dims": dims}, "gpu": own, "vpu": own}
+    gpu_xml, vpu_xml = _generate(tmp_path, op)
+    assert '<WorkSizes global="B*F*Y*X"/>' in gpu_xml.read_text()
+    assert 'dim="output,0" global="B*F*Y*X,1,1"' in vpu_xml.read_text()
 
 
 def test_work_sizes_from_the_config(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 from extgen.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
-EDIT = "    out0[i] = (OUTPUT0_TYPE)(((float)SCALE) * cosh(x0));  // my faster version\n"
+EDIT = "    out0[AT(OUTPUT0)] = (OUTPUT0_TYPE)(((float)SCALE) * cosh(x0));  // my faster version\n"
 
 
 def _generate(tmp_path: Path) -> tuple[Path, Path]:
@@ -35,7 +35,7 @@ def _edit(path: Path, start: str, new: str) -> None:
 def test_a_hand_edit_survives_a_new_attribute(tmp_path: Path, capsys) -> None:
     config, out = _generate(tmp_path)
     kernel = out / "user_ie_extensions/gpu/cosh_kernel.cl"
-    _edit(kernel, "out0[i] =", EDIT)
+    _edit(kernel, "out0[AT(OUTPUT0)] =", EDIT)
     capsys.readouterr()
     assert main(["update", "--config", str(config), "--output_dir", str(out)]) == 0
     report = capsys.readouterr().out
