@@ -96,30 +96,29 @@ def _window(cfg: dict, key: str) -> list[int]:
     return [1, *cfg[key], 1]
 
 
+def _windowed(b: _Builder, op: str, name: str, cfg: dict, x: str, w) -> str:
+    """A TF convolution node with the layer's strides, padding and dilations."""
+    return b.node(op, name, [x, b.const(name, w)], T=F32, strides=_window(cfg, "strides"),
+                  padding=cfg["padding"].upper(), dilations=_window(cfg, "dilation_rate"),
+                  data_format="NHWC")
+
+
 @_layer("Conv2D")
 def _conv(b: _Builder, name: str, cfg: dict, xs: list[str]) -> str:
     w = b.vars(name)
-    y = b.node("Conv2D", name, [xs[0], b.const(name, w[0])], T=F32,
-               strides=_window(cfg, "strides"), padding=cfg["padding"].upper(),
-               dilations=_window(cfg, "dilation_rate"), data_format="NHWC")
-    return _bias(b, name, y, cfg, w)
+    return _bias(b, name, _windowed(b, "Conv2D", name, cfg, xs[0], w[0]), cfg, w)
 
 
 @_layer("DepthwiseConv2D")
 def _depthwise(b: _Builder, name: str, cfg: dict, xs: list[str]) -> str:
     w = b.vars(name)
-    y = b.node("DepthwiseConv2dNative", name, [xs[0], b.const(name, w[0])], T=F32,
-               strides=_window(cfg, "strides"), padding=cfg["padding"].upper(),
-               dilations=_window(cfg, "dilation_rate"), data_format="NHWC")
-    return _bias(b, name, y, cfg, w)
+    return _bias(b, name, _windowed(b, "DepthwiseConv2dNative", name, cfg, xs[0], w[0]), cfg, w)
 
 
 @_layer("SeparableConv2D")
 def _separable(b: _Builder, name: str, cfg: dict, xs: list[str]) -> str:
     w = b.vars(name)
-    y = b.node("DepthwiseConv2dNative", name, [xs[0], b.const(name, w[0])], T=F32,
-               strides=_window(cfg, "strides"), padding=cfg["padding"].upper(),
-               dilations=_window(cfg, "dilation_rate"), data_format="NHWC")
+    y = _windowed(b, "DepthwiseConv2dNative", name, cfg, xs[0], w[0])
     y = b.node("Conv2D", name, [y, b.const(name, w[1])], T=F32, strides=[1, 1, 1, 1],
                padding="VALID", data_format="NHWC")
     return _bias(b, name, y, cfg, w, at=2)

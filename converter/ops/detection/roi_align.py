@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from converter.ops.detection._roi import roi_output_shape
 from converter.ops.op import Op
 
 __all__ = ["ROIAlign"]
@@ -65,9 +66,7 @@ class ROIAlign(Op):
 
     @classmethod
     def infer_shapes(cls, attrs, shapes, values):
-        channels = shapes[0][1] if shapes[0] is not None else -1
-        rois = shapes[1][0] if shapes[1] is not None else -1
-        return [(rois, channels, attrs["pooled_h"], attrs["pooled_w"])]
+        return [roi_output_shape(attrs, shapes)]
 
     @classmethod
     def evaluate(cls, attrs, inputs):
