@@ -289,6 +289,43 @@ CASES = {
     """, [helper.make_node("Add", ["x", "h"], ["n"]),
           helper.make_node("Max", ["x", "c", "n"], ["y"])],
         {"c": np.float32(0.1), "h": np.float32(-0.5)}),
+    "lrn_across": ("lrn", "AttributedLRN", """
+        op = AttributedLRN(graph, {'alpha': 0.5, 'beta': 0.75, 'local_size': 3,
+                                   'bias': 2.0}).create_node()
+        x.connect(op.in_port(0))
+        return [op.out_port(0)]
+    """, [helper.make_node("LRN", ["x"], ["y"], alpha=0.5, beta=0.75, size=3, bias=2.0)], {}),
+    "fake_quantize": ("fakequantize", "FakeQuantize", """
+        op = FakeQuantize(graph, {'levels': 5}).create_node()
+        x.connect(op.in_port(0))
+        for port, value in enumerate([-1.0, 1.0, -1.0, 1.0], start=1):
+            const(graph, np.float32(value)).out_port(0).connect(op.in_port(port))
+        return [op.out_port(0)]
+    """, [helper.make_node("Clip", ["x", "lo", "hi"], ["c"]),
+          helper.make_node("Sub", ["c", "lo"], ["s"]), helper.make_node("Mul", ["s", "k"], ["m"]),
+          helper.make_node("Round", ["m"], ["r"]), helper.make_node("Div", ["r", "k"], ["d"]),
+          helper.make_node("Add", ["d", "lo"], ["y"])],
+        {"lo": np.float32(-1), "hi": np.float32(1), "k": np.float32(2)}),
+    "roi_pooling": ("roipooling", "ROIPooling", """
+        op = ROIPooling(graph, {'pooled_h': 2, 'pooled_w': 2, 'spatial_scale': 1.0,
+                                'method': 'max'}).create_node()
+        x.connect(op.in_port(0))
+        rois = np.float32([[0, 0, 0, 7, 7], [0, 2, 2, 5, 5]])
+        const(graph, rois).out_port(0).connect(op.in_port(1))
+        return [op.out_port(0)]
+    """, [helper.make_node("MaxRoiPool", ["x", "rois"], ["y"], pooled_shape=[2, 2])],
+        {"rois": np.float32([[0, 0, 0, 7, 7], [0, 2, 2, 5, 5]])}),
+    "deformable_conv_zero_offsets": ("deformable_convolution", "DeformableConvolution", """
+        op = DeformableConvolution(graph, {'pad': np.array([[0, 0], [0, 0], [1, 1], [1, 1]]),
+                                           'stride': np.array([1, 1, 2, 2]),
+                                           'dilation': np.array([1, 1, 1, 1]),
+                                           'group': np.array(1)}).create_node()
+        x.connect(op.in_port(0))
+        const(graph, np.zeros((1, 18, 4, 4), np.float32)).out_port(0).connect(op.in_port(1))
+        const(graph, W).out_port(0).connect(op.in_port(2))
+        return [op.out_port(0)]
+    """, [helper.make_node("Conv", ["x", "w"], ["y"], pads=[1, 1, 1, 1], strides=[2, 2])],
+        {"w": W}),
 }
 
 

@@ -21,11 +21,13 @@ MO_OPS: dict[str, tuple[str, ...]] = {
     "ops.bucketize": ("Bucketize",),
     "ops.activation_ops": ("ReLU6", "LeakyReLU"),
     "ops.BatchNormInference": ("BatchNormInference",),
+    "ops.assign": ("Assign",),
     "ops.convolution": ("Convolution",),
     "ops.crop": ("Crop",),
     "ops.deconvolution": ("Deconvolution",),
     "ops.constant_of_shape": ("ConstantOfShape",),
     "ops.cumsum": ("CumSum",),
+    "ops.deformable_convolution": ("DeformableConvolution",),
     "ops.depth_to_space": ("DepthToSpaceOp",),
     "ops.dft": ("DFT", "IDFT", "RDFT", "IRDFT"),
     "ops.einsum": ("Einsum",),
@@ -36,6 +38,7 @@ MO_OPS: dict[str, tuple[str, ...]] = {
     "ops.eye": ("Eye",),
     "ops.fill": ("Fill",),
     "ops.flatten": ("Flatten", "FlattenONNX"),
+    "ops.fakequantize": ("FakeQuantize",),
     "ops.gather": ("AttributedGather",),
     "ops.gatherelements": ("GatherElements",),
     "ops.gathernd": ("GatherND",),
@@ -46,7 +49,7 @@ MO_OPS: dict[str, tuple[str, ...]] = {
     "ops.instance_normalization": ("InstanceNormalization",),
     "ops.interpolate": ("Interpolate",),
     "ops.log_softmax": ("LogSoftmax", "LogSoftmaxONNX"),
-    "ops.lrn": ("LRN",),
+    "ops.lrn": ("LRN", "AttributedLRN"),
     "ops.mvn": ("MVN", "MVNOnnx", "MVNCaffe"),
     "ops.non_max_suppression": ("NonMaxSuppression",),
     "ops.non_zero": ("NonZero",),
@@ -61,7 +64,9 @@ MO_OPS: dict[str, tuple[str, ...]] = {
     "ops.priorbox": ("PriorBoxOp",),
     "ops.range": ("Range",),
     "ops.rank": ("Rank",),
+    "ops.read_value": ("ReadValue",),
     "ops.reverse_sequence": ("ReverseSequence",),
+    "ops.roipooling": ("ROIPooling",),
     "ops.roll": ("Roll", "AttributedRoll"),
     "ops.scale_shift": ("ScaleShiftOp",),
     "ops.scatter": ("ScatterElementsUpdate", "ScatterUpdate"),
@@ -80,13 +85,15 @@ MO_OPS: dict[str, tuple[str, ...]] = {
 }
 
 _OWN_MODULES = {
-    **dict.fromkeys(("Convolution", "Deconvolution", "Pooling"), "window"),
+    **dict.fromkeys(("Convolution", "Deconvolution", "Pooling", "DeformableConvolution"),
+                   "window"),
     **dict.fromkeys(("Interpolate", "Crop", "ScaleShiftOp", "FullyConnected", "AttributedPower",
                      "Eltwise", "Flatten", "FlattenONNX"), "reshaped"),
     **dict.fromkeys(("Identity", "IdentityN", "StopGradientOp"), "identity"),
     **dict.fromkeys(("Rank", "Size", "InstanceNormalization", "NormalizeOp", "EltwiseNAdd",
                      "EltwiseNMul", "EltwiseNMax", "EltwiseNMin"), "decomposed"),
-    **dict.fromkeys(("Slice", "Fill", "MVNCaffe", "StridedSlice", "Split"), "same"),
+    **dict.fromkeys(("Slice", "Fill", "MVNCaffe", "StridedSlice", "Split", "AttributedLRN"),
+                   "same"),
 }
 
 
