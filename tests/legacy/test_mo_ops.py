@@ -394,3 +394,25 @@ def test_middle_pass_sees_mo_inference_attributes(tmp_path: Path, relu_add_model
     pooled = np.maximum(x, 0).reshape(1, 3, 2, 2, 2, 2).max(axis=(3, 5))
     bias = np.arange(3, dtype=np.float32).reshape(1, 3, 1, 1)
     np.testing.assert_allclose(compiled([x])[compiled.output(0)], pooled + bias)
+
+
+@pytest.mark.parametrize(("name", "mo_attrs", "want"), [
+    ("PriorBoxClusteredOp", {"width": [4.0, 8.0], "height": [6.0, 3.0], "step_w": 8.0,
+                             "variance": [0.1, 0.1, 0.2, 0.2]},
+     {"type": "PriorBoxClustered", "version": "opset1", "clip": True, "offset": 0.5}),
+    ("CTCGreedyDecoderSeqLenOp", {"merge_repeated": False, "classes_index_type": np.int64},
+     {"type": "CTCGreedyDecoderSeqLen", "version": "opset6", "merge_repeated": False}),
+])
+def test_mo_op_class_without_onnx_twin_builds_the_opset_op(name: str, mo_attrs: dict,
+                                                           want: dict) -> None:
+    """MO classes whose op ONNX lacks: the node is the built-in (its numbers are checked against
+    OpenVINO in tests/ops), with MO's attributes and the built-in's defaults."""
+    import converter.legacy.mo_ops as mo_ops
+    from converter.graph.graph import Graph
+    from converter.legacy.ops import builtin_op
+
+    cls = getattr(mo_ops, name)
+    assert issubclass(cls, builtin_op(want["type"]))
+    node = cls(Graph(), {"name": "n", **mo_attrs}).create_node()
+    assert {k: node[k] for k in want} == want
+    assert all(np.array_equal(node[k], v) for k, v in mo_attrs.items())

@@ -1,5 +1,13 @@
-"""Object-detection ops: PriorBox, DetectionOutput, ROIAlign, ROIPooling."""
+"""Object-detection ops: PriorBox, PriorBoxClustered, DetectionOutput, ROIAlign, ROIPooling."""
 
-from converter.ops.detection import detection_output, prior_box, roi_align, roi_pooling
+from converter.ops.detection import (
+    detection_output,
+    prior_box,
+    prior_box_clustered,
+    roi_align,
+    roi_pooling,
+)
 
-__all__ = ["detection_output", "prior_box", "roi_align", "roi_pooling"]
+__all__ = [
+    "detection_output", "prior_box", "prior_box_clustered", "roi_align", "roi_pooling",
+]
