@@ -315,6 +315,18 @@ CASES = {
         return [op.out_port(0)]
     """, [helper.make_node("MaxRoiPool", ["x", "rois"], ["y"], pooled_shape=[2, 2])],
         {"rois": np.float32([[0, 0, 0, 7, 7], [0, 2, 2, 5, 5]])}),
+    "roi_align": ("roialign", "ROIAlign", """
+        op = ROIAlign(graph, {'pooled_h': 2, 'pooled_w': 3, 'sampling_ratio': 2,
+                              'spatial_scale': 0.5, 'mode': 'avg'}).create_node()
+        x.connect(op.in_port(0))
+        const(graph, np.float32([[0, 0, 14, 14], [2, 1, 9, 12.5]])).out_port(0).connect(
+            op.in_port(1))
+        const(graph, np.int32([0, 0])).out_port(0).connect(op.in_port(2))
+        return [op.out_port(0)]
+    """, [helper.make_node("RoiAlign", ["x", "rois", "idx"], ["y"], output_height=2,
+                           output_width=3, sampling_ratio=2, spatial_scale=0.5, mode="avg",
+                           coordinate_transformation_mode="output_half_pixel")],
+        {"rois": np.float32([[0, 0, 14, 14], [2, 1, 9, 12.5]]), "idx": np.int64([0, 0])}),
     "deformable_conv_zero_offsets": ("deformable_convolution", "DeformableConvolution", """
         op = DeformableConvolution(graph, {'pad': np.array([[0, 0], [0, 0], [1, 1], [1, 1]]),
                                            'stride': np.array([1, 1, 2, 2]),

@@ -29,7 +29,7 @@ SAME: dict[str, str] = {
         "OneHot", "Pad", "PReLU", "Range", "ReverseSequence", "Roll", "Select",
         "ShuffleChannels", "SpaceToDepth", "VariadicSplit", "Tile", "TopK", "LogSoftmax",
         "ScatterElementsUpdate", "ScatterUpdate", "ScatterNDUpdate", "BatchNormInference",
-        "Assign", "ReadValue", "FakeQuantize", "ROIPooling",
+        "Assign", "ReadValue", "FakeQuantize", "ROIPooling", "ROIAlign",
     )
 }
 SAME.update(DepthToSpaceOp="DepthToSpace", GeLUOP="Gelu", NormalizeL2Op="NormalizeL2",
