@@ -24,6 +24,37 @@ FC = np.random.default_rng(3).standard_normal((5, 8)).astype(np.float32)
 B3 = np.array([0.5, -1.0, 2.0], np.float32)
 B5 = np.arange(5, dtype=np.float32)
 
+CELL = np.random.default_rng(9)  # MO cells: WR [gates * 3, 8 + 3], B, H, C, hidden size 3
+WR4, B4 = CELL.standard_normal((12, 11)).astype(np.float32), CELL.standard_normal(12)
+H0, C0 = CELL.standard_normal((24, 3)), CELL.standard_normal((24, 3))
+WR3, B3G = WR4[:9], B4[:9]
+
+
+def _onnx_cell(op: str, order: list[int], wr: np.ndarray, b: np.ndarray, states: list[str]):
+    """ONNX's LSTM/GRU over one step of x [24, 8] -> y [24, 3], gates reordered from OV's."""
+    rows = np.concatenate([np.arange(g * 3, g * 3 + 3) for g in order])
+    inits = {"w": wr[rows, :8][None], "r": wr[rows, 8:][None],
+             "b": np.concatenate([b[rows], np.zeros(len(rows))]).astype(np.float32)[None],
+             "h0": H0.astype(np.float32)[None], "c0": C0.astype(np.float32)[None],
+             "ax": np.array([0])}
+    nodes = [helper.make_node("Unsqueeze", ["x", "ax"], ["x3"]),
+             helper.make_node(op, ["x3", "w", "r", "b", "", *states], ["", "yh"], hidden_size=3),
+             helper.make_node("Squeeze", ["yh", "ax"], ["y"])]
+    return nodes, inits
+
+
+CELL_BODY = """
+        rng = np.random.default_rng(9)
+        wr, b = rng.standard_normal((12, 11)).astype(np.float32), rng.standard_normal(12)
+        h0, c0 = rng.standard_normal((24, 3)), rng.standard_normal((24, 3))
+        op = {cls}(graph, {{'hidden_size': 3, 'activations': None}}).create_node()
+        x.connect(op.in_port(0))
+        inputs = [h0, c0, wr, b] if '{cls}' == 'LSTMCell' else [h0, wr[:9], b[:9]]
+        for port, value in enumerate(inputs, start=1):
+            const(graph, np.float32(value)).out_port(0).connect(op.in_port(port))
+        return [op.out_port(0)]
+"""
+
 HEADER = """
 import numpy as np
 from openvino.tools.mo.front.common.replacement import FrontReplacementOp
@@ -327,6 +358,17 @@ CASES = {
                            output_width=3, sampling_ratio=2, spatial_scale=0.5, mode="avg",
                            coordinate_transformation_mode="output_half_pixel")],
         {"rois": np.float32([[0, 0, 14, 14], [2, 1, 9, 12.5]]), "idx": np.int64([0, 0])}),
+    "grn": ("grn", "GRNOp", """
+        op = GRNOp(graph, {'bias': 0.25}).create_node()
+        x.connect(op.in_port(0))
+        return [op.out_port(0)]
+    """, [helper.make_node("ReduceSumSquare", ["x"], ["s"], axes=[1], keepdims=1),
+          helper.make_node("Add", ["s", "b"], ["a"]), helper.make_node("Sqrt", ["a"], ["r"]),
+          helper.make_node("Div", ["x", "r"], ["y"])], {"b": np.float32(0.25)}),
+    "lstm_cell": ("lstm_cell", "LSTMCell", CELL_BODY.format(cls="LSTMCell"),
+                  *_onnx_cell("LSTM", [1, 3, 0, 2], WR4, B4, ["h0", "c0"])),
+    "gru_cell": ("GRUCell", "GRUCell", CELL_BODY.format(cls="GRUCell"),
+                 *_onnx_cell("GRU", [0, 1, 2], WR3, B3G, ["h0"])),
     "deformable_conv_zero_offsets": ("deformable_convolution", "DeformableConvolution", """
         op = DeformableConvolution(graph, {'pad': np.array([[0, 0], [0, 0], [1, 1], [1, 1]]),
                                            'stride': np.array([1, 1, 2, 2]),
@@ -344,7 +386,7 @@ CASES = {
 @pytest.mark.parametrize("case", list(CASES))
 def test_mo_op_class_builds_the_opset_op(tmp_path: Path, case: str) -> None:
     module, cls, body, ref_nodes, inits = CASES[case]
-    x = X.reshape(24, 8) if cls == "FullyConnected" else X
+    x = X.reshape(24, 8) if cls in ("FullyConnected", "LSTMCell", "GRUCell") else X
     body = textwrap.indent(textwrap.dedent(body).strip("\n"), " " * 8)
     ext = tmp_path / "ext" / "front"
     ext.mkdir(parents=True)

@@ -13,6 +13,9 @@ __all__ = ["MO_OPS"]
 
 MO_OPS: dict[str, tuple[str, ...]] = {
     "ops.ClipByValueTF": ("ClibByValueTF",),
+    "ops.GRUCell": ("GRUCell",),
+    "ops.RNNCell": ("RNNCell",),
+    "ops.lstm_cell": ("LSTMCell",),
     "ops.ConvertLike": ("ConvertLike",),
     "ops.DetectionOutput": ("DetectionOutput",),
     "ops.MatMul": ("FullyConnected",),
@@ -49,6 +52,7 @@ MO_OPS: dict[str, tuple[str, ...]] = {
     "ops.gatherelements": ("GatherElements",),
     "ops.gathernd": ("GatherND",),
     "ops.gelu": ("GeLUOP",),
+    "ops.grn": ("GRNOp",),
     "ops.group_norm": ("GroupNormalization",),
     "ops.hard_sigmoid": ("HardSigmoid",),
     "ops.identity": ("Identity", "IdentityN"),
@@ -99,6 +103,7 @@ _OWN_MODULES = {
     **dict.fromkeys(("Interpolate", "Crop", "ScaleShiftOp", "FullyConnected", "AttributedPower",
                      "Eltwise", "Flatten", "FlattenONNX"), "reshaped"),
     **dict.fromkeys(("Identity", "IdentityN", "StopGradientOp"), "identity"),
+    **dict.fromkeys(("LSTMCell", "GRUCell", "RNNCell"), "cells"),
     **dict.fromkeys(("Rank", "Size", "InstanceNormalization", "NormalizeOp", "EltwiseNAdd",
                      "EltwiseNMul", "EltwiseNMax", "EltwiseNMin"), "decomposed"),
     **dict.fromkeys(("Slice", "Fill", "MVNCaffe", "StridedSlice", "Split", "AttributedLRN"),
