@@ -456,6 +456,8 @@ def test_middle_pass_sees_mo_inference_attributes(tmp_path: Path, relu_add_model
      {"type": "PriorBoxClustered", "version": "opset1", "clip": True, "offset": 0.5}),
     ("CTCGreedyDecoderSeqLenOp", {"merge_repeated": False, "classes_index_type": np.int64},
      {"type": "CTCGreedyDecoderSeqLen", "version": "opset6", "merge_repeated": False}),
+    ("CTCGreedyDecoderOp", {"ctc_merge_repeated": False},
+     {"type": "CTCGreedyDecoder", "version": "opset1", "ctc_merge_repeated": False}),
 ])
 def test_mo_op_class_without_onnx_twin_builds_the_opset_op(name: str, mo_attrs: dict,
                                                            want: dict) -> None:

@@ -1,10 +1,11 @@
-"""CTCGreedyDecoderSeqLen-6 (converter.ops.reduce.ctc_greedy_decoder) against OpenVINO's CPU
-plugin, with and without a blank_index input and merge_repeated."""
+"""CTCGreedyDecoderSeqLen-6 and CTCGreedyDecoder-1 (converter.ops.reduce.ctc_greedy_decoder)
+against OpenVINO's CPU plugin, with and without a blank_index input and merge_repeated."""
 
 from __future__ import annotations
 
 import numpy as np
 import openvino as ov
+import openvino.opset1 as ops1
 import openvino.opset6 as ops
 import pytest
 
@@ -42,3 +43,18 @@ def test_ctc_greedy_decoder_shapes_and_types():
     assert Decoder.infer_shapes(attrs, [(2, 7, 5), (2,)], [None, None]) == [(2, 7), (2,)]
     assert Decoder.infer_types(attrs, [np.dtype(np.float32)] * 2) == [
         np.dtype(np.int64), np.dtype(np.int32)]
+
+
+@pytest.mark.parametrize("merge", [True, False])
+def test_ctc_greedy_decoder_v1_matches_openvino(merge: bool):
+    data = np.random.default_rng(6).standard_normal((9, 3, 4)).astype(np.float32)  # [T, N, C]
+    mask = np.ones((9, 3), np.float32)
+    mask[4:, 1], mask[:, 2] = 0, 0  # row 1 ends after 4 steps, row 2 is empty
+    decoder = Op.registered_ops["CTCGreedyDecoder"]
+    (ours,) = decoder.compute({"ctc_merge_repeated": merge}, [data, mask])
+    param = ops1.parameter(data.shape, np.float32)
+    node = ops1.ctc_greedy_decoder(param, ops1.constant(mask), merge_repeated=merge)
+    compiled = ov.Core().compile_model(ov.Model([node], [param]), "CPU")
+    want = compiled({0: data})[compiled.output(0)]
+    assert ours.shape == want.shape == (3, 9, 1, 1)
+    np.testing.assert_array_equal(ours, want)

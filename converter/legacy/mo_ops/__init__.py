@@ -33,6 +33,7 @@ MO_OPS: dict[str, tuple[str, ...]] = {
     "ops.crop": ("Crop",),
     "ops.deconvolution": ("Deconvolution",),
     "ops.constant_of_shape": ("ConstantOfShape",),
+    "ops.ctc_greedy_decoder": ("CTCGreedyDecoderOp",),
     "ops.ctc_greedy_decoder_seq_len": ("CTCGreedyDecoderSeqLenOp",),
     "ops.constant_fill": ("ConstantFill",),
     "ops.cumsum": ("CumSum",),
