@@ -326,6 +326,19 @@ CASES = {
         x.connect(op.in_port(0))
         return [op.out_port(0)]
     """, [helper.make_node("LRN", ["x"], ["y"], alpha=0.5, beta=0.75, size=3, bias=2.0)], {}),
+    "lrn_same": ("lrn", "AttributedLRN", """
+        op = AttributedLRN(graph, {'alpha': 0.5, 'beta': 0.75, 'local_size': 3, 'bias': 2.0,
+                                   'region': 'same'}).create_node()
+        x.connect(op.in_port(0))
+        return [op.out_port(0)]
+    """, [helper.make_node("Mul", ["x", "x"], ["sq"]),  # window mean of squares, alpha / size^2
+          helper.make_node("AveragePool", ["sq"], ["ap"], kernel_shape=[3, 3], pads=[1] * 4,
+                           count_include_pad=1),
+          helper.make_node("Mul", ["ap", "alpha"], ["m"]),
+          helper.make_node("Add", ["m", "bias"], ["a"]),
+          helper.make_node("Pow", ["a", "beta"], ["p"]),
+          helper.make_node("Div", ["x", "p"], ["y"])],
+        {"alpha": np.float32(0.5), "bias": np.float32(2.0), "beta": np.float32(0.75)}),
     "fake_quantize": ("fakequantize", "FakeQuantize", """
         op = FakeQuantize(graph, {'levels': 5}).create_node()
         x.connect(op.in_port(0))
