@@ -78,6 +78,7 @@ MO_OPS: dict[str, tuple[str, ...]] = {
     "ops.range": ("Range",),
     "ops.rank": ("Rank",),
     "ops.read_value": ("ReadValue",),
+    "ops.regionyolo": ("RegionYoloOp",),
     "ops.reverse_sequence": ("ReverseSequence",),
     "ops.roialign": ("ROIAlign",),
     "ops.roipooling": ("ROIPooling",),

@@ -1,13 +1,16 @@
-"""Object-detection ops: PriorBox, PriorBoxClustered, DetectionOutput, ROIAlign, ROIPooling."""
+"""Object-detection ops: PriorBox, PriorBoxClustered, DetectionOutput, ROIAlign, ROIPooling,
+RegionYolo."""
 
 from converter.ops.detection import (
     detection_output,
     prior_box,
     prior_box_clustered,
+    region_yolo,
     roi_align,
     roi_pooling,
 )
 
 __all__ = [
-    "detection_output", "prior_box", "prior_box_clustered", "roi_align", "roi_pooling",
+    "detection_output", "prior_box", "prior_box_clustered", "region_yolo", "roi_align",
+    "roi_pooling",
 ]
