@@ -474,6 +474,7 @@ def test_middle_pass_sees_mo_inference_attributes(tmp_path: Path, relu_add_model
     ("RegionYoloOp", {"coords": 4, "classes": 80, "num": 9, "do_softmax": 0,
                       "mask": np.array([0, 1, 2])},
      {"type": "RegionYolo", "version": "opset1", "axis": 1, "end_axis": -1}),
+    ("ReorgYoloOp", {"stride": 2}, {"type": "ReorgYolo", "version": "opset2"}),
 ])
 def test_mo_op_class_without_onnx_twin_builds_the_opset_op(name: str, mo_attrs: dict,
                                                            want: dict) -> None:

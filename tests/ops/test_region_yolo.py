@@ -1,5 +1,5 @@
-"""RegionYolo-1 (converter.ops.detection.region_yolo) against OpenVINO's CPU plugin: YOLOv2
-(softmax, flattened) and YOLOv3 (mask, sigmoid) heads, and its shape inference."""
+"""RegionYolo-1 and ReorgYolo-2 (converter.ops.detection) against OpenVINO's CPU plugin: YOLOv2
+(softmax, flattened) and YOLOv3 (mask, sigmoid) heads; ReorgYolo's darknet order."""
 
 from __future__ import annotations
 
@@ -32,3 +32,18 @@ def test_region_yolo_matches_openvino(shape, attrs):
     want = compiled({0: x})[compiled.output(0)]
     assert ours.shape == want.shape
     np.testing.assert_allclose(ours, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize(("shape", "stride"), [((1, 8, 4, 6), 2), ((2, 18, 6, 3), 3)])
+def test_reorg_yolo_matches_openvino(shape, stride):
+    import openvino.opset2 as ops2
+
+    reorg = Op.registered_ops["ReorgYolo"]
+    x = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+    (ours,) = reorg.compute({"stride": [stride]}, [x])
+    param = ops2.parameter(shape, np.float32)
+    compiled = ov.Core().compile_model(ov.Model([ops2.reorg_yolo(param, [stride])], [param]),
+                                       "CPU")
+    want = compiled({0: x})[compiled.output(0)]
+    assert ours.shape == want.shape
+    np.testing.assert_array_equal(ours, want)

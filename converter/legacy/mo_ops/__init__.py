@@ -79,6 +79,7 @@ MO_OPS: dict[str, tuple[str, ...]] = {
     "ops.rank": ("Rank",),
     "ops.read_value": ("ReadValue",),
     "ops.regionyolo": ("RegionYoloOp",),
+    "ops.reorgyolo": ("ReorgYoloOp",),
     "ops.reverse_sequence": ("ReverseSequence",),
     "ops.roialign": ("ROIAlign",),
     "ops.roipooling": ("ROIPooling",),

@@ -35,7 +35,8 @@ SAME: dict[str, str] = {
 SAME.update(DepthToSpaceOp="DepthToSpace", GeLUOP="Gelu", NormalizeL2Op="NormalizeL2",
             PriorBoxOp="PriorBox", ReLU6="Clamp", PriorBoxClusteredOp="PriorBoxClustered",
             CTCGreedyDecoderSeqLenOp="CTCGreedyDecoderSeqLen", GRNOp="GRN",
-            CTCGreedyDecoderOp="CTCGreedyDecoder", RegionYoloOp="RegionYolo")
+            CTCGreedyDecoderOp="CTCGreedyDecoder", RegionYoloOp="RegionYolo",
+            ReorgYoloOp="ReorgYolo")
 # what MO's constructor set by default, and MO's attribute names the opset op names otherwise
 DEFAULTS: dict[str, dict[str, Any]] = {
     "ReLU6": {"min": 0.0, "max": 6.0},

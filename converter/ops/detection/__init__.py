@@ -1,16 +1,17 @@
 """Object-detection ops: PriorBox, PriorBoxClustered, DetectionOutput, ROIAlign, ROIPooling,
-RegionYolo."""
+RegionYolo, ReorgYolo."""
 
 from converter.ops.detection import (
     detection_output,
     prior_box,
     prior_box_clustered,
     region_yolo,
+    reorg_yolo,
     roi_align,
     roi_pooling,
 )
 
 __all__ = [
-    "detection_output", "prior_box", "prior_box_clustered", "region_yolo", "roi_align",
-    "roi_pooling",
+    "detection_output", "prior_box", "prior_box_clustered", "region_yolo", "reorg_yolo",
+    "roi_align", "roi_pooling",
 ]
