@@ -129,6 +129,14 @@ CASES = {
     "ReshapeDimNormalizer": Case(("front/onnx/reshape_ext.py", "front/reshape_dim_normalizer.py"),
                                  [n("Reshape", ["x"], ["y"], shape=[6, 20])], 'type="Reshape"',
                                  opset=4, reference=lambda x: x.reshape(6, 20)),
+    "AttributedSliceToSliceReplacer": Case(
+        ("front/onnx/slice_ext.py", "front/onnx/AttributedSliceToSlice.py"),
+        [n("Slice", ["x"], ["y"], starts=[1, 0], ends=[3, -1], axes=[1, 3])], 'type="Slice"',
+        opset=9, reference=lambda x: x[:, 1:3, :, 0:-1]),
+    "FillToBroadcast": Case(("front/onnx/constant_fill_ext.py", "front/FillToBroadcast.py"), [
+        n("Shape", ["x"], ["s"]), n("ConstantFill", ["s"], ["c"], value=2.5, input_as_shape=1),
+        n("Add", ["x", "c"], ["y"])], 'type="Broadcast"', opset=9, reference=lambda x: x + 2.5,
+        dims=["N", 3, 4, 5]),
 }
 
 

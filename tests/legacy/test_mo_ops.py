@@ -24,6 +24,37 @@ FC = np.random.default_rng(3).standard_normal((5, 8)).astype(np.float32)
 B3 = np.array([0.5, -1.0, 2.0], np.float32)
 B5 = np.arange(5, dtype=np.float32)
 
+CELL = np.random.default_rng(9)  # MO cells: WR [gates * 3, 8 + 3], B, H, C, hidden size 3
+WR4, B4 = CELL.standard_normal((12, 11)).astype(np.float32), CELL.standard_normal(12)
+H0, C0 = CELL.standard_normal((24, 3)), CELL.standard_normal((24, 3))
+WR3, B3G = WR4[:9], B4[:9]
+
+
+def _onnx_cell(op: str, order: list[int], wr: np.ndarray, b: np.ndarray, states: list[str]):
+    """ONNX's LSTM/GRU over one step of x [24, 8] -> y [24, 3], gates reordered from OV's."""
+    rows = np.concatenate([np.arange(g * 3, g * 3 + 3) for g in order])
+    inits = {"w": wr[rows, :8][None], "r": wr[rows, 8:][None],
+             "b": np.concatenate([b[rows], np.zeros(len(rows))]).astype(np.float32)[None],
+             "h0": H0.astype(np.float32)[None], "c0": C0.astype(np.float32)[None],
+             "ax": np.array([0])}
+    nodes = [helper.make_node("Unsqueeze", ["x", "ax"], ["x3"]),
+             helper.make_node(op, ["x3", "w", "r", "b", "", *states], ["", "yh"], hidden_size=3),
+             helper.make_node("Squeeze", ["yh", "ax"], ["y"])]
+    return nodes, inits
+
+
+CELL_BODY = """
+        rng = np.random.default_rng(9)
+        wr, b = rng.standard_normal((12, 11)).astype(np.float32), rng.standard_normal(12)
+        h0, c0 = rng.standard_normal((24, 3)), rng.standard_normal((24, 3))
+        op = {cls}(graph, {{'hidden_size': 3, 'activations': None}}).create_node()
+        x.connect(op.in_port(0))
+        inputs = [h0, c0, wr, b] if '{cls}' == 'LSTMCell' else [h0, wr[:9], b[:9]]
+        for port, value in enumerate(inputs, start=1):
+            const(graph, np.float32(value)).out_port(0).connect(op.in_port(port))
+        return [op.out_port(0)]
+"""
+
 HEADER = """
 import numpy as np
 from openvino.tools.mo.front.common.replacement import FrontReplacementOp
@@ -289,13 +320,86 @@ CASES = {
     """, [helper.make_node("Add", ["x", "h"], ["n"]),
           helper.make_node("Max", ["x", "c", "n"], ["y"])],
         {"c": np.float32(0.1), "h": np.float32(-0.5)}),
+    "lrn_across": ("lrn", "AttributedLRN", """
+        op = AttributedLRN(graph, {'alpha': 0.5, 'beta': 0.75, 'local_size': 3,
+                                   'bias': 2.0}).create_node()
+        x.connect(op.in_port(0))
+        return [op.out_port(0)]
+    """, [helper.make_node("LRN", ["x"], ["y"], alpha=0.5, beta=0.75, size=3, bias=2.0)], {}),
+    "lrn_same": ("lrn", "AttributedLRN", """
+        op = AttributedLRN(graph, {'alpha': 0.5, 'beta': 0.75, 'local_size': 3, 'bias': 2.0,
+                                   'region': 'same'}).create_node()
+        x.connect(op.in_port(0))
+        return [op.out_port(0)]
+    """, [helper.make_node("Mul", ["x", "x"], ["sq"]),  # window mean of squares, alpha / size^2
+          helper.make_node("AveragePool", ["sq"], ["ap"], kernel_shape=[3, 3], pads=[1] * 4,
+                           count_include_pad=1),
+          helper.make_node("Mul", ["ap", "alpha"], ["m"]),
+          helper.make_node("Add", ["m", "bias"], ["a"]),
+          helper.make_node("Pow", ["a", "beta"], ["p"]),
+          helper.make_node("Div", ["x", "p"], ["y"])],
+        {"alpha": np.float32(0.5), "bias": np.float32(2.0), "beta": np.float32(0.75)}),
+    "fake_quantize": ("fakequantize", "FakeQuantize", """
+        op = FakeQuantize(graph, {'levels': 5}).create_node()
+        x.connect(op.in_port(0))
+        for port, value in enumerate([-1.0, 1.0, -1.0, 1.0], start=1):
+            const(graph, np.float32(value)).out_port(0).connect(op.in_port(port))
+        return [op.out_port(0)]
+    """, [helper.make_node("Clip", ["x", "lo", "hi"], ["c"]),
+          helper.make_node("Sub", ["c", "lo"], ["s"]), helper.make_node("Mul", ["s", "k"], ["m"]),
+          helper.make_node("Round", ["m"], ["r"]), helper.make_node("Div", ["r", "k"], ["d"]),
+          helper.make_node("Add", ["d", "lo"], ["y"])],
+        {"lo": np.float32(-1), "hi": np.float32(1), "k": np.float32(2)}),
+    "roi_pooling": ("roipooling", "ROIPooling", """
+        op = ROIPooling(graph, {'pooled_h': 2, 'pooled_w': 2, 'spatial_scale': 1.0,
+                                'method': 'max'}).create_node()
+        x.connect(op.in_port(0))
+        rois = np.float32([[0, 0, 0, 7, 7], [0, 2, 2, 5, 5]])
+        const(graph, rois).out_port(0).connect(op.in_port(1))
+        return [op.out_port(0)]
+    """, [helper.make_node("MaxRoiPool", ["x", "rois"], ["y"], pooled_shape=[2, 2])],
+        {"rois": np.float32([[0, 0, 0, 7, 7], [0, 2, 2, 5, 5]])}),
+    "roi_align": ("roialign", "ROIAlign", """
+        op = ROIAlign(graph, {'pooled_h': 2, 'pooled_w': 3, 'sampling_ratio': 2,
+                              'spatial_scale': 0.5, 'mode': 'avg'}).create_node()
+        x.connect(op.in_port(0))
+        const(graph, np.float32([[0, 0, 14, 14], [2, 1, 9, 12.5]])).out_port(0).connect(
+            op.in_port(1))
+        const(graph, np.int32([0, 0])).out_port(0).connect(op.in_port(2))
+        return [op.out_port(0)]
+    """, [helper.make_node("RoiAlign", ["x", "rois", "idx"], ["y"], output_height=2,
+                           output_width=3, sampling_ratio=2, spatial_scale=0.5, mode="avg",
+                           coordinate_transformation_mode="output_half_pixel")],
+        {"rois": np.float32([[0, 0, 14, 14], [2, 1, 9, 12.5]]), "idx": np.int64([0, 0])}),
+    "grn": ("grn", "GRNOp", """
+        op = GRNOp(graph, {'bias': 0.25}).create_node()
+        x.connect(op.in_port(0))
+        return [op.out_port(0)]
+    """, [helper.make_node("ReduceSumSquare", ["x"], ["s"], axes=[1], keepdims=1),
+          helper.make_node("Add", ["s", "b"], ["a"]), helper.make_node("Sqrt", ["a"], ["r"]),
+          helper.make_node("Div", ["x", "r"], ["y"])], {"b": np.float32(0.25)}),
+    "lstm_cell": ("lstm_cell", "LSTMCell", CELL_BODY.format(cls="LSTMCell"),
+                  *_onnx_cell("LSTM", [1, 3, 0, 2], WR4, B4, ["h0", "c0"])),
+    "gru_cell": ("GRUCell", "GRUCell", CELL_BODY.format(cls="GRUCell"),
+                 *_onnx_cell("GRU", [0, 1, 2], WR3, B3G, ["h0"])),
+    "deformable_conv_zero_offsets": ("deformable_convolution", "DeformableConvolution", """
+        op = DeformableConvolution(graph, {'pad': np.array([[0, 0], [0, 0], [1, 1], [1, 1]]),
+                                           'stride': np.array([1, 1, 2, 2]),
+                                           'dilation': np.array([1, 1, 1, 1]),
+                                           'group': np.array(1)}).create_node()
+        x.connect(op.in_port(0))
+        const(graph, np.zeros((1, 18, 4, 4), np.float32)).out_port(0).connect(op.in_port(1))
+        const(graph, W).out_port(0).connect(op.in_port(2))
+        return [op.out_port(0)]
+    """, [helper.make_node("Conv", ["x", "w"], ["y"], pads=[1, 1, 1, 1], strides=[2, 2])],
+        {"w": W}),
 }
 
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_mo_op_class_builds_the_opset_op(tmp_path: Path, case: str) -> None:
     module, cls, body, ref_nodes, inits = CASES[case]
-    x = X.reshape(24, 8) if cls == "FullyConnected" else X
+    x = X.reshape(24, 8) if cls in ("FullyConnected", "LSTMCell", "GRUCell") else X
     body = textwrap.indent(textwrap.dedent(body).strip("\n"), " " * 8)
     ext = tmp_path / "ext" / "front"
     ext.mkdir(parents=True)
@@ -357,3 +461,31 @@ def test_middle_pass_sees_mo_inference_attributes(tmp_path: Path, relu_add_model
     pooled = np.maximum(x, 0).reshape(1, 3, 2, 2, 2, 2).max(axis=(3, 5))
     bias = np.arange(3, dtype=np.float32).reshape(1, 3, 1, 1)
     np.testing.assert_allclose(compiled([x])[compiled.output(0)], pooled + bias)
+
+
+@pytest.mark.parametrize(("name", "mo_attrs", "want"), [
+    ("PriorBoxClusteredOp", {"width": [4.0, 8.0], "height": [6.0, 3.0], "step_w": 8.0,
+                             "variance": [0.1, 0.1, 0.2, 0.2]},
+     {"type": "PriorBoxClustered", "version": "opset1", "clip": True, "offset": 0.5}),
+    ("CTCGreedyDecoderSeqLenOp", {"merge_repeated": False, "classes_index_type": np.int64},
+     {"type": "CTCGreedyDecoderSeqLen", "version": "opset6", "merge_repeated": False}),
+    ("CTCGreedyDecoderOp", {"ctc_merge_repeated": False},
+     {"type": "CTCGreedyDecoder", "version": "opset1", "ctc_merge_repeated": False}),
+    ("RegionYoloOp", {"coords": 4, "classes": 80, "num": 9, "do_softmax": 0,
+                      "mask": np.array([0, 1, 2])},
+     {"type": "RegionYolo", "version": "opset1", "axis": 1, "end_axis": -1}),
+    ("ReorgYoloOp", {"stride": 2}, {"type": "ReorgYolo", "version": "opset2"}),
+])
+def test_mo_op_class_without_onnx_twin_builds_the_opset_op(name: str, mo_attrs: dict,
+                                                           want: dict) -> None:
+    """MO classes whose op ONNX lacks: the node is the built-in (its numbers are checked against
+    OpenVINO in tests/ops), with MO's attributes and the built-in's defaults."""
+    import converter.legacy.mo_ops as mo_ops
+    from converter.graph.graph import Graph
+    from converter.legacy.ops import builtin_op
+
+    cls = getattr(mo_ops, name)
+    assert issubclass(cls, builtin_op(want["type"]))
+    node = cls(Graph(), {"name": "n", **mo_attrs}).create_node()
+    assert {k: node[k] for k in want} == want
+    assert all(np.array_equal(node[k], v) for k, v in mo_attrs.items())

@@ -19,6 +19,16 @@ FRONT_ONLY: dict[str, tuple[str, str]] = {
     "ONNXPad": ("ONNXPad", "front/onnx/pad_converter.py"),
     "ConstantOfShape": ("ConstantOfShape", "front/onnx/constant_of_shape_to_broadcast.py"),
     "ClibByValueTF": ("ClipByValueTF", "front/tf/ClipByValueTFTransformation.py"),
+    "ConstantFill": ("ConstantFill", "front/FillToBroadcast.py"),
+    "AttributedSlice": ("AttributedSlice", "front/onnx/AttributedSliceToSlice.py"),
+    "CaffeSlice": ("CaffeSlice", "front/caffe/slice_to_split.py"),
+    "TFSlice": ("TFSlice", "front/tf/TFSliceToSlice.py"),
+    "ONNXResize10": ("ONNXResize10", "front/onnx/ONNXResize10ToInterpolate.py"),
+    "TFResize": ("TFResize", "front/tf/TFResizeToInterpolate.py"),
+    "ATen": ("ATen", "front/ATenToEmbeddingBag.py"),
+    "MXRepeat": ("MXRepeat", "front/mxnet/MXRepeatReplacer.py"),
+    "BN": ("BN", "front/caffe/bn.py"),
+    "EltwiseN": ("EltwiseN", "front/eltwise_n.py"),
 }
 
 

@@ -15,7 +15,8 @@ from converter.legacy.mo_ops._base import MoOp, append_op, const_input, move_inp
 from converter.legacy.ops import builtin_op
 
 __all__ = [
-    "ATTRIBUTED", "SAME", "Fill", "MVNCaffe", "Slice", "Split", "StridedSlice", "mo_class",
+    "ATTRIBUTED", "SAME", "AttributedLRN", "Fill", "MVNCaffe", "Slice", "Split", "StridedSlice",
+    "mo_class",
 ]
 
 # MO class name -> built-in op (the same name where not listed)
@@ -28,10 +29,14 @@ SAME: dict[str, str] = {
         "OneHot", "Pad", "PReLU", "Range", "ReverseSequence", "Roll", "Select",
         "ShuffleChannels", "SpaceToDepth", "VariadicSplit", "Tile", "TopK", "LogSoftmax",
         "ScatterElementsUpdate", "ScatterUpdate", "ScatterNDUpdate", "BatchNormInference",
+        "Assign", "ReadValue", "FakeQuantize", "ROIPooling", "ROIAlign",
     )
 }
 SAME.update(DepthToSpaceOp="DepthToSpace", GeLUOP="Gelu", NormalizeL2Op="NormalizeL2",
-            PriorBoxOp="PriorBox", ReLU6="Clamp")
+            PriorBoxOp="PriorBox", ReLU6="Clamp", PriorBoxClusteredOp="PriorBoxClustered",
+            CTCGreedyDecoderSeqLenOp="CTCGreedyDecoderSeqLen", GRNOp="GRN",
+            CTCGreedyDecoderOp="CTCGreedyDecoder", RegionYoloOp="RegionYolo",
+            ReorgYoloOp="ReorgYolo")
 # what MO's constructor set by default, and MO's attribute names the opset op names otherwise
 DEFAULTS: dict[str, dict[str, Any]] = {
     "ReLU6": {"min": 0.0, "max": 6.0},
@@ -167,3 +172,25 @@ class Split(MoOp, builtin_op("Split")):
             for port, _ in list(node.iter_out_data()):
                 append_op(node, "Squeeze", axis, f"{node.name}/squeeze{port}", port)
             node["squeeze_axis"] = False
+
+
+class AttributedLRN(MoOp, builtin_op("LRN")):
+    """MO's AttributedLRN: `local_size` and `region` (`across` channels, or `same`: the spatial
+    axes) as LRN's `size` and axes input (MO's LRNToNorm)."""
+
+    in_ports_count = 2
+    mo_op = "AttributedLRN"
+
+    @classmethod
+    def to_opset(cls, attrs: dict) -> dict:
+        out = {"bias": 1, "region": "across", **attrs}
+        if "local_size" in attrs:
+            out["size"] = attrs["local_size"]
+        return out
+
+    @classmethod
+    def prepare(cls, node: Node) -> None:
+        super().prepare(node)
+        if node.in_port(1).disconnected():
+            rank = len(node.in_port(0).data.get_shape())
+            const_input(node, 1, [1] if node["region"] == "across" else range(2, rank))

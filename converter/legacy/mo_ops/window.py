@@ -16,9 +16,12 @@ from converter.ops.nn.convolution_backprop import (
     ConvolutionBackpropData,
     GroupConvolutionBackpropData,
 )
+from converter.ops.nn.deformable_convolution import (
+    DeformableConvolution as _DeformableConvolution,
+)
 from converter.ops.nn.pooling import AvgPool, MaxPool
 
-__all__ = ["Convolution", "Deconvolution", "Pooling"]
+__all__ = ["Convolution", "Deconvolution", "DeformableConvolution", "Pooling"]
 
 
 def _spatial_dims(attrs: dict) -> list[int] | None:
@@ -148,6 +151,24 @@ class Deconvolution(MoOp, ConvolutionBackpropData):
         op.infer(node)
         _mo_outputs(node, list(node.in_port(1).data.get_shape()[2 + (groups > 1):]))
         _add_bias(node, bias)
+
+
+class DeformableConvolution(MoOp, _DeformableConvolution):
+    """mo.ops.deformable_convolution.DeformableConvolution: MO's window attributes, as
+    DeformableConvolution-8 (inputs data, offsets, filters[, mask] in both)."""
+
+    @classmethod
+    def to_opset(cls, attrs: dict) -> dict:
+        out = window_attrs(attrs)
+        for key in ("group", "deformable_group"):
+            if attrs.get(key) is not None:
+                out[key] = int(np.ravel(attrs[key])[0])
+        return out
+
+    @classmethod
+    def infer(cls, node: Node) -> None:
+        super().infer(node)
+        _mo_outputs(node, list(node.in_port(2).data.get_shape()[2:]))
 
 
 _POOLS = {"max": MaxPool, "avg": AvgPool}

@@ -1,5 +1,17 @@
-"""Object-detection ops: PriorBox, DetectionOutput, ROIAlign, ROIPooling."""
+"""Object-detection ops: PriorBox, PriorBoxClustered, DetectionOutput, ROIAlign, ROIPooling,
+RegionYolo, ReorgYolo."""
 
-from converter.ops.detection import detection_output, prior_box, roi_align, roi_pooling
+from converter.ops.detection import (
+    detection_output,
+    prior_box,
+    prior_box_clustered,
+    region_yolo,
+    reorg_yolo,
+    roi_align,
+    roi_pooling,
+)
 
-__all__ = ["detection_output", "prior_box", "roi_align", "roi_pooling"]
+__all__ = [
+    "detection_output", "prior_box", "prior_box_clustered", "region_yolo", "reorg_yolo",
+    "roi_align", "roi_pooling",
+]

@@ -1,4 +1,4 @@
-"""MVN-6, NormalizeL2-1 and GroupNormalization-12. https://docs.openvino.ai/2025/documentation/openvino-ir-format/operation-sets/operation-specs/normalization/mvn-6.html"""
+"""MVN-6, NormalizeL2-1, GRN-1 and GroupNormalization-12. https://docs.openvino.ai/2025/documentation/openvino-ir-format/operation-sets/operation-specs/normalization/mvn-6.html"""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 
 from converter.ops.op import Op
 
-__all__ = ["GroupNormalization", "MVN", "NormalizeL2"]
+__all__ = ["GRN", "GroupNormalization", "MVN", "NormalizeL2"]
 
 
 def _axes(values: np.ndarray, rank: int) -> tuple[int, ...]:
@@ -53,6 +53,21 @@ class NormalizeL2(Op):
         total = np.sum(np.square(x), axis=_axes(inputs[1], x.ndim), keepdims=True)
         eps = np.asarray(attrs["eps"], x.dtype)
         total = total + eps if attrs["eps_mode"] == "add" else np.maximum(total, eps)
+        return [x / np.sqrt(total)]
+
+
+class GRN(Op):
+    """https://docs.openvino.ai/2025/documentation/openvino-ir-format/operation-sets/operation-specs/normalization/grn-1.html:
+    x / sqrt(sum of squares over channels (axis 1) + bias)."""
+
+    op = type = "GRN"
+    version = "opset1"
+    attr_types = {"bias": "float"}
+
+    @classmethod
+    def evaluate(cls, attrs, inputs):
+        x = inputs[0]
+        total = np.sum(np.square(x), axis=1, keepdims=True) + np.asarray(attrs["bias"], x.dtype)
         return [x / np.sqrt(total)]
 
 

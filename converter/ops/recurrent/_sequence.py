@@ -16,7 +16,7 @@ import numpy as np
 from converter.graph.shape import DYN
 from converter.ops.op import Op
 
-__all__ = ["ACTIVATIONS", "SequenceOp", "run_sequence"]
+__all__ = ["ACTIVATIONS", "SequenceOp", "run_sequence", "unknown_activations"]
 
 ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
@@ -87,7 +87,12 @@ class SequenceOp(Op):
 
     @classmethod
     def check_inputs(cls, attrs, shapes, types, values):
-        unknown = [a for a in attrs["activations"] if a.lower() not in ACTIVATIONS]
-        if unknown:
-            return f"activations {unknown} are not among {sorted(ACTIVATIONS)}"
-        return super().check_inputs(attrs, shapes, types, values)
+        return unknown_activations(attrs) or super().check_inputs(attrs, shapes, types, values)
+
+
+def unknown_activations(attrs: dict) -> str | None:
+    """What is wrong with the `activations` attribute, or None."""
+    unknown = [a for a in attrs["activations"] if a.lower() not in ACTIVATIONS]
+    if unknown:
+        return f"activations {unknown} are not among {sorted(ACTIVATIONS)}"
+    return None

@@ -1,7 +1,9 @@
-"""Reductions, sorting, misc: Reduce*, TopK, CumSum, Einsum, DFT family, NMS, Bucketize, Unique."""
+"""Reductions, sorting, misc: Reduce*, TopK, CumSum, Einsum, DFT family, NMS, Bucketize, Unique,
+CTCGreedyDecoderSeqLen."""
 
 from converter.ops.reduce import (
     bucketize,
+    ctc_greedy_decoder,
     cum_sum,
     einsum,
     fft,
@@ -13,6 +15,7 @@ from converter.ops.reduce import (
 
 __all__ = [
     "bucketize",
+    "ctc_greedy_decoder",
     "cum_sum",
     "einsum",
     "fft",
