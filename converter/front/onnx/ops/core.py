@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 import onnx
 
 from converter.front.onnx.translator import OnnxNode, onnx_op
+from converter.ir.types import element_type
 
 
 @onnx_op("Constant")
@@ -26,4 +28,13 @@ def identity(n: OnnxNode):
 @onnx_op("Cast")
 def cast(n: OnnxNode):
     to = np.dtype(onnx.helper.tensor_dtype_to_np_dtype(n.attr("to")))
-    return [n.op("Convert", [n.input(0)], destination_type=to)]
+    try:
+        element_type(to)
+    except ValueError:
+        n.reject(f"OpenVINO IR has no element type for {to.name}",
+                 "cast to a type OpenVINO has (float8_e4m3fn, float8_e5m2, bfloat16, int4, ...)")
+    x = n.input(0)
+    if to.name.startswith("float8") and n.attr("saturate", 1):  # OpenVINO's Convert overflows
+        top = float(ml_dtypes.finfo(to).max)
+        x = n.op("Clamp", [x], min=-top, max=top)
+    return [n.op("Convert", [x], destination_type=to)]
