@@ -24,6 +24,7 @@ from onnx.backend.base import Backend, BackendRep
 
 from converter.options import ConvertOptions
 from converter.pipeline import convert
+from converter.runtime.ov_tensors import from_ov, to_ov
 
 __all__ = ["ExtgenBackend", "ExtgenRep"]
 
@@ -61,9 +62,8 @@ def _openvino_runner(xml: Path):
 
     def run(feed: dict[str, np.ndarray], outputs: list[str]) -> list[np.ndarray]:
         request = compiled.create_infer_request()
-        inputs = {ports[k]: np.asarray(v) for k, v in feed.items() if k in ports}
-        result = request.infer(inputs)
-        return [np.asarray(result[compiled.output(name)]) for name in outputs]
+        request.infer({ports[k]: to_ov(v) for k, v in feed.items() if k in ports})
+        return [from_ov(request.get_tensor(compiled.output(name))) for name in outputs]
 
     return run
 
