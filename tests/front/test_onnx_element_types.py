@@ -127,3 +127,14 @@ def test_a_type_openvino_lacks_is_one_clear_error() -> None:
     model = _cast_there_and_back(TensorProto.FLOAT8E4M3FNUZ)
     with pytest.raises(ConversionError, match="no element type for float8_e4m3fnuz"):
         ExtgenBackend.prepare(model, engine="shim")
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_cast_like_a_float8_constant_saturates(engine: str) -> None:
+    like = numpy_helper.from_array(np.zeros(1, ml_dtypes.float8_e5m2), "like")
+    model = _model(
+        [helper.make_node("CastLike", ["x", "like"], ["t"]),
+         helper.make_node("Cast", ["t"], ["y"], to=TensorProto.FLOAT)],
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])], [like])
+    _check(model, engine, np.array([1e6, -1e6, 0.5, 3.0], np.float32))
