@@ -22,6 +22,7 @@ import onnx
 from onnx import numpy_helper
 from onnx.backend.base import Backend, BackendRep
 
+from converter.ir.types import numpy_lacks
 from converter.options import ConvertOptions
 from converter.pipeline import convert
 from converter.runtime.ov_tensors import from_ov, to_ov
@@ -43,7 +44,7 @@ class ExtgenRep(BackendRep):
         feed = {k: _array(v) for k, v in feed.items()}
         outputs = self.runner(feed, self.output_names)
         return tuple(
-            numpy_helper.from_array(v, name) if protos or np.dtype(v.dtype).kind == "V" else v
+            numpy_helper.from_array(v, name) if protos or numpy_lacks(v.dtype) else v
             for name, v in zip(self.output_names, outputs)
         )
 

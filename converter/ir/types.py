@@ -14,6 +14,7 @@ __all__ = [
     "dtype_of",
     "element_type",
     "format_attr",
+    "numpy_lacks",
     "packed_bits",
     "parse_attr",
     "precision",
@@ -31,6 +32,7 @@ _ELEMENT_TYPES = {
     "u2": ml_dtypes.uint2,
 }
 _BY_DTYPE = {np.dtype(v): k for k, v in _ELEMENT_TYPES.items()}
+_ML_DTYPES = frozenset(d for d in _BY_DTYPE if d.type.__module__.startswith("ml_dtypes"))
 _PRECISION = {"boolean": "BOOL", "f16": "FP16", "f32": "FP32", "f64": "FP64"}
 # element types packed below a byte in the .bin: bits per value, the first value lowest
 _PACKED_BITS = {"i4": 4, "u4": 4, "f4e2m1": 4, "u2": 2}
@@ -60,6 +62,12 @@ def precision(dtype: Any) -> str:
     """numpy dtype -> port precision ('FP32', 'I64', 'BOOL', ...)."""
     et = element_type(dtype)
     return _PRECISION.get(et, et.upper())
+
+
+def numpy_lacks(dtype: Any) -> bool:
+    """True for the element types numpy has no dtype of its own for (ml_dtypes provides them;
+    their dtype.kind is not reliable: 'V' for most, 'f' for float8_e5m2)."""
+    return np.dtype(dtype) in _ML_DTYPES
 
 
 def packed_bits(dtype: Any) -> int | None:

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from converter.ir.packing import pack, unpack
-from converter.ir.types import dtype_of, element_type, packed_bits
+from converter.ir.types import dtype_of, element_type, numpy_lacks, packed_bits
 
 __all__ = ["from_ov", "to_ov"]
 
@@ -18,7 +18,7 @@ def to_ov(value: Any) -> Any:
     import openvino as ov
 
     arr = np.asarray(value)
-    if arr.dtype.kind != "V":
+    if not numpy_lacks(arr.dtype):
         return arr
     bits = packed_bits(arr.dtype)
     raw = pack(arr, bits) if bits is not None else np.ascontiguousarray(arr).view(np.uint8)
@@ -30,7 +30,7 @@ def to_ov(value: Any) -> Any:
 def from_ov(tensor: Any) -> np.ndarray:
     """An OpenVINO output tensor as numpy (ml_dtypes for the types numpy lacks)."""
     dtype = dtype_of(tensor.get_element_type().get_type_name())
-    if dtype.kind != "V":
+    if not numpy_lacks(dtype):
         return np.array(tensor.data)
     shape = tuple(tensor.get_shape())
     raw = np.array(tensor.data).view(np.uint8).reshape(-1)
