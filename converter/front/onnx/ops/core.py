@@ -48,6 +48,12 @@ def _convert(n: OnnxNode, to: np.dtype):
                  "cast to a type OpenVINO has (float8_e4m3fn, float8_e5m2, bfloat16, int4, ...)")
     x = n.input(0)
     if to.name.startswith("float8") and n.attr("saturate", 1):
-        top = float(ml_dtypes.finfo(to).max)
-        x = n.op("Clamp", [x], min=-top, max=top)
+        x = saturate(n, x, to)
     return n.op("Convert", [x], destination_type=to)
+
+
+def saturate(n: OnnxNode, x, to: np.dtype):
+    """x clamped to float type `to`'s finite range, NaN kept (OpenVINO's Clamp makes NaN the
+    lower bound, so NaN bypasses it)."""
+    top = float(ml_dtypes.finfo(to).max)
+    return n.op("Select", [n.op("IsNaN", [x]), x, n.op("Clamp", [x], min=-top, max=top)])

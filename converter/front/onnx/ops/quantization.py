@@ -10,6 +10,7 @@ import ml_dtypes
 import numpy as np
 from onnx import helper
 
+from converter.front.onnx.ops.core import saturate
 from converter.front.onnx.ops.movement import _known_dtype
 from converter.front.onnx.ops.nn import convolution
 from converter.front.onnx.translator import OnnxNode, onnx_op
@@ -94,8 +95,7 @@ def _quantize_float(n: OnnxNode, x: Port, scale: Port, zero: Port | None,
         y = n.op("Add", [y, n.op("ConvertLike", [n.op("Convert", [zero], destination_type=F32),
                                                   scale])])
     if n.attr("saturate", 1):
-        top = float(ml_dtypes.finfo(dtype).max)
-        y = n.op("Clamp", [y], min=-top, max=top)
+        y = saturate(n, y, dtype)
     return n.op("Convert", [y], destination_type=dtype)
 
 
