@@ -5,6 +5,10 @@
 
 engine="openvino" runs our IR in the real OpenVINO runtime (Core.read_model on our .xml/.bin);
 engine="shim" runs it in extgen's own numpy runtime (converter/runtime).
+
+Inputs may be TensorProtos, as the node suite gives types numpy lacks (bf16, float8, int4).
+Outputs come back as TensorProtos named for the graph outputs when every input was one, or when
+numpy lacks the output's type; otherwise as numpy arrays.
 """
 
 from __future__ import annotations
@@ -15,10 +19,13 @@ from typing import Any
 
 import numpy as np
 import onnx
+from onnx import numpy_helper
 from onnx.backend.base import Backend, BackendRep
 
+from converter.ir.types import numpy_lacks
 from converter.options import ConvertOptions
 from converter.pipeline import convert
+from converter.runtime.ov_tensors import from_ov, to_ov
 
 __all__ = ["ExtgenBackend", "ExtgenRep"]
 
@@ -33,7 +40,17 @@ class ExtgenRep(BackendRep):
         else:
             arrays = [inputs] if isinstance(inputs, np.ndarray) else list(inputs)
             feed = dict(zip(self.input_names, arrays))
-        return tuple(self.runner(feed, self.output_names))
+        protos = bool(feed) and all(isinstance(v, onnx.TensorProto) for v in feed.values())
+        feed = {k: _array(v) for k, v in feed.items()}
+        outputs = self.runner(feed, self.output_names)
+        return tuple(
+            numpy_helper.from_array(v, name) if protos or numpy_lacks(v.dtype) else v
+            for name, v in zip(self.output_names, outputs)
+        )
+
+
+def _array(value: Any) -> Any:
+    return numpy_helper.to_array(value) if isinstance(value, onnx.TensorProto) else value
 
 
 def _openvino_runner(xml: Path):
@@ -46,9 +63,8 @@ def _openvino_runner(xml: Path):
 
     def run(feed: dict[str, np.ndarray], outputs: list[str]) -> list[np.ndarray]:
         request = compiled.create_infer_request()
-        inputs = {ports[k]: np.asarray(v) for k, v in feed.items() if k in ports}
-        result = request.infer(inputs)
-        return [np.asarray(result[compiled.output(name)]) for name in outputs]
+        request.infer({ports[k]: to_ov(v) for k, v in feed.items() if k in ports})
+        return [from_ov(request.get_tensor(compiled.output(name))) for name in outputs]
 
     return run
 

@@ -15,8 +15,9 @@ from defusedxml import DefusedXmlException, ElementTree
 
 from converter.errors import InputFileError, ModelFormatError
 from converter.graph.shape import parse_shape
+from converter.ir.packing import packed_size, unpack
 from converter.ir.port_map import BODIES, map_tag, rule_of
-from converter.ir.types import dtype_of
+from converter.ir.types import dtype_of, packed_bits
 from converter.ops.control._body import PortMap
 
 __all__ = ["IRLayer", "IRModel", "OutPort", "read_ir"]
@@ -107,12 +108,14 @@ def _const_value(layer: IRLayer, weights, bin_path: Path) -> np.ndarray:
             f"bytes {offset}..{offset + size}, the file has {len(weights)}); regenerate the IR"
         )
         raise ModelFormatError(msg)
-    if size < count * dtype.itemsize:
-        msg = (
-            f"{bin_path}: Const '{layer.name}' has size {size} but shape {shape} "
-            f"needs {count * dtype.itemsize}"
-        )
+    bits = packed_bits(dtype)
+    need = count * dtype.itemsize if bits is None else packed_size(count, bits)
+    if size < need:
+        msg = f"{bin_path}: Const '{layer.name}' has size {size} but shape {shape} needs {need}"
         raise ModelFormatError(msg)
+    if bits is not None:
+        data = np.frombuffer(weights, dtype=np.uint8, count=need, offset=offset)
+        return unpack(data, bits, dtype, count).reshape(shape)
     return np.frombuffer(weights, dtype=dtype, count=count, offset=offset).reshape(shape)
 
 

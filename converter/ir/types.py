@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from converter.graph.shape import DYN, parse_shape
@@ -13,6 +14,8 @@ __all__ = [
     "dtype_of",
     "element_type",
     "format_attr",
+    "numpy_lacks",
+    "packed_bits",
     "parse_attr",
     "precision",
 ]
@@ -22,9 +25,17 @@ _ELEMENT_TYPES = {
     "i64": np.int64, "i32": np.int32, "i16": np.int16, "i8": np.int8,
     "u64": np.uint64, "u32": np.uint32, "u16": np.uint16, "u8": np.uint8,
     "boolean": np.bool_,
+    # types numpy lacks, as ml_dtypes defines them (one value per byte in memory)
+    "bf16": ml_dtypes.bfloat16, "f8e4m3": ml_dtypes.float8_e4m3fn,
+    "f8e5m2": ml_dtypes.float8_e5m2, "f8e8m0": ml_dtypes.float8_e8m0fnu,
+    "f4e2m1": ml_dtypes.float4_e2m1fn, "i4": ml_dtypes.int4, "u4": ml_dtypes.uint4,
+    "u2": ml_dtypes.uint2,
 }
 _BY_DTYPE = {np.dtype(v): k for k, v in _ELEMENT_TYPES.items()}
-_PRECISION = {"boolean": "BOOL"}
+_ML_DTYPES = frozenset(d for d in _BY_DTYPE if d.type.__module__.startswith("ml_dtypes"))
+_PRECISION = {"boolean": "BOOL", "f16": "FP16", "f32": "FP32", "f64": "FP64"}
+# element types packed below a byte in the .bin: bits per value, the first value lowest
+_PACKED_BITS = {"i4": 4, "u4": 4, "f4e2m1": 4, "u2": 2}
 
 
 def element_type(dtype: Any) -> str:
@@ -50,7 +61,18 @@ def dtype_of(name: str) -> np.dtype:
 def precision(dtype: Any) -> str:
     """numpy dtype -> port precision ('FP32', 'I64', 'BOOL', ...)."""
     et = element_type(dtype)
-    return _PRECISION.get(et) or ("FP" + et[1:] if et[0] == "f" else et.upper())
+    return _PRECISION.get(et, et.upper())
+
+
+def numpy_lacks(dtype: Any) -> bool:
+    """True for the element types numpy has no dtype of its own for (ml_dtypes provides them;
+    their dtype.kind is not reliable: 'V' for most, 'f' for float8_e5m2)."""
+    return np.dtype(dtype) in _ML_DTYPES
+
+
+def packed_bits(dtype: Any) -> int | None:
+    """Bits per value of an element type stored below a byte in the .bin, else None."""
+    return _PACKED_BITS.get(_BY_DTYPE.get(np.dtype(dtype), ""))
 
 
 def _fmt_float(v: float) -> str:

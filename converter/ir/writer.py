@@ -19,8 +19,9 @@ from converter.files import write_pair
 from converter.graph.graph import Graph, Node
 from converter.graph.shape import as_shape
 from converter.ir.lock import ir_name_lock
+from converter.ir.packing import pack
 from converter.ir.port_map import map_tag, rule_attrs
-from converter.ir.types import element_type, format_attr, precision
+from converter.ir.types import element_type, format_attr, packed_bits, precision
 from converter.ops.op import Op
 
 __all__ = ["emit_ir"]
@@ -35,7 +36,8 @@ class _BinWriter:
         self.f, self.offset, self.seen = f, 0, {}
 
     def add(self, value: np.ndarray) -> tuple[int, int]:
-        blob = np.ascontiguousarray(value)
+        bits = packed_bits(value.dtype)
+        blob = np.ascontiguousarray(value if bits is None else pack(value, bits))
         view = memoryview(blob).cast("B") if blob.size else memoryview(b"")
         key = (hashlib.sha256(view).digest(), blob.nbytes)
         if key not in self.seen:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 import onnx
 
+from converter.front.onnx.ops.movement import _known_dtype
 from converter.front.onnx.translator import OnnxNode, onnx_op
+from converter.ir.types import element_type
 
 
 @onnx_op("Constant")
@@ -26,4 +29,31 @@ def identity(n: OnnxNode):
 @onnx_op("Cast")
 def cast(n: OnnxNode):
     to = np.dtype(onnx.helper.tensor_dtype_to_np_dtype(n.attr("to")))
-    return [n.op("Convert", [n.input(0)], destination_type=to)]
+    return [_convert(n, to)]
+
+
+@onnx_op("CastLike")
+def cast_like(n: OnnxNode):
+    to = _known_dtype(n.input(1))
+    return [_convert(n, to) if to is not None else n.op("ConvertLike", [n.input(0), n.input(1)])]
+
+
+def _convert(n: OnnxNode, to: np.dtype):
+    """Convert input 0 to `to`, saturating to float8's range unless saturate=0 (OpenVINO's
+    Convert overflows to NaN/inf)."""
+    try:
+        element_type(to)
+    except ValueError:
+        n.reject(f"OpenVINO IR has no element type for {to.name}",
+                 "cast to a type OpenVINO has (float8_e4m3fn, float8_e5m2, bfloat16, int4, ...)")
+    x = n.input(0)
+    if to.name.startswith("float8") and n.attr("saturate", 1):
+        x = saturate(n, x, to)
+    return n.op("Convert", [x], destination_type=to)
+
+
+def saturate(n: OnnxNode, x, to: np.dtype):
+    """x clamped to float type `to`'s finite range, NaN kept (OpenVINO's Clamp makes NaN the
+    lower bound, so NaN bypasses it)."""
+    top = float(ml_dtypes.finfo(to).max)
+    return n.op("Select", [n.op("IsNaN", [x]), x, n.op("Clamp", [x], min=-top, max=top)])

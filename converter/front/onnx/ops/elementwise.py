@@ -14,7 +14,7 @@ _SAME_INPUTS = {
     "Abs": "Abs", "Acos": "Acos", "Acosh": "Acosh", "Add": "Add", "And": "LogicalAnd",
     "Asin": "Asin", "Asinh": "Asinh", "Atan": "Atan", "Atanh": "Atanh",
     "BitwiseAnd": "BitwiseAnd", "BitwiseNot": "BitwiseNot", "BitwiseOr": "BitwiseOr",
-    "BitwiseXor": "BitwiseXor", "CastLike": "ConvertLike", "Ceil": "Ceiling", "Cos": "Cos",
+    "BitwiseXor": "BitwiseXor", "Ceil": "Ceiling", "Cos": "Cos",
     "Cosh": "Cosh", "Equal": "Equal", "Erf": "Erf", "Exp": "Exp", "Floor": "Floor",
     "Greater": "Greater", "GreaterOrEqual": "GreaterEqual", "HardSwish": "HSwish",
     "IsNaN": "IsNaN", "Less": "Less", "LessOrEqual": "LessEqual", "Log": "Log", "Mish": "Mish",

@@ -6,9 +6,11 @@ float (exact for int8 products) and convert to int32."""
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 from onnx import helper
 
+from converter.front.onnx.ops.core import saturate
 from converter.front.onnx.ops.movement import _known_dtype
 from converter.front.onnx.ops.nn import convolution
 from converter.front.onnx.translator import OnnxNode, onnx_op
@@ -17,7 +19,9 @@ from converter.graph.port import Port
 
 I64 = np.dtype(np.int64)
 F32 = np.dtype(np.float32)
-_INTEGER_TYPES = tuple(np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16))
+_INTEGER_TYPES = tuple(np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16,
+                                              ml_dtypes.int4, ml_dtypes.uint4))
+_FLOAT_TYPES = tuple(np.dtype(t) for t in (ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e5m2))
 
 
 def _per_axis(n: OnnxNode, param: Port | None, x: int, axis: int, block: int = 0) -> Port:
@@ -67,15 +71,31 @@ def quantize(n: OnnxNode, x: Port, scale: Port, zero: Port | None, dtype: np.dty
     """saturate(round(x / scale) + zero) in dtype, as FakeQuantize (levels: dtype's range).
     Its bounds are computed in scale's type (x's type in ONNX), so a constant scale and zero
     point give constant bounds, which OpenVINO needs to run the next op in int8."""
+    if dtype in _FLOAT_TYPES:
+        return _quantize_float(n, x, scale, zero, dtype)
     if dtype not in _INTEGER_TYPES:
         n.reject(f"quantizes to {dtype}, which extgen cannot write in IR yet",
-                 "quantize to int8, uint8, int16 or uint16")
-    info = np.iinfo(dtype)
+                 "quantize to int4, uint4, int8, uint8, int16, uint16, float8_e4m3fn or "
+                 "float8_e5m2")
+    info = ml_dtypes.iinfo(dtype)
     low, high = (n.folded("ConvertLike", [np.array(v, F32), scale]) for v in (info.min, info.max))
     zero_f = n.folded("ConvertLike", [np.array(0, F32) if zero is None else zero, scale])
     bounds = [n.folded("Multiply", [n.folded("Subtract", [v, zero_f]), scale])
               for v in (low, high)]
     y = n.op("FakeQuantize", [x, *bounds, low, high], levels=int(info.max) - int(info.min) + 1)
+    return n.op("Convert", [y], destination_type=dtype)
+
+
+def _quantize_float(n: OnnxNode, x: Port, scale: Port, zero: Port | None,
+                    dtype: np.dtype) -> Port:
+    """x / scale + zero converted to a float8 type (which rounds), saturated unless the node
+    says saturate=0."""
+    y = n.op("Divide", [x, scale])
+    if zero is not None:
+        y = n.op("Add", [y, n.op("ConvertLike", [n.op("Convert", [zero], destination_type=F32),
+                                                  scale])])
+    if n.attr("saturate", 1):
+        y = saturate(n, y, dtype)
     return n.op("Convert", [y], destination_type=dtype)
 
 
