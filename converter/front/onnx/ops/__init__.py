@@ -4,6 +4,7 @@ from converter.front.onnx.ops import (
     control,
     core,
     elementwise,
+    loss,
     movement,
     nn,
     quantization,
@@ -12,5 +13,5 @@ from converter.front.onnx.ops import (
     sampling,
 )
 
-__all__ = ["control", "core", "elementwise", "movement", "nn", "quantization", "recurrent",
+__all__ = ["control", "core", "elementwise", "loss", "movement", "nn", "quantization", "recurrent",
            "reduce", "sampling"]
