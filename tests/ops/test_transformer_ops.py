@@ -1,5 +1,5 @@
-"""ONNX ops of transformer models (RMSNormalization, Hardmax), decomposed into opset ops, in
-real OpenVINO and in the shim against onnxruntime within 1e-5."""
+"""ONNX ops of transformer models (RMSNormalization, Hardmax, Attention), decomposed into
+opset ops, in real OpenVINO and in the shim against onnxruntime within 1e-5."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import onnx
 import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper
+from onnx.reference import ReferenceEvaluator
 
 from converter.onnx_backend import ExtgenBackend
 from tests.conftest import make_model
@@ -15,10 +16,15 @@ from tests.conftest import make_model
 RNG = np.random.default_rng(29)
 
 
-def check(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> None:
-    """model's outputs from both engines equal onnxruntime's within 1e-5."""
-    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    expected = session.run(None, feeds)
+def check(model: onnx.ModelProto, feeds: dict[str, np.ndarray], reference: bool = False) -> None:
+    """model's outputs from both engines equal onnxruntime's (or with reference, onnx's
+    reference evaluator's) within 1e-5."""
+    if reference:
+        expected = ReferenceEvaluator(model).run(None, feeds)
+    else:
+        session = ort.InferenceSession(model.SerializeToString(),
+                                       providers=["CPUExecutionProvider"])
+        expected = session.run(None, feeds)
     for engine in ("openvino", "shim"):
         got = ExtgenBackend.prepare(model, engine=engine).run(list(feeds.values()))
         assert len(got) == len(expected), engine
@@ -49,3 +55,40 @@ def test_hardmax_marks_the_first_maximum(axis: int) -> None:
                        [("y", TensorProto.FLOAT, None)], opset=13)
     x = RNG.integers(0, 3, [3, 4, 5]).astype(np.float32)  # many ties
     check(model, {"x": x})
+
+
+def _attention_model(q, k, v, extra: dict[str, np.ndarray], outputs: int, **attrs):
+    names = ["q", "k", "v", "mask", "past_k", "past_v"]
+    feeds = {"q": q, "k": k, "v": v, **extra}
+    inputs = [name if name in feeds else "" for name in names]
+    while not inputs[-1]:
+        inputs.pop()
+    node = helper.make_node("Attention", inputs, ["y", "present_k", "present_v", "qk"][:outputs],
+                            **attrs)
+    types = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.bool_): TensorProto.BOOL}
+    model = make_model([node], [(k, types[x.dtype], list(x.shape)) for k, x in feeds.items()],
+                       [(o, TensorProto.FLOAT, None) for o in node.output], opset=23)
+    return model, feeds
+
+
+@pytest.mark.parametrize("causal", [0, 1])
+@pytest.mark.parametrize("past", [False, True])
+@pytest.mark.parametrize("kv_heads", [4, 2])
+def test_attention_3d_grouped_heads_with_cache(kv_heads: int, past: bool, causal: int) -> None:
+    extra = {"past_k": _floats(2, kv_heads, 3, 5), "past_v": _floats(2, kv_heads, 3, 6)} \
+        if past else {}
+    model, feeds = _attention_model(_floats(2, 4, 4 * 5), _floats(2, 6, kv_heads * 5),
+                                    _floats(2, 6, kv_heads * 6), extra, 3, is_causal=causal,
+                                    q_num_heads=4, kv_num_heads=kv_heads)
+    check(model, feeds)
+
+
+@pytest.mark.parametrize("mode", [0, 1, 2, 3])
+@pytest.mark.parametrize("mask", ["bool", "float"])
+def test_attention_4d_mask_softcap_scale_and_qk_output(mask: str, mode: int) -> None:
+    bias = RNG.random((4, 7)) > 0.3 if mask == "bool" else _floats(1, 3, 4, 7)
+    model, feeds = _attention_model(_floats(2, 3, 4, 8), _floats(2, 3, 7, 8),
+                                    _floats(2, 3, 7, 8), {"mask": bias}, 4, softcap=2.0,
+                                    scale=0.3, qk_matmul_output_mode=mode)
+    # onnxruntime biases a boolean mask by the lowest float, the spec by -inf
+    check(model, feeds, reference=mask == "bool" and mode == 2)

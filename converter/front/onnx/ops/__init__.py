@@ -1,6 +1,7 @@
 """Built-in ONNX translators, one module per op family; importing registers them."""
 
 from converter.front.onnx.ops import (
+    attention,
     control,
     core,
     elementwise,
@@ -13,5 +14,5 @@ from converter.front.onnx.ops import (
     sampling,
 )
 
-__all__ = ["control", "core", "elementwise", "loss", "movement", "nn", "quantization", "recurrent",
-           "reduce", "sampling"]
+__all__ = ["attention", "control", "core", "elementwise", "loss", "movement", "nn",
+           "quantization", "recurrent", "reduce", "sampling"]
