@@ -1,5 +1,5 @@
-"""ONNX ops of transformer models (RMSNormalization, Hardmax, Attention), decomposed into
-opset ops, in real OpenVINO and in the shim against onnxruntime within 1e-5."""
+"""ONNX ops of transformer models (RMSNormalization, Hardmax, Attention, RotaryEmbedding),
+decomposed into opset ops, in real OpenVINO and in the shim against onnxruntime within 1e-5."""
 
 from __future__ import annotations
 
@@ -92,3 +92,36 @@ def test_attention_4d_mask_softcap_scale_and_qk_output(mask: str, mode: int) -> 
                                     scale=0.3, qk_matmul_output_mode=mode)
     # onnxruntime biases a boolean mask by the lowest float, the spec by -inf
     check(model, feeds, reference=mask == "bool" and mode == 2)
+
+
+@pytest.mark.parametrize("interleaved", [0, 1])
+@pytest.mark.parametrize("dim", [0, 4])
+@pytest.mark.parametrize("rank", [3, 4])
+def test_rotary_embedding(rank: int, dim: int, interleaved: int) -> None:
+    shape = [2, 5, 3 * 8] if rank == 3 else [2, 3, 5, 8]
+    half = (dim or 8) // 2
+    attrs = {"num_heads": 3} if rank == 3 else {}
+    node = helper.make_node("RotaryEmbedding", ["x", "cos", "sin", "pos"], ["y"],
+                            rotary_embedding_dim=dim, interleaved=interleaved, **attrs)
+    model = make_model([node], [("x", TensorProto.FLOAT, shape),
+                                ("cos", TensorProto.FLOAT, [7, half]),
+                                ("sin", TensorProto.FLOAT, [7, half]),
+                                ("pos", TensorProto.INT64, [2, 5])],
+                       [("y", TensorProto.FLOAT, None)], opset=23)
+    check(model, {"x": _floats(*shape), "cos": _floats(7, half), "sin": _floats(7, half),
+                  "pos": RNG.integers(0, 7, [2, 5]).astype(np.int64)})
+
+
+@pytest.mark.parametrize("window", [(2, -1), (1, 1)])
+def test_attention_sliding_window_and_nonpad_lengths(window: tuple[int, int]) -> None:
+    """Opset 25's windows with opset 24's nonpad_kv_seqlen (causal from each batch's end),
+    against onnx's reference evaluator."""
+    node = helper.make_node("Attention", ["q", "k", "v", "", "", "", "lens"], ["y"], is_causal=1,
+                            left_window_size=window[0], right_window_size=window[1])
+    model = make_model([node], [("q", TensorProto.FLOAT, [2, 2, 3, 4]),
+                                ("k", TensorProto.FLOAT, [2, 2, 6, 4]),
+                                ("v", TensorProto.FLOAT, [2, 2, 6, 4]),
+                                ("lens", TensorProto.INT64, [2])],
+                       [("y", TensorProto.FLOAT, None)], opset=25)
+    check(model, {"q": _floats(2, 2, 3, 4), "k": _floats(2, 2, 6, 4), "v": _floats(2, 2, 6, 4),
+                  "lens": np.array([4, 6], np.int64)}, reference=True)

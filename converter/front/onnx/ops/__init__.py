@@ -11,8 +11,9 @@ from converter.front.onnx.ops import (
     quantization,
     recurrent,
     reduce,
+    rotary,
     sampling,
 )
 
 __all__ = ["attention", "control", "core", "elementwise", "loss", "movement", "nn",
-           "quantization", "recurrent", "reduce", "sampling"]
+           "quantization", "recurrent", "reduce", "rotary", "sampling"]
