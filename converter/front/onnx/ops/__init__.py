@@ -4,6 +4,7 @@ from converter.front.onnx.ops import (
     attention,
     control,
     core,
+    crop,
     elementwise,
     loss,
     movement,
@@ -15,5 +16,5 @@ from converter.front.onnx.ops import (
     sampling,
 )
 
-__all__ = ["attention", "control", "core", "elementwise", "loss", "movement", "nn",
+__all__ = ["attention", "control", "core", "crop", "elementwise", "loss", "movement", "nn",
            "quantization", "recurrent", "reduce", "rotary", "sampling"]
