@@ -14,7 +14,8 @@ from converter.front.onnx.ops import (
     reduce,
     rotary,
     sampling,
+    windows,
 )
 
 __all__ = ["attention", "control", "core", "crop", "elementwise", "loss", "movement", "nn",
-           "quantization", "recurrent", "reduce", "rotary", "sampling"]
+           "quantization", "recurrent", "reduce", "rotary", "sampling", "windows"]
