@@ -1,6 +1,7 @@
 """Built-in ONNX translators, one module per op family; importing registers them."""
 
 from converter.front.onnx.ops import (
+    affine_grid,
     attention,
     control,
     core,
@@ -17,5 +18,6 @@ from converter.front.onnx.ops import (
     windows,
 )
 
-__all__ = ["attention", "control", "core", "crop", "elementwise", "loss", "movement", "nn",
-           "quantization", "recurrent", "reduce", "rotary", "sampling", "windows"]
+__all__ = ["affine_grid", "attention", "control", "core", "crop", "elementwise", "loss",
+           "movement", "nn", "quantization", "recurrent", "reduce", "rotary", "sampling",
+           "windows"]
