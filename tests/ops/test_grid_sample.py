@@ -46,3 +46,22 @@ def test_volumetric_grid_sample_is_refused(tmp_path: Path, capsys) -> None:
     onnx.save(_model(20, shape=(1, 2, 3, 4, 5)), tmp_path / "m.onnx")
     line = convert_error(capsys, tmp_path / "m.onnx")
     assert "2-D only" in line
+
+
+@pytest.mark.parametrize("align", [0, 1])
+@pytest.mark.parametrize("size", [[2, 3, 4, 5], [2, 3, 3, 4, 5]])
+def test_onnx_affine_grid_against_onnxruntime(size, align):
+    """AffineGrid, 2-D and 3-D, both corner alignments, in both engines."""
+    count = len(size) - 2
+    node = helper.make_node("AffineGrid", ["theta", "size"], ["grid"], align_corners=align)
+    model = make_model([node], [("theta", TensorProto.FLOAT, [2, count, count + 1]),
+                                ("size", TensorProto.INT64, [len(size)])],
+                       [("grid", TensorProto.FLOAT, None)], opset=20)
+    feeds = {"theta": np.random.default_rng(5).standard_normal((2, count, count + 1))
+             .astype(np.float32), "size": np.array(size, np.int64)}
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    expected = session.run(None, feeds)[0]
+    for engine in ("openvino", "shim"):
+        got = ExtgenBackend.prepare(model, engine=engine).run(list(feeds.values()))[0]
+        assert got.shape == expected.shape, engine
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5, err_msg=engine)

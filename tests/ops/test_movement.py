@@ -233,3 +233,25 @@ def test_roundtrip_gather_scatter_onehot_trilu():
              "uax": np.array([-1, 0], np.int64)}
     outs = [(o, TensorProto.FLOAT, None) for o in ("g", "s", "o", "t", "e", "u")]
     _check(make_model(nodes, [("x", TensorProto.FLOAT, x.shape)], outs, inits, opset=18), [x])
+
+
+@pytest.mark.parametrize(("axes", "wanted"), [(None, [3, 7, 2]), ([1, 2], [2, 5]),
+                                              ([-1], [6])])
+def test_onnx_center_crop_pad_against_onnxruntime(axes, wanted):
+    """Crops and pads about the centre, odd sizes included, in both engines."""
+    import onnxruntime as ort
+
+    from converter.onnx_backend import ExtgenBackend
+
+    attrs = {} if axes is None else {"axes": axes}
+    node = helper.make_node("CenterCropPad", ["x", "shape"], ["y"], **attrs)
+    model = make_model([node], [("x", TensorProto.FLOAT, [4, 4, 3]),
+                                ("shape", TensorProto.INT64, [len(wanted)])],
+                       [("y", TensorProto.FLOAT, None)], opset=18)
+    feeds = {"x": np.random.default_rng(3).standard_normal((4, 4, 3)).astype(np.float32),
+             "shape": np.array(wanted, np.int64)}
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    expected = session.run(None, feeds)[0]
+    for engine in ("openvino", "shim"):
+        got = ExtgenBackend.prepare(model, engine=engine).run(list(feeds.values()))[0]
+        np.testing.assert_array_equal(got, expected, err_msg=engine)

@@ -230,3 +230,32 @@ def test_onnx_cumsum_and_einsum():
     want = _ort(nodes, {"x": x, "y": y}, ["c", "e"], 14, inits)
     for g, w in zip(got, want, strict=True):
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
+
+
+def _cumprod(x: np.ndarray, axis: int, exclusive: int, reverse: int) -> np.ndarray:
+    y = np.flip(x, axis) if reverse else x
+    if exclusive:
+        ones = np.ones_like(np.take(y, [0], axis))
+        y = np.concatenate([ones, np.delete(y, -1, axis)], axis)
+    y = np.cumprod(y, axis)
+    return np.flip(y, axis) if reverse else y
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+@pytest.mark.parametrize(("exclusive", "reverse"), [(0, 0), (1, 0), (0, 1), (1, 1)])
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_onnx_cum_prod_in_both_engines(axis, exclusive, reverse, dtype):
+    """ONNX CumProd (axis an input) against numpy's cumprod, zeros and negatives included."""
+    from converter.onnx_backend import ExtgenBackend
+    from tests.conftest import make_model
+
+    elem = onnx.helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+    node = helper.make_node("CumProd", ["x", "axis"], ["y"], exclusive=exclusive,
+                            reverse=reverse)
+    model = make_model([node], [("x", elem, [2, 3, 4]), ("axis", onnx.TensorProto.INT64, [])],
+                       [("y", elem, None)], opset=26)
+    x = RNG.integers(-3, 4, [2, 3, 4]).astype(dtype)
+    expected = _cumprod(x, axis, exclusive, reverse)
+    for engine in ("openvino", "shim"):
+        got = ExtgenBackend.prepare(model, engine=engine).run([x, np.array(axis, np.int64)])[0]
+        np.testing.assert_allclose(got, expected, rtol=1e-6, err_msg=engine)

@@ -1,16 +1,23 @@
 """Built-in ONNX translators, one module per op family; importing registers them."""
 
 from converter.front.onnx.ops import (
+    affine_grid,
+    attention,
     control,
     core,
+    crop,
     elementwise,
+    loss,
     movement,
     nn,
     quantization,
     recurrent,
     reduce,
+    rotary,
     sampling,
+    windows,
 )
 
-__all__ = ["control", "core", "elementwise", "movement", "nn", "quantization", "recurrent",
-           "reduce", "sampling"]
+__all__ = ["affine_grid", "attention", "control", "core", "crop", "elementwise", "loss",
+           "movement", "nn", "quantization", "recurrent", "reduce", "rotary", "sampling",
+           "windows"]

@@ -231,6 +231,19 @@ def layer_norm(n: OnnxNode):
     return [y, mean, n.op("Divide", [n.const(1.0, np.float32), std])]
 
 
+@onnx_op("RMSNormalization")
+def rms_norm(n: OnnxNode):
+    x, axis = n.input(0), int(n.attr("axis", -1))
+    rank = n.static_rank(0)
+    if axis >= 0 and rank is not None:
+        axis -= rank
+    square = n.op("Multiply", [x, x])
+    mean = n.op("ReduceMean", [square, _axes_from(n, 0, axis)], keep_dims=True)
+    eps = n.op("ConvertLike", [n.const(float(n.attr("epsilon", 1e-5)), np.float32), x])
+    rms = n.op("Sqrt", [n.op("Add", [mean, eps])])
+    return [n.op("Multiply", [n.op("Divide", [x, rms]), n.input(1)])]
+
+
 @onnx_op("GroupNormalization")
 def group_norm(n: OnnxNode):
     eps, groups = float(n.attr("epsilon", 1e-5)), int(n.attr("num_groups"))
@@ -282,6 +295,16 @@ def _softmax_like(kind: str):
 
 onnx_op("Softmax")(_softmax_like("Softmax"))
 onnx_op("LogSoftmax")(_softmax_like("LogSoftmax"))
+
+
+@onnx_op("Hardmax", since=13)
+def hardmax(n: OnnxNode):
+    """1 at the first maximum along axis, 0 elsewhere."""
+    x, axis = n.input(0), np.array(int(n.attr("axis", -1)), np.int64)
+    top = n.op("Equal", [x, n.op("ReduceMax", [x, axis], keep_dims=True)])
+    count = n.op("CumSum", [n.op("Convert", [top], destination_type=np.dtype(np.int32)), axis])
+    first = n.op("LogicalAnd", [top, n.op("Equal", [count, n.const(1, np.int32)])])
+    return [n.op("ConvertLike", [first, x])]
 
 
 # -- resize and depth/space shuffles --------------------------------------------------------------

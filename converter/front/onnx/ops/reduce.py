@@ -1,4 +1,5 @@
-"""ONNX translators for reductions, TopK/ArgMax/ArgMin, CumSum, Einsum, DFT, NMS and Unique."""
+"""ONNX translators for reductions, TopK/ArgMax/ArgMin, CumSum/CumProd, Einsum, DFT, NMS
+and Unique."""
 
 from __future__ import annotations
 
@@ -173,6 +174,38 @@ def cum_sum(n: OnnxNode):
         "CumSum", [n.input(0), n.input(1)],
         exclusive=bool(n.attr("exclusive", 0)), reverse=bool(n.attr("reverse", 0)),
     )]
+
+
+@onnx_op("CumProd")
+def cum_prod(n: OnnxNode):
+    """The product over each position's prefix: x spread on a new axis i, the factors j past
+    i's prefix replaced by 1, then ReduceProd over j."""
+    x, one, rank = n.input(0), np.array(1, np.int64), n.static_rank(0)
+    if rank is None:
+        n.reject("cannot tell the input's rank", "give the model's inputs a shape")
+    axis = n.op("FloorMod", [n.op("Convert", [n.op("Squeeze", [n.input(1)])],
+                                  destination_type=_I64), np.array(rank, np.int64)])
+    size = n.op("Gather", [n.op("ShapeOf", [x], output_type=_I64), axis, np.array(0, np.int64)])
+    steps = n.op("Range", [np.array(0, np.int64), size, one], output_type=_I64)
+    i, j = n.op("Unsqueeze", [steps, one]), steps
+    compare = {(0, 0): "LessEqual", (1, 0): "Less", (0, 1): "GreaterEqual", (1, 1): "Greater"}
+    taken = n.op(compare[n.attr("exclusive", 0), n.attr("reverse", 0)], [j, i])
+    # taken [L, L] at axes (axis, axis + 1) of x's rank + 1, the other axes 1
+    places = np.arange(rank + 1, dtype=np.int64)
+    spread = n.op("LogicalOr", [n.op("Equal", [places, axis]),
+                                n.op("Equal", [places, n.op("Add", [axis, one])])])
+    shape = n.op("Select", [spread, size, one])
+    taken = n.op("Reshape", [taken, shape], special_zero=False)
+    # x with a 1 inserted at axis (Reshape keeps the rank static for OpenVINO)
+    x_shape = n.op("ShapeOf", [x], output_type=_I64)
+    source = n.op("Select", [n.op("Less", [places, axis]), places, n.op("Select", [
+        n.op("Equal", [places, axis]), np.array(rank, np.int64), places - 1])])
+    lifted = n.op("Gather", [n.op("Concat", [x_shape, np.array([1], np.int64)], axis=0),
+                             source, np.array(0, np.int64)])
+    factors = n.op("Select", [taken, n.op("Reshape", [x, lifted], special_zero=False),
+                              n.op("ConvertLike", [n.const(1), x])])
+    product = n.op("ReduceProd", [factors, n.op("Add", [axis, one])], keep_dims=True)
+    return [n.op("Reshape", [product, x_shape], special_zero=False)]
 
 
 @onnx_op("Einsum")
