@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from converter.front.tf.attrs import _VAL_FIELDS, TF_DTYPES
+from converter.front.tf.attrs import TF_DTYPES, VAL_FIELDS
 
 __all__ = ["bool_cast", "tf_data_type_cast", "tf_data_type_decode"]
 
@@ -25,7 +25,7 @@ def _np_type(dtype: np.dtype) -> Any:
 
 
 def _values(dtype: np.dtype) -> Any:
-    field = _VAL_FIELDS[dtype.name]
+    field = VAL_FIELDS[dtype.name]
     if dtype == np.float16:  # half_val holds the bits as ints
         return lambda pb: np.uint16(pb.half_val).view(np.float16)
     return lambda pb: getattr(pb, field)

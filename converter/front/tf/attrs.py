@@ -18,6 +18,7 @@ from converter.errors import ModelFormatError
 
 __all__ = [
     "TF_DTYPES",
+    "VAL_FIELDS",
     "attr_value",
     "collect_tf_attrs",
     "convert_tf_padding_to_str",
@@ -40,7 +41,7 @@ TF_DTYPES: dict[int, np.dtype] = {
     23: np.dtype(np.uint64),
 }
 # numpy dtype -> the TensorProto field holding typed values
-_VAL_FIELDS = {
+VAL_FIELDS = {
     "float32": "float_val", "float64": "double_val", "int32": "int_val", "uint8": "int_val",
     "int16": "int_val", "int8": "int_val", "uint16": "int_val", "int64": "int64_val",
     "bool": "bool_val", "float16": "half_val", "uint32": "uint32_val", "uint64": "uint64_val",
@@ -82,7 +83,7 @@ def tf_tensor_content(tf_dtype: int, shape, pb_tensor) -> np.ndarray:
                    f"expected {count * dtype.itemsize}")
             raise ModelFormatError(msg)
         return np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
-    values = list(getattr(pb_tensor, _VAL_FIELDS[dtype.name]))
+    values = list(getattr(pb_tensor, VAL_FIELDS[dtype.name]))
     if dtype == np.float16:
         array = np.array(values, dtype=np.uint16).view(np.float16)
     elif dtype == np.dtype(object):

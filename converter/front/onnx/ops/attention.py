@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from converter.front.onnx.ops.movement import _known_dtype
+from converter.front.onnx.ops.movement import known_dtype
 from converter.front.onnx.translator import OnnxNode, onnx_op
 from converter.graph.port import Port
 
@@ -62,7 +62,7 @@ def _mask_bias(n: OnnxNode, q: Port, kv_len: Port) -> Port:
 def _mask_type(mask: Port) -> np.dtype | None:
     if mask.node.soft_get("op") in _BOOL_OPS:
         return np.dtype(np.bool_)
-    return _known_dtype(mask)
+    return known_dtype(mask)
 
 
 def _lag(n: OnnxNode, q: Port, k: Port, offset: Port) -> Port:

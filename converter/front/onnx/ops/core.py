@@ -6,7 +6,7 @@ import ml_dtypes
 import numpy as np
 import onnx
 
-from converter.front.onnx.ops.movement import _known_dtype
+from converter.front.onnx.ops.movement import known_dtype
 from converter.front.onnx.translator import OnnxNode, onnx_op
 from converter.ir.types import element_type
 
@@ -34,7 +34,7 @@ def cast(n: OnnxNode):
 
 @onnx_op("CastLike")
 def cast_like(n: OnnxNode):
-    to = _known_dtype(n.input(1))
+    to = known_dtype(n.input(1))
     return [_convert(n, to) if to is not None else n.op("ConvertLike", [n.input(0), n.input(1)])]
 
 

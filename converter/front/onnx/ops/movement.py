@@ -14,7 +14,7 @@ INT_MAX = np.iinfo(np.int64).max
 
 
 # -- helpers -------------------------------------------------------------------------------------
-def _known_dtype(port: Port) -> np.dtype | None:
+def known_dtype(port: Port) -> np.dtype | None:
     """The element type of a port when evident before inference (Parameter, Const, Convert)."""
     node = port.node
     op = node.soft_get("op")
@@ -302,7 +302,7 @@ def _wrap_pad(n: OnnxNode, x: Port, begin: Port | np.ndarray, end: Port | np.nda
 # -- generation ----------------------------------------------------------------------------------
 def _typed_like(n: OnnxNode, op: str, inputs: list, like: Port, **attrs) -> Port:
     """op with output_type of `like`'s element type (a ConvertLike when it is not yet known)."""
-    dtype = _known_dtype(like)
+    dtype = known_dtype(like)
     out_type = dtype if dtype is not None else np.dtype(np.float32)
     out = n.op(op, inputs, output_type=out_type, **attrs)
     return out if dtype is not None else n.op("ConvertLike", [out, like])

@@ -11,7 +11,7 @@ import numpy as np
 from onnx import helper
 
 from converter.front.onnx.ops.core import saturate
-from converter.front.onnx.ops.movement import _known_dtype
+from converter.front.onnx.ops.movement import known_dtype
 from converter.front.onnx.ops.nn import convolution
 from converter.front.onnx.translator import OnnxNode, onnx_op
 from converter.front.translator import static_rank
@@ -52,7 +52,7 @@ def _element_type(port: Port) -> np.dtype | None:
     """port's element type when evident before inference, looking through reshapes."""
     while port.node.soft_get("op") in ("Reshape", "Gather"):
         port = port.node.in_port(0).get_source()
-    return _known_dtype(port)
+    return known_dtype(port)
 
 
 def dequantize(n: OnnxNode, x: Port, scale: Port, zero: Port | None) -> Port:
@@ -103,7 +103,7 @@ def _quantized_type(n: OnnxNode, zero: int) -> np.dtype:
     """The integer type of a QuantizeLinear's output: its zero point's, else output_dtype's."""
     src = n.input(zero)
     if src is not None:
-        dtype = _known_dtype(src)
+        dtype = known_dtype(src)
         if dtype is None:
             n.reject("has a zero point of unknown element type", "make it a constant")
         return dtype
