@@ -22,12 +22,18 @@ if [ ! -x .venv/bin/python ]; then
     }
 fi
 stamp=.venv/.extgen-installed
+TORCH_CPU=https://download.pytorch.org/whl/cpu/
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ setup.py -nt "$stamp" ]; then
     echo "setup: installing extgen and its test dependencies into .venv (log: .venv/setup.log)"
+    # torch (a test oracle) from its CPU-only index, not the CUDA build on PyPI, where that
+    # index answers (a machine with a local package mirror may not reach it)
+    cpu_index=()
+    if .venv/bin/python -c "import urllib.request as u; u.urlopen('$TORCH_CPU', timeout=5)" \
+            >/dev/null 2>&1; then
+        cpu_index=(--extra-index-url "$TORCH_CPU")
+    fi
     if ! { .venv/bin/python -m pip install --upgrade pip &&
-           # torch (a test oracle) from its CPU-only index, not the CUDA build on PyPI
-           .venv/bin/python -m pip install -e ".[test]" \
-               --extra-index-url https://download.pytorch.org/whl/cpu; } >.venv/setup.log 2>&1
+           .venv/bin/python -m pip install -e ".[test]" "${cpu_index[@]}"; } >.venv/setup.log 2>&1
     then
         tail -n 20 .venv/setup.log >&2
         echo "setup: pip failed; the whole log is in .venv/setup.log" >&2
