@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["install_command"]
+__all__ = ["install_command", "peak_rss_mib"]
 
 _INSTALLERS = (({"debian", "ubuntu"}, "apt-get install {deb}"),
                ({"fedora", "rhel", "centos"}, "dnf install {rpm}"),
@@ -25,3 +25,18 @@ def install_command(deb: str, rpm: str, os_release: Path = Path("/etc/os-release
         if ids & family:
             return sudo + command.format(deb=deb, rpm=rpm)
     return ""
+
+
+def peak_rss_mib() -> float:
+    """This process's peak resident memory in MiB. Linux's VmHWM belongs to the process's own
+    address space; ru_maxrss also carries the peak of the process that started it (kept across
+    fork and exec), so a small conversion launched from a big process would report the big one."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -193,3 +193,20 @@ def test_a_closed_pipe_stops_quietly(relu_add_model: Path, tmp_path: Path) -> No
     proc.stdout.close()  # as `head` does once it has its line
     err = proc.stderr.read()
     assert proc.wait() == 141 and err == ""
+
+
+def test_memory_consumed_is_the_conversions_own(relu_add_model: Path, tmp_path: Path) -> None:
+    """Launched from a process holding 400 MiB, a small conversion reports its own peak:
+    ru_maxrss would carry the parent's across fork and exec."""
+    import re
+    import subprocess
+    import sys
+
+    from tests.child_env import child_env
+
+    held = np.ones(400 * 2**20 // 8)  # the parent's peak now exceeds 400 MiB
+    proc = subprocess.run([sys.executable, "-m", "extgen", "convert", str(relu_add_model),
+                           "-o", str(tmp_path)], capture_output=True, text=True,
+                          env=child_env(), check=True)
+    peak = float(re.search(r"Memory consumed: (\d+) MB", proc.stdout).group(1))
+    assert held.nbytes >= 400 * 2**20 and peak < 300

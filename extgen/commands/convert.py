@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import sys
 import tempfile
 from pathlib import Path
@@ -191,6 +190,7 @@ def check_output_dir(path: Path) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from converter.pipeline import PHASES, convert
+    from converter.system import peak_rss_mib
     from extgen.progress import phases
 
     opts = options_from_args(args)
@@ -198,7 +198,7 @@ def run(args: argparse.Namespace) -> int:
     mode = ("stream" if args.stream_output else "line") if args.progress else None
     with phases("Converting", PHASES, mode) as step:
         result = convert(opts, step)
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak_mb = peak_rss_mib()
     if args.silent:
         return 0
     out = sys.stdout
