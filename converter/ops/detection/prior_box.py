@@ -16,7 +16,7 @@ import numpy as np
 from converter.graph.shape import DYN
 from converter.ops.op import Op
 
-__all__ = ["PriorBox", "number_of_priors"]
+__all__ = ["PriorBox", "PriorBoxes", "number_of_priors"]
 
 F32 = np.float32
 
@@ -152,7 +152,38 @@ def prior_boxes(attrs: dict, h: int, w: int, ih: int, iw: int) -> np.ndarray:
     return np.stack([boxes, var]).astype(F32)
 
 
-class PriorBox(Op):
+class PriorBoxes(Op):
+    """What the prior-box ops share: `priors_per_cell` boxes per cell of an [h, w] feature map,
+    as [2, 4 * h * w * priors] (boxes, then their variances)."""
+
+    @classmethod
+    def priors_per_cell(cls, attrs: dict) -> int:
+        raise NotImplementedError
+
+    @classmethod
+    def boxes(cls, attrs: dict, h: int, w: int, ih: int, iw: int) -> np.ndarray:
+        raise NotImplementedError
+
+    @classmethod
+    def infer_shapes(cls, attrs, shapes, values):
+        size = values[0] if values else None
+        if size is None:
+            return [(2, DYN)]
+        h, w = (int(v) for v in np.ravel(size)[:2])
+        return [(2, 4 * h * w * cls.priors_per_cell(attrs))]
+
+    @classmethod
+    def infer_types(cls, attrs, types):
+        return [np.dtype(F32)]
+
+    @classmethod
+    def evaluate(cls, attrs, inputs):
+        h, w = (int(v) for v in np.ravel(inputs[0])[:2])
+        ih, iw = (int(v) for v in np.ravel(inputs[1])[:2])
+        return [cls.boxes(attrs, h, w, ih, iw)]
+
+
+class PriorBox(PriorBoxes):
     op = type = "PriorBox"
     version = "opset8"
     in_ports_count = 2
@@ -169,19 +200,9 @@ class PriorBox(Op):
     }
 
     @classmethod
-    def infer_shapes(cls, attrs, shapes, values):
-        size = values[0] if values else None
-        if size is None:
-            return [(2, DYN)]
-        h, w = (int(v) for v in np.ravel(size)[:2])
-        return [(2, 4 * h * w * number_of_priors(attrs))]
+    def priors_per_cell(cls, attrs: dict) -> int:
+        return number_of_priors(attrs)
 
     @classmethod
-    def infer_types(cls, attrs, types):
-        return [np.dtype(F32)]
-
-    @classmethod
-    def evaluate(cls, attrs, inputs):
-        h, w = (int(v) for v in np.ravel(inputs[0])[:2])
-        ih, iw = (int(v) for v in np.ravel(inputs[1])[:2])
-        return [prior_boxes(attrs, h, w, ih, iw)]
+    def boxes(cls, attrs: dict, h: int, w: int, ih: int, iw: int) -> np.ndarray:
+        return prior_boxes(attrs, h, w, ih, iw)

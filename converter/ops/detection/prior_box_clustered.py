@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from converter.graph.shape import DYN
-from converter.ops.op import Op
+from converter.ops.detection.prior_box import PriorBoxes
 
 __all__ = ["PriorBoxClustered"]
 
@@ -29,7 +28,7 @@ def _steps(attrs: dict, h: int, w: int, ih: int, iw: int) -> tuple[F32, F32]:
     return step_w, step_h
 
 
-class PriorBoxClustered(Op):
+class PriorBoxClustered(PriorBoxes):
     op = type = "PriorBoxClustered"
     version = "opset1"
     in_ports_count = 2
@@ -39,21 +38,11 @@ class PriorBoxClustered(Op):
                 "variance": []}
 
     @classmethod
-    def infer_shapes(cls, attrs, shapes, values):
-        size = values[0] if values else None
-        if size is None:
-            return [(2, DYN)]
-        h, w = (int(v) for v in np.ravel(size)[:2])
-        return [(2, 4 * h * w * len(attrs["width"]))]
+    def priors_per_cell(cls, attrs: dict) -> int:
+        return len(attrs["width"])
 
     @classmethod
-    def infer_types(cls, attrs, types):
-        return [np.dtype(F32)]
-
-    @classmethod
-    def evaluate(cls, attrs, inputs):
-        h, w = (int(v) for v in np.ravel(inputs[0])[:2])
-        ih, iw = (int(v) for v in np.ravel(inputs[1])[:2])
+    def boxes(cls, attrs: dict, h: int, w: int, ih: int, iw: int) -> np.ndarray:
         step_w, step_h = _steps(attrs, h, w, ih, iw)
         offset = F32(attrs.get("offset") or 0.0)
         cx = ((np.arange(w, dtype=F32) + offset) * step_w)[None, :, None]
@@ -70,4 +59,4 @@ class PriorBoxClustered(Op):
         if len(variance) not in (1, 4):
             msg = f"PriorBoxClustered: variance holds {len(variance)} values (0, 1 or 4)"
             raise ValueError(msg)
-        return [np.stack([boxes, np.resize(np.asarray(variance, F32), boxes.size)])]
+        return np.stack([boxes, np.resize(np.asarray(variance, F32), boxes.size)])
