@@ -29,7 +29,8 @@ SAME: dict[str, str] = {
         "OneHot", "Pad", "PReLU", "Range", "ReverseSequence", "Roll", "Select",
         "ShuffleChannels", "SpaceToDepth", "VariadicSplit", "Tile", "TopK", "LogSoftmax",
         "ScatterElementsUpdate", "ScatterUpdate", "ScatterNDUpdate", "BatchNormInference",
-        "Assign", "ReadValue", "FakeQuantize", "ROIPooling", "ROIAlign",
+        "Assign", "ReadValue", "FakeQuantize", "ROIPooling", "ROIAlign", "Loop", "If",
+        "TensorIterator",
     )
 }
 SAME.update(DepthToSpaceOp="DepthToSpace", GeLUOP="Gelu", NormalizeL2Op="NormalizeL2",
