@@ -170,8 +170,9 @@ MO_PASSES: dict[str, dict[str, str]] = {
     "front.tf.nearest_neighbor_upsampling": {"NearestNeighborUpsampling": "FrontStart |"},
     "front.tf.pad_tf_to_pad": {"PadTFToPad": "TransposeOrderNormalizer | FrontFinish"},
     "front.tf.space_to_batch": {"BatchToSpaceNormalizer": "FrontStart |"},
-    "front.user_data_repack": {"UserDataRepack": "|"},
+    "front.user_data_repack": {"UserDataRepack": "LoadFinish |"},
     # MO ran these two from inside Fusing (they declare no order of their own)
+    "load.loader": {"LoadFinish": "| UserDataRepack"},
     "middle.AddFakeQuantizeFuse": {"AddFakeQuantizeFuse": "Fusing | PostMiddleStart"},
     "middle.MulFakeQuantizeFuse": {"MulFakeQuantizeFuse": "Fusing | PostMiddleStart"},
     "middle.AddIsCyclicAttribute": {"AddIsCyclicAttribute": "DeleteControlFlowEdges |"},

@@ -23,6 +23,7 @@ __all__ = ["STANDINS", "register"]
 
 _PHASE_BASES = {
     "front": _front.FrontReplacementPattern,
+    "load": _front.FrontReplacementPattern,  # MO's loading ended in front passes
     "middle": _middle.MiddleReplacementPattern,
     "back": _back.BackReplacementPattern,
 }

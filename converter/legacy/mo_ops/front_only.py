@@ -1,6 +1,6 @@
-"""MO op classes that only stood for a framework op until one of MO's front passes replaced
-them (no IR type): they build MO's node for that pass; left in place, inference says which
-pass to copy."""
+"""MO op classes that only stood for a framework op until one of MO's passes replaced them (no
+IR type): they build MO's node for that pass; left in place, inference says which pass to copy
+(or that MO could not convert the op either)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from converter.legacy.ops import Op
 
 __all__ = ["FRONT_ONLY", "front_only_class"]
 
-# MO class -> (MO's op name, the MO front pass that replaces it)
-FRONT_ONLY: dict[str, tuple[str, str]] = {
+# MO class -> (MO's op name, the MO pass that replaces it; None: MO never replaced it)
+FRONT_ONLY: dict[str, tuple[str, str | None]] = {
     "SoftmaxONNX": ("SoftMaxONNX", "front/onnx/softmaxONNX_to_softmax.py"),
     "LogSoftmaxONNX": ("LogSoftmaxONNX", "front/onnx/logsoftmaxONNX_to_logsoftmax.py"),
     "ONNXPad": ("ONNXPad", "front/onnx/pad_converter.py"),
@@ -76,6 +76,10 @@ FRONT_ONLY: dict[str, tuple[str, str]] = {
     "ONNXResize11Op": ("ONNXResize11", "middle/ONNXResize11ToInterpolate.py"),
     "UpsampleOp": ("Upsample", "middle/UpsampleToResample.py"),
     **{cell: (cell, "middle/RNNSequenceNormalizeToIE.py") for cell in ("RNN", "GRU", "LSTM")},
+    "GemmONNX": ("Gemm", "front/MatMul_normalizer.py"),
+    "ReverseChannels": ("ReverseChannels", "back/ReverseInputChannels.py"),
+    "SparseSegmentSqrtN": ("SparseSegmentSqrtN", None),
+    "LookupTableInsert": ("LookupTableInsert", None),
 }
 
 
@@ -88,11 +92,13 @@ def front_only_class(name: str) -> type:
             **(attrs1 or {}), **(attrs2 or {})})
 
     def infer(node: Node) -> None:
-        msg = (f"node '{node.soft_get('name', node.id)}' is MO's {name}, which MO's front pass "
-               f"{replaced_by} replaces; copy that pass into your extension folder")
+        what = f"node '{node.soft_get('name', node.id)}' is MO's {name}"
+        msg = (f"{what}, which MO's pass {replaced_by} replaces; copy that pass into your "
+               "extension folder" if replaced_by else
+               f"{what}, which MO could not convert either; replace it in a front pass")
         raise ShapeInferenceError(msg)
 
     attrs: dict[str, Any] = {"__init__": __init__, "__module__": __name__, "__qualname__": name,
                              "op": mo_op, "enabled": False,
-                             "__doc__": f"MO's {name} (replaced by {replaced_by})."}
+                             "__doc__": f"MO's {name} (replaced by {replaced_by or 'no pass'})."}
     return type(name, (Op,), attrs)

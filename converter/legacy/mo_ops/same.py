@@ -37,7 +37,7 @@ SAME.update(DepthToSpaceOp="DepthToSpace", GeLUOP="Gelu", NormalizeL2Op="Normali
             PriorBoxOp="PriorBox", ReLU6="Clamp", PriorBoxClusteredOp="PriorBoxClustered",
             CTCGreedyDecoderSeqLenOp="CTCGreedyDecoderSeqLen", GRNOp="GRN",
             CTCGreedyDecoderOp="CTCGreedyDecoder", RegionYoloOp="RegionYolo",
-            ReorgYoloOp="ReorgYolo")
+            ReorgYoloOp="ReorgYolo", ReduceAnd="ReduceLogicalAnd", BiasAdd="Add")
 # what MO's constructor set by default, and MO's attribute names the opset op names otherwise
 DEFAULTS: dict[str, dict[str, Any]] = {
     "ReLU6": {"min": 0.0, "max": 6.0},
