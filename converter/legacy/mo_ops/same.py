@@ -30,7 +30,9 @@ SAME: dict[str, str] = {
         "ShuffleChannels", "SpaceToDepth", "VariadicSplit", "Tile", "TopK", "LogSoftmax",
         "ScatterElementsUpdate", "ScatterUpdate", "ScatterNDUpdate", "BatchNormInference",
         "Assign", "ReadValue", "FakeQuantize", "ROIPooling", "ROIAlign", "Loop", "If",
-        "TensorIterator",
+        "TensorIterator", "EmbeddingBagOffsetsSum", "EmbeddingBagPackedSum",
+        "EmbeddingSegmentsSum", "BatchToSpace", "SpaceToBatch", "GatherTree",
+        "ExtractImagePatches",
     )
 }
 SAME.update(DepthToSpaceOp="DepthToSpace", GeLUOP="Gelu", NormalizeL2Op="NormalizeL2",

@@ -3,10 +3,13 @@
 from converter.ops.movement import (
     broadcast,
     concat,
+    embedding_bag,
+    extract_image_patches,
     eye,
     gather,
     gather_elements,
     gather_nd,
+    gather_tree,
     non_zero,
     one_hot,
     pad,
@@ -19,6 +22,7 @@ from converter.ops.movement import (
     scatter_update,
     shuffle_channels,
     slice,
+    space_batch,
     split,
     squeeze,
     strided_slice,
@@ -27,8 +31,9 @@ from converter.ops.movement import (
 )
 
 __all__ = [
-    "broadcast", "concat", "eye", "gather", "gather_elements", "gather_nd", "non_zero",
-    "one_hot", "pad", "range", "reshape", "reverse_sequence", "roll", "scatter_elements_update",
-    "scatter_nd_update", "scatter_update", "shuffle_channels", "slice", "split", "squeeze",
+    "broadcast", "concat", "embedding_bag", "extract_image_patches", "eye", "gather",
+    "gather_elements", "gather_nd", "gather_tree", "non_zero", "one_hot", "pad", "range",
+    "reshape", "reverse_sequence", "roll", "scatter_elements_update", "scatter_nd_update",
+    "scatter_update", "shuffle_channels", "slice", "space_batch", "split", "squeeze",
     "strided_slice", "tile", "transpose",
 ]
