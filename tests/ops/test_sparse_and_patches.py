@@ -101,3 +101,21 @@ def test_extract_image_patches(auto_pad, sizes, strides, rates):
     ours = _ours("ExtractImagePatches", [x], sizes=sizes, strides=strides, rates=rates,
                  auto_pad=auto_pad)
     np.testing.assert_allclose(ours, ref, atol=1e-6)
+
+
+@pytest.mark.parametrize("collapse", [False, True])
+@pytest.mark.parametrize("merge", [False, True])
+@pytest.mark.parametrize("unique", [False, True])
+@pytest.mark.parametrize("blank", [None, 0])
+def test_ctc_loss(collapse, merge, unique, blank):
+    logits = RNG.standard_normal((3, 8, 5)).astype(np.float32)
+    labels = np.array([[1, 1, 2, 3, 3, 0, 0, 0], [2, 3, 2, 2, 1, 1, 0, 0],
+                       [1, 2, 1, 0, 0, 0, 0, 0]], np.int32)
+    if blank == 0:
+        labels = labels + (labels > 0)
+    inputs = [logits, np.array([8, 7, 5], np.int32), labels, np.array([5, 4, 3], np.int32)]
+    inputs += [] if blank is None else [np.array(blank, np.int32)]
+    attrs = {"preprocess_collapse_repeated": collapse, "ctc_merge_repeated": merge,
+             "unique": unique}
+    ref = _openvino(lambda *p: ov.opset4.ctc_loss(*p, **attrs), inputs)[0]
+    np.testing.assert_allclose(_ours("CTCLoss", inputs, **attrs), ref, rtol=1e-5)

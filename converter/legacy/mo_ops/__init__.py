@@ -100,6 +100,7 @@ MO_OPS: dict[str, tuple[str, ...]] = {
     "ops.topk": ("TopK",),
     "ops.space_to_batch": ("BatchToSpace", "SpaceToBatch"),
     "ops.GatherTree": ("GatherTree",),
+    "ops.ctc_loss": ("CTCLoss",),
     "ops.ExtractImagePatches": ("ExtractImagePatches",),
     # MO ops no IR holds: one of MO's passes replaced each (see front_only.py)
     "ops.memoryoffset": ("MemoryOffset",),

@@ -32,7 +32,7 @@ SAME: dict[str, str] = {
         "Assign", "ReadValue", "FakeQuantize", "ROIPooling", "ROIAlign", "Loop", "If",
         "TensorIterator", "EmbeddingBagOffsetsSum", "EmbeddingBagPackedSum",
         "EmbeddingSegmentsSum", "BatchToSpace", "SpaceToBatch", "GatherTree",
-        "ExtractImagePatches",
+        "ExtractImagePatches", "CTCLoss",
     )
 }
 SAME.update(DepthToSpaceOp="DepthToSpace", GeLUOP="Gelu", NormalizeL2Op="NormalizeL2",

@@ -1,9 +1,10 @@
 """Reductions, sorting, misc: Reduce*, TopK, CumSum, Einsum, DFT family, NMS, Bucketize, Unique,
-CTCGreedyDecoderSeqLen."""
+CTCGreedyDecoderSeqLen, CTCLoss."""
 
 from converter.ops.reduce import (
     bucketize,
     ctc_greedy_decoder,
+    ctc_loss,
     cum_sum,
     einsum,
     fft,
@@ -16,6 +17,7 @@ from converter.ops.reduce import (
 __all__ = [
     "bucketize",
     "ctc_greedy_decoder",
+    "ctc_loss",
     "cum_sum",
     "einsum",
     "fft",
