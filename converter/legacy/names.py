@@ -99,9 +99,13 @@ LEGACY_NAMES: dict[str, dict[str, str]] = {
         "get_uint64", "read_binary_bool_token", "read_binary_float_token",
         "read_binary_integer32_token", "read_binary_integer64_token", "read_blob",
         "read_placeholder", "read_string", "read_token_value"),
-    "mo.front.kaldi.utils": _from(
-        f"{_KALDI}.mo_readers", "read_binary_matrix", "read_binary_vector",
-        "read_learning_info"),
+    "mo.front.kaldi.utils": {
+        **_from(f"{_KALDI}.mo_readers", "read_binary_matrix", "read_binary_vector",
+                "read_learning_info", "read_token_value"),
+        **_from(f"{_L}.kaldi_helpers", "read_binary_vector_of_pairs")},
+    "mo.front.kaldi.replace_lstm_node_pattern": _from(f"{_L}.kaldi_helpers", "unique_id"),
+    "extensions.front.kaldi.extractors.fixed_affine_component_ext": _from(
+        f"{_L}.kaldi_helpers", "FixedAffineComponentFrontExtractor"),
     "mo.front.mxnet.extractors.utils": _from(
         "converter.front.mxnet.attrs", "get_mxnet_layer_attrs"),
     # errors
