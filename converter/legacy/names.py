@@ -144,9 +144,9 @@ LEGACY_NAMES: dict[str, dict[str, str]] = {
 # MO's op classes -> extgen's ops with MO's attributes (converter.legacy.mo_ops), and MO's
 # transformations -> ordering stand-ins at their position (converter.legacy.mo_passes)
 MO_CLASS_NAMES: dict[str, dict[str, str]] = {
-    **{f"extensions.{module}": _from(f"{_L}.mo_ops", *names) for module, names in MO_OPS.items()},
-    **{f"extensions.{module}": _from(f"{_L}.mo_passes", *table)
-       for module, table in MO_PASSES.items()},
+    f"extensions.{module}": {**_from(f"{_L}.mo_ops", *MO_OPS.get(module, ())),
+                             **_from(f"{_L}.mo_passes", *MO_PASSES.get(module, {}))}
+    for module in {**MO_OPS, **MO_PASSES}
 }
 
 # -- helper functions extension code calls (graph building, shapes, types, attributes) --------

@@ -79,6 +79,12 @@ FRONT_ONLY: dict[str, tuple[str, str | None]] = {
     "GemmONNX": ("Gemm", "front/MatMul_normalizer.py"),
     "ReverseChannels": ("ReverseChannels", "back/ReverseInputChannels.py"),
     "SparseSegmentSqrtN": ("SparseSegmentSqrtN", None),
+    **{part: (part, "middle/TensorIteratorMerge.py") for part in (
+        "TensorIteratorInput", "TensorIteratorOutput", "TensorIteratorCondition",
+        "TensorIteratorBackEdge")},
+    "EltwiseNin1": ("EltwiseNin1", "front/kaldi/replace_eltwise_nin1.py"),
+    "TimeHeightConvolutionComponent": ("timeheightconvolutioncomponent",
+                                       "front/kaldi/replace_timeheightconvolution.py"),
     "LookupTableInsert": ("LookupTableInsert", None),
 }
 
