@@ -26,6 +26,7 @@ from converter.legacy.utils import Error
 __all__ = [
     "ClassType", "apply_pattern", "bfs_search", "check_node_usages_out_of_match", "check_value",
     "check_inputs", "clear_tensor_names_info", "fill_graph_with_nodes",
+    "invert_sub_graph_between_nodes",
     "get_node_with_permutation", "looking_for_op_in_list", "skip_nodes_by_condition",
     "find_inputs", "find_isomorphisms", "find_pattern_matches",
     "find_outputs", "get_edge_attribute_between_nodes", "get_value_id",
@@ -83,6 +84,40 @@ def _follow(attrs: dict, control_flow: bool) -> bool:
     return control_flow or not attrs.get("control_flow_edge", False)
 
 
+def _walk(graph: Graph, start_nodes: list, end_nodes: list, forward: bool,
+          detect_extra_start_node: Callable[[Node], bool] | None,
+          include_control_flow: bool) -> tuple[list, list]:
+    """Breadth-first from start_nodes: ahead (along the edges when forward) but not past an
+    end node, and behind from every node but the starts. A node detect_extra_start_node picks
+    is not expanded behind; it is listed apart."""
+    def near(node: str, ahead: bool) -> list:
+        edges = graph.out_edges(node, data=True) if ahead == forward else \
+            graph.in_edges(node, data=True)
+        return [e[1] if ahead == forward else e[0] for e in edges
+                if _follow(e[2], include_control_flow)]
+
+    order, seen, queue, extra = [], set(start_nodes), deque(start_nodes), []
+    while queue:
+        current = queue.popleft()
+        order.append(current)
+        ahead = [] if current in end_nodes else near(current, True)
+        behind = [] if current in start_nodes else [
+            n for n in near(current, False) if n not in seen]
+        if behind and detect_extra_start_node is not None and \
+                detect_extra_start_node(Node(graph, current)):
+            extra.append(current)
+            behind = []
+        for other in ahead + behind:
+            if other not in seen:
+                seen.add(other)
+                queue.append(other)
+    inputs = [n for n in order if graph.nodes[n].get("op") == "Parameter"]
+    if inputs:
+        msg = f'The matched sub-graph contains network input node "{inputs[0]}"'
+        raise Error(msg)
+    return order, extra
+
+
 def sub_graph_between_nodes(graph: Graph, start_nodes: list, end_nodes: list,
                             detect_extra_start_node: Callable[[Node], bool] | None = None,
                             include_control_flow: bool = True,
@@ -92,33 +127,22 @@ def sub_graph_between_nodes(graph: Graph, start_nodes: list, end_nodes: list,
     inputs' own inputs. A node for which detect_extra_start_node is true is not expanded
     backward; it is returned as a second list (given that callable). Raises Error when an
     end node is not reached or the subgraph takes in a model input (Parameter)."""
-    order, seen, queue, extra = [], set(start_nodes), deque(start_nodes), []
-    while queue:
-        current = queue.popleft()
-        order.append(current)
-        nxt = [] if current in end_nodes else [
-            v for _, v, a in graph.out_edges(current, data=True)
-            if _follow(a, include_control_flow)]
-        inputs = [] if current in start_nodes else [
-            u for u, _, a in graph.in_edges(current, data=True)
-            if u not in seen and _follow(a, include_control_flow)]
-        if inputs and detect_extra_start_node is not None and \
-                detect_extra_start_node(Node(graph, current)):
-            extra.append(current)
-            inputs = []
-        for other in nxt + inputs:
-            if other not in seen:
-                seen.add(other)
-                queue.append(other)
     reached = set(start_nodes).union(*(nx.descendants(graph, s) for s in start_nodes))
     lost = [e for e in end_nodes if e not in reached]
     if lost and not allow_non_reachable_end_nodes:
         msg = f'End node "{lost[0]}" is not reachable from start nodes: {start_nodes}'
         raise Error(msg)
-    inputs = [n for n in order if graph.nodes[n].get("op") == "Parameter"]
-    if inputs:
-        msg = f'The matched sub-graph contains network input node "{inputs[0]}"'
-        raise Error(msg)
+    order, extra = _walk(graph, start_nodes, end_nodes, True, detect_extra_start_node,
+                         include_control_flow)
+    return order if detect_extra_start_node is None else (order, extra)
+
+
+def invert_sub_graph_between_nodes(graph: Graph, start_nodes: list, end_nodes: list,
+                                   detect_extra_start_node: Callable[[Node], bool] | None = None
+                                   ) -> Any:
+    """sub_graph_between_nodes walked against the edges: from start_nodes back to end_nodes,
+    plus every consumer of those nodes but the starts'."""
+    order, extra = _walk(graph, start_nodes, end_nodes, False, detect_extra_start_node, True)
     return order if detect_extra_start_node is None else (order, extra)
 
 

@@ -201,7 +201,8 @@ HELPER_NAMES: dict[str, dict[str, str]] = {
     "mo.utils.utils": {**_from(_SHAPES, "match_shapes", "symm_match_shapes"),
                        **_from(_UTILS, "deprecated_api")},
     "mo.utils.graph": _from(_GRAPH_UTILS, "bfs_search", "is_connected_component",
-                            "sub_graph_between_nodes", "nodes_matching_name_pattern",
+                            "sub_graph_between_nodes", "invert_sub_graph_between_nodes",
+                            "nodes_matching_name_pattern",
                             "clear_tensor_names_info"),
     "mo.utils.class_registration": _from(_GRAPH_UTILS, "ClassType"),
     "extensions.middle.InsertLayoutPropagationTransposes": _from(

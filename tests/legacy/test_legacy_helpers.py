@@ -253,6 +253,25 @@ def test_sub_graph_between_nodes_takes_inputs_and_stops_at_ends() -> None:
         sub_graph_between_nodes(graph, ["w"], ["end"])  # mid takes start, start takes x
 
 
+def test_invert_sub_graph_between_nodes_walks_back_and_takes_consumers() -> None:
+    from converter.graph.graph import Graph
+    from converter.legacy import legacy_imports
+
+    with legacy_imports():
+        from mo.utils.graph import invert_sub_graph_between_nodes
+
+    graph = Graph()
+    graph.add_edges_from([("x", "start"), ("start", "mid"), ("start", "side"), ("w", "mid"),
+                          ("mid", "end"), ("end", "after")])
+    graph.nodes["x"]["op"] = "Parameter"
+    # back from end to start: mid and its other input w, and start's other consumer side
+    assert sorted(invert_sub_graph_between_nodes(graph, ["end"], ["start"])) == [
+        "end", "mid", "side", "start", "w"]
+    nodes, extra = invert_sub_graph_between_nodes(graph, ["end"], ["start"],
+                                                  lambda node: node.id == "start")
+    assert extra == ["start"] and "side" not in nodes  # start's consumers are not followed
+
+
 def test_broadcasting_and_graph_lookups() -> None:
     from converter.graph.graph import Graph
     from converter.legacy import legacy_imports
