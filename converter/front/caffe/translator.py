@@ -34,7 +34,9 @@ PARAM_FIELDS = {
     "Log": "log_param", "Permute": "permute_param", "Normalize": "norm_param",
     "PriorBox": "prior_box_param", "DetectionOutput": "detection_output_param",
     "Clip": "clip_param", "Swish": "swish_param", "MVN": "mvn_param", "Tile": "tile_param",
-    "Python": "python_param",
+    "Python": "python_param", "Crop": "crop_param", "ArgMax": "argmax_param",
+    "Interp": "interp_param", "ReLU6": "relu6_param", "ShuffleChannel": "shuffle_channel_param",
+    "GRN": "grn_param",
 }
 
 
@@ -103,5 +105,6 @@ class CaffeNode(NodeContext):
 
 REGISTRY = TranslatorRegistry(
     CaffeNode, ["converter.front.caffe.ops", "converter.front.caffe.activation",
-                "converter.front.caffe.detection"])
+                "converter.front.caffe.detection", "converter.front.caffe.movement",
+                "converter.front.caffe.resize"])
 caffe_op = REGISTRY.op
