@@ -1,0 +1,72 @@
+"""Caffe oracle: MO 2023.3 (openvino-dev, in the venv tests/test_mo_parity.py makes once per
+machine; its Caffe path on pure-Python protobuf) converts the same .prototxt + .caffemodel as
+extgen. Both IRs give the same output shapes and values in OpenVINO (extgen's in the shim too),
+for the fork layers where MO kept Caffe's meaning (docs/caffe.md lists where it did not)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import openvino as ov
+import pytest
+
+from tests.front.test_caffe import RNG, convert_model, run_both, write_model
+from tests.front.test_caffe_layers import interp
+from tests.test_mo_parity import mo_python  # noqa: F401 (the fixture)
+
+pytestmark = pytest.mark.slow
+
+NET = """
+name: "parity"
+layer { name: "data" type: "Input" top: "data"
+  input_param { shape { dim: 1 dim: 4 dim: 7 dim: 7 } } }
+layer { name: "r6" type: "ReLU6" bottom: "data" top: "r6" }
+layer { name: "sh" type: "ShuffleChannel" bottom: "r6" top: "sh"
+  shuffle_channel_param { group: 2 } }
+layer { name: "hw" type: "Interp" bottom: "sh" top: "hw" interp_param { height: 11 width: 9 } }
+layer { name: "crop" type: "Crop" bottom: "hw" bottom: "data" top: "crop"
+  crop_param { axis: 2 offset: 1 offset: 2 } }
+layer { name: "half" type: "Slice" bottom: "data" top: "half" top: "rest"
+  slice_param { axis: 1 slice_point: 2 } }
+layer { name: "ref" type: "Interp" bottom: "half" top: "ref" interp_param { height: 4 width: 3 } }
+layer { name: "crop1" type: "Crop" bottom: "data" bottom: "ref" top: "crop1"
+  crop_param { axis: 1 offset: 1 } }
+layer { name: "like" type: "Interp" bottom: "data" bottom: "hw" top: "like" }
+layer { name: "am" type: "ArgMax" bottom: "crop" top: "am" argmax_param { axis: 1 } }
+layer { name: "tile" type: "Tile" bottom: "data" top: "tile" tile_param { axis: 1 tiles: 2 } }
+layer { name: "grn" type: "GRN" bottom: "data" top: "grn" grn_param { bias: 0.5 } }
+layer { name: "pool" type: "Pooling" bottom: "data" top: "pool"
+  pooling_param { pool: AVE global_pooling: true } }
+layer { name: "axpy" type: "Axpy" bottom: "pool" bottom: "data" bottom: "r6" top: "axpy" }
+"""
+OUTPUTS = ["rest", "crop1", "like", "am", "tile", "grn", "axpy"]
+
+
+def mo_outputs(python: Path, model: Path, out: Path, x: np.ndarray) -> dict[str, np.ndarray]:
+    """MO's IR of model run in OpenVINO, by output tensor name."""
+    env = {**os.environ, "PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION": "python"}
+    done = subprocess.run([str(python), "-m", "openvino.tools.mo", "--input_model", str(model),
+                           "--output_dir", str(out), "--compress_to_fp16=False"],
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    compiled = ov.Core().compile_model(str(out / f"{model.stem}.xml"), "CPU",
+                                       {"INFERENCE_PRECISION_HINT": "f32"})
+    results = compiled([x])
+    return {name: value for port, value in results.items() for name in port.get_names()}
+
+
+def test_fork_layers_match_mo(mo_python, tmp_path: Path) -> None:  # noqa: F811 (the fixture)
+    model = write_model(tmp_path, "parity", NET, {})
+    x = (RNG.standard_normal((1, 4, 7, 7)) * 4).astype(np.float32)
+    theirs = mo_outputs(mo_python, model, tmp_path / "mo", x)
+    np.testing.assert_allclose(theirs["like"], interp(x, 11, 9), rtol=1e-5, atol=1e-5)
+    xml = convert_model(model, tmp_path / "ir")
+    for ours in run_both(xml, {"data": x}):
+        assert set(ours) == set(OUTPUTS)
+        for name in OUTPUTS:
+            assert ours[name].shape == theirs[name].shape, name
+            np.testing.assert_allclose(ours[name], theirs[name], rtol=1e-5, atol=1e-5,
+                                       err_msg=name)
