@@ -1,6 +1,7 @@
 """Caffe layers of other forks that MO converted (Crop, ArgMax, Interp, ReLU6, ShuffleChannel,
 Tile, GRN, Axpy): a net of them converts, and OpenVINO and the shim match numpy references of
-Caffe's own definitions; bad parameters stop in one line."""
+Caffe's own definitions; bad parameters (of these and of the detection heads) stop in one
+line."""
 
 from __future__ import annotations
 
@@ -116,6 +117,8 @@ layer {{ name: "bad" type: "{kind}" bottom: "data" top: "out" {param} }}
     ("Interp", "interp_param { zoom_factor: 0 }", "zoom_factor is 0"),
     ("Crop", "", "reference blob"),
     ("Tile", "tile_param { tiles: 0 }", "tiles is 0"),
+    ("PriorBoxClustered", "prior_box_param { width: [1, 2] height: 1 }", "1 height values"),
+    ("CTCGreedyDecoder", "ctc_decoder_param { blank_index: 0 }", "last class as the blank"),
 ])
 def test_bad_parameters_say_so(tmp_path: Path, capsys, kind: str, param: str, words: str) -> None:
     model = write_model(tmp_path, "n", LAYER.format(kind=kind, param=param), {})

@@ -1,7 +1,8 @@
 """Caffe oracle: MO 2023.3 (openvino-dev, in the venv tests/test_mo_parity.py makes once per
 machine; its Caffe path on pure-Python protobuf) converts the same .prototxt + .caffemodel as
 extgen. Both IRs give the same output shapes and values in OpenVINO (extgen's in the shim too),
-for the fork layers where MO kept Caffe's meaning (docs/caffe.md lists where it did not)."""
+for the fork layers where MO kept Caffe's meaning (docs/caffe.md lists where it did not), and
+for the detection and recognition heads."""
 
 from __future__ import annotations
 
@@ -42,10 +43,26 @@ layer { name: "pool" type: "Pooling" bottom: "data" top: "pool"
   pooling_param { pool: AVE global_pooling: true } }
 layer { name: "axpy" type: "Axpy" bottom: "pool" bottom: "data" bottom: "r6" top: "axpy" }
 """
-OUTPUTS = ["rest", "crop1", "like", "am", "tile", "grn", "axpy"]
+HEADS = """name: "heads"
+input: "feat" input_shape { dim: 1 dim: 8 dim: 8 dim: 8 }
+input: "yolo" input_shape { dim: 1 dim: 40 dim: 4 dim: 4 }
+input: "image" input_shape { dim: 1 dim: 3 dim: 32 dim: 32 }
+input: "rois" input_shape { dim: 3 dim: 5 }
+input: "scores" input_shape { dim: 6 dim: 2 dim: 5 }
+input: "seq" input_shape { dim: 6 dim: 2 }
+layer { name: "reorg" type: "ReorgYolo" bottom: "feat" top: "reorg"
+  reorg_yolo_param { stride: 2 } }
+layer { name: "region" type: "RegionYolo" bottom: "yolo" top: "region"
+  region_yolo_param { coords: 4 classes: 3 num: 5 anchors: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10] } }
+layer { name: "pbc" type: "PriorBoxClustered" bottom: "feat" bottom: "image" top: "pbc"
+  prior_box_param { width: [4, 9.5] height: [6, 3] variance: [0.1, 0.1, 0.2, 0.2] } }
+layer { name: "roi" type: "ROIPooling" bottom: "feat" bottom: "rois" top: "roi"
+  roi_pooling_param { pooled_h: 2 pooled_w: 3 spatial_scale: 0.25 } }
+layer { name: "ctc" type: "CTCGreedyDecoder" bottom: "scores" bottom: "seq" top: "ctc" }
+"""
 
 
-def mo_outputs(python: Path, model: Path, out: Path, x: np.ndarray) -> dict[str, np.ndarray]:
+def mo_outputs(python: Path, model: Path, out: Path, feed: dict) -> dict[str, np.ndarray]:
     """MO's IR of model run in OpenVINO, by output tensor name."""
     env = {**os.environ, "PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION": "python"}
     done = subprocess.run([str(python), "-m", "openvino.tools.mo", "--input_model", str(model),
@@ -54,19 +71,34 @@ def mo_outputs(python: Path, model: Path, out: Path, x: np.ndarray) -> dict[str,
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     compiled = ov.Core().compile_model(str(out / f"{model.stem}.xml"), "CPU",
                                        {"INFERENCE_PRECISION_HINT": "f32"})
-    results = compiled([x])
+    results = compiled(feed)
     return {name: value for port, value in results.items() for name in port.get_names()}
 
 
+def compare(python: Path, tmp_path: Path, net: str, feed: dict,
+            outputs: list[str]) -> dict[str, np.ndarray]:
+    """Convert net with MO and extgen; extgen's outputs (OpenVINO, shim) equal MO's. MO's."""
+    model = write_model(tmp_path, "net", net, {})
+    theirs = mo_outputs(python, model, tmp_path / "mo", feed)
+    for ours in run_both(convert_model(model, tmp_path / "ir"), feed):
+        assert set(ours) == set(outputs) and set(outputs) <= set(theirs)
+        for name, value in ours.items():
+            assert value.shape == theirs[name].shape, name
+            np.testing.assert_allclose(value, theirs[name], rtol=1e-5, atol=1e-5, err_msg=name)
+    return theirs
+
+
 def test_fork_layers_match_mo(mo_python, tmp_path: Path) -> None:  # noqa: F811 (the fixture)
-    model = write_model(tmp_path, "parity", NET, {})
     x = (RNG.standard_normal((1, 4, 7, 7)) * 4).astype(np.float32)
-    theirs = mo_outputs(mo_python, model, tmp_path / "mo", x)
+    outputs = ["rest", "crop1", "like", "am", "tile", "grn", "axpy"]
+    theirs = compare(mo_python, tmp_path, NET, {"data": x}, outputs)
     np.testing.assert_allclose(theirs["like"], interp(x, 11, 9), rtol=1e-5, atol=1e-5)
-    xml = convert_model(model, tmp_path / "ir")
-    for ours in run_both(xml, {"data": x}):
-        assert set(ours) == set(OUTPUTS)
-        for name in OUTPUTS:
-            assert ours[name].shape == theirs[name].shape, name
-            np.testing.assert_allclose(ours[name], theirs[name], rtol=1e-5, atol=1e-5,
-                                       err_msg=name)
+
+
+def test_heads_match_mo(mo_python, tmp_path: Path) -> None:  # noqa: F811 (the fixture)
+    feed = {name: RNG.standard_normal(shape).astype(np.float32) for name, shape in [
+        ("feat", (1, 8, 8, 8)), ("yolo", (1, 40, 4, 4)), ("image", (1, 3, 32, 32)),
+        ("scores", (6, 2, 5))]}
+    feed["rois"] = np.array([[0, 1, 2, 20, 25], [0, 0, 0, 31, 31], [0, 5, 5, 9, 30]], np.float32)
+    feed["seq"] = np.array([[0, 0], [1, 1], [1, 1], [1, 1], [1, 0], [1, 0]], np.float32)
+    compare(mo_python, tmp_path, HEADS, feed, ["reorg", "region", "pbc", "roi", "ctc"])

@@ -1,4 +1,5 @@
-"""Caffe translators for the SSD detection layers: PriorBox and DetectionOutput."""
+"""Caffe translators for detection and recognition heads: SSD's PriorBox and DetectionOutput,
+PriorBoxClustered, YOLO's RegionYolo and ReorgYolo, ROIPooling and CTCGreedyDecoder."""
 
 from __future__ import annotations
 
@@ -16,6 +17,20 @@ def _floats(n: CaffeNode, name: str) -> list[float]:
 def _hw(n: CaffeNode, x: Port) -> Port:
     """[H, W] of an NCHW blob."""
     return _shape_part(n, n.op("ShapeOf", [x], output_type=np.dtype(I64)), 2, 4)
+
+
+def _image(n: CaffeNode) -> Port:
+    """[H, W] of the image: img_h and img_w, img_size, or the second bottom's."""
+    if n.has_attr("img_h") or n.has_attr("img_w"):
+        img_h, img_w = int(n.attr("img_h", 0)), int(n.attr("img_w", 0))
+        if img_h <= 0 or img_w <= 0:
+            n.reject("img_h and img_w are given together, both positive")
+        return n.const([img_h, img_w], I64)
+    if n.has_attr("img_size"):
+        return n.const([int(n.attr("img_size"))] * 2, I64)
+    if n.num_inputs > 1:
+        return _hw(n, n.input(1))
+    n.reject("needs the image as its second bottom, or img_size / img_h and img_w")
 
 
 @caffe_op("PriorBox")
@@ -40,17 +55,7 @@ def prior_box(n: CaffeNode):
     if step == 0 and abs(offset - 0.5) > 1e-6:
         n.reject(f"offset {offset:g} needs an explicit step (PriorBox centres the cells "
                  "when the step is derived from the image)")
-    if n.has_attr("img_h") or n.has_attr("img_w"):
-        img_h, img_w = int(n.attr("img_h", 0)), int(n.attr("img_w", 0))
-        if img_h <= 0 or img_w <= 0:
-            n.reject("img_h and img_w are given together, both positive")
-        image = n.const([img_h, img_w], I64)
-    elif n.has_attr("img_size"):
-        image = n.const([int(n.attr("img_size"))] * 2, I64)
-    elif n.num_inputs > 1:
-        image = _hw(n, n.input(1))
-    else:
-        n.reject("needs the image as its second bottom, or img_size / img_h and img_w")
+    image = _image(n)
     variance = _floats(n, "variance")
     if len(variance) not in (0, 1, 4):
         n.reject(f"{len(variance)} variance values (give 1 or 4)")
@@ -100,3 +105,55 @@ def detection_output(n: CaffeNode):
                  confidence_threshold=confidence, clip_after_nms=False, clip_before_nms=False,
                  decrease_label_id=False, normalized=True, input_height=1, input_width=1,
                  objectness_score=float(n.attr("objectness_score", 0.0)))]
+
+
+@caffe_op("PriorBoxClustered")
+def prior_box_clustered(n: CaffeNode):
+    """Boxes of the given widths and heights centred on every cell of the feature map (bottom
+    0) of the image (bottom 1, or img_size / img_h, img_w); [1, 2, L] as PriorBox."""
+    width, height = _floats(n, "width"), _floats(n, "height")
+    if not width or len(width) != len(height):
+        n.reject(f"{len(width)} width and {len(height)} height values; give one of each per box")
+    variance = _floats(n, "variance")
+    if len(variance) not in (0, 1, 4):
+        n.reject(f"{len(variance)} variance values (give 1 or 4)")
+    boxes = n.op("PriorBoxClustered", [_hw(n, n.input(0)), _image(n)], width=width,
+                 height=height, clip=bool(n.attr("clip")), step=float(n.attr("step", 0.0)),
+                 step_w=float(n.attr("step_w", 0.0)), step_h=float(n.attr("step_h", 0.0)),
+                 offset=float(n.attr("offset")), variance=variance or [0.1])
+    return [n.op("Unsqueeze", [boxes, n.const([0], I64)])]
+
+
+@caffe_op("RegionYolo")
+def region_yolo(n: CaffeNode):
+    """YOLO's region layer; the axes it flattens come from the layer's flatten_param."""
+    flatten = n.pb.flatten_param
+    return [n.op("RegionYolo", [n.input(0)], coords=int(n.attr("coords")),
+                 classes=int(n.attr("classes")), num=int(n.attr("num")),
+                 do_softmax=bool(n.attr("do_softmax")), anchors=_floats(n, "anchors"),
+                 mask=[int(m) for m in n.attr("mask", [])], axis=int(flatten.axis),
+                 end_axis=int(flatten.end_axis))]
+
+
+@caffe_op("ReorgYolo")
+def reorg_yolo(n: CaffeNode):
+    return [n.op("ReorgYolo", [n.input(0)], stride=[int(n.attr("stride"))] * 2)]
+
+
+@caffe_op("ROIPooling")
+def roi_pooling(n: CaffeNode):
+    """Max pooling of each region (bottom 1: [R, 5] batch index and box) of the map."""
+    return [n.op("ROIPooling", [n.input(0), n.input(1)], pooled_h=int(n.attr("pooled_h")),
+                 pooled_w=int(n.attr("pooled_w")), spatial_scale=float(n.attr("spatial_scale")),
+                 method="max")]
+
+
+@caffe_op("CTCGreedyDecoder")
+def ctc_greedy_decoder(n: CaffeNode):
+    """Best-path decoding of [T, N, C] scores under the [T, N] sequence indicators."""
+    blank = int(n.attr("blank_index"))
+    if blank >= 0:
+        n.reject(f"blank_index {blank}: OpenVINO's decoder takes the last class as the blank",
+                 "leave blank_index unset (-1), with the blank as the last class")
+    return [n.op("CTCGreedyDecoder", [n.input(0), n.input(1)],
+                 ctc_merge_repeated=bool(n.attr("ctc_merge_repeated")))]

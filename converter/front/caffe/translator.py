@@ -36,7 +36,9 @@ PARAM_FIELDS = {
     "Clip": "clip_param", "Swish": "swish_param", "MVN": "mvn_param", "Tile": "tile_param",
     "Python": "python_param", "Crop": "crop_param", "ArgMax": "argmax_param",
     "Interp": "interp_param", "ReLU6": "relu6_param", "ShuffleChannel": "shuffle_channel_param",
-    "GRN": "grn_param",
+    "GRN": "grn_param", "PriorBoxClustered": "prior_box_param",
+    "RegionYolo": "region_yolo_param", "ReorgYolo": "reorg_yolo_param",
+    "ROIPooling": "roi_pooling_param", "CTCGreedyDecoder": "ctc_decoder_param",
 }
 
 
