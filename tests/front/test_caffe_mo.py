@@ -42,6 +42,11 @@ layer { name: "grn" type: "GRN" bottom: "data" top: "grn" grn_param { bias: 0.5 
 layer { name: "pool" type: "Pooling" bottom: "data" top: "pool"
   pooling_param { pool: AVE global_pooling: true } }
 layer { name: "axpy" type: "Axpy" bottom: "pool" bottom: "data" bottom: "r6" top: "axpy" }
+# HED's side output: upsampled, then cropped to the input's size
+layer { name: "up" type: "Deconvolution" bottom: "data" top: "up"
+  convolution_param { num_output: 2 kernel_size: 4 stride: 2 } }
+layer { name: "score" type: "Crop" bottom: "up" bottom: "data" top: "score"
+  crop_param { offset: 5 } }
 """
 HEADS = """name: "heads"
 input: "feat" input_shape { dim: 1 dim: 8 dim: 8 dim: 8 }
@@ -75,10 +80,10 @@ def mo_outputs(python: Path, model: Path, out: Path, feed: dict) -> dict[str, np
     return {name: value for port, value in results.items() for name in port.get_names()}
 
 
-def compare(python: Path, tmp_path: Path, net: str, feed: dict,
-            outputs: list[str]) -> dict[str, np.ndarray]:
+def compare(python: Path, tmp_path: Path, net: str, feed: dict, outputs: list[str],
+            weights: dict | None = None) -> dict[str, np.ndarray]:
     """Convert net with MO and extgen; extgen's outputs (OpenVINO, shim) equal MO's. MO's."""
-    model = write_model(tmp_path, "net", net, {})
+    model = write_model(tmp_path, "net", net, weights or {})
     theirs = mo_outputs(python, model, tmp_path / "mo", feed)
     for ours in run_both(convert_model(model, tmp_path / "ir"), feed):
         assert set(ours) == set(outputs) and set(outputs) <= set(theirs)
@@ -90,8 +95,9 @@ def compare(python: Path, tmp_path: Path, net: str, feed: dict,
 
 def test_fork_layers_match_mo(mo_python, tmp_path: Path) -> None:  # noqa: F811 (the fixture)
     x = (RNG.standard_normal((1, 4, 7, 7)) * 4).astype(np.float32)
-    outputs = ["rest", "crop1", "like", "am", "tile", "grn", "axpy"]
-    theirs = compare(mo_python, tmp_path, NET, {"data": x}, outputs)
+    outputs = ["rest", "crop1", "like", "am", "tile", "grn", "axpy", "score"]
+    up = [RNG.standard_normal((4, 2, 4, 4)).astype(np.float32), np.float32([0.5, -1])]
+    theirs = compare(mo_python, tmp_path, NET, {"data": x}, outputs, {"up": up})
     np.testing.assert_allclose(theirs["like"], interp(x, 11, 9), rtol=1e-5, atol=1e-5)
 
 
