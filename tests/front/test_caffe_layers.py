@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from converter.options import parse_input_shape
 from tests.front.test_caffe import RNG, convert_model, run_both, write_model
 from tests.front.test_caffe_errors import _convert
 
@@ -19,7 +20,7 @@ layer { name: "data" type: "Input" top: "data"
   input_param { shape { dim: 2 dim: 4 dim: 7 dim: 7 } } }
 layer { name: "r6" type: "ReLU6" bottom: "data" top: "r6" }
 layer { name: "r3" type: "ReLU6" bottom: "data" top: "r3" relu6_param { n: 3 } }
-layer { name: "sh" type: "ShuffleChannel" bottom: "r6" top: "sh"
+layer { name: "sh" type: "ShuffleChannel" bottom: "data" top: "sh"
   shuffle_channel_param { group: 2 } }
 layer { name: "zoom" type: "Interp" bottom: "sh" top: "zoom" interp_param { zoom_factor: 2 } }
 layer { name: "crop" type: "Crop" bottom: "zoom" bottom: "data" top: "crop"
@@ -72,7 +73,7 @@ def top_indices(x: np.ndarray, k: int, axis: int) -> np.ndarray:
 def reference(x: np.ndarray) -> dict[str, np.ndarray]:
     r6 = np.clip(x, 0, 6)
     n, c, h, w = x.shape
-    sh = r6.reshape(n, 2, c // 2, h, w).transpose(0, 2, 1, 3, 4).reshape(x.shape)
+    sh = x.reshape(n, 2, c // 2, h, w).transpose(0, 2, 1, 3, 4).reshape(x.shape)
     crop = interp(sh, 13, 13)[:, :, 3:10, 4:11]  # 7 + 6 * (2 - 1)
     crop1 = x[:, 1:3, 1:5, 1:4]
     flat = x.reshape(n, 1, -1)
@@ -91,9 +92,12 @@ def reference(x: np.ndarray) -> dict[str, np.ndarray]:
     }
 
 
-def test_fork_layers_match_numpy(tmp_path: Path) -> None:
+@pytest.mark.parametrize("shape", [None, "[?,4,?,?]"])
+def test_fork_layers_match_numpy(tmp_path: Path, shape: str | None) -> None:
+    """As written, and with the batch and spatial sizes left dynamic."""
     model = write_model(tmp_path, "forks", NET, {})
-    xml = convert_model(model, tmp_path / "ir")
+    xml = convert_model(model, tmp_path / "ir",
+                        input_shape=parse_input_shape(shape) if shape else None)
     x = (RNG.standard_normal((2, 4, 7, 7)) * 4).astype(np.float32)
     refs = reference(x)
     for out in run_both(xml, {"data": x}):

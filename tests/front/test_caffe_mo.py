@@ -25,7 +25,7 @@ name: "parity"
 layer { name: "data" type: "Input" top: "data"
   input_param { shape { dim: 1 dim: 4 dim: 7 dim: 7 } } }
 layer { name: "r6" type: "ReLU6" bottom: "data" top: "r6" }
-layer { name: "sh" type: "ShuffleChannel" bottom: "r6" top: "sh"
+layer { name: "sh" type: "ShuffleChannel" bottom: "data" top: "sh"
   shuffle_channel_param { group: 2 } }
 layer { name: "hw" type: "Interp" bottom: "sh" top: "hw" interp_param { height: 11 width: 9 } }
 layer { name: "crop" type: "Crop" bottom: "hw" bottom: "data" top: "crop"
