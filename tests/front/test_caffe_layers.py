@@ -123,6 +123,9 @@ layer {{ name: "bad" type: "{kind}" bottom: "data" top: "out" {param} }}
     ("Tile", "tile_param { tiles: 0 }", "tiles is 0"),
     ("PriorBoxClustered", "prior_box_param { width: [1, 2] height: 1 }", "1 height values"),
     ("CTCGreedyDecoder", "ctc_decoder_param { blank_index: 0 }", "last class as the blank"),
+    ("Proposal", "", "1 bottom(s)"),
+    ("Python", "python_param { module: 'rpn.proposal_layer' layer: 'ProposalLayer' "
+               "param_str: \"'iou': 0.5\" }", "param_str sets iou"),
 ])
 def test_bad_parameters_say_so(tmp_path: Path, capsys, kind: str, param: str, words: str) -> None:
     model = write_model(tmp_path, "n", LAYER.format(kind=kind, param=param), {})

@@ -2,7 +2,7 @@
 machine; its Caffe path on pure-Python protobuf) converts the same .prototxt + .caffemodel as
 extgen. Both IRs give the same output shapes and values in OpenVINO (extgen's in the shim too),
 for the fork layers where MO kept Caffe's meaning (docs/caffe.md lists where it did not), and
-for the detection and recognition heads."""
+for the detection and recognition heads (Faster R-CNN's proposal layers among them)."""
 
 from __future__ import annotations
 
@@ -55,6 +55,9 @@ input: "image" input_shape { dim: 1 dim: 3 dim: 32 dim: 32 }
 input: "rois" input_shape { dim: 3 dim: 5 }
 input: "scores" input_shape { dim: 6 dim: 2 dim: 5 }
 input: "seq" input_shape { dim: 6 dim: 2 }
+input: "cls" input_shape { dim: 1 dim: 18 dim: 8 dim: 8 }
+input: "bbox" input_shape { dim: 1 dim: 36 dim: 8 dim: 8 }
+input: "im_info" input_shape { dim: 1 dim: 3 }
 layer { name: "reorg" type: "ReorgYolo" bottom: "feat" top: "reorg"
   reorg_yolo_param { stride: 2 } }
 layer { name: "region" type: "RegionYolo" bottom: "yolo" top: "region"
@@ -64,6 +67,14 @@ layer { name: "pbc" type: "PriorBoxClustered" bottom: "feat" bottom: "image" top
 layer { name: "roi" type: "ROIPooling" bottom: "feat" bottom: "rois" top: "roi"
   roi_pooling_param { pooled_h: 2 pooled_w: 3 spatial_scale: 0.25 } }
 layer { name: "ctc" type: "CTCGreedyDecoder" bottom: "scores" bottom: "seq" top: "ctc" }
+layer { name: "proposal" type: "Python" bottom: "cls" bottom: "bbox" bottom: "im_info"
+  top: "rois2" python_param { module: "rpn.proposal_layer" layer: "ProposalLayer"
+  param_str: "'feat_stride': 16, 'post_nms_topn': 20, 'scales': [2, 4, 8]" } }
+layer { name: "pool2" type: "ROIPooling" bottom: "feat" bottom: "rois2" top: "pool2"
+  roi_pooling_param { pooled_h: 2 pooled_w: 2 spatial_scale: 0.0625 } }
+layer { name: "proposal2" type: "Proposal" bottom: "cls" bottom: "bbox" bottom: "im_info"
+  top: "rois3" proposal_param { post_nms_topn: 15 min_size: 4 scale: [2, 4, 8]
+  ratio: [0.5, 1, 2] } }
 """
 
 
@@ -104,7 +115,11 @@ def test_fork_layers_match_mo(mo_python, tmp_path: Path) -> None:  # noqa: F811 
 def test_heads_match_mo(mo_python, tmp_path: Path) -> None:  # noqa: F811 (the fixture)
     feed = {name: RNG.standard_normal(shape).astype(np.float32) for name, shape in [
         ("feat", (1, 8, 8, 8)), ("yolo", (1, 40, 4, 4)), ("image", (1, 3, 32, 32)),
-        ("scores", (6, 2, 5))]}
+        ("scores", (6, 2, 5)), ("bbox", (1, 36, 8, 8))]}
+    feed["cls"] = RNG.random((1, 18, 8, 8)).astype(np.float32)
+    feed["bbox"] *= np.float32(0.3)
+    feed["im_info"] = np.array([[128, 128, 1]], np.float32)
     feed["rois"] = np.array([[0, 1, 2, 20, 25], [0, 0, 0, 31, 31], [0, 5, 5, 9, 30]], np.float32)
     feed["seq"] = np.array([[0, 0], [1, 1], [1, 1], [1, 1], [1, 0], [1, 0]], np.float32)
-    compare(mo_python, tmp_path, HEADS, feed, ["reorg", "region", "pbc", "roi", "ctc"])
+    outputs = ["reorg", "region", "pbc", "roi", "ctc", "pool2", "rois3"]
+    compare(mo_python, tmp_path, HEADS, feed, outputs)

@@ -1,10 +1,12 @@
 """Caffe translators for detection and recognition heads: SSD's PriorBox and DetectionOutput,
-PriorBoxClustered, YOLO's RegionYolo and ReorgYolo, ROIPooling and CTCGreedyDecoder."""
+PriorBoxClustered, YOLO's RegionYolo and ReorgYolo, ROIPooling, Faster R-CNN's proposal layers
+(C++ and Python) and CTCGreedyDecoder."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from converter.front.caffe.extractor import CaffePythonFrontExtractorOp
 from converter.front.caffe.ops import I64, _enum, _shape_part
 from converter.front.caffe.translator import CaffeNode, caffe_op
 from converter.graph.port import Port
@@ -157,3 +159,54 @@ def ctc_greedy_decoder(n: CaffeNode):
                  "leave blank_index unset (-1), with the blank as the last class")
     return [n.op("CTCGreedyDecoder", [n.input(0), n.input(1)],
                  ctc_merge_repeated=bool(n.attr("ctc_merge_repeated")))]
+
+
+# py-faster-rcnn's test-time RPN settings, MO's defaults for its proposal layers
+_RPN = {"feat_stride": 16, "base_size": 16, "min_size": 16, "ratio": [0.5, 1.0, 2.0],
+        "scale": [8.0, 16.0, 32.0], "pre_nms_topn": 6000, "post_nms_topn": 300,
+        "nms_thresh": 0.7}
+
+
+def _proposal(n: CaffeNode, attrs: dict) -> list[Port]:
+    """Proposal-4 over the RPN scores [N, 2K, H, W], deltas [N, 4K, H, W] and Caffe's im_info
+    [1, 3]: the rois [N * post_nms_topn, 5], and their scores when a second top asks."""
+    if n.num_inputs != 3:
+        n.reject(f"{n.num_inputs} bottom(s); a proposal layer takes the RPN scores, box deltas "
+                 "and im_info")
+    info = n.op("Reshape", [n.input(2), n.const([-1], I64)])
+    ints = {k: int(v) for k, v in attrs.items() if k not in ("ratio", "scale", "nms_thresh")}
+    node = n.op_node("Proposal", [n.input(0), n.input(1), info], **ints,
+                     ratio=[float(r) for r in attrs["ratio"]],
+                     scale=[float(s) for s in attrs["scale"]],
+                     nms_thresh=float(attrs["nms_thresh"]))
+    return [node.out_port(0), node.out_port(1)][:n.num_outputs]
+
+
+@caffe_op("Proposal")
+def proposal(n: CaffeNode):
+    """The C++ proposal layer; ratio and scale default to py-faster-rcnn's."""
+    attrs = {k: n.attr(k, v) if isinstance(v, list) else n.attr(k) for k, v in _RPN.items()}
+    return _proposal(n, attrs)
+
+
+def _python_proposal(n: CaffeNode, defaults: dict) -> list[Port]:
+    given = CaffePythonFrontExtractorOp.parse_param_str(n.pb.python_param.param_str)
+    given = {{"ratios": "ratio", "scales": "scale"}.get(k, k): v for k, v in given.items()}
+    unknown = sorted(set(given) - set(defaults))
+    if unknown:
+        n.reject(f"param_str sets {', '.join(unknown)}, which a proposal layer does not take",
+                 f"keep to {', '.join(sorted(defaults))}")
+    return _proposal(n, {**defaults, **given})
+
+
+@caffe_op("rpn.proposal_layer.ProposalLayer")
+def rpn_proposal(n: CaffeNode):
+    """py-faster-rcnn's Python proposal layer; param_str sets feat_stride, scales, ..."""
+    return _python_proposal(n, _RPN)
+
+
+@caffe_op("SSH.layers.proposal_layer.ProposalLayer")
+def ssh_proposal(n: CaffeNode):
+    """SSH's Python proposal layer: 1000 boxes before and after NMS, which keeps them all."""
+    return _python_proposal(n, {**_RPN, "pre_nms_topn": 1000, "post_nms_topn": 1000,
+                                "nms_thresh": 1.0})

@@ -39,6 +39,7 @@ PARAM_FIELDS = {
     "GRN": "grn_param", "PriorBoxClustered": "prior_box_param",
     "RegionYolo": "region_yolo_param", "ReorgYolo": "reorg_yolo_param",
     "ROIPooling": "roi_pooling_param", "CTCGreedyDecoder": "ctc_decoder_param",
+    "Proposal": "proposal_param",
 }
 
 
@@ -56,9 +57,9 @@ class CaffeNode(NodeContext):
 
     @classmethod
     def key(cls, node: Node) -> tuple[str | None, int]:
-        """The layer type; Python layers have no built-in translation (their extractors do)."""
+        """The layer type; for a Python layer its `module.layer`."""
         layer_type = node.soft_get("caffe_type", node.op)
-        return (None if layer_type == "Python" else layer_type), 1 << 30
+        return (node.soft_get("op") if layer_type == "Python" else layer_type), 1 << 30
 
     @property
     def op_type(self) -> str:
