@@ -124,6 +124,7 @@ layer {{ name: "bad" type: "{kind}" bottom: "data" top: "out" {param} }}
     ("PriorBoxClustered", "prior_box_param { width: [1, 2] height: 1 }", "1 height values"),
     ("CTCGreedyDecoder", "ctc_decoder_param { blank_index: 0 }", "last class as the blank"),
     ("Proposal", "", "1 bottom(s)"),
+    ("PSROIPooling", "psroi_pooling_param { output_dim: 2 }", "lacks spatial_scale, group_size"),
     ("Python", "python_param { module: 'rpn.proposal_layer' layer: 'ProposalLayer' "
                "param_str: \"'iou': 0.5\" }", "param_str sets iou"),
 ])

@@ -50,6 +50,7 @@ layer { name: "score" type: "Crop" bottom: "up" bottom: "data" top: "score"
 """
 HEADS = """name: "heads"
 input: "feat" input_shape { dim: 1 dim: 8 dim: 8 dim: 8 }
+input: "rfcn" input_shape { dim: 1 dim: 18 dim: 8 dim: 8 }
 input: "yolo" input_shape { dim: 1 dim: 40 dim: 4 dim: 4 }
 input: "image" input_shape { dim: 1 dim: 3 dim: 32 dim: 32 }
 input: "rois" input_shape { dim: 3 dim: 5 }
@@ -72,6 +73,8 @@ layer { name: "proposal" type: "Python" bottom: "cls" bottom: "bbox" bottom: "im
   param_str: "'feat_stride': 16, 'post_nms_topn': 20, 'scales': [2, 4, 8]" } }
 layer { name: "pool2" type: "ROIPooling" bottom: "feat" bottom: "rois2" top: "pool2"
   roi_pooling_param { pooled_h: 2 pooled_w: 2 spatial_scale: 0.0625 } }
+layer { name: "psroi" type: "PSROIPooling" bottom: "rfcn" bottom: "rois2" top: "psroi"
+  psroi_pooling_param { spatial_scale: 0.0625 output_dim: 2 group_size: 3 } }
 layer { name: "proposal2" type: "Proposal" bottom: "cls" bottom: "bbox" bottom: "im_info"
   top: "rois3" proposal_param { post_nms_topn: 15 min_size: 4 scale: [2, 4, 8]
   ratio: [0.5, 1, 2] } }
@@ -115,11 +118,11 @@ def test_fork_layers_match_mo(mo_python, tmp_path: Path) -> None:  # noqa: F811 
 def test_heads_match_mo(mo_python, tmp_path: Path) -> None:  # noqa: F811 (the fixture)
     feed = {name: RNG.standard_normal(shape).astype(np.float32) for name, shape in [
         ("feat", (1, 8, 8, 8)), ("yolo", (1, 40, 4, 4)), ("image", (1, 3, 32, 32)),
-        ("scores", (6, 2, 5)), ("bbox", (1, 36, 8, 8))]}
+        ("scores", (6, 2, 5)), ("bbox", (1, 36, 8, 8)), ("rfcn", (1, 18, 8, 8))]}
     feed["cls"] = RNG.random((1, 18, 8, 8)).astype(np.float32)
     feed["bbox"] *= np.float32(0.3)
     feed["im_info"] = np.array([[128, 128, 1]], np.float32)
     feed["rois"] = np.array([[0, 1, 2, 20, 25], [0, 0, 0, 31, 31], [0, 5, 5, 9, 30]], np.float32)
     feed["seq"] = np.array([[0, 0], [1, 1], [1, 1], [1, 1], [1, 0], [1, 0]], np.float32)
-    outputs = ["reorg", "region", "pbc", "roi", "ctc", "pool2", "rois3"]
+    outputs = ["reorg", "region", "pbc", "roi", "ctc", "pool2", "psroi", "rois3"]
     compare(mo_python, tmp_path, HEADS, feed, outputs)

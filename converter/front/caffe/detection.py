@@ -1,6 +1,6 @@
 """Caffe translators for detection and recognition heads: SSD's PriorBox and DetectionOutput,
-PriorBoxClustered, YOLO's RegionYolo and ReorgYolo, ROIPooling, Faster R-CNN's proposal layers
-(C++ and Python) and CTCGreedyDecoder."""
+PriorBoxClustered, YOLO's RegionYolo and ReorgYolo, ROIPooling, R-FCN's PSROIPooling, Faster
+R-CNN's proposal layers (C++ and Python) and CTCGreedyDecoder."""
 
 from __future__ import annotations
 
@@ -148,6 +148,17 @@ def roi_pooling(n: CaffeNode):
     return [n.op("ROIPooling", [n.input(0), n.input(1)], pooled_h=int(n.attr("pooled_h")),
                  pooled_w=int(n.attr("pooled_w")), spatial_scale=float(n.attr("spatial_scale")),
                  method="max")]
+
+
+@caffe_op("PSROIPooling")
+def psroi_pooling(n: CaffeNode):
+    """R-FCN's position-sensitive pooling (average) of each region (bottom 1: [R, 5])."""
+    missing = [f for f in ("spatial_scale", "output_dim", "group_size") if not n.has_attr(f)]
+    if missing:
+        n.reject(f"psroi_pooling_param lacks {', '.join(missing)}", "give all three")
+    return [n.op("PSROIPooling", [n.input(0), n.input(1)], mode="average",
+                 spatial_scale=float(n.attr("spatial_scale")),
+                 output_dim=int(n.attr("output_dim")), group_size=int(n.attr("group_size")))]
 
 
 @caffe_op("CTCGreedyDecoder")

@@ -39,7 +39,7 @@ PARAM_FIELDS = {
     "GRN": "grn_param", "PriorBoxClustered": "prior_box_param",
     "RegionYolo": "region_yolo_param", "ReorgYolo": "reorg_yolo_param",
     "ROIPooling": "roi_pooling_param", "CTCGreedyDecoder": "ctc_decoder_param",
-    "Proposal": "proposal_param",
+    "Proposal": "proposal_param", "PSROIPooling": "psroi_pooling_param",
 }
 
 
