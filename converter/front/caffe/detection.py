@@ -35,6 +35,13 @@ def _image(n: CaffeNode) -> Port:
     n.reject("needs the image as its second bottom, or img_size / img_h and img_w")
 
 
+def _variance(n: CaffeNode) -> list[float]:
+    variance = _floats(n, "variance")
+    if len(variance) not in (0, 1, 4):
+        n.reject(f"{len(variance)} variance values (give 1 or 4)")
+    return variance
+
+
 @caffe_op("PriorBox")
 def prior_box(n: CaffeNode):
     """SSD's PriorBox over the feature map (bottom 0) of the image (bottom 1, or img_size /
@@ -58,9 +65,7 @@ def prior_box(n: CaffeNode):
         n.reject(f"offset {offset:g} needs an explicit step (PriorBox centres the cells "
                  "when the step is derived from the image)")
     image = _image(n)
-    variance = _floats(n, "variance")
-    if len(variance) not in (0, 1, 4):
-        n.reject(f"{len(variance)} variance values (give 1 or 4)")
+    variance = _variance(n)
     boxes = n.op("PriorBox", [_hw(n, n.input(0)), image], min_size=min_size, max_size=max_size,
                  aspect_ratio=_floats(n, "aspect_ratio"), flip=bool(n.attr("flip")),
                  clip=bool(n.attr("clip")), step=step, offset=offset, variance=variance,
@@ -116,9 +121,7 @@ def prior_box_clustered(n: CaffeNode):
     width, height = _floats(n, "width"), _floats(n, "height")
     if not width or len(width) != len(height):
         n.reject(f"{len(width)} width and {len(height)} height values; give one of each per box")
-    variance = _floats(n, "variance")
-    if len(variance) not in (0, 1, 4):
-        n.reject(f"{len(variance)} variance values (give 1 or 4)")
+    variance = _variance(n)
     boxes = n.op("PriorBoxClustered", [_hw(n, n.input(0)), _image(n)], width=width,
                  height=height, clip=bool(n.attr("clip")), step=float(n.attr("step", 0.0)),
                  step_w=float(n.attr("step_w", 0.0)), step_h=float(n.attr("step_h", 0.0)),
