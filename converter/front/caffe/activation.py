@@ -15,6 +15,12 @@ def relu(n: CaffeNode):
     return [n.op("PReLU", [n.input(0), n.const([slope], np.float32)])]
 
 
+@caffe_op("ReLU6")
+def relu6(n: CaffeNode):
+    """min(max(x, 0), n), n 6 unless relu6_param sets it."""
+    return [n.op("Clamp", [n.input(0)], min=0.0, max=float(n.attr("n", 6.0)))]
+
+
 @caffe_op("PReLU")
 def prelu(n: CaffeNode):
     return [n.op("PReLU", [n.input(0), n.const(n.blob(0).ravel())])]

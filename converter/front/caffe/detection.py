@@ -1,9 +1,12 @@
-"""Caffe translators for the SSD detection layers: PriorBox and DetectionOutput."""
+"""Caffe translators for detection and recognition heads: SSD's PriorBox and DetectionOutput,
+PriorBoxClustered, YOLO's RegionYolo and ReorgYolo, ROIPooling, R-FCN's PSROIPooling, Faster
+R-CNN's proposal layers (C++ and Python) and CTCGreedyDecoder."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from converter.front.caffe.extractor import CaffePythonFrontExtractorOp
 from converter.front.caffe.ops import I64, _enum, _shape_part
 from converter.front.caffe.translator import CaffeNode, caffe_op
 from converter.graph.port import Port
@@ -16,6 +19,27 @@ def _floats(n: CaffeNode, name: str) -> list[float]:
 def _hw(n: CaffeNode, x: Port) -> Port:
     """[H, W] of an NCHW blob."""
     return _shape_part(n, n.op("ShapeOf", [x], output_type=np.dtype(I64)), 2, 4)
+
+
+def _image(n: CaffeNode) -> Port:
+    """[H, W] of the image: img_h and img_w, img_size, or the second bottom's."""
+    if n.has_attr("img_h") or n.has_attr("img_w"):
+        img_h, img_w = int(n.attr("img_h", 0)), int(n.attr("img_w", 0))
+        if img_h <= 0 or img_w <= 0:
+            n.reject("img_h and img_w are given together, both positive")
+        return n.const([img_h, img_w], I64)
+    if n.has_attr("img_size"):
+        return n.const([int(n.attr("img_size"))] * 2, I64)
+    if n.num_inputs > 1:
+        return _hw(n, n.input(1))
+    n.reject("needs the image as its second bottom, or img_size / img_h and img_w")
+
+
+def _variance(n: CaffeNode) -> list[float]:
+    variance = _floats(n, "variance")
+    if len(variance) not in (0, 1, 4):
+        n.reject(f"{len(variance)} variance values (give 1 or 4)")
+    return variance
 
 
 @caffe_op("PriorBox")
@@ -40,20 +64,8 @@ def prior_box(n: CaffeNode):
     if step == 0 and abs(offset - 0.5) > 1e-6:
         n.reject(f"offset {offset:g} needs an explicit step (PriorBox centres the cells "
                  "when the step is derived from the image)")
-    if n.has_attr("img_h") or n.has_attr("img_w"):
-        img_h, img_w = int(n.attr("img_h", 0)), int(n.attr("img_w", 0))
-        if img_h <= 0 or img_w <= 0:
-            n.reject("img_h and img_w are given together, both positive")
-        image = n.const([img_h, img_w], I64)
-    elif n.has_attr("img_size"):
-        image = n.const([int(n.attr("img_size"))] * 2, I64)
-    elif n.num_inputs > 1:
-        image = _hw(n, n.input(1))
-    else:
-        n.reject("needs the image as its second bottom, or img_size / img_h and img_w")
-    variance = _floats(n, "variance")
-    if len(variance) not in (0, 1, 4):
-        n.reject(f"{len(variance)} variance values (give 1 or 4)")
+    image = _image(n)
+    variance = _variance(n)
     boxes = n.op("PriorBox", [_hw(n, n.input(0)), image], min_size=min_size, max_size=max_size,
                  aspect_ratio=_floats(n, "aspect_ratio"), flip=bool(n.attr("flip")),
                  clip=bool(n.attr("clip")), step=step, offset=offset, variance=variance,
@@ -100,3 +112,115 @@ def detection_output(n: CaffeNode):
                  confidence_threshold=confidence, clip_after_nms=False, clip_before_nms=False,
                  decrease_label_id=False, normalized=True, input_height=1, input_width=1,
                  objectness_score=float(n.attr("objectness_score", 0.0)))]
+
+
+@caffe_op("PriorBoxClustered")
+def prior_box_clustered(n: CaffeNode):
+    """Boxes of the given widths and heights centred on every cell of the feature map (bottom
+    0) of the image (bottom 1, or img_size / img_h, img_w); [1, 2, L] as PriorBox."""
+    width, height = _floats(n, "width"), _floats(n, "height")
+    if not width or len(width) != len(height):
+        n.reject(f"{len(width)} width and {len(height)} height values; give one of each per box")
+    variance = _variance(n)
+    boxes = n.op("PriorBoxClustered", [_hw(n, n.input(0)), _image(n)], width=width,
+                 height=height, clip=bool(n.attr("clip")), step=float(n.attr("step", 0.0)),
+                 step_w=float(n.attr("step_w", 0.0)), step_h=float(n.attr("step_h", 0.0)),
+                 offset=float(n.attr("offset")), variance=variance or [0.1])
+    return [n.op("Unsqueeze", [boxes, n.const([0], I64)])]
+
+
+@caffe_op("RegionYolo")
+def region_yolo(n: CaffeNode):
+    """YOLO's region layer; the axes it flattens come from the layer's flatten_param."""
+    flatten = n.pb.flatten_param
+    return [n.op("RegionYolo", [n.input(0)], coords=int(n.attr("coords")),
+                 classes=int(n.attr("classes")), num=int(n.attr("num")),
+                 do_softmax=bool(n.attr("do_softmax")), anchors=_floats(n, "anchors"),
+                 mask=[int(m) for m in n.attr("mask", [])], axis=int(flatten.axis),
+                 end_axis=int(flatten.end_axis))]
+
+
+@caffe_op("ReorgYolo")
+def reorg_yolo(n: CaffeNode):
+    return [n.op("ReorgYolo", [n.input(0)], stride=[int(n.attr("stride"))] * 2)]
+
+
+@caffe_op("ROIPooling")
+def roi_pooling(n: CaffeNode):
+    """Max pooling of each region (bottom 1: [R, 5] batch index and box) of the map."""
+    return [n.op("ROIPooling", [n.input(0), n.input(1)], pooled_h=int(n.attr("pooled_h")),
+                 pooled_w=int(n.attr("pooled_w")), spatial_scale=float(n.attr("spatial_scale")),
+                 method="max")]
+
+
+@caffe_op("PSROIPooling")
+def psroi_pooling(n: CaffeNode):
+    """R-FCN's position-sensitive pooling (average) of each region (bottom 1: [R, 5])."""
+    missing = [f for f in ("spatial_scale", "output_dim", "group_size") if not n.has_attr(f)]
+    if missing:
+        n.reject(f"psroi_pooling_param lacks {', '.join(missing)}", "give all three")
+    return [n.op("PSROIPooling", [n.input(0), n.input(1)], mode="average",
+                 spatial_scale=float(n.attr("spatial_scale")),
+                 output_dim=int(n.attr("output_dim")), group_size=int(n.attr("group_size")))]
+
+
+@caffe_op("CTCGreedyDecoder")
+def ctc_greedy_decoder(n: CaffeNode):
+    """Best-path decoding of [T, N, C] scores under the [T, N] sequence indicators."""
+    blank = int(n.attr("blank_index"))
+    if blank >= 0:
+        n.reject(f"blank_index {blank}: OpenVINO's decoder takes the last class as the blank",
+                 "leave blank_index unset (-1), with the blank as the last class")
+    return [n.op("CTCGreedyDecoder", [n.input(0), n.input(1)],
+                 ctc_merge_repeated=bool(n.attr("ctc_merge_repeated")))]
+
+
+# py-faster-rcnn's test-time RPN settings, MO's defaults for its proposal layers
+_RPN = {"feat_stride": 16, "base_size": 16, "min_size": 16, "ratio": [0.5, 1.0, 2.0],
+        "scale": [8.0, 16.0, 32.0], "pre_nms_topn": 6000, "post_nms_topn": 300,
+        "nms_thresh": 0.7}
+
+
+def _proposal(n: CaffeNode, attrs: dict) -> list[Port]:
+    """Proposal-4 over the RPN scores [N, 2K, H, W], deltas [N, 4K, H, W] and Caffe's im_info
+    [1, 3]: the rois [N * post_nms_topn, 5], and their scores when a second top asks."""
+    if n.num_inputs != 3:
+        n.reject(f"{n.num_inputs} bottom(s); a proposal layer takes the RPN scores, box deltas "
+                 "and im_info")
+    info = n.op("Reshape", [n.input(2), n.const([-1], I64)])
+    ints = {k: int(v) for k, v in attrs.items() if k not in ("ratio", "scale", "nms_thresh")}
+    node = n.op_node("Proposal", [n.input(0), n.input(1), info], **ints,
+                     ratio=[float(r) for r in attrs["ratio"]],
+                     scale=[float(s) for s in attrs["scale"]],
+                     nms_thresh=float(attrs["nms_thresh"]))
+    return [node.out_port(0), node.out_port(1)][:n.num_outputs]
+
+
+@caffe_op("Proposal")
+def proposal(n: CaffeNode):
+    """The C++ proposal layer; ratio and scale default to py-faster-rcnn's."""
+    attrs = {k: n.attr(k, v) if isinstance(v, list) else n.attr(k) for k, v in _RPN.items()}
+    return _proposal(n, attrs)
+
+
+def _python_proposal(n: CaffeNode, defaults: dict) -> list[Port]:
+    given = CaffePythonFrontExtractorOp.parse_param_str(n.pb.python_param.param_str)
+    given = {{"ratios": "ratio", "scales": "scale"}.get(k, k): v for k, v in given.items()}
+    unknown = sorted(set(given) - set(defaults))
+    if unknown:
+        n.reject(f"param_str sets {', '.join(unknown)}, which a proposal layer does not take",
+                 f"keep to {', '.join(sorted(defaults))}")
+    return _proposal(n, {**defaults, **given})
+
+
+@caffe_op("rpn.proposal_layer.ProposalLayer")
+def rpn_proposal(n: CaffeNode):
+    """py-faster-rcnn's Python proposal layer; param_str sets feat_stride, scales, ..."""
+    return _python_proposal(n, _RPN)
+
+
+@caffe_op("SSH.layers.proposal_layer.ProposalLayer")
+def ssh_proposal(n: CaffeNode):
+    """SSH's Python proposal layer: 1000 boxes before and after NMS, which keeps them all."""
+    return _python_proposal(n, {**_RPN, "pre_nms_topn": 1000, "post_nms_topn": 1000,
+                                "nms_thresh": 1.0})

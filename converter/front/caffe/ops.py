@@ -222,6 +222,11 @@ def normalize(n: CaffeNode):
     return [y]
 
 
+@caffe_op("GRN")
+def grn(n: CaffeNode):
+    return [n.op("GRN", [n.input(0)], bias=float(n.attr("bias", 1.0)))]
+
+
 @caffe_op("MVN")
 def mvn(n: CaffeNode):
     x = n.input(0)
@@ -256,6 +261,14 @@ def eltwise(n: CaffeNode):
     for t in terms[1:]:
         y = n.op(kind, [y, t])
     return [y]
+
+
+@caffe_op("Axpy")
+def axpy(n: CaffeNode):
+    """SENet's Axpy: bottom 0 [N, C, 1, 1] scales bottom 1, and bottom 2 is added."""
+    if n.num_inputs != 3:
+        n.reject(f"{n.num_inputs} bottom(s); Axpy takes the scale, x and y")
+    return [n.op("Add", [n.op("Multiply", [n.input(0), n.input(1)]), n.input(2)])]
 
 
 @caffe_op("Concat")

@@ -34,7 +34,12 @@ PARAM_FIELDS = {
     "Log": "log_param", "Permute": "permute_param", "Normalize": "norm_param",
     "PriorBox": "prior_box_param", "DetectionOutput": "detection_output_param",
     "Clip": "clip_param", "Swish": "swish_param", "MVN": "mvn_param", "Tile": "tile_param",
-    "Python": "python_param",
+    "Python": "python_param", "Crop": "crop_param", "ArgMax": "argmax_param",
+    "Interp": "interp_param", "ReLU6": "relu6_param", "ShuffleChannel": "shuffle_channel_param",
+    "GRN": "grn_param", "PriorBoxClustered": "prior_box_param",
+    "RegionYolo": "region_yolo_param", "ReorgYolo": "reorg_yolo_param",
+    "ROIPooling": "roi_pooling_param", "CTCGreedyDecoder": "ctc_decoder_param",
+    "Proposal": "proposal_param", "PSROIPooling": "psroi_pooling_param",
 }
 
 
@@ -52,9 +57,9 @@ class CaffeNode(NodeContext):
 
     @classmethod
     def key(cls, node: Node) -> tuple[str | None, int]:
-        """The layer type; Python layers have no built-in translation (their extractors do)."""
+        """The layer type; for a Python layer its `module.layer`."""
         layer_type = node.soft_get("caffe_type", node.op)
-        return (None if layer_type == "Python" else layer_type), 1 << 30
+        return (node.soft_get("op") if layer_type == "Python" else layer_type), 1 << 30
 
     @property
     def op_type(self) -> str:
@@ -103,5 +108,6 @@ class CaffeNode(NodeContext):
 
 REGISTRY = TranslatorRegistry(
     CaffeNode, ["converter.front.caffe.ops", "converter.front.caffe.activation",
-                "converter.front.caffe.detection"])
+                "converter.front.caffe.detection", "converter.front.caffe.movement",
+                "converter.front.caffe.resize"])
 caffe_op = REGISTRY.op

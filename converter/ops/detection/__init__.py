@@ -1,10 +1,12 @@
 """Object-detection ops: PriorBox, PriorBoxClustered, DetectionOutput, ROIAlign, ROIPooling,
-RegionYolo, ReorgYolo."""
+PSROIPooling, RegionYolo, ReorgYolo, Proposal."""
 
 from converter.ops.detection import (
     detection_output,
     prior_box,
     prior_box_clustered,
+    proposal,
+    psroi_pooling,
     region_yolo,
     reorg_yolo,
     roi_align,
@@ -12,6 +14,6 @@ from converter.ops.detection import (
 )
 
 __all__ = [
-    "detection_output", "prior_box", "prior_box_clustered", "region_yolo", "reorg_yolo",
-    "roi_align", "roi_pooling",
+    "detection_output", "prior_box", "prior_box_clustered", "proposal", "psroi_pooling",
+    "region_yolo", "reorg_yolo", "roi_align", "roi_pooling",
 ]
