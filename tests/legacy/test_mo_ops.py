@@ -475,6 +475,16 @@ def test_middle_pass_sees_mo_inference_attributes(tmp_path: Path, relu_add_model
                       "mask": np.array([0, 1, 2])},
      {"type": "RegionYolo", "version": "opset1", "axis": 1, "end_axis": -1}),
     ("ReorgYoloOp", {"stride": 2}, {"type": "ReorgYolo", "version": "opset2"}),
+    ("ProposalOp", {"feat_stride": 16, "base_size": 16, "min_size": 16, "ratio": [0.5, 1.0],
+                    "scale": [8.0, 16.0], "pre_nms_topn": 6000, "nms_thresh": 0.7},
+     {"type": "Proposal", "version": "opset4", "post_nms_topn": 300, "clip_before_nms": True}),
+    ("PSROIPoolingOp", {"output_dim": 2, "group_size": 3, "spatial_scale": 0.0625},
+     {"type": "PSROIPooling", "version": "opset1", "mode": "average"}),
+    ("CTCLoss", {"ctc_merge_repeated": False},
+     {"type": "CTCLoss", "version": "opset4", "unique": False}),
+    ("ExtractImagePatches", {"sizes": [3, 3], "strides": [1, 1], "rates": [1, 1],
+                             "auto_pad": "same_upper"},
+     {"type": "ExtractImagePatches", "version": "opset3"}),
 ])
 def test_mo_op_class_without_onnx_twin_builds_the_opset_op(name: str, mo_attrs: dict,
                                                            want: dict) -> None:
@@ -489,3 +499,24 @@ def test_mo_op_class_without_onnx_twin_builds_the_opset_op(name: str, mo_attrs: 
     node = cls(Graph(), {"name": "n", **mo_attrs}).create_node()
     assert {k: node[k] for k in want} == want
     assert all(np.array_equal(node[k], v) for k, v in mo_attrs.items())
+
+
+@pytest.mark.parametrize(("name", "says"), [
+    ("ArgMaxOp", "MO's pass middle/ArgOpsToTopK.py replaces"),
+    ("MemoryOffset", "middle/ReplaceMemoryOffsetWithSplice.py"),
+    ("TFPad", "front/tf/pad_tf_to_pad.py"),
+    ("Loop", "MO's body graph"),
+    ("SparseSegmentSqrtN", "MO could not convert either"),
+])
+def test_mo_class_without_an_ir_form_names_what_replaced_it(name: str, says: str) -> None:
+    """MO classes that stood for a node until one of MO's passes replaced it build MO's node;
+    inferring it unreplaced says which pass to copy."""
+    import converter.legacy.mo_ops as mo_ops
+    from converter.errors import ShapeInferenceError
+    from converter.graph.graph import Graph
+
+    cls = getattr(mo_ops, name)
+    node = cls(Graph(), {"name": "n"}).create_node()
+    assert node.soft_get("type") is None and node.op == cls.op
+    with pytest.raises(ShapeInferenceError, match=f"node 'n' is MO's {name}.*{says}"):
+        node.infer(node)

@@ -101,6 +101,8 @@ MO_OPS: dict[str, tuple[str, ...]] = {
     "ops.space_to_batch": ("BatchToSpace", "SpaceToBatch"),
     "ops.GatherTree": ("GatherTree",),
     "ops.ctc_loss": ("CTCLoss",),
+    "ops.proposal": ("ProposalOp",),
+    "ops.psroipooling": ("PSROIPoolingOp",),
     "ops.ExtractImagePatches": ("ExtractImagePatches",),
     # MO ops no IR holds: one of MO's passes replaced each (see front_only.py)
     "ops.memoryoffset": ("MemoryOffset",),

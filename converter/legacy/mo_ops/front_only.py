@@ -12,8 +12,13 @@ from converter.legacy.ops import Op
 
 __all__ = ["FRONT_ONLY", "front_only_class"]
 
+_BODIES = "bodies"
+
 # MO class -> (MO's op name, the MO pass that replaces it; None: MO never replaced it)
 FRONT_ONLY: dict[str, tuple[str, str | None]] = {
+    # MO's body graphs and port maps; extgen's Loop-5/If-8/TensorIterator-1 hold bodies in
+    # another form, built by its ONNX and TF frontends
+    **{body: (body, _BODIES) for body in ("Loop", "If", "TensorIterator")},
     "SoftmaxONNX": ("SoftMaxONNX", "front/onnx/softmaxONNX_to_softmax.py"),
     "LogSoftmaxONNX": ("LogSoftmaxONNX", "front/onnx/logsoftmaxONNX_to_logsoftmax.py"),
     "ONNXPad": ("ONNXPad", "front/onnx/pad_converter.py"),
@@ -99,12 +104,17 @@ def front_only_class(name: str) -> type:
 
     def infer(node: Node) -> None:
         what = f"node '{node.soft_get('name', node.id)}' is MO's {name}"
-        msg = (f"{what}, which MO's pass {replaced_by} replaces; copy that pass into your "
-               "extension folder" if replaced_by else
-               f"{what}, which MO could not convert either; replace it in a front pass")
+        if replaced_by == _BODIES:
+            msg = (f"{what} with MO's body graph, which extgen cannot take; let extgen's "
+                   "ONNX or TensorFlow frontend build the loop, or build opset Loop-5/If-8")
+        elif replaced_by:
+            msg = (f"{what}, which MO's pass {replaced_by} replaces; copy that pass into your "
+                   "extension folder")
+        else:
+            msg = f"{what}, which MO could not convert either; replace it in a front pass"
         raise ShapeInferenceError(msg)
 
     attrs: dict[str, Any] = {"__init__": __init__, "__module__": __name__, "__qualname__": name,
                              "op": mo_op, "enabled": False,
-                             "__doc__": f"MO's {name} (replaced by {replaced_by or 'no pass'})."}
+                             "__doc__": f"MO's {name} (stands for MO's node only)."}
     return type(name, (Op,), attrs)

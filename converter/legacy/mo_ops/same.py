@@ -29,8 +29,8 @@ SAME: dict[str, str] = {
         "OneHot", "Pad", "PReLU", "Range", "ReverseSequence", "Roll", "Select",
         "ShuffleChannels", "SpaceToDepth", "VariadicSplit", "Tile", "TopK", "LogSoftmax",
         "ScatterElementsUpdate", "ScatterUpdate", "ScatterNDUpdate", "BatchNormInference",
-        "Assign", "ReadValue", "FakeQuantize", "ROIPooling", "ROIAlign", "Loop", "If",
-        "TensorIterator", "EmbeddingBagOffsetsSum", "EmbeddingBagPackedSum",
+        "Assign", "ReadValue", "FakeQuantize", "ROIPooling", "ROIAlign",
+        "EmbeddingBagOffsetsSum", "EmbeddingBagPackedSum",
         "EmbeddingSegmentsSum", "BatchToSpace", "SpaceToBatch", "GatherTree",
         "ExtractImagePatches", "CTCLoss",
     )
@@ -39,10 +39,12 @@ SAME.update(DepthToSpaceOp="DepthToSpace", GeLUOP="Gelu", NormalizeL2Op="Normali
             PriorBoxOp="PriorBox", ReLU6="Clamp", PriorBoxClusteredOp="PriorBoxClustered",
             CTCGreedyDecoderSeqLenOp="CTCGreedyDecoderSeqLen", GRNOp="GRN",
             CTCGreedyDecoderOp="CTCGreedyDecoder", RegionYoloOp="RegionYolo",
-            ReorgYoloOp="ReorgYolo", ReduceAnd="ReduceLogicalAnd", BiasAdd="Add")
+            ReorgYoloOp="ReorgYolo", ReduceAnd="ReduceLogicalAnd", BiasAdd="Add",
+            ProposalOp="Proposal", PSROIPoolingOp="PSROIPooling")
 # what MO's constructor set by default, and MO's attribute names the opset op names otherwise
 DEFAULTS: dict[str, dict[str, Any]] = {
     "ReLU6": {"min": 0.0, "max": 6.0},
+    "ProposalOp": {"post_nms_topn": 300},
     **dict.fromkeys(("ScatterElementsUpdate", "ScatterUpdate"), {"is_scatter": True}),
 }
 RENAMED: dict[str, dict[str, str]] = {"BatchNormInference": {"eps": "epsilon"}}
