@@ -10,10 +10,12 @@ from pathlib import Path
 from converter import frameworks
 from converter.back.compress_fp16 import compress_to_fp16
 from converter.back.fold_constants import fold_constants
+from converter.back.pruning import prune_zero_channels
 from converter.errors import ShapeInferenceError
 from converter.extensions import extension_scope, load_extension_dirs
 from converter.front.extractor import check_unsupported, extract_nodes
 from converter.front.inputs import apply_input_options
+from converter.front.transforms import apply_transforms
 from converter.graph.graph import Graph
 from converter.ir.writer import emit_ir
 from converter.middle.partial_infer import partial_infer
@@ -90,6 +92,7 @@ def convert_to_graph(opts: ConvertOptions, progress: Progress | None = None) -> 
         check_unsupported(graph, fw.name)
     step("front")
     apply_input_options(graph, opts)
+    apply_transforms(graph, opts)
     run_passes(graph, _phase_passes("front"))
     check_unsupported(graph, fw.name)
     graph.clean_up()
@@ -102,6 +105,8 @@ def convert_to_graph(opts: ConvertOptions, progress: Progress | None = None) -> 
     graph.stage = "back"
     run_passes(graph, _phase_passes("back"))
     fold_constants(graph)
+    if any(name == "Pruning" for name, _ in opts.transforms):
+        prune_zero_channels(graph)
     if opts.compress_to_fp16:
         compress_to_fp16(graph)
     return graph, fw.name

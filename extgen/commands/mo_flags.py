@@ -66,7 +66,13 @@ def add_mo_flags(p: argparse.ArgumentParser) -> None:
                    help="fold shape sub-graphs into constants (extgen always does so where "
                    "input shapes are static)")
     p.add_argument("--transform", metavar="NAMES",
-                   help="LowLatency2[args], MakeStateful[args], Pruning, as MO took them")
+                   help="OpenVINO transformations MO ran, comma-separated: "
+                   "\"MakeStateful[param_res_names={'in':'out'}]\" turns each named input and "
+                   "output pair into a variable (ReadValue/Assign, zeros at first) carried across "
+                   "inferences; Pruning drops Convolution output channels whose weights and "
+                   "bias are all zero (with the next Convolution's inputs; outputs unchanged); "
+                   "LowLatency2[use_const_initializer=False] (only models without "
+                   "TensorIterator/Loop: nothing to do)")
     p.add_argument("--freeze_placeholder_with_value", metavar="NAME->VALUE",
                    help="replace inputs by constants, e.g. is_training->False (MO's older "
                    "spelling of --input name->value)")
