@@ -201,9 +201,12 @@ def test_refused_and_missing_files_are_one_line(model, capsys, flag) -> None:
     assert code == 2 and len(err) == 1 and ("not supported" in err[0] or "no such" in err[0])
 
 
-def test_a_compiled_extension_given_to_convert_is_one_line(model, capsys) -> None:
+def test_a_library_that_is_missing_or_no_extgen_library_is_one_line(model, capsys) -> None:
+    """(tests/generator/test_cpu_target.py converts with a real one)"""
     lib = model.parent / "libuser_cpu_extension.so"
+    assert main(["convert", str(model), "--extension", str(lib)]) == 2
+    assert "no such library (build the generated" in capsys.readouterr().err
     lib.write_bytes(b"\x7fELF")
     assert main(["convert", str(model), "--extension", str(lib)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "is a compiled extension" in err[0] and "extgen run" in err[0]
+    assert len(err) == 1 and "not an extgen CPU extension library" in err[0]

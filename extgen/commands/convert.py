@@ -67,9 +67,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="where to write <model_name>.xml/.bin (default: current folder)")
     p.add_argument("--model_name", "-n", metavar="NAME",
                    help="name of the IR files and the network (default: the model file's stem)")
-    p.add_argument("--extensions", metavar="DIR[,DIR...]", default="",
+    p.add_argument("--extensions", metavar="DIR|LIB.so[,...]", default="",
                    help="folders of extensions (ops/, front/, front/<framework>/, middle/, back/); "
-                   "later folders override earlier ones for the same op")
+                   "later folders override earlier ones for the same op. A CPU library built "
+                   "from `extgen new --ie-cpu-ext` (as ovc --extension takes it): ONNX nodes of "
+                   "its op types convert with their attributes as named in the model and the "
+                   "library's shape inference (static input shapes)")
     p.add_argument("--input_shape", metavar="SHAPE",
                    help="input shapes in framework layout, e.g. [1,3,224,224] or "
                    "[1,3,224,224],[1,10]; -1 or ? for a dynamic dimension")
