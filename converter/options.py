@@ -67,6 +67,7 @@ class ConvertOptions:
     caffe_parser_path: Path | None = None  # a user caffe.proto, or a folder holding one
     custom_layers_mapping: Path | None = None  # Caffe CustomLayersMapping.xml (-k)
     transformations_config: Path | None = None  # TF sub-graph replacement JSON
+    tensorflow_custom_operations_config_update: Path | None = None  # TF: such a JSON to fill in
     # TF models with their variables apart (the folder or file is also opts.input_model)
     saved_model_dir: Path | None = None  # a SavedModel folder (saved_model.pb + variables/)
     saved_model_tags: list[str] | None = None  # its meta graph's tags (default: serve)
@@ -106,6 +107,8 @@ _FRAMEWORK_FLAGS = {
     "caffe_parser_path": ("caffe", "--caffe_parser_path"),
     "custom_layers_mapping": ("caffe", "-k/--custom_layers_mapping"),
     "transformations_config": ("tf", "--transformations_config"),
+    "tensorflow_custom_operations_config_update": (
+        "tf", "--tensorflow_custom_operations_config_update"),
     "saved_model_dir": ("tf", "--saved_model_dir"),
     "saved_model_tags": ("tf", "--saved_model_tags"),
     "input_meta_graph": ("tf", "--input_meta_graph"),

@@ -183,7 +183,8 @@ def test_verbose_logs_the_phases(model) -> None:
 
 
 @pytest.mark.parametrize("flag", [["--input_model_is_text"], ["--legacy_mxnet_model"],
-                                  ["--disable_omitting_optional"], ["--k", "m.xml"]])
+                                  ["--disable_omitting_optional"], ["--k", "m.xml"],
+                                  ["--tensorflow_custom_operations_config_update", "c.json"]])
 def test_framework_flags_are_refused_on_onnx(model, capsys, flag) -> None:
     code = main(["convert", str(model), *flag])
     err = capsys.readouterr().err.strip().splitlines()

@@ -52,6 +52,12 @@ def _add_model_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _add_tf_arguments(fw: argparse._ArgumentGroup) -> None:
+    fw.add_argument("--tensorflow_custom_operations_config_update", type=Path,
+                    metavar="FILE.json",
+                    help="TensorFlow: fill in a transformations config from the model and "
+                    "rewrite it (as MO did): each 'scope' description without inputs/outputs "
+                    "gets the tensors entering and leaving its scope, as {node, port} patterns "
+                    "relative to it; then pass the file with --transformations_config")
     fw.add_argument("--saved_model_tags", metavar="TAG[,TAG...]",
                     help="TensorFlow: the tags of the SavedModel's meta graph (default: serve)")
     fw.add_argument("--input_checkpoint", type=Path, metavar="PREFIX",
@@ -166,6 +172,8 @@ def framework_options(args: argparse.Namespace) -> dict:
         "caffe_parser_path": args.caffe_parser_path,
         "custom_layers_mapping": args.custom_layers_mapping,
         "transformations_config": args.transformations_config,
+        "tensorflow_custom_operations_config_update":
+            args.tensorflow_custom_operations_config_update,
         "input_symbol": args.input_symbol,
         "counts": args.counts,
         "remove_output_softmax": args.remove_output_softmax,
