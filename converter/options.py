@@ -91,6 +91,10 @@ class ConvertOptions:
     disable_omitting_optional: bool | None = None  # Caffe, -k layers: every optional field
     enable_flattening_nested_params: bool | None = None  # Caffe, -k layers: outer__inner names
     legacy_mxnet_model: bool | None = None  # MXNet
+    nd_prefix_name: str | None = None  # MXNet: weights from <prefix>_args.nd/_auxs.nd
+    pretrained_model_name: Path | None = None  # MXNet: the checkpoint .nd files complete
+    save_params_from_nd: bool | None = None  # MXNet: write the merged weights as .params
+    enable_ssd_gluoncv: bool | None = None  # MXNet: GluonCV SSD anchors and box_nms
 
     def check_framework_flags(self, framework: str) -> None:
         """Refuse a framework-specific flag given for another framework's model (MO did): it
@@ -122,6 +126,10 @@ _FRAMEWORK_FLAGS = {
     "disable_omitting_optional": ("caffe", "--disable_omitting_optional"),
     "enable_flattening_nested_params": ("caffe", "--enable_flattening_nested_params"),
     "legacy_mxnet_model": ("mxnet", "--legacy_mxnet_model"),
+    "nd_prefix_name": ("mxnet", "--nd_prefix_name"),
+    "pretrained_model_name": ("mxnet", "--pretrained_model_name"),
+    "save_params_from_nd": ("mxnet", "--save_params_from_nd"),
+    "enable_ssd_gluoncv": ("mxnet", "--enable_ssd_gluoncv"),
 }
 
 

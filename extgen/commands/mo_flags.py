@@ -98,12 +98,17 @@ def add_framework_flags(fw: argparse._ArgumentGroup) -> None:
                     help="Caffe: -k layers name nested parameters outer__inner")
     fw.add_argument("--legacy_mxnet_model", action="store_true", default=None,
                     help="MXNet: a model from MXNet < 1.0 (extgen reads those with or without it)")
-    for flag in ("--nd_prefix_name", "--pretrained_model_name"):
-        fw.add_argument(flag, metavar="NAME", help="MXNet: parameters from .nd files "
-                        "(refused: save a checkpoint and pass its .params)")
-    fw.add_argument("--save_params_from_nd", action="store_true",
-                    help="MXNet: refused (see --nd_prefix_name)")
-    fw.add_argument("--enable_ssd_gluoncv", action="store_true",
+    fw.add_argument("--nd_prefix_name", metavar="PREFIX",
+                    help="MXNet: weights from <PREFIX>_args.nd and <PREFIX>_auxs.nd (beside "
+                    "--pretrained_model_name), over the checkpoint's; with "
+                    "--pretrained_model_name and --input_symbol, no --input_model needed")
+    fw.add_argument("--pretrained_model_name", type=Path, metavar="PREFIX-EPOCH.params",
+                    help="MXNet: the checkpoint the .nd files complete (its 'arg:' weights "
+                    "are kept where the .nd files have none; its 'aux:' ones are not)")
+    fw.add_argument("--save_params_from_nd", action="store_true", default=None,
+                    help="MXNet: also write the merged weights as <symbol prefix>-<EPOCH>.params "
+                    "(overwriting a file of that name), for later conversions without .nd files")
+    fw.add_argument("--enable_ssd_gluoncv", action="store_true", default=None,
                     help="MXNet: GluonCV SSD patterns (refused: not supported)")
 
 
@@ -114,6 +119,8 @@ def model_and_output(args: argparse.Namespace) -> tuple[Path, Path, str | None]:
     forms = (args.model, args.input_model, getattr(args, "saved_model_dir", None),
              getattr(args, "input_meta_graph", None))
     given = [m for m in forms if m is not None]
+    if not given and getattr(args, "pretrained_model_name", None) is not None:
+        given = [args.input_symbol or args.pretrained_model_name]  # MO: .nd weights need no model
     if not given or (len(given) == 2 and given[0] != given[1]) or len(given) > 2:
         msg = ("give the model once: extgen convert MODEL, --input_model, --saved_model_dir or "
                "--input_meta_graph" if given else
@@ -128,17 +135,12 @@ def model_and_output(args: argparse.Namespace) -> tuple[Path, Path, str | None]:
     return given[0], path.parent, path.stem if path.suffix == ".xml" else path.name
 
 
-def _refuse_mxnet_nd(args: argparse.Namespace) -> None:
+def _refuse_ssd_gluoncv(args: argparse.Namespace) -> None:
     from converter.errors import UsageError
 
-    for flag in ("nd_prefix_name", "pretrained_model_name", "save_params_from_nd",
-                 "enable_ssd_gluoncv"):
-        if getattr(args, flag):
-            what = "GluonCV SSD conversion" if flag == "enable_ssd_gluoncv" else \
-                "building MXNet parameters from .nd files"
-            msg = (f"--{flag}: {what} is not supported; export the model with "
-                   "mx.model.save_checkpoint (or HybridBlock.export) and pass its .params")
-            raise UsageError(msg)
+    if args.enable_ssd_gluoncv:
+        msg = "--enable_ssd_gluoncv: GluonCV SSD conversion is not supported"
+        raise UsageError(msg)
 
 
 def mo_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -165,10 +167,13 @@ def mo_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def framework_flag_options(args: argparse.Namespace) -> dict[str, Any]:
     """The ConvertOptions fields of add_framework_flags' flags."""
-    _refuse_mxnet_nd(args)
+    _refuse_ssd_gluoncv(args)
     return {
         "input_model_is_text": args.input_model_is_text, "mean_file": args.mean_file,
         "disable_omitting_optional": args.disable_omitting_optional,
         "enable_flattening_nested_params": args.enable_flattening_nested_params,
         "legacy_mxnet_model": args.legacy_mxnet_model,
+        "nd_prefix_name": args.nd_prefix_name,
+        "pretrained_model_name": args.pretrained_model_name,
+        "save_params_from_nd": args.save_params_from_nd,
     }
