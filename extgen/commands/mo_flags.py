@@ -139,7 +139,8 @@ def _refuse_ssd_gluoncv(args: argparse.Namespace) -> None:
     from converter.errors import UsageError
 
     if args.enable_ssd_gluoncv:
-        msg = "--enable_ssd_gluoncv: GluonCV SSD conversion is not supported"
+        msg = ("--enable_ssd_gluoncv: GluonCV SSD conversion is not supported (SSD built with "
+               "the symbol API's _contrib_MultiBoxPrior/_contrib_MultiBoxDetection converts)")
         raise UsageError(msg)
 
 

@@ -73,3 +73,106 @@ def test_nd_flags_go_together(tmp_path, capsys) -> None:
                  "--pretrained_model_name", str(tmp_path / "net-0003.params")])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "give all three, or none" in err[0]
+
+
+# -- the SSD head of the symbol API ----------------------------------------------------------
+SIZES, RATIOS, CLASSES = (0.3, 0.6), (1.0, 2.0, 0.5), 3  # 4 anchors per cell; class 0: background
+
+
+def mxnet_multibox_prior(h: int, w: int) -> np.ndarray:
+    """MXNet's MultiBoxPrior (src/operator/contrib/multibox_prior.cc), steps -1, offsets 0.5."""
+    out = []
+    for r in range(h):
+        for c in range(w):
+            cy, cx = (r + 0.5) / h, (c + 0.5) / w
+            shapes = [(s, RATIOS[0]) for s in SIZES] + [(SIZES[0], q) for q in RATIOS[1:]]
+            for size, ratio in shapes:
+                half_w = size * h / w * np.sqrt(ratio) / 2
+                half_h = size / np.sqrt(ratio) / 2
+                out.append([cx - half_w, cy - half_h, cx + half_w, cy + half_h])
+    return np.array(out, np.float32)[None]
+
+
+def mxnet_multibox_detection(cls_prob, loc, anchors, threshold, nms, top_k) -> list:
+    """MXNet's MultiBoxDetection (multibox_detection.cc) for image 0, clip on, variances
+    0.1,0.1,0.2,0.2: the kept (class - 1, score, box) rows, best first."""
+    found = []
+    for i, (x0, y0, x1, y1) in enumerate(anchors[0]):
+        scores = cls_prob[0, 1:, i]
+        best = int(np.argmax(scores))
+        if scores[best] < threshold:
+            continue
+        dx, dy, dw, dh = loc[0, 4 * i:4 * i + 4]
+        aw, ah, ax, ay = x1 - x0, y1 - y0, (x0 + x1) / 2, (y0 + y1) / 2
+        ox, oy = dx * 0.1 * aw + ax, dy * 0.1 * ah + ay
+        ow, oh = np.exp(dw * 0.2) * aw / 2, np.exp(dh * 0.2) * ah / 2
+        box = np.clip([ox - ow, oy - oh, ox + ow, oy + oh], 0, 1)
+        found.append((best, float(scores[best]), box))
+    found.sort(key=lambda f: -f[1])
+    found = found[:top_k]
+    kept = []
+    for cand in found:
+        if all(k[0] != cand[0] or _iou(k[2], cand[2]) <= nms for k in kept):
+            kept.append(cand)
+    return kept
+
+
+def _iou(a, b) -> float:
+    w = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    h = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - w * h
+    return w * h / union
+
+
+def _ssd(folder: Path) -> tuple[Path, dict]:
+    """data[1,3,8,8] -> conv (stride 2) feat[1,8,4,4] -> anchors, loc and class heads as
+    MXNet's SSD example (example/ssd/symbol/common.py multibox_layer) builds them."""
+    sym, weights = SymbolBuilder(), {}
+    anchors_per_cell = len(SIZES) + len(RATIOS) - 1
+
+    def conv(name: str, x: str, filters: int, channels: int, **attrs) -> str:
+        weights[f"{name}_weight"] = _w(filters, channels, 3, 3) * 0.3
+        weights[f"{name}_bias"] = _w(filters) * 0.3
+        return sym.op("Convolution", name, [x, sym.var(f"{name}_weight"),
+                                            sym.var(f"{name}_bias")],
+                      kernel=(3, 3), pad=(1, 1), num_filter=filters, **attrs)
+
+    feat = conv("feat", sym.var("data"), 8, 3, stride=(2, 2))
+    prior = sym.op("_contrib_MultiBoxPrior", "anchors", [feat], sizes=SIZES, ratios=RATIOS,
+                   clip=False)
+    anchors = sym.op("Reshape", "anchors_r", [sym.op("Concat", "anchors_c", [
+        sym.op("Flatten", "anchors_f", [prior])], dim=1)], shape=(0, -1, 4))
+    heads = {}
+    for head, per in (("loc", 4), ("cls", CLASSES)):
+        x = conv(head, feat, anchors_per_cell * per, 8)
+        x = sym.op("Flatten", f"{head}_f", [sym.op("transpose", f"{head}_t", [x],
+                                                   axes=(0, 2, 3, 1))])
+        heads[head] = sym.op("Concat", f"{head}_c", [x], dim=1)
+    cls = sym.op("Reshape", "cls_r", [heads["cls"]], shape=(0, -1, CLASSES))
+    prob = sym.op("SoftmaxActivation", "cls_prob", [
+        sym.op("transpose", "cls_rt", [cls], axes=(0, 2, 1))], mode="channel")
+    det = sym.op("_contrib_MultiBoxDetection", "detection", [prob, heads["loc"], anchors],
+                 nms_threshold=0.45, threshold=0.2, nms_topk=30)
+    sym.save(folder / "ssd-symbol.json", [det, anchors, prob, heads["loc"]])
+    write_ndarray_file(folder / "ssd-0000.params", {f"arg:{k}": v for k, v in weights.items()})
+    return folder / "ssd-0000.params", weights
+
+
+def test_ssd_head_matches_mxnet_s_multibox_ops(tmp_path) -> None:
+    params, _ = _ssd(tmp_path)
+    assert main(["convert", str(params), "-o", str(tmp_path / "ir"), "--input_shape",
+                 "[1,3,8,8]", "--compress_to_fp16=False"]) == 0
+    xml = tmp_path / "ir" / "ssd-0000.xml"
+    text = xml.read_text()
+    assert 'type="DetectionOutput"' in text and 'decrease_label_id="true"' in text
+    data = _w(1, 3, 8, 8)
+    names = ["detection", "anchors_r", "cls_prob", "loc_c"]
+    for det, anchors, prob, loc in run_both(xml, {"data": data}, names):
+        np.testing.assert_allclose(anchors, mxnet_multibox_prior(4, 4), rtol=1e-5, atol=1e-6)
+        want = mxnet_multibox_detection(prob, loc, anchors, 0.2, 0.45, 30)
+        rows = det[0, 0][:list(det[0, 0, :, 0]).index(-1)]  # up to the -1 row (zeros after)
+        assert len(want) > 3 and len(rows) == len(want)
+        want.sort(key=lambda k: (k[0], -k[1]))  # DetectionOutput lists them class by class
+        for row, (label, score, box) in zip(rows, want):
+            assert row[1] == label
+            np.testing.assert_allclose(row[2:], [score, *box], rtol=1e-4, atol=1e-5)
