@@ -246,6 +246,9 @@ def test_convert_takes_the_library_as_ovc_does(work: Path, built: Built, capsys)
         np.testing.assert_allclose(y, ref, rtol=1e-5, atol=1e-6)
         engine = open_engine("shim", xml, "CPU", extensions=[built.abi_library])
         np.testing.assert_allclose(engine.run(feed)["y"], ref, rtol=1e-5, atol=1e-6)
+    assert main(["check", str(onnx_path), "--extension", str(built.abi_library)]) == 0
+    # without it, the three ops need extensions (their configs go to --output_dir)
+    assert main(["check", str(onnx_path), "--output_dir", str(work / "configs")]) == 1
     (work / "model.pb").write_bytes(b"")
     code = main(["convert", str(work / "model.pb"), "--extension", str(built.abi_library)])
     err = capsys.readouterr().err.strip().splitlines()
