@@ -109,7 +109,9 @@ def add_framework_flags(fw: argparse._ArgumentGroup) -> None:
                     help="MXNet: also write the merged weights as <symbol prefix>-<EPOCH>.params "
                     "(overwriting a file of that name), for later conversions without .nd files")
     fw.add_argument("--enable_ssd_gluoncv", action="store_true", default=None,
-                    help="MXNet: GluonCV SSD patterns (refused: not supported)")
+                    help="MXNet: a GluonCV SSD export (box decoders and _contrib_box_nms at "
+                    "its end) becomes one DetectionOutput over its class scores, box offsets "
+                    "and anchors, the only output (as MO did)")
 
 
 def model_and_output(args: argparse.Namespace) -> tuple[Path, Path, str | None]:
@@ -133,15 +135,6 @@ def model_and_output(args: argparse.Namespace) -> tuple[Path, Path, str | None]:
         raise UsageError(msg)
     path = args.output_model
     return given[0], path.parent, path.stem if path.suffix == ".xml" else path.name
-
-
-def _refuse_ssd_gluoncv(args: argparse.Namespace) -> None:
-    from converter.errors import UsageError
-
-    if args.enable_ssd_gluoncv:
-        msg = ("--enable_ssd_gluoncv: GluonCV SSD conversion is not supported (SSD built with "
-               "the symbol API's _contrib_MultiBoxPrior/_contrib_MultiBoxDetection converts)")
-        raise UsageError(msg)
 
 
 def mo_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -168,7 +161,6 @@ def mo_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def framework_flag_options(args: argparse.Namespace) -> dict[str, Any]:
     """The ConvertOptions fields of add_framework_flags' flags."""
-    _refuse_ssd_gluoncv(args)
     return {
         "input_model_is_text": args.input_model_is_text, "mean_file": args.mean_file,
         "disable_omitting_optional": args.disable_omitting_optional,
@@ -177,4 +169,5 @@ def framework_flag_options(args: argparse.Namespace) -> dict[str, Any]:
         "nd_prefix_name": args.nd_prefix_name,
         "pretrained_model_name": args.pretrained_model_name,
         "save_params_from_nd": args.save_params_from_nd,
+        "enable_ssd_gluoncv": args.enable_ssd_gluoncv,
     }

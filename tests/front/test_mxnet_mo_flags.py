@@ -93,9 +93,10 @@ def mxnet_multibox_prior(h: int, w: int) -> np.ndarray:
     return np.array(out, np.float32)[None]
 
 
-def mxnet_multibox_detection(cls_prob, loc, anchors, threshold, nms, top_k) -> list:
-    """MXNet's MultiBoxDetection (multibox_detection.cc) for image 0, clip on, variances
-    0.1,0.1,0.2,0.2: the kept (class - 1, score, box) rows, best first."""
+def mxnet_multibox_detection(cls_prob, loc, anchors, threshold, nms, top_k,
+                             stds=(0.1, 0.1, 0.2, 0.2), clip=True) -> list:
+    """MXNet's MultiBoxDetection (multibox_detection.cc) for image 0: the kept
+    (class - 1, score, box) rows, best first."""
     found = []
     for i, (x0, y0, x1, y1) in enumerate(anchors[0]):
         scores = cls_prob[0, 1:, i]
@@ -104,9 +105,10 @@ def mxnet_multibox_detection(cls_prob, loc, anchors, threshold, nms, top_k) -> l
             continue
         dx, dy, dw, dh = loc[0, 4 * i:4 * i + 4]
         aw, ah, ax, ay = x1 - x0, y1 - y0, (x0 + x1) / 2, (y0 + y1) / 2
-        ox, oy = dx * 0.1 * aw + ax, dy * 0.1 * ah + ay
-        ow, oh = np.exp(dw * 0.2) * aw / 2, np.exp(dh * 0.2) * ah / 2
-        box = np.clip([ox - ow, oy - oh, ox + ow, oy + oh], 0, 1)
+        ox, oy = dx * stds[0] * aw + ax, dy * stds[1] * ah + ay
+        ow, oh = np.exp(dw * stds[2]) * aw / 2, np.exp(dh * stds[3]) * ah / 2
+        box = np.array([ox - ow, oy - oh, ox + ow, oy + oh], np.float32)
+        box = np.clip(box, 0, 1) if clip else box
         found.append((best, float(scores[best]), box))
     found.sort(key=lambda f: -f[1])
     found = found[:top_k]
@@ -124,27 +126,27 @@ def _iou(a, b) -> float:
     return w * h / union
 
 
+def _conv(sym: SymbolBuilder, weights: dict, name: str, x: str, filters: int, channels: int,
+          **attrs) -> str:
+    weights[f"{name}_weight"] = _w(filters, channels, 3, 3) * 0.3
+    weights[f"{name}_bias"] = _w(filters) * 0.3
+    return sym.op("Convolution", name, [x, sym.var(f"{name}_weight"), sym.var(f"{name}_bias")],
+                  kernel=(3, 3), pad=(1, 1), num_filter=filters, **attrs)
+
+
 def _ssd(folder: Path) -> tuple[Path, dict]:
     """data[1,3,8,8] -> conv (stride 2) feat[1,8,4,4] -> anchors, loc and class heads as
     MXNet's SSD example (example/ssd/symbol/common.py multibox_layer) builds them."""
     sym, weights = SymbolBuilder(), {}
     anchors_per_cell = len(SIZES) + len(RATIOS) - 1
-
-    def conv(name: str, x: str, filters: int, channels: int, **attrs) -> str:
-        weights[f"{name}_weight"] = _w(filters, channels, 3, 3) * 0.3
-        weights[f"{name}_bias"] = _w(filters) * 0.3
-        return sym.op("Convolution", name, [x, sym.var(f"{name}_weight"),
-                                            sym.var(f"{name}_bias")],
-                      kernel=(3, 3), pad=(1, 1), num_filter=filters, **attrs)
-
-    feat = conv("feat", sym.var("data"), 8, 3, stride=(2, 2))
+    feat = _conv(sym, weights, "feat", sym.var("data"), 8, 3, stride=(2, 2))
     prior = sym.op("_contrib_MultiBoxPrior", "anchors", [feat], sizes=SIZES, ratios=RATIOS,
                    clip=False)
     anchors = sym.op("Reshape", "anchors_r", [sym.op("Concat", "anchors_c", [
         sym.op("Flatten", "anchors_f", [prior])], dim=1)], shape=(0, -1, 4))
     heads = {}
     for head, per in (("loc", 4), ("cls", CLASSES)):
-        x = conv(head, feat, anchors_per_cell * per, 8)
+        x = _conv(sym, weights, head, feat, anchors_per_cell * per, 8)
         x = sym.op("Flatten", f"{head}_f", [sym.op("transpose", f"{head}_t", [x],
                                                    axes=(0, 2, 3, 1))])
         heads[head] = sym.op("Concat", f"{head}_c", [x], dim=1)
@@ -176,3 +178,84 @@ def test_ssd_head_matches_mxnet_s_multibox_ops(tmp_path) -> None:
         for row, (label, score, box) in zip(rows, want):
             assert row[1] == label
             np.testing.assert_allclose(row[2:], [score, *box], rtol=1e-4, atol=1e-5)
+
+
+# -- a GluonCV SSD export (--enable_ssd_gluoncv) -------------------------------------------------
+STDS = (0.1, 0.1, 0.25, 0.25)  # not MO's defaults: the decoder's own are read
+
+
+def _gluoncv_anchors() -> np.ndarray:
+    """SSDAnchorGenerator's constant: [1, 1, 6, 6, 2 * 4] centre-form boxes in pixels."""
+    cells = [[(j + 0.5) * 2, (i + 0.5) * 2, w, h] for i in range(6) for j in range(6)
+             for w, h in ((3.0, 3.0), (4.0, 2.0))]
+    return np.array(cells, np.float32).reshape(1, 1, 6, 6, 8)
+
+
+def _gluoncv_ssd(folder: Path) -> Path:
+    """The tail of gluoncv.model_zoo.ssd.SSD.hybrid_forward as HybridBlock.export writes it:
+    heads, anchors cut to the feature map by slice_like, decoders and box_nms."""
+    sym, weights = SymbolBuilder(), {"anchor_0": _gluoncv_anchors()}
+    feat = _conv(sym, weights, "feat", sym.var("data"), 8, 3, stride=(2, 2))
+    cut = sym.op("slice_like", "anchor_cut", [
+        sym.var("anchor_0"), sym.op("_mul_scalar", "zeros", [feat], scalar=0)], axes=(2, 3))
+    flat = sym.op("Reshape", "anchor_flat", [sym.op("Reshape", "anchor_r1", [
+        sym.op("Reshape", "anchor_r0", [cut], shape=(1, -1, 4))], shape=(1, -1))], shape=(1, -1))
+    anchors = sym.op("Reshape", "anchors", [sym.op("Concat", "anchor_c", [flat], dim=1)],
+                     shape=(1, -1, 4))
+    heads = {}
+    for head, per in (("box", 4), ("cls", CLASSES)):
+        x = _conv(sym, weights, head, feat, 2 * per, 8)
+        heads[head] = sym.op("Concat", f"{head}_c", [sym.op("Flatten", f"{head}_f", [
+            sym.op("transpose", f"{head}_t", [x], axes=(0, 2, 3, 1))])], dim=1)
+    prob = sym.op("softmax", "cls_prob", [sym.op("Reshape", "cls_r", [heads["cls"]],
+                                                 shape=(0, -1, CLASSES))], axis=-1)
+    split = sym.op("SliceChannel", "box_split", [sym.op("Reshape", "box_r", [heads["box"]],
+                                                        shape=(0, -1, 4))],
+                   num_outputs=4, axis=-1)
+    decoded = [sym.op("_mul_scalar", f"box_std{k}", [(split, k)], scalar=std)
+               for k, std in enumerate(STDS)]
+    ids = sym.op("slice_axis", "cls_ids", [prob], axis=-1, begin=1, end=None)
+    nms = sym.op("_contrib_box_nms", "nms", [sym.op("Concat", "result", [ids, *decoded, anchors],
+                                                    dim=-1)],
+                 overlap_thresh=0.45, topk=50, valid_thresh=0.01, id_index=0, score_index=1,
+                 coord_start=2, force_suppress=False)
+    sym.save(folder / "gssd-symbol.json", [
+        sym.op("slice_axis", f"out{k}", [nms], axis=2, begin=b, end=e)
+        for k, (b, e) in enumerate(((0, 1), (1, 2), (2, 6)))])
+    write_ndarray_file(folder / "gssd-0000.params", {f"arg:{k}": v for k, v in weights.items()})
+    return folder / "gssd-0000.params"
+
+
+def test_gluoncv_ssd_becomes_one_detection_output(tmp_path) -> None:
+    params = _gluoncv_ssd(tmp_path)
+    flags = ["--input_shape", "[1,3,8,8]", "--compress_to_fp16=False"]
+    assert main(["convert", str(params), "-o", str(tmp_path / "ir"), "--enable_ssd_gluoncv",
+                 *flags]) == 0
+    # the three tensors the rewrite starts from, from the model cut before the decoders
+    assert main(["convert", str(params), "-o", str(tmp_path / "cut"), "--output",
+                 "cls_prob,box_c,anchors", *flags]) == 0
+    data = _w(1, 3, 8, 8)
+    prob, loc, centre = run_both(tmp_path / "cut" / "gssd-0000.xml", {"data": data},
+                                 ["cls_prob", "box_c", "anchors"])[0]
+    corners = np.concatenate([centre[..., :2] - centre[..., 2:] / 2,
+                              centre[..., :2] + centre[..., 2:] / 2], axis=-1)
+    want = mxnet_multibox_detection(prob.transpose(0, 2, 1), loc, corners, 0.01, 0.45, 50,
+                                    STDS, clip=False)
+    want.sort(key=lambda k: (k[0], -k[1]))
+    xml = tmp_path / "ir" / "gssd-0000.xml"
+    assert "box_nms" not in xml.read_text()
+    for (det,) in run_both(xml, {"data": data}, ["ssd_gluoncv/DetectionOutput"]):
+        rows = det[0, 0][:list(det[0, 0, :, 0]).index(-1)]
+        assert len(want) > 3 and len(rows) == len(want)
+        for row, (label, score, box) in zip(rows, want):
+            assert row[1] == label
+            np.testing.assert_allclose(row[2:], [score, *box], rtol=1e-4, atol=1e-4)
+
+
+def test_enable_ssd_gluoncv_on_another_model_says_what_is_missing(tmp_path, capsys) -> None:
+    params, _ = _ssd(tmp_path)  # the symbol API's SSD: no box_nms
+    code = main(["convert", str(params), "-o", str(tmp_path / "ir"), "--enable_ssd_gluoncv",
+                 "--input_shape", "[1,3,8,8]"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1
+    assert "found 0 _contrib_box_nms nodes, expected one; is this a GluonCV SSD export" in err[0]
