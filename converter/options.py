@@ -67,6 +67,7 @@ class ConvertOptions:
     caffe_parser_path: Path | None = None  # a user caffe.proto, or a folder holding one
     custom_layers_mapping: Path | None = None  # Caffe CustomLayersMapping.xml (-k)
     transformations_config: Path | None = None  # TF sub-graph replacement JSON
+    tensorflow_custom_operations_config_update: Path | None = None  # TF: such a JSON to fill in
     # TF models with their variables apart (the folder or file is also opts.input_model)
     saved_model_dir: Path | None = None  # a SavedModel folder (saved_model.pb + variables/)
     saved_model_tags: list[str] | None = None  # its meta graph's tags (default: serve)
@@ -90,6 +91,10 @@ class ConvertOptions:
     disable_omitting_optional: bool | None = None  # Caffe, -k layers: every optional field
     enable_flattening_nested_params: bool | None = None  # Caffe, -k layers: outer__inner names
     legacy_mxnet_model: bool | None = None  # MXNet
+    nd_prefix_name: str | None = None  # MXNet: weights from <prefix>_args.nd/_auxs.nd
+    pretrained_model_name: Path | None = None  # MXNet: the checkpoint .nd files complete
+    save_params_from_nd: bool | None = None  # MXNet: write the merged weights as .params
+    enable_ssd_gluoncv: bool | None = None  # MXNet: GluonCV SSD anchors and box_nms
 
     def check_framework_flags(self, framework: str) -> None:
         """Refuse a framework-specific flag given for another framework's model (MO did): it
@@ -106,6 +111,8 @@ _FRAMEWORK_FLAGS = {
     "caffe_parser_path": ("caffe", "--caffe_parser_path"),
     "custom_layers_mapping": ("caffe", "-k/--custom_layers_mapping"),
     "transformations_config": ("tf", "--transformations_config"),
+    "tensorflow_custom_operations_config_update": (
+        "tf", "--tensorflow_custom_operations_config_update"),
     "saved_model_dir": ("tf", "--saved_model_dir"),
     "saved_model_tags": ("tf", "--saved_model_tags"),
     "input_meta_graph": ("tf", "--input_meta_graph"),
@@ -119,6 +126,10 @@ _FRAMEWORK_FLAGS = {
     "disable_omitting_optional": ("caffe", "--disable_omitting_optional"),
     "enable_flattening_nested_params": ("caffe", "--enable_flattening_nested_params"),
     "legacy_mxnet_model": ("mxnet", "--legacy_mxnet_model"),
+    "nd_prefix_name": ("mxnet", "--nd_prefix_name"),
+    "pretrained_model_name": ("mxnet", "--pretrained_model_name"),
+    "save_params_from_nd": ("mxnet", "--save_params_from_nd"),
+    "enable_ssd_gluoncv": ("mxnet", "--enable_ssd_gluoncv"),
 }
 
 

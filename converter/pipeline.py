@@ -10,10 +10,13 @@ from pathlib import Path
 from converter import frameworks
 from converter.back.compress_fp16 import compress_to_fp16
 from converter.back.fold_constants import fold_constants
+from converter.back.pruning import prune_zero_channels
 from converter.errors import ShapeInferenceError
+from converter.extension_libraries import LIBRARY_SUFFIXES, load_extension_libraries
 from converter.extensions import extension_scope, load_extension_dirs
 from converter.front.extractor import check_unsupported, extract_nodes
 from converter.front.inputs import apply_input_options
+from converter.front.transforms import apply_transforms
 from converter.graph.graph import Graph
 from converter.ir.writer import emit_ir
 from converter.middle.partial_infer import partial_infer
@@ -22,7 +25,7 @@ from converter.options import ConvertOptions
 from converter.passes import ReplacementPattern, order_passes, run_passes
 from converter.version import installed_version
 
-__all__ = ["PHASES", "ConvertResult", "convert", "convert_to_graph"]
+__all__ = ["PHASES", "ConvertResult", "convert", "convert_to_graph", "load_extensions"]
 
 PHASES = ("load", "extract", "front", "infer", "middle", "back", "emit")
 Progress = Callable[[str], None]
@@ -75,12 +78,20 @@ def _infer(graph: Graph, opts: ConvertOptions) -> None:
         raise ShapeInferenceError(f"{err}; likely caused by {' / '.join(flags)}") from err
 
 
+def load_extensions(paths: list[Path], fw: frameworks.Framework) -> None:
+    """--extensions: folders of Python extensions and compiled libraries (their ops known to
+    the converter); inside extension_scope()."""
+    libraries = [p for p in paths if p.suffix in LIBRARY_SUFFIXES and not p.is_dir()]
+    load_extension_dirs([p for p in paths if p not in libraries], fw.name)
+    load_extension_libraries(libraries, fw)
+
+
 def convert_to_graph(opts: ConvertOptions, progress: Progress | None = None) -> tuple[Graph, str]:
     """Run every phase but emission; returns the back-stage graph and the framework.
     Call it inside extension_scope() once the framework module is imported (resolve())."""
     step = progress or (lambda phase: None)
     fw = frameworks.resolve(opts.input_model, opts.framework)
-    load_extension_dirs(opts.extensions, fw.name)
+    load_extensions(opts.extensions, fw)
     step("load")
     graph = fw.read(opts)
     graph.graph["cmd_params"] = opts
@@ -90,6 +101,7 @@ def convert_to_graph(opts: ConvertOptions, progress: Progress | None = None) -> 
         check_unsupported(graph, fw.name)
     step("front")
     apply_input_options(graph, opts)
+    apply_transforms(graph, opts)
     run_passes(graph, _phase_passes("front"))
     check_unsupported(graph, fw.name)
     graph.clean_up()
@@ -102,6 +114,8 @@ def convert_to_graph(opts: ConvertOptions, progress: Progress | None = None) -> 
     graph.stage = "back"
     run_passes(graph, _phase_passes("back"))
     fold_constants(graph)
+    if any(name == "Pruning" for name, _ in opts.transforms):
+        prune_zero_channels(graph)
     if opts.compress_to_fp16:
         compress_to_fp16(graph)
     return graph, fw.name

@@ -12,9 +12,10 @@ import numpy as np
 from pydantic import ValidationError
 
 from converter import frameworks
-from converter.extensions import extension_scope, load_extension_dirs
+from converter.extensions import extension_scope
 from converter.front.extractor import extract_nodes, unsupported_nodes
 from converter.options import ConvertOptions
+from converter.pipeline import load_extensions
 from extgen.generator.config import Attribute, snake_case
 from extgen.generator.names import MAX_NAME, OP_NAMES, fold_identifier
 from extgen.generator.targets import TARGETS, extractor_target
@@ -57,7 +58,7 @@ def find_unknown_ops(model: Path, framework: str | None = None,
     fw = frameworks.resolve(opts.input_model, opts.framework)
     found: dict[str, UnknownOp] = {}
     with extension_scope():
-        load_extension_dirs(opts.extensions, fw.name)
+        load_extensions(opts.extensions, fw)
         graph = fw.read(opts)
         extract_nodes(graph, fw.translators)
         for node in unsupported_nodes(graph):

@@ -54,7 +54,28 @@ def models(tmp_path_factory) -> Path:
         [helper.make_node("Add", ["x", "b"], ["y"])],
         [("x", TensorProto.FLOAT, [2]), ("b", TensorProto.FLOAT, [2])],
         [("y", TensorProto.FLOAT, [2])]), folder / "add.onnx")
+    onnx.save(make_model(
+        [helper.make_node("Add", ["x", "s_in"], ["s_out"]),
+         helper.make_node("Relu", ["s_out"], ["y"])],
+        [("x", TensorProto.FLOAT, [1, 3]), ("s_in", TensorProto.FLOAT, [1, 3])],
+        [("s_out", TensorProto.FLOAT, [1, 3]), ("y", TensorProto.FLOAT, [1, 3])]),
+        folder / "state.onnx")
+    onnx.save(_prunable(), folder / "prune.onnx")
     return folder
+
+
+def _prunable() -> onnx.ModelProto:
+    """conv(3->4) + bias -> relu -> conv(4->2): channel 3 has zero weights and bias (pruned),
+    channel 1 zero weights but a bias (kept)."""
+    rng = np.random.default_rng(0)
+    w1 = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
+    w1[[1, 3]] = 0
+    return make_model(
+        [helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
+         helper.make_node("Relu", ["c1"], ["r"]), helper.make_node("Conv", ["r", "w2"], ["y"])],
+        [("x", TensorProto.FLOAT, [1, 3, 8, 8])], [("y", TensorProto.FLOAT, [1, 2, 8, 8])],
+        {"w1": w1, "b1": np.array([0.5, 0.7, -0.2, 0], np.float32),
+         "w2": rng.standard_normal((2, 4, 1, 1)).astype(np.float32)})
 
 
 CASES = {
@@ -70,6 +91,7 @@ CASES = {
                                    "--scale_values", "[2,4,8]", "--reverse_input_channels"]),
     "output cut": ("two", ["--output", "mid"]),
     "LowLatency2": ("two", ["--transform", "LowLatency2"]),
+    "Pruning": ("prune", ["--transform", "Pruning"]),
     "flatten on a dynamic batch": ("flat", []),
     "freeze_placeholder_with_value": ("add", ["--freeze_placeholder_with_value", "b->[1 2]"]),
 }
@@ -92,20 +114,26 @@ def _inputs(model) -> list[tuple[str, str]]:
             for p in model.inputs]
 
 
+def _both(mo_python: Path, model: Path, out: Path, flags: list[str]) -> list:
+    """Our IR and MO's of model with flags, read by the current OpenVINO."""
+    import openvino as ov
+
+    assert main(["convert", str(model), "-o", str(out / "ours"), *flags]) == 0
+    done = subprocess.run([str(mo_python), "-m", "openvino.tools.mo", "--input_model",
+                           str(model), "--output_dir", str(out / "mo"), *flags],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return [ov.Core().read_model(str(out / d / f"{model.stem}.xml")) for d in ("ours", "mo")]
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("case", list(CASES))
 def test_extgen_and_mo_write_equivalent_ir(mo_python, models, tmp_path, case) -> None:
     import openvino as ov
 
     name, flags = CASES[case]
-    model = models / f"{name}.onnx"
-    assert main(["convert", str(model), "-o", str(tmp_path / "ours"), *flags]) == 0
-    done = subprocess.run([str(mo_python), "-m", "openvino.tools.mo", "--input_model",
-                           str(model), "--output_dir", str(tmp_path / "mo"), *flags],
-                          capture_output=True, text=True)
-    assert done.returncode == 0, done.stdout + done.stderr
+    ours, theirs = _both(mo_python, models / f"{name}.onnx", tmp_path, flags)
     core = ov.Core()
-    ours, theirs = (core.read_model(str(tmp_path / d / f"{name}.xml")) for d in ("ours", "mo"))
     assert _inputs(ours) == _inputs(theirs)
     assert [str(p.get_partial_shape()) for p in ours.outputs] == [
         str(p.get_partial_shape()) for p in theirs.outputs]
@@ -113,6 +141,26 @@ def test_extgen_and_mo_write_equivalent_ir(mo_python, models, tmp_path, case) ->
     got, want = (core.compile_model(m, "CPU", F32)(feed) for m in (ours, theirs))
     for a, b in zip(got.values(), want.values()):
         np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
-    if case in ("defaults (f16 weights)", "compress_to_fp16=False"):  # the same weights, in the
+    if case in ("defaults (f16 weights)", "compress_to_fp16=False", "Pruning"):
+        # the same weights in the same precision (MO also halves scalars such as --scale's);
+        # pruned, the same channels kept
         sizes = [(tmp_path / d / f"{name}.bin").stat().st_size for d in ("ours", "mo")]
-        assert sizes[0] == sizes[1]  # same precision (MO also halves scalars such as --scale's)
+        assert sizes[0] == sizes[1]
+
+
+
+@pytest.mark.slow
+def test_make_stateful_gives_mo_s_variables_and_outputs_over_inferences(mo_python, models,
+                                                                         tmp_path) -> None:
+    import openvino as ov
+
+    flags = ["--transform", "MakeStateful[param_res_names={'s_in':'s_out'}]"]
+    ours, theirs = _both(mo_python, models / "state.onnx", tmp_path, flags)
+    assert _inputs(ours) == _inputs(theirs)
+    requests = [ov.Core().compile_model(m, "CPU", F32).create_infer_request()
+                for m in (ours, theirs)]
+    assert [[s.name for s in r.query_state()] for r in requests] == [["s_ins_out"]] * 2
+    for x in np.random.default_rng(5).standard_normal((4, 1, 3)).astype(np.float32):
+        got, want = (list(r.infer({"x": x}).values()) for r in requests)
+        assert len(got) == len(want) == 1
+        np.testing.assert_allclose(got[0], want[0], rtol=1e-6)

@@ -3,8 +3,6 @@ Parameters, frozen values), --output (cut), and mean/scale/reverse-channels prep
 
 from __future__ import annotations
 
-import logging
-
 import numpy as np
 
 from converter.errors import UsageError
@@ -16,8 +14,6 @@ from converter.ops.op import Op
 from converter.options import ConvertOptions, InputSpec
 
 __all__ = ["apply_input_options"]
-
-log = logging.getLogger(__name__)
 
 
 def _find_tensor(graph: Graph, name: str) -> Port:
@@ -177,21 +173,6 @@ def _check_value_names(params: list[Node], opts: ConvertOptions) -> None:
                 raise UsageError(msg)
 
 
-def _check_transforms(graph: Graph, opts: ConvertOptions) -> None:
-    """--transform: LowLatency2 turns TensorIterator/Loop back edges into ReadValue/Assign
-    state, MakeStateful Parameter/Result pairs, Pruning removes channels NNCF's masks mark;
-    extgen does none of these rewrites yet (LowLatency2 without loops has nothing to do)."""
-    for name, _ in opts.transforms:
-        loops = graph.get_op_nodes(op="TensorIterator") + graph.get_op_nodes(op="Loop")
-        if name == "LowLatency2" and not loops:
-            log.info("--transform LowLatency2: the model has no TensorIterator or Loop; "
-                     "nothing to change (as in OpenVINO)")
-            continue
-        msg = (f"--transform {name}: extgen does not apply this transformation; convert "
-               f"without it and run OpenVINO's {name} on the IR")
-        raise UsageError(msg)
-
-
 def apply_input_options(graph: Graph, opts: ConvertOptions) -> None:
     originals = {p.soft_get("name") for p in _parameters(graph)}
     specs = list(opts.inputs or [])
@@ -224,4 +205,3 @@ def apply_input_options(graph: Graph, opts: ConvertOptions) -> None:
     for param in params:
         _preprocess(graph, param, opts, param.soft_get("name") in originals)
     apply_layouts(graph, params, opts)
-    _check_transforms(graph, opts)

@@ -122,11 +122,6 @@ def import_extension_dirs(dirs: Iterable[Path], subdirs: Iterable[str],
     subdirs = list(subdirs)
     for given in dirs:
         ext_dir = Path(given).resolve()
-        if ext_dir.suffix in (".so", ".dll", ".dylib") and ext_dir.is_file():
-            msg = (f"--extensions: {ext_dir} is a compiled extension (kernels), which conversion "
-                   "cannot read; pass the user_mo_extensions folder here and the library to "
-                   "extgen run --extension")
-            raise ExtensionError(msg)
         if not ext_dir.is_dir():
             msg = f"--extensions: {ext_dir} is not a folder"
             raise ExtensionError(msg)

@@ -52,39 +52,51 @@ class CpuLibrary:
             version = fn["version"]()
         except (OSError, AttributeError) as err:
             msg = f"--extension {path}: not an extgen CPU extension library ({err})"
-            raise ExtgenError(msg) from None
+            raise InputFileError(msg) from None
         if version != cpu_abi.VERSION:
             msg = (f"--extension {path}: ABI version {version}, this extgen speaks "
                    f"{cpu_abi.VERSION}; rebuild it")
-            raise ExtgenError(msg)
+            raise InputFileError(msg)
         fn["op_type"].restype = ctypes.c_char_p
         self.fn = fn
         self.path = path
         self.types = {fn["op_type"](i).decode() for i in range(fn["op_count"]())}
 
-    def _call(self, fn, layer: IRLayer, inputs: list[np.ndarray], outs: ctypes.Array) -> None:
+    def _call(self, fn, op: tuple[str, str, dict[str, str]], inputs: list[np.ndarray],
+              outs: ctypes.Array) -> None:
+        """fn (infer or execute) on op = (type, node name, IR attribute strings)."""
+        kind, name, attrs = op
         ins = (_Tensor * max(1, len(inputs)))(*[_tensor(x) for x in inputs])
-        attrs = "\n".join(f"{k}={v}" for k, v in layer.attrs.items()).encode()
+        text = "\n".join(f"{k}={v}" for k, v in attrs.items()).encode()
         error = ctypes.create_string_buffer(1024)
-        status = fn(layer.type.encode(), attrs, len(inputs), ins, len(outs), outs,
-                    error, len(error))
+        status = fn(kind.encode(), text, len(inputs), ins, len(outs), outs, error, len(error))
         if status != cpu_abi.STATUS["ok"]:
             detail = error.value.decode(errors="replace") or f"status {status}"
-            msg = f"{self.path.name}: {layer.type} '{layer.name}': {detail}"
+            msg = f"{self.path.name}: {kind} '{name}': {detail}"
             raise ExtgenError(msg)
 
+    def infer(self, op: tuple[str, str, dict[str, str]], inputs: list[np.ndarray],
+              n_out: int) -> list[tuple[tuple[int, ...], np.dtype]]:
+        """The (shape, element type) of each of n_out outputs, from the library's infer."""
+        inputs = [np.ascontiguousarray(x) for x in inputs]
+        outs = (_Tensor * max(1, n_out))()
+        self._call(self.fn["infer"], op, inputs, outs)
+        return [(tuple(o.shape[: o.rank]), ELEMENT_TYPES[o.element_type]) for o in outs[:n_out]]
+
     def kernel(self, layer: IRLayer) -> Kernel:
+        op = (layer.type, layer.name, layer.attrs)
+
         def run(inputs: list[np.ndarray]) -> list[np.ndarray]:
             inputs = [np.ascontiguousarray(x) for x in inputs]
             outs = (_Tensor * max(1, len(layer.outputs)))()
-            self._call(self.fn["infer"], layer, inputs, outs)
+            self._call(self.fn["infer"], op, inputs, outs)
             arrays = [
                 np.empty(tuple(o.shape[: o.rank]), dtype=ELEMENT_TYPES[o.element_type])
                 for o in outs[: len(layer.outputs)]
             ]
             for o, a in zip(outs, arrays):
                 o.data = a.ctypes.data
-            self._call(self.fn["execute"], layer, inputs, outs)
+            self._call(self.fn["execute"], op, inputs, outs)
             return arrays
 
         return run

@@ -185,11 +185,14 @@ class Executor:
         return steps
 
     def _state_kernel(self, layer: IRLayer) -> Kernel:
-        """ReadValue gives the variable as the last run() left it (its init input before any);
-        Assign's value becomes the variable when this run() ends, as in OpenVINO."""
+        """ReadValue gives the variable as the last run() left it (its init input before any,
+        zeros without one); Assign's value becomes the variable when this run() ends, as in
+        OpenVINO."""
         var = layer.attrs.get("variable_id", "")
         if layer.type == "ReadValue":
-            return lambda i: [self.variables.get(var, i[0] if i else None)]
+            out = layer.outputs[0]
+            return lambda i: [self.variables.get(var, i[0] if i else np.zeros(
+                out.dims, _precision(out.precision)))]
 
         def assign(i: list[np.ndarray]) -> list[np.ndarray]:
             self._assigned[var] = i[0]

@@ -32,8 +32,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="model files, or folders holding them (one merged report)")
     p.add_argument("--framework", choices=list(FRAMEWORKS),
                    help="framework of the models; guessed from each file's extension when omitted")
-    p.add_argument("--extensions", metavar="DIR[,DIR...]", default="",
-                   help="extension folders whose ops count as handled")
+    p.add_argument("--extensions", metavar="DIR|LIB.so[,...]", default="",
+                   help="extension folders (or CPU libraries, for ONNX models) whose ops "
+                   "count as handled")
     p.add_argument("--output_dir", type=Path, default=Path("."), metavar="DIR",
                    help="where the <op>.extgen.json configs go (default: current folder)")
     p.add_argument("--force", action="store_true",

@@ -52,6 +52,12 @@ def _add_model_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _add_tf_arguments(fw: argparse._ArgumentGroup) -> None:
+    fw.add_argument("--tensorflow_custom_operations_config_update", type=Path,
+                    metavar="FILE.json",
+                    help="TensorFlow: fill in a transformations config from the model and "
+                    "rewrite it (as MO did): each 'scope' description without inputs/outputs "
+                    "gets the tensors entering and leaving its scope, as {node, port} patterns "
+                    "relative to it; then pass the file with --transformations_config")
     fw.add_argument("--saved_model_tags", metavar="TAG[,TAG...]",
                     help="TensorFlow: the tags of the SavedModel's meta graph (default: serve)")
     fw.add_argument("--input_checkpoint", type=Path, metavar="PREFIX",
@@ -67,9 +73,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="where to write <model_name>.xml/.bin (default: current folder)")
     p.add_argument("--model_name", "-n", metavar="NAME",
                    help="name of the IR files and the network (default: the model file's stem)")
-    p.add_argument("--extensions", metavar="DIR[,DIR...]", default="",
+    p.add_argument("--extensions", metavar="DIR|LIB.so[,...]", default="",
                    help="folders of extensions (ops/, front/, front/<framework>/, middle/, back/); "
-                   "later folders override earlier ones for the same op")
+                   "later folders override earlier ones for the same op. A CPU library built "
+                   "from `extgen new --ie-cpu-ext` (as ovc --extension takes it): ONNX nodes of "
+                   "its op types convert with their attributes as named in the model and the "
+                   "library's shape inference (static input shapes)")
     p.add_argument("--input_shape", metavar="SHAPE",
                    help="input shapes in framework layout, e.g. [1,3,224,224] or "
                    "[1,3,224,224],[1,10]; -1 or ? for a dynamic dimension")
@@ -163,6 +172,8 @@ def framework_options(args: argparse.Namespace) -> dict:
         "caffe_parser_path": args.caffe_parser_path,
         "custom_layers_mapping": args.custom_layers_mapping,
         "transformations_config": args.transformations_config,
+        "tensorflow_custom_operations_config_update":
+            args.tensorflow_custom_operations_config_update,
         "input_symbol": args.input_symbol,
         "counts": args.counts,
         "remove_output_softmax": args.remove_output_softmax,

@@ -66,7 +66,13 @@ def add_mo_flags(p: argparse.ArgumentParser) -> None:
                    help="fold shape sub-graphs into constants (extgen always does so where "
                    "input shapes are static)")
     p.add_argument("--transform", metavar="NAMES",
-                   help="LowLatency2[args], MakeStateful[args], Pruning, as MO took them")
+                   help="OpenVINO transformations MO ran, comma-separated: "
+                   "\"MakeStateful[param_res_names={'in':'out'}]\" turns each named input and "
+                   "output pair into a variable (ReadValue/Assign, zeros at first) carried across "
+                   "inferences; Pruning drops Convolution output channels whose weights and "
+                   "bias are all zero (with the next Convolution's inputs; outputs unchanged); "
+                   "LowLatency2[use_const_initializer=False] (only models without "
+                   "TensorIterator/Loop: nothing to do)")
     p.add_argument("--freeze_placeholder_with_value", metavar="NAME->VALUE",
                    help="replace inputs by constants, e.g. is_training->False (MO's older "
                    "spelling of --input name->value)")
@@ -92,13 +98,20 @@ def add_framework_flags(fw: argparse._ArgumentGroup) -> None:
                     help="Caffe: -k layers name nested parameters outer__inner")
     fw.add_argument("--legacy_mxnet_model", action="store_true", default=None,
                     help="MXNet: a model from MXNet < 1.0 (extgen reads those with or without it)")
-    for flag in ("--nd_prefix_name", "--pretrained_model_name"):
-        fw.add_argument(flag, metavar="NAME", help="MXNet: parameters from .nd files "
-                        "(refused: save a checkpoint and pass its .params)")
-    fw.add_argument("--save_params_from_nd", action="store_true",
-                    help="MXNet: refused (see --nd_prefix_name)")
-    fw.add_argument("--enable_ssd_gluoncv", action="store_true",
-                    help="MXNet: GluonCV SSD patterns (refused: not supported)")
+    fw.add_argument("--nd_prefix_name", metavar="PREFIX",
+                    help="MXNet: weights from <PREFIX>_args.nd and <PREFIX>_auxs.nd (beside "
+                    "--pretrained_model_name), over the checkpoint's; with "
+                    "--pretrained_model_name and --input_symbol, no --input_model needed")
+    fw.add_argument("--pretrained_model_name", type=Path, metavar="PREFIX-EPOCH.params",
+                    help="MXNet: the checkpoint the .nd files complete (its 'arg:' weights "
+                    "are kept where the .nd files have none; its 'aux:' ones are not)")
+    fw.add_argument("--save_params_from_nd", action="store_true", default=None,
+                    help="MXNet: also write the merged weights as <symbol prefix>-<EPOCH>.params "
+                    "(overwriting a file of that name), for later conversions without .nd files")
+    fw.add_argument("--enable_ssd_gluoncv", action="store_true", default=None,
+                    help="MXNet: a GluonCV SSD export (box decoders and _contrib_box_nms at "
+                    "its end) becomes one DetectionOutput over its class scores, box offsets "
+                    "and anchors, the only output (as MO did)")
 
 
 def model_and_output(args: argparse.Namespace) -> tuple[Path, Path, str | None]:
@@ -108,6 +121,8 @@ def model_and_output(args: argparse.Namespace) -> tuple[Path, Path, str | None]:
     forms = (args.model, args.input_model, getattr(args, "saved_model_dir", None),
              getattr(args, "input_meta_graph", None))
     given = [m for m in forms if m is not None]
+    if not given and getattr(args, "pretrained_model_name", None) is not None:
+        given = [args.input_symbol or args.pretrained_model_name]  # MO: .nd weights need no model
     if not given or (len(given) == 2 and given[0] != given[1]) or len(given) > 2:
         msg = ("give the model once: extgen convert MODEL, --input_model, --saved_model_dir or "
                "--input_meta_graph" if given else
@@ -120,19 +135,6 @@ def model_and_output(args: argparse.Namespace) -> tuple[Path, Path, str | None]:
         raise UsageError(msg)
     path = args.output_model
     return given[0], path.parent, path.stem if path.suffix == ".xml" else path.name
-
-
-def _refuse_mxnet_nd(args: argparse.Namespace) -> None:
-    from converter.errors import UsageError
-
-    for flag in ("nd_prefix_name", "pretrained_model_name", "save_params_from_nd",
-                 "enable_ssd_gluoncv"):
-        if getattr(args, flag):
-            what = "GluonCV SSD conversion" if flag == "enable_ssd_gluoncv" else \
-                "building MXNet parameters from .nd files"
-            msg = (f"--{flag}: {what} is not supported; export the model with "
-                   "mx.model.save_checkpoint (or HybridBlock.export) and pass its .params")
-            raise UsageError(msg)
 
 
 def mo_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -159,10 +161,13 @@ def mo_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def framework_flag_options(args: argparse.Namespace) -> dict[str, Any]:
     """The ConvertOptions fields of add_framework_flags' flags."""
-    _refuse_mxnet_nd(args)
     return {
         "input_model_is_text": args.input_model_is_text, "mean_file": args.mean_file,
         "disable_omitting_optional": args.disable_omitting_optional,
         "enable_flattening_nested_params": args.enable_flattening_nested_params,
         "legacy_mxnet_model": args.legacy_mxnet_model,
+        "nd_prefix_name": args.nd_prefix_name,
+        "pretrained_model_name": args.pretrained_model_name,
+        "save_params_from_nd": args.save_params_from_nd,
+        "enable_ssd_gluoncv": args.enable_ssd_gluoncv,
     }

@@ -229,3 +229,47 @@ def test_config_error_line_counts_escaped_quotes(tmp_path: Path) -> None:
                     ' {"id": "c", "match_kind": "nope"}\n]\n')
     with pytest.raises(ModelFormatError, match=rf"{path.name}:3: description 1"):
         load_transformations_config(path)
+
+
+def test_config_update_fills_in_scope_boundaries_as_mo_wrote_them(tmp_path: Path) -> None:
+    """MO 2023.3 needs TensorFlow for this flag, so the expected file is MO's algorithm
+    (TensorflowCustomOperationsConfigUpdate) worked by hand on this graph."""
+    g = GraphBuilder()
+    x = g.placeholder("x", [2, 3])
+    mul = g.node("Mul", "block/mul", [x, g.const("block/w", np.full((2, 3), 2, F32))], T=F32)
+    add = g.node("Add", "block/add", [mul, x], T=F32)
+    g.node("Shape", "block/shape", [mul], T=F32, out_type=np.int32)
+    g.node("Relu", "after", [add], T=F32)
+    model = g.save(tmp_path / "m.pb")
+    general = {"id": "G", "match_kind": "general", "custom_attributes": {"a": 1}}
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps([
+        {"id": "S", "match_kind": "scope", "instances": ["block/"], "op": "Block"},
+        {"id": "P", "match_kind": "points",
+         "instances": {"start_points": ["block/mul"], "end_points": ["block/add"]}},
+        general]))
+    assert main(["convert", str(model), "-o", str(tmp_path / "ir"),
+                 "--tensorflow_custom_operations_config_update", str(config)]) == 0
+    expected = [
+        {"id": "S", "match_kind": "scope", "instances": ["block/"], "op": "Block",
+         "custom_attributes": {},
+         "inputs": [[{"node": "mul$", "port": 0}, {"node": "add$", "port": 1}]],  # edge order
+         "outputs": [{"node": "add$", "port": 0}, {"node": "shape$", "port": 0}]},
+        {"id": "P", "match_kind": "points", "custom_attributes": {},
+         "instances": {"start_points": ["block/mul"], "end_points": ["block/add"]},
+         "include_inputs_to_sub_graph": True, "include_outputs_to_sub_graph": True},
+        general]
+    assert config.read_text() == json.dumps(expected, indent=4, sort_keys=True)
+    assert (tmp_path / "ir" / "m.xml").is_file()  # MO went on to write the IR as well
+    assert [d.id for group in load_transformations_config(config).values() for d in group] == [
+        "S", "P", "G"]
+
+
+def test_config_update_is_for_tensorflow_and_needs_the_file(tmp_path: Path, capsys) -> None:
+    g = GraphBuilder()
+    g.node("Relu", "r", [g.placeholder("x", [2])], T=F32)
+    model = g.save(tmp_path / "m.pb")
+    flag = "--tensorflow_custom_operations_config_update"
+    assert main(["convert", str(model), "-o", str(tmp_path / "ir"), flag, "no.json"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"{flag} no.json: no such file" in err[0]

@@ -215,3 +215,41 @@ def test_custom_shape_rule_fails_naming_the_file(work: Path, built: Built) -> No
     core.add_extension(str(built.openvino_library))
     with pytest.raises(RuntimeError, match=message):
         core.read_model(str(path))
+
+
+def test_convert_takes_the_library_as_ovc_does(work: Path, built: Built, capsys) -> None:
+    """`extgen convert --extension LIB.so`: the library's ops convert with the model's
+    attributes and its own shape inference, to the IR ovc writes with the same library."""
+    from extgen.cli import main
+
+    f = TensorProto.FLOAT
+    onnx_path = _save(work, "library_chain", [
+        helper.make_node("ScaledCosh", ["x"], ["a"], name="cosh", scale=3.0),
+        helper.make_node("WeightedSum", ["a", "x2"], ["b"], name="wsum", alpha=0.25),
+        helper.make_node("TagScale", ["b"], ["y"], name="tag", **{**TAG_ATTRS, "flag": 0}),
+    ], [("x", f, SHAPE), ("x2", f, SHAPE)], [("y", f, SHAPE)])
+    rng = np.random.default_rng(1)
+    feed = {name: rng.uniform(-2, 2, SHAPE).astype(np.float32) for name in ("x", "x2")}
+    ref = (0.25 * 3 * np.cosh(feed["x"]) + 0.75 * feed["x2"]) * 2
+    core = ov.Core()
+    core.add_extension(str(built.openvino_library))
+    theirs = ov.convert_model(str(onnx_path), extension=str(built.openvino_library))
+    for lib in (built.openvino_library, built.abi_library):
+        out = work / f"ir_library_{lib.stem}"
+        assert main(["convert", str(onnx_path), "-o", str(out), "--extension", str(lib)]) == 0
+        xml = out / "library_chain.xml"
+        ours = core.read_model(str(xml))
+        for a, b in zip(ours.get_ordered_ops(), theirs.get_ordered_ops()):
+            assert (a.get_type_info().version_id, a.get_type_name(), a.get_attributes()) == (
+                b.get_type_info().version_id, b.get_type_name(), b.get_attributes())
+        (y,) = _openvino_run(built, xml, feed)
+        np.testing.assert_allclose(y, ref, rtol=1e-5, atol=1e-6)
+        engine = open_engine("shim", xml, "CPU", extensions=[built.abi_library])
+        np.testing.assert_allclose(engine.run(feed)["y"], ref, rtol=1e-5, atol=1e-6)
+    assert main(["check", str(onnx_path), "--extension", str(built.abi_library)]) == 0
+    # without it, the three ops need extensions (their configs go to --output_dir)
+    assert main(["check", str(onnx_path), "--output_dir", str(work / "configs")]) == 1
+    (work / "model.pb").write_bytes(b"")
+    code = main(["convert", str(work / "model.pb"), "--extension", str(built.abi_library)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "ops map to ONNX nodes only" in err[0]

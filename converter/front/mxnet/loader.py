@@ -17,6 +17,8 @@ import numpy as np
 
 from converter.errors import InputFileError, UsageError
 from converter.front.mxnet.attrs import get_mxnet_layer_attrs
+from converter.front.mxnet.gluoncv_ssd import rewrite_gluoncv_ssd
+from converter.front.mxnet.nd_params import nd_weights, uses_nd
 from converter.front.mxnet.params import DTYPES, load_params
 from converter.front.mxnet.symbol import Symbol, read_symbol
 from converter.graph.graph import Graph, Node
@@ -182,10 +184,17 @@ def _check_input_shapes(graph: Graph, opts: ConvertOptions, symbol_path: Path) -
 
 
 def load(opts: ConvertOptions) -> Graph:
-    params_path, symbol_path = model_files(opts)
+    if uses_nd(opts):
+        symbol_path, args, aux = nd_weights(opts)
+        name = symbol_path.name.removesuffix(".json").removesuffix("-symbol")
+    else:
+        params_path, symbol_path = model_files(opts)
+        args, aux = load_params(params_path)
+        match = _EPOCH.match(params_path.stem)
+        name = match["prefix"] if match else params_path.stem
     symbol = read_symbol(symbol_path)
-    args, aux = load_params(params_path)
-    match = _EPOCH.match(params_path.stem)
-    graph = symbol_to_graph(symbol, args, aux, match["prefix"] if match else params_path.stem)
+    if opts.enable_ssd_gluoncv:
+        symbol = rewrite_gluoncv_ssd(symbol)
+    graph = symbol_to_graph(symbol, args, aux, name)
     _check_input_shapes(graph, opts, symbol_path)
     return graph

@@ -46,10 +46,13 @@ def _graph_def(opts: ConvertOptions):
 
 
 def _load(opts: ConvertOptions) -> Graph:
+    from converter.front.tf.config_update import update_config_file
     from converter.front.tf.loader import graph_def_to_graph
     from converter.front.tf.replacement import load_transformations_config
 
     graph = graph_def_to_graph(_graph_def(opts), opts.input_model.stem)
+    if opts.tensorflow_custom_operations_config_update is not None:
+        update_config_file(graph, opts.tensorflow_custom_operations_config_update)
     if opts.transformations_config is not None:
         graph.graph["custom_replacement_descriptions"] = load_transformations_config(
             opts.transformations_config)

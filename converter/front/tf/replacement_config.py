@@ -12,7 +12,8 @@ from typing import Any
 
 from converter.errors import InputFileError, ModelFormatError
 
-__all__ = ["MATCH_KINDS", "CustomReplacementDescriptor", "load_transformations_config"]
+__all__ = ["MATCH_KINDS", "CustomReplacementDescriptor", "load_descriptions",
+           "load_transformations_config"]
 
 MATCH_KINDS = ("scope", "points", "general")
 # key -> (json types, what it must be)
@@ -137,16 +138,18 @@ def _validate(raw: Any, where: str) -> CustomReplacementDescriptor:
     return CustomReplacementDescriptor(**raw)
 
 
-def load_transformations_config(path: str | Path) -> dict[str, list[CustomReplacementDescriptor]]:
-    """Parse and validate the JSON; descriptions by id. Errors are one line with file (and line)."""
+def load_descriptions(path: str | Path, flag: str = "--transformations_config"
+                      ) -> list[tuple[dict, CustomReplacementDescriptor]]:
+    """Parse and validate the JSON: (raw object, description) in file order. Errors are one line
+    with file (and line)."""
     path = Path(path)
     try:
         text = path.read_text()
     except FileNotFoundError:
-        msg = f"--transformations_config {path}: no such file"
+        msg = f"{flag} {path}: no such file"
         raise InputFileError(msg) from None
     except (OSError, UnicodeDecodeError) as err:
-        msg = f"--transformations_config {path}: cannot read it ({err})"
+        msg = f"{flag} {path}: cannot read it ({err})"
         raise InputFileError(msg) from None
     try:
         data = json.loads(text)
@@ -156,9 +159,14 @@ def load_transformations_config(path: str | Path) -> dict[str, list[CustomReplac
     if not isinstance(data, list):
         msg = f"{path}:1: the transformations config must be a JSON list of descriptions"
         raise ModelFormatError(msg)
-    registry: dict[str, list[CustomReplacementDescriptor]] = {}
     lines = _object_lines(text)
-    for i, raw in enumerate(data):
-        desc = _validate(raw, f"{path}:{lines[i] if i < len(lines) else 1}: description {i}")
+    return [(raw, _validate(raw, f"{path}:{lines[i] if i < len(lines) else 1}: description {i}"))
+            for i, raw in enumerate(data)]
+
+
+def load_transformations_config(path: str | Path) -> dict[str, list[CustomReplacementDescriptor]]:
+    """The descriptions of the JSON file by id."""
+    registry: dict[str, list[CustomReplacementDescriptor]] = {}
+    for _, desc in load_descriptions(path):
         registry.setdefault(desc.id, []).append(desc)
     return registry

@@ -1,6 +1,6 @@
 """MXNet translators for shape and data movement: Concat, Flatten, Reshape (with MXNet's special
-values 0, -1, -2, -3, -4), transpose, slice_axis/slice, expand_dims/squeeze, SliceChannel, Pad,
-and the reductions (sum, mean, max, min, prod)."""
+values 0, -1, -2, -3, -4), transpose, slice_axis/slice/slice_like, expand_dims/squeeze,
+SliceChannel, Pad, and the reductions (sum, mean, max, min, prod)."""
 
 from __future__ import annotations
 
@@ -150,6 +150,23 @@ def slice_axis(n: MxnetNode):
     inputs = [n.input(0), n.const([begin], np.int64), n.const([stop], np.int64),
               n.const([1], np.int64), n.const([n.attrs.int("axis", 0)], np.int64)]
     return [n.op("Slice", inputs)]
+
+
+@mxnet_op("slice_like")
+def slice_like(n: MxnetNode):
+    """x cut to the shape of the second input on `axes` (every axis when empty), from 0."""
+    axes = list(n.attrs.tuple("axes", int, ()))
+    like = _shape_of(n, n.input(1))
+    if axes:
+        stop = n.op("Gather", [like, n.const(axes, np.int64), n.const(0, np.int64)],
+                    batch_dims=0)
+        start, step = (n.const([v] * len(axes), np.int64) for v in (0, 1))
+        axes_port = n.const(axes, np.int64)
+    else:
+        stop, axes_port = like, _all_axes(n, n.input(1))
+        start = n.op("Multiply", [like, n.const(0, np.int64)])
+        step = n.op("Add", [start, n.const(1, np.int64)])
+    return [n.op("Slice", [n.input(0), start, stop, step, axes_port])]
 
 
 @mxnet_op("slice", "crop")
