@@ -20,6 +20,7 @@ from converter.front.tf.writer import GraphBuilder
 from converter.options import ConvertOptions
 from converter.pipeline import convert
 from tests.conftest import make_model
+from tests.front.test_caffe import write_model
 from tests.legacy.mo_corpus import PREFIX, corpus
 
 F = TensorProto.FLOAT
@@ -42,6 +43,7 @@ class Case:
     reference: object = None  # numpy function of x when onnxruntime lacks the op
     dims: list | None = None  # the model's input dims, when not x's shape
     tf: object = None  # builds a TensorFlow GraphDef over placeholder "x" instead (nodes unused)
+    caffe: str = ""  # or a Caffe .prototxt over input "x" with top "y" (no weights)
 
 
 def n(op: str, ins: list[str], outs: list[str], **attrs) -> onnx.NodeProto:
@@ -133,6 +135,13 @@ CASES = {
         ("front/onnx/slice_ext.py", "front/onnx/AttributedSliceToSlice.py"),
         [n("Slice", ["x"], ["y"], starts=[1, 0], ends=[3, -1], axes=[1, 3])], 'type="Slice"',
         opset=9, reference=lambda x: x[:, 1:3, :, 0:-1]),
+    "MVNCaffeToMVN": Case(("front/caffe/mvn_ext.py", "front/caffe/MVNCaffeToMVN.py"), [],
+                          'type="MVN"', caffe="""
+input: "x"
+input_shape { dim: 2 dim: 3 dim: 4 dim: 5 }
+layer { name: "y" type: "MVN" bottom: "x" top: "y" mvn_param { eps: 0.001 } }
+""", reference=lambda x: (x - x.mean((2, 3), keepdims=True))
+        / np.sqrt(x.var((2, 3), keepdims=True) + 1e-3)),
     "FillToBroadcast": Case(("front/onnx/constant_fill_ext.py", "front/FillToBroadcast.py"), [
         n("Shape", ["x"], ["s"]), n("ConstantFill", ["s"], ["c"], value=2.5, input_as_shape=1),
         n("Add", ["x", "c"], ["y"])], 'type="Broadcast"', opset=9, reference=lambda x: x + 2.5,
@@ -152,7 +161,9 @@ def _folder(tmp_path: Path, files: tuple[str, ...]) -> Path:
 @pytest.mark.parametrize("name", list(CASES))
 def test_mo_transformation_converts_unmodified(tmp_path: Path, name: str, caplog) -> None:
     case = CASES[name]
-    if case.tf is not None:
+    if case.caffe:
+        path = write_model(tmp_path, name, case.caffe, {})
+    elif case.tf is not None:
         g = GraphBuilder()
         case.tf(g, g.placeholder("x", list(case.x.shape)))
         path = g.save(tmp_path / f"{name}.pb")
