@@ -14,19 +14,18 @@ import pytest
 from converter.runtime.engines import open_engine
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-from light_zoo import materialize  # noqa: E402
+from light_zoo import ZOO, materialize  # noqa: E402
 
-SMALL = ["squeezenet", "shufflenet", "inception_v1"]
 F32 = {"INFERENCE_PRECISION_HINT": "f32"}  # the CPU plugin may pick bf16 on its own
 
 
 @pytest.fixture(scope="module")
 def zoo() -> Path:
-    return materialize(SMALL)  # made once per machine, then read from the cache
+    return materialize(ZOO)  # made once per machine, then read from the cache
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", SMALL)
+@pytest.mark.parametrize("name", ZOO)
 def test_ovc_ir_of_the_light_zoo_matches_onnxruntime_in_the_shim(zoo, tmp_path, name) -> None:
     import openvino as ov
 
