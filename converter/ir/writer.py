@@ -7,6 +7,7 @@ ports after them; Const values go to the .bin once per distinct content.
 from __future__ import annotations
 
 import hashlib
+import mmap
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -29,22 +30,49 @@ __all__ = ["emit_ir"]
 _F16_MAX = float(np.finfo(np.float16).max)
 
 
+_CHUNK = 1 << 22  # elements converted and written at a time
+
+
+def _release(value: np.ndarray) -> None:
+    """Drop the pages of the file a memory-mapped value came from (ONNX external data) from
+    this process's memory: each is read once, and a model's weights may not fit twice."""
+    base = value
+    while base is not None:
+        mapping = getattr(base, "_mmap", None)
+        if mapping is not None and hasattr(mapping, "madvise"):
+            mapping.madvise(mmap.MADV_DONTNEED)
+            return
+        base = getattr(base, "base", None)
+
+
 class _BinWriter:
-    """Appends constant blobs to the .bin, each distinct content once."""
+    """Appends constant blobs to the .bin, each distinct content once, streamed in chunks
+    (with the float16 conversion of --compress_to_fp16 done chunk by chunk)."""
 
     def __init__(self, f: BinaryIO) -> None:
         self.f, self.offset, self.seen = f, 0, {}
 
-    def add(self, value: np.ndarray) -> tuple[int, int]:
+    def add(self, value: np.ndarray, as_f16: bool = False) -> tuple[int, int]:
         bits = packed_bits(value.dtype)
-        blob = np.ascontiguousarray(value if bits is None else pack(value, bits))
-        view = memoryview(blob).cast("B") if blob.size else memoryview(b"")
-        key = (hashlib.sha256(view).digest(), blob.nbytes)
-        if key not in self.seen:
+        flat = np.ascontiguousarray(value if bits is None else pack(value, bits)).reshape(-1)
+        digest, size = hashlib.sha256(), 0
+        for start in range(0, flat.size, _CHUNK):
+            chunk = flat[start:start + _CHUNK]
+            if as_f16:
+                chunk = np.clip(chunk, -_F16_MAX, _F16_MAX).astype(np.float16)
+            view = memoryview(chunk).cast("B")
+            digest.update(view)
             self.f.write(view)
+            size += chunk.nbytes
+        _release(value)
+        key = (digest.digest(), size)
+        if key in self.seen:  # the same bytes are already in the .bin: take them back
+            self.f.seek(self.offset)
+            self.f.truncate()
+        else:
             self.seen[key] = self.offset
-            self.offset += blob.nbytes
-        return self.seen[key], blob.nbytes
+            self.offset += size
+        return self.seen[key], size
 
 
 def _dims(parent: ET.Element, shape: Any) -> None:
@@ -60,11 +88,10 @@ def _op_class(node: Node) -> type[Op] | None:
 def _data_attrs(node: Node, bin_writer: _BinWriter) -> dict[str, str]:
     if node.soft_get("type") == "Const":
         value = np.asarray(node.value)
-        if node.soft_get("store_as_f16", False):  # --compress_to_fp16, one Const at a time
-            value = np.clip(value, -_F16_MAX, _F16_MAX).astype(np.float16)
-        offset, size = bin_writer.add(value)
+        as_f16 = bool(node.soft_get("store_as_f16", False))  # --compress_to_fp16
+        offset, size = bin_writer.add(value, as_f16)
         return {
-            "element_type": element_type(value.dtype),
+            "element_type": element_type(np.dtype(np.float16) if as_f16 else value.dtype),
             "shape": ",".join(str(d) for d in value.shape),
             "offset": str(offset),
             "size": str(size),
