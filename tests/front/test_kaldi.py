@@ -208,28 +208,31 @@ def test_stateful_nets_over_20_frames(tmp_path, net, binary):
         np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
 
 
-@pytest.mark.parametrize("net", ["tdnn", "nnet1_lstm"])
+@pytest.mark.parametrize("net", list(STATEFUL))
 def test_remove_memory_gives_state_as_inputs_and_outputs(tmp_path, net):
-    """Each state is an input; its new value the output '<input>/next', fed back by the
-    caller: the same outputs as the stateful IR."""
+    """Each state is inputs 'Parameter_<i>_for_<var>'; its new value the output
+    'Result_for_<var>/strided_slice', fed back by the caller (MO's layout,
+    test_kaldi_mo_layout.py): the same outputs as the stateful IR, for 2 streams."""
     build, file_name, din = STATEFUL[net]
     data, reference = build(True)
     (model := tmp_path / file_name).write_bytes(data)
-    xml = convert(model, tmp_path, "--framework", "kaldi", "--remove_memory")
+    xml = convert(model, tmp_path, "--framework", "kaldi", "--remove_memory", "-b", "2")
     assert "ReadValue" not in xml.read_text()
     compiled = ov.Core().compile_model(str(xml), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
     states = {p.any_name: np.zeros(tuple(p.shape), np.float32) for p in compiled.inputs
-              if "/delay_" in p.any_name}
+              if "_for_" in p.any_name}
     (frame_input,) = [p.any_name for p in compiled.inputs if p.any_name not in states]
-    (output,) = [o for o in compiled.outputs if not any(n.endswith("/next") for n in o.names)]
-    assert states and len(compiled.outputs) == len(states) + 1
-    X = kn.RNG.standard_normal((20, din)).astype(np.float32)
+    assert states and len(compiled.outputs) == len({n.split("_for_")[1] for n in states}) + 1
+    X = kn.RNG.standard_normal((20, 2, din)).astype(np.float32)
     got = []
     for t in range(len(X)):
-        result = compiled({frame_input: X[t:t + 1], **states})
-        got.append(result[output])
-        states = {s: result[compiled.output(f"{s}/next")] for s in states}
-    np.testing.assert_allclose(np.stack(got), reference(X), rtol=1e-4, atol=1e-5)
+        result = compiled({frame_input: X[t], **states})
+        got.append(result[compiled.output(len(compiled.outputs) - 1)])
+        states = {s: result[compiled.output(f"Result_for_{s.split('_for_', 1)[1]}/strided_slice")]
+                  for s in states}
+    for stream in range(2):
+        np.testing.assert_allclose(np.stack(got)[:, stream:stream + 1],
+                                   reference(X[:, stream]), rtol=1e-4, atol=1e-5)
 
 
 @pytest.mark.parametrize("binary", FORMS)

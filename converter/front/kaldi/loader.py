@@ -9,11 +9,12 @@ from pathlib import Path
 import numpy as np
 
 from converter.errors import InputFileError, ModelFormatError, UnsupportedOpError
-from converter.front.kaldi.builder import DelayLines, GraphBuilder
+from converter.front.kaldi.builder import GraphBuilder
 from converter.front.kaldi.component import Component
 from converter.front.kaldi.model import KaldiModel, read_model
 from converter.front.kaldi.nnet3 import Nnet3Graph
 from converter.front.kaldi.outputs import finish_output
+from converter.front.kaldi.states import state_lines
 from converter.front.kaldi.timing import output_dim
 from converter.graph.graph import Graph
 from converter.graph.port import Port
@@ -31,7 +32,7 @@ class _Chain:
 
     def __init__(self, b: GraphBuilder) -> None:
         self.b = b
-        self.lines = DelayLines(b)
+        self.lines = state_lines(b)
         self.delay = 0
 
     def run(self, components: list[Component], source: Port, dim: int) -> Port:
@@ -102,7 +103,10 @@ def _first_dim(comp: Component) -> int:
 
 
 def _batch(opts: ConvertOptions) -> int:
-    """The frames per call --input_shape (or --input) asks for: so many streams (MO's batch)."""
+    """The frames per call --batch (-b) or --input_shape (--input) asks for: so many streams,
+    each with its own state (MO's batch for Kaldi: the first dim of every input)."""
+    if opts.batch is not None:
+        return int(opts.batch)
     shapes = [s.shape for s in opts.inputs or [] if s.shape] or opts.input_shape or []
     first = shapes[0] if shapes else ()
     return int(first[0]) if len(first) == 2 and first[0] > 0 else 1
