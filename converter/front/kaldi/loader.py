@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from converter.errors import InputFileError, ModelFormatError, UnsupportedOpError
+from converter.errors import InputFileError, ModelFormatError
 from converter.front.kaldi.builder import GraphBuilder
 from converter.front.kaldi.component import Component
 from converter.front.kaldi.model import KaldiModel, read_model
@@ -48,20 +48,24 @@ class _Chain:
 
     def _parallel(self, comp: Component, source: Port) -> Port:
         """nnet1's ParallelComponent: the input split by the nested nets' input dims, each
-        part through its net, the outputs concatenated."""
+        part through its net, the outputs concatenated. A net that splices delays its output;
+        the others' outputs wait as long, so all parts hold the same frame."""
         if not comp.nested or any(not net for net in comp.nested):
             raise ModelFormatError(f"ParallelComponent '{comp.name}' holds no nested nets")
         dims = np.array([net[0].dims[1] for net in comp.nested], np.int64)
         split = self.b.op("VariadicSplit", [source, np.int64(1), dims], f"{comp.name}/split",
                           out_ports_count=len(dims))
-        parts = []
+        parts, delays = [], []
         for i, net in enumerate(comp.nested):
             chain = _Chain(self.b)
             parts.append(chain.run(net, split.out_port(i), int(dims[i])))
             chain.lines.connect()
-            if chain.delay:
-                msg = f"ParallelComponent '{comp.name}': splicing inside a nested net"
-                raise UnsupportedOpError(msg)
+            delays.append(chain.delay)
+        wait = max(delays)
+        parts = [part if d == wait else self.lines.delayed(
+            f"{comp.name}/part_{i}", wait - d, net[-1].dims[0], part)
+            for i, (part, d, net) in enumerate(zip(parts, delays, comp.nested))]
+        self.delay += wait
         return self.b.op("Concat", parts, comp.name, axis=1).out_port(0)
 
     def _splice(self, comp: Component, source: Port, dim: int) -> Port:
