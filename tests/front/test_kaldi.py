@@ -13,6 +13,7 @@ from converter.runtime.engines import open_engine
 from extgen.cli import main
 from tests.front import kaldi_nets as kn
 from tests.front import kaldi_writer as kw
+from tests.front.kaldi_writer import IV
 
 FORMS = [pytest.param(True, id="binary"), pytest.param(False, id="text")]
 
@@ -291,6 +292,20 @@ def test_corrupt_models_fail_in_one_line(tmp_path, capsys, binary):
             assert code in (0, 2) and (code == 0 or len(err) == 1), (code, err)
             failures += code == 2
     assert failures >= 36  # every cut fails
+
+
+@pytest.mark.parametrize("state", [[], ["--remove_memory"]])
+def test_implausible_time_offset_gives_one_line(tmp_path, capsys, state):
+    """An offset no acoustic model has (a corrupt byte in <TimeOffsets>) is refused before
+    it builds thousands of variables."""
+    kind, items, _ = kn.tdnn0(6, 4)
+    items = [IV([0, 1 << 24]) if isinstance(v, IV) else v for v in items]
+    items = [kn.w(4, 12) if isinstance(v, np.ndarray) and v.ndim == 2 else v for v in items]
+    (model := tmp_path / "tdnn.raw").write_bytes(kn.nnet3_chain([(kind, items, None)], 6, True))
+    assert main(["convert", "--input_model", str(model), "--output_dir", str(tmp_path),
+                 *state]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "time offsets look corrupt" in err[0]
 
 
 @pytest.mark.parametrize("binary", FORMS)

@@ -9,13 +9,24 @@ from typing import Any
 
 import numpy as np
 
+from converter.errors import ModelFormatError
 from converter.front.kaldi.component import Component
 from converter.front.kaldi.mo_readers import parameters
 from converter.graph.graph import Graph, Node
 from converter.graph.port import Port
 from converter.ops.op import Op
 
-__all__ = ["GraphBuilder"]
+__all__ = ["GraphBuilder", "check_delay"]
+
+MAX_DELAY = 1000  # frames (10 s of speech at Kaldi's 100 frames a second)
+
+
+def check_delay(name: str, k: int) -> None:
+    """Refuse a delay no acoustic model has (a corrupt offset would build k variables)."""
+    if k > MAX_DELAY:
+        msg = (f"node '{name}' is read {k} frames back (more than {MAX_DELAY}); "
+               "its time offsets look corrupt")
+        raise ModelFormatError(msg)
 
 
 class GraphBuilder:
@@ -92,6 +103,7 @@ class DelayLines:
                 variable: str | None = None) -> Port:
         """The value of node `name` (the port `source`, when given) from k calls ago
         (`variable`: the name MO gave a recurrent state, for --remove_memory only)."""
+        check_delay(name, k)
         line = self.lines.setdefault(name, [])
         while len(line) < k:
             var = self.b.graph.unique_id(f"{name}/delay_{len(line) + 1}")

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from converter.front.kaldi.builder import DelayLines, GraphBuilder
+from converter.front.kaldi.builder import DelayLines, GraphBuilder, check_delay
 from converter.graph.graph import Node
 from converter.graph.port import Port
 
@@ -58,6 +58,7 @@ class StateInputs:
                 variable: str | None = None) -> Port:
         """The value of node `name` (the port `source`, when given) from k calls ago; a
         variable name makes it a recurrent state of k frames, else it joins name's window."""
+        check_delay(name, k)
         key = name if variable is None else variable
         state = self.states.setdefault(key, _State(source or name, dim, variable,
                                                            variable is not None))
