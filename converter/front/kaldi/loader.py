@@ -13,7 +13,7 @@ from converter.front.kaldi.builder import GraphBuilder
 from converter.front.kaldi.component import Component
 from converter.front.kaldi.model import KaldiModel, read_model
 from converter.front.kaldi.nnet3 import Nnet3Graph
-from converter.front.kaldi.outputs import finish_output
+from converter.front.kaldi.outputs import add_mo_name, finish_output
 from converter.front.kaldi.states import state_lines
 from converter.front.kaldi.timing import output_dim
 from converter.graph.graph import Graph
@@ -130,7 +130,12 @@ def build_graph(model: KaldiModel, name: str, opts: ConvertOptions) -> Graph:
         source = b.parameter("Parameter" if model.kind == "nnet1" else "Input", dim)
         chain = _Chain(b)
         out = chain.run(model.components, source, dim)
-        b.result(finish_output(b, out, opts, model.priors), out.node.soft_get("name"))
+        final = finish_output(b, out, opts, model.priors)
+        types = [c.type.lower() for c in model.components]
+        if model.kind == "nnet1" and types.count(types[-1]) == 1 and out.node.has_valid(
+                "component"):
+            add_mo_name(final, out, types[-1])
+        b.result(final, out.node.soft_get("name"))
         chain.lines.connect()
     return b.graph
 

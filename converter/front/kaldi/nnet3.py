@@ -13,7 +13,7 @@ from converter.errors import ModelFormatError, UnsupportedOpError
 from converter.front.kaldi.builder import GraphBuilder
 from converter.front.kaldi.descriptor import parse_descriptor, parse_line
 from converter.front.kaldi.model import KaldiModel
-from converter.front.kaldi.outputs import finish_output
+from converter.front.kaldi.outputs import add_mo_name, finish_output
 from converter.front.kaldi.states import state_lines
 from converter.front.kaldi.timing import component_offsets, delays, leaves, output_dim
 from converter.graph.port import Port
@@ -69,8 +69,11 @@ class Nnet3Graph:
                 self.port(name, ())
         for fields in self.outputs:
             name = fields.get("name", "output")
-            port = self._tree(self.trees[f"\0{name}"], (), f"\0{name}", 0)
-            self.b.result(finish_output(self.b, port, self.opts, self.priors), name)
+            tree = self.trees[f"\0{name}"]
+            port = self._tree(tree, (), f"\0{name}", 0)
+            final = finish_output(self.b, port, self.opts, self.priors)
+            add_mo_name(final, port, tree if isinstance(tree, str) else None)
+            self.b.result(final, name)
         self.lines.connect(lambda n: self.port(n, ()))
 
     def _field(self, fields: dict[str, str], key: str) -> str:
