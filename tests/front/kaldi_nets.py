@@ -306,6 +306,21 @@ def nnet1_splice_net(binary: bool) -> tuple[bytes, callable]:
     return kw.nnet1(comps, binary), lambda X: simulate(spec, X, "out", 2)
 
 
+def nnet1_parallel_splice_net(binary: bool) -> tuple[bytes, callable]:
+    """nnet1: a ParallelComponent whose first net splices frames [-1, 0, 1] of its 3 dims
+    (AffineTransform after), the second an AffineTransform of the other 3 dims; Sigmoid."""
+    (aff_a, fa), (aff_b, fb) = _nnet1_affine(9, 4), _nnet1_affine(3, 2)
+    par = ("ParallelComponent", 6, 6, ["<NestedNnetCount>", I(2), "<NestedNnet>", I(1),
+                                       Nested([("Splice", 9, 3, [IV([-1, 0, 1])]), aff_a]),
+                                       "<NestedNnet>", I(2), Nested([aff_b])])
+    spec = [("xa", 0, [("input", 0)], lambda x: x[:, :3], 3),
+            ("xb", 0, [("input", 0)], lambda x: x[:, 3:], 3),
+            ("a", 1, [("xa", -1), ("xa", 0), ("xa", 1)], fa, 4),
+            ("b", 0, [("xb", 0)], fb, 2),
+            ("out", 1, [("a", 0), ("b", 0)], sigmoid, 6)]
+    return kw.nnet1([par, ("Sigmoid", 6, 6, [])], binary), lambda X: simulate(spec, X, "out", 1)
+
+
 def nnet1_lstm_net(binary: bool, cell: int = 3, proj: int = 2) -> tuple[bytes, callable]:
     """nnet1: LstmProjected (peepholes, projection), AffineTransform, Softmax."""
     w_x, w_r, bias = w(4 * cell, 4), w(4 * cell, proj), w(4 * cell)

@@ -2,7 +2,8 @@
 build their nnet1/nnet2/nnet3 models with it from numpy arrays.
 
 A component is (type, items): items are tokens ("<Tag>"), I(int), F(float), bool, IV(ints),
-numpy float arrays (vector or matrix) and Nested(components) (an nnet1 net inside a component).
+numpy float arrays (vector or matrix), CM(matrix, kind) (a compressed matrix: compress()) and
+Nested(components) (an nnet1 net inside a component).
 nnet1 components carry their dims: (type, out, in, items).
 """
 
@@ -34,6 +35,71 @@ class Nested:
     components: list
 
 
+@dataclass
+class CM:
+    """A matrix Kaldi stores compressed (kind "CM", "CM2" or "CM3"): .data the bytes after the
+    token, .values what Kaldi decodes them to (the text form writes these)."""
+
+    data: bytes
+    values: np.ndarray
+    kind: str
+
+
+def _code16(low: float, span: float, v: float) -> int:
+    return int(min(max((v - low) / span, 0.0), 1.0) * 65535 + 0.499)
+
+
+def _percentiles(low: float, span: float, column: np.ndarray) -> list[int]:
+    """A column's header: the 16-bit codes of its 0/25/75/100th percentiles, kept increasing."""
+    s, n = np.sort(column), len(column)
+    picks = [s[0], s[n // 4], s[3 * (n // 4)], s[-1]] if n >= 5 else \
+        [s[min(i, n - 1)] for i in range(4)]
+    codes = [min(_code16(low, span, picks[0]), 65532)]
+    for i, cap in ((1, 65533), (2, 65534), (3, 65535)):
+        codes.append(min(max(_code16(low, span, picks[i]), codes[-1] + 1), cap))
+    return codes
+
+
+def _byte(p: list[float], v: float) -> int:
+    for lo, hi, base, steps in ((p[0], p[1], 0, 64), (p[1], p[2], 64, 128), (p[2], p[3], 192, 63)):
+        if v < hi or base == 192:
+            return base + min(max(int((v - lo) / (hi - lo) * steps + 0.5), 0), steps)
+    raise AssertionError
+
+
+def _unbyte(p: list[float], b: int) -> float:
+    if b <= 64:
+        return p[0] + (p[1] - p[0]) * b / 64
+    if b <= 192:
+        return p[1] + (p[2] - p[1]) * (b - 64) / 128
+    return p[2] + (p[3] - p[2]) * (b - 192) / 63
+
+
+def compress(m: np.ndarray, kind: str = "CM") -> CM:
+    """m compressed as Kaldi's CompressedMatrix does, value by value."""
+    rows, cols = m.shape
+    low, span = float(m.min()), float(m.max() - m.min()) or 1.0
+    low, span = float(np.float32(low)), float(np.float32(span))
+    head = struct.pack("<ffii", low, span, rows, cols)
+    values = np.zeros(m.shape)
+    if kind in ("CM2", "CM3"):
+        top = 65535 if kind == "CM2" else 255
+        codes = [[int(min(max((v - low) / span, 0), 1) * top + 0.499) for v in r] for r in m]
+        values = low + span / top * np.array(codes, np.float64)
+        fmt = "<u2" if kind == "CM2" else "u1"
+        return CM(head + np.array(codes, fmt).tobytes(), values.astype(np.float32), kind)
+    headers, data = [], []
+    for c in range(cols):
+        codes = _percentiles(low, span, m[:, c])
+        headers += codes
+        p = [low + span / 65535 * k for k in codes]
+        column = [_byte(p, float(v)) for v in m[:, c]]
+        data += column
+        values[:, c] = [_unbyte(p, b) for b in column]
+    body = np.array(headers, "<u2").tobytes() + bytes(data)
+    return CM(head + body, values.astype(np.float32), kind)
+
+
 class Writer:
     def __init__(self, binary: bool) -> None:
         self.binary = binary
@@ -63,6 +129,11 @@ class Writer:
                 self.text("[ " + "".join(f"{x} " for x in v.v) + "]\n")
         elif isinstance(v, Nested):
             self.nnet1(v.components)
+        elif isinstance(v, CM) and self.binary:
+            self.token(v.kind)
+            self.out += v.data
+        elif isinstance(v, CM):
+            self.array(v.values)
         else:
             self.array(np.asarray(v, np.float32))
 

@@ -13,6 +13,7 @@ from converter.runtime.engines import open_engine
 from extgen.cli import main
 from tests.front import kaldi_nets as kn
 from tests.front import kaldi_writer as kw
+from tests.front.kaldi_writer import IV
 
 FORMS = [pytest.param(True, id="binary"), pytest.param(False, id="text")]
 
@@ -116,6 +117,37 @@ def test_nnet3_descriptors(tmp_path, binary):
     check(xml, x, c[2](np.concatenate([ya + 0.5 * yb, ya, yb[:, 1:3]], axis=1)))
 
 
+@pytest.mark.parametrize("binary", FORMS)
+def test_nnet3_const_descriptor(tmp_path, binary):
+    """Const(value, dim): a constant vector appended to the input (the legacy MO refused
+    it), for a batch of 2 streams."""
+    a = kn.affine(9, 4)
+    config = ["input-node name=input dim=6",
+              "component-node name=a component=a input=Append(input, Const(0.5, 3))",
+              "output-node name=output input=a objective=linear"]
+    (model := tmp_path / "const.raw").write_bytes(kw.nnet3(config, [("a", *a[:2])], binary))
+    xml = convert(model, tmp_path, "--framework", "kaldi", "-b", "2")
+    x = kn.RNG.standard_normal((2, 6)).astype(np.float32)
+    check(xml, x, a[2](np.concatenate([x, np.full((2, 3), 0.5)], axis=1)))
+
+
+@pytest.mark.parametrize("descriptor", ["Round(input, 2)", "Switch(input, Offset(input, -1))",
+                                        "Failover(Offset(input, -1), input)"])
+def test_nnet3_descriptors_mo_refused_give_one_line(tmp_path, capsys, descriptor):
+    """Round, Switch and Failover pick frames by the time index, which a one-frame-per-call
+    IR has no counter for: refused in one line, as the legacy MO refused them."""
+    a = kn.affine(6, 4)
+    config = ["input-node name=input dim=6",
+              f"component-node name=a component=a input={descriptor}",
+              "output-node name=output input=a objective=linear"]
+    (model := tmp_path / "desc.raw").write_bytes(kw.nnet3(config, [("a", *a[:2])], True))
+    assert main(["convert", "--input_model", str(model), "--framework", "kaldi",
+                 "--output_dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    name = descriptor.split("(")[0]
+    assert len(err) == 1 and f"{name}() is not supported, as in the legacy MO" in err[0]
+
+
 @pytest.mark.parametrize("cut", [3, 40, 200, -7])
 def test_truncated_model_gives_one_line(tmp_path, capsys, cut):
     data, _, _ = kn.nnet2_chain(True)
@@ -191,7 +223,8 @@ def run_frames(xml: Path, X: np.ndarray) -> list[np.ndarray]:
 
 STATEFUL = {"tdnn": (kn.tdnn_net, "tdnn.raw", 6), "lstm": (kn.lstm_net, "lstm.raw", 4),
             "nnet1_splice": (kn.nnet1_splice_net, "splice.nnet", 3),
-            "nnet1_lstm": (kn.nnet1_lstm_net, "lstm.nnet", 4)}
+            "nnet1_lstm": (kn.nnet1_lstm_net, "lstm.nnet", 4),
+            "nnet1_parallel": (kn.nnet1_parallel_splice_net, "parallel.nnet", 6)}
 
 
 @pytest.mark.parametrize("binary", FORMS)
@@ -208,28 +241,31 @@ def test_stateful_nets_over_20_frames(tmp_path, net, binary):
         np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
 
 
-@pytest.mark.parametrize("net", ["tdnn", "nnet1_lstm"])
+@pytest.mark.parametrize("net", list(STATEFUL))
 def test_remove_memory_gives_state_as_inputs_and_outputs(tmp_path, net):
-    """Each state is an input; its new value the output '<input>/next', fed back by the
-    caller: the same outputs as the stateful IR."""
+    """Each state is inputs 'Parameter_<i>_for_<var>'; its new value the output
+    'Result_for_<var>/strided_slice', fed back by the caller (MO's layout,
+    test_kaldi_mo_layout.py): the same outputs as the stateful IR, for 2 streams."""
     build, file_name, din = STATEFUL[net]
     data, reference = build(True)
     (model := tmp_path / file_name).write_bytes(data)
-    xml = convert(model, tmp_path, "--framework", "kaldi", "--remove_memory")
+    xml = convert(model, tmp_path, "--framework", "kaldi", "--remove_memory", "-b", "2")
     assert "ReadValue" not in xml.read_text()
     compiled = ov.Core().compile_model(str(xml), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
     states = {p.any_name: np.zeros(tuple(p.shape), np.float32) for p in compiled.inputs
-              if "/delay_" in p.any_name}
+              if "_for_" in p.any_name}
     (frame_input,) = [p.any_name for p in compiled.inputs if p.any_name not in states]
-    (output,) = [o for o in compiled.outputs if not any(n.endswith("/next") for n in o.names)]
-    assert states and len(compiled.outputs) == len(states) + 1
-    X = kn.RNG.standard_normal((20, din)).astype(np.float32)
+    assert states and len(compiled.outputs) == len({n.split("_for_")[1] for n in states}) + 1
+    X = kn.RNG.standard_normal((20, 2, din)).astype(np.float32)
     got = []
     for t in range(len(X)):
-        result = compiled({frame_input: X[t:t + 1], **states})
-        got.append(result[output])
-        states = {s: result[compiled.output(f"{s}/next")] for s in states}
-    np.testing.assert_allclose(np.stack(got), reference(X), rtol=1e-4, atol=1e-5)
+        result = compiled({frame_input: X[t], **states})
+        got.append(result[compiled.output(len(compiled.outputs) - 1)])
+        states = {s: result[compiled.output(f"Result_for_{s.split('_for_', 1)[1]}/strided_slice")]
+                  for s in states}
+    for stream in range(2):
+        np.testing.assert_allclose(np.stack(got)[:, stream:stream + 1],
+                                   reference(X[:, stream]), rtol=1e-4, atol=1e-5)
 
 
 @pytest.mark.parametrize("binary", FORMS)
@@ -237,7 +273,8 @@ def test_corrupt_models_fail_in_one_line(tmp_path, capsys, binary):
     """Cut or flip bytes of each kind of model: a clean conversion, or exit 2 with one line."""
     rng = np.random.default_rng(3)
     sources = [kn.nnet1_lstm_net(binary)[0], kn.nnet2_chain(binary, True)[0],
-               kn.tdnn_net(binary)[0], kn.nnet3_chain(_nnet3_components(), 10, binary)]
+               kn.tdnn_net(binary)[0], kn.nnet3_chain(_nnet3_components(), 10, binary),
+               kn.nnet1_parallel_splice_net(binary)[0], kn.lstm_net(binary)[0]]
     failures = 0
     for k, data in enumerate(sources):
         for i in range(12):
@@ -248,12 +285,27 @@ def test_corrupt_models_fail_in_one_line(tmp_path, capsys, binary):
                 flipped[rng.integers(0, len(data))] = rng.integers(0, 256)
                 variant = bytes(flipped)
             (model := tmp_path / f"m{k}_{i}.raw").write_bytes(variant)
+            state = ["--remove_memory"] if i % 4 < 2 else []  # MO's state layout too
             code = main(["convert", "--input_model", str(model), "--framework", "kaldi",
-                         "--output_dir", str(tmp_path / "out")])
+                         "--output_dir", str(tmp_path / "out"), *state])
             err = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
             assert code in (0, 2) and (code == 0 or len(err) == 1), (code, err)
             failures += code == 2
-    assert failures >= 24  # every cut fails
+    assert failures >= 36  # every cut fails
+
+
+@pytest.mark.parametrize("state", [[], ["--remove_memory"]])
+def test_implausible_time_offset_gives_one_line(tmp_path, capsys, state):
+    """An offset no acoustic model has (a corrupt byte in <TimeOffsets>) is refused before
+    it builds thousands of variables."""
+    kind, items, _ = kn.tdnn0(6, 4)
+    items = [IV([0, 1 << 24]) if isinstance(v, IV) else v for v in items]
+    items = [kn.w(4, 12) if isinstance(v, np.ndarray) and v.ndim == 2 else v for v in items]
+    (model := tmp_path / "tdnn.raw").write_bytes(kn.nnet3_chain([(kind, items, None)], 6, True))
+    assert main(["convert", "--input_model", str(model), "--output_dir", str(tmp_path),
+                 *state]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "time offsets look corrupt" in err[0]
 
 
 @pytest.mark.parametrize("binary", FORMS)

@@ -9,13 +9,24 @@ from typing import Any
 
 import numpy as np
 
+from converter.errors import ModelFormatError
 from converter.front.kaldi.component import Component
 from converter.front.kaldi.mo_readers import parameters
 from converter.graph.graph import Graph, Node
 from converter.graph.port import Port
 from converter.ops.op import Op
 
-__all__ = ["GraphBuilder"]
+__all__ = ["GraphBuilder", "check_delay"]
+
+MAX_DELAY = 1000  # frames (10 s of speech at Kaldi's 100 frames a second)
+
+
+def check_delay(name: str, k: int) -> None:
+    """Refuse a delay no acoustic model has (a corrupt offset would build k variables)."""
+    if k > MAX_DELAY:
+        msg = (f"node '{name}' is read {k} frames back (more than {MAX_DELAY}); "
+               "its time offsets look corrupt")
+        raise ModelFormatError(msg)
 
 
 class GraphBuilder:
@@ -77,29 +88,29 @@ class GraphBuilder:
 
 
 class DelayLines:
-    """Past values of nodes, one variable per delayed frame (ReadValue/Assign, zero at first);
-    with remove_memory, each variable becomes an extra input and its new value an output
-    instead (the caller carries the state). The graph's "kaldi_state" is (remove_memory,
-    batch): a batch of N frames is N independent streams, each with its own state (MO)."""
+    """Past values of nodes, one variable per delayed frame (ReadValue/Assign, zero at first).
+    The graph's "kaldi_state" is (remove_memory, batch): a batch of N frames is N independent
+    streams, each with its own state (MO). With --remove_memory, StateInputs
+    (converter.front.kaldi.states) takes the same calls."""
 
     def __init__(self, b: GraphBuilder) -> None:
         self.b = b
-        self.remove_memory, self.batch = b.graph.graph.get("kaldi_state", (False, 1))
+        self.batch = b.graph.graph.get("kaldi_state", (False, 1))[1]
         self.lines: dict[str, list[Port]] = {}
         self.pending: list[tuple[str, str | Port, int]] = []  # (variable, what it stores, dim)
 
-    def delayed(self, name: str, k: int, dim: int, source: Port | None = None) -> Port:
-        """The value of node `name` (the port `source`, when given) from k calls ago."""
+    def delayed(self, name: str, k: int, dim: int, source: Port | None = None,
+                variable: str | None = None) -> Port:
+        """The value of node `name` (the port `source`, when given) from k calls ago
+        (`variable`: the name MO gave a recurrent state, for --remove_memory only)."""
+        check_delay(name, k)
         line = self.lines.setdefault(name, [])
         while len(line) < k:
             var = self.b.graph.unique_id(f"{name}/delay_{len(line) + 1}")
-            if self.remove_memory:
-                read = self.b.parameter(var, dim, self.batch)
-            else:
-                zeros = np.zeros((self.batch, dim), np.float32)
-                read = self.b.op("ReadValue", [zeros], var, variable_id=var,
-                                 variable_type=np.dtype(np.float32),
-                                 variable_shape=zeros.shape).out_port(0)
+            zeros = np.zeros((self.batch, dim), np.float32)
+            read = self.b.op("ReadValue", [zeros], var, variable_id=var,
+                             variable_type=np.dtype(np.float32),
+                             variable_shape=zeros.shape).out_port(0)
             self.pending.append((var, line[-1] if line else (source or name), dim))
             line.append(read)
         return line[k - 1]
@@ -107,19 +118,15 @@ class DelayLines:
     def _store(self, var: str, value: Port, dim: int) -> None:
         # a copy (Concat, Slice) gives the stored value a tensor of its own: OpenVINO 2026's
         # CPU plugin lets an Assign fed straight by a Parameter or a ReadValue share that
-        # buffer, so the stored value became the new one (test_kaldi_openvino_bug.py), and
-        # an output '<var>/next' must not rename the input it copies
+        # buffer, so the stored value became the new one (test_kaldi_openvino_bug.py)
         twice = self.b.op("Concat", [value, value], f"{var}/copy", axis=1).out_port(0)
         copy = self.b.op("Slice", [twice, np.array([0]), np.array([dim]), np.array([1]),
                                    np.array([1])], f"{var}/copy").out_port(0)
-        if self.remove_memory:
-            self.b.result(copy, f"{var}/next")
-        else:
-            self.b.op("Assign", [copy], f"{var}/assign", variable_id=var)
+        self.b.op("Assign", [copy], f"{var}/assign", variable_id=var)
 
     def connect(self, port_of=None) -> None:
         """Store every variable's next value, once the nodes exist (port_of(name) gives a
-        node's port); call it after the model's Results, so state outputs come last."""
+        node's port)."""
         for var, source, dim in self.pending:
             self._store(var, source if isinstance(source, Port) else port_of(source), dim)
         self.pending.clear()

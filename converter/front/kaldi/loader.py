@@ -8,12 +8,13 @@ from pathlib import Path
 
 import numpy as np
 
-from converter.errors import InputFileError, ModelFormatError, UnsupportedOpError
-from converter.front.kaldi.builder import DelayLines, GraphBuilder
+from converter.errors import InputFileError, ModelFormatError
+from converter.front.kaldi.builder import GraphBuilder
 from converter.front.kaldi.component import Component
 from converter.front.kaldi.model import KaldiModel, read_model
 from converter.front.kaldi.nnet3 import Nnet3Graph
-from converter.front.kaldi.outputs import finish_output
+from converter.front.kaldi.outputs import add_mo_name, finish_output
+from converter.front.kaldi.states import state_lines
 from converter.front.kaldi.timing import output_dim
 from converter.graph.graph import Graph
 from converter.graph.port import Port
@@ -31,7 +32,7 @@ class _Chain:
 
     def __init__(self, b: GraphBuilder) -> None:
         self.b = b
-        self.lines = DelayLines(b)
+        self.lines = state_lines(b)
         self.delay = 0
 
     def run(self, components: list[Component], source: Port, dim: int) -> Port:
@@ -47,20 +48,24 @@ class _Chain:
 
     def _parallel(self, comp: Component, source: Port) -> Port:
         """nnet1's ParallelComponent: the input split by the nested nets' input dims, each
-        part through its net, the outputs concatenated."""
+        part through its net, the outputs concatenated. A net that splices delays its output;
+        the others' outputs wait as long, so all parts hold the same frame."""
         if not comp.nested or any(not net for net in comp.nested):
             raise ModelFormatError(f"ParallelComponent '{comp.name}' holds no nested nets")
         dims = np.array([net[0].dims[1] for net in comp.nested], np.int64)
         split = self.b.op("VariadicSplit", [source, np.int64(1), dims], f"{comp.name}/split",
                           out_ports_count=len(dims))
-        parts = []
+        parts, delays = [], []
         for i, net in enumerate(comp.nested):
             chain = _Chain(self.b)
             parts.append(chain.run(net, split.out_port(i), int(dims[i])))
             chain.lines.connect()
-            if chain.delay:
-                msg = f"ParallelComponent '{comp.name}': splicing inside a nested net"
-                raise UnsupportedOpError(msg)
+            delays.append(chain.delay)
+        wait = max(delays)
+        parts = [part if d == wait else self.lines.delayed(
+            f"{comp.name}/part_{i}", wait - d, net[-1].dims[0], part)
+            for i, (part, d, net) in enumerate(zip(parts, delays, comp.nested))]
+        self.delay += wait
         return self.b.op("Concat", parts, comp.name, axis=1).out_port(0)
 
     def _splice(self, comp: Component, source: Port, dim: int) -> Port:
@@ -102,7 +107,10 @@ def _first_dim(comp: Component) -> int:
 
 
 def _batch(opts: ConvertOptions) -> int:
-    """The frames per call --input_shape (or --input) asks for: so many streams (MO's batch)."""
+    """The frames per call --batch (-b) or --input_shape (--input) asks for: so many streams,
+    each with its own state (MO's batch for Kaldi: the first dim of every input)."""
+    if opts.batch is not None:
+        return int(opts.batch)
     shapes = [s.shape for s in opts.inputs or [] if s.shape] or opts.input_shape or []
     first = shapes[0] if shapes else ()
     return int(first[0]) if len(first) == 2 and first[0] > 0 else 1
@@ -122,7 +130,12 @@ def build_graph(model: KaldiModel, name: str, opts: ConvertOptions) -> Graph:
         source = b.parameter("Parameter" if model.kind == "nnet1" else "Input", dim)
         chain = _Chain(b)
         out = chain.run(model.components, source, dim)
-        b.result(finish_output(b, out, opts, model.priors), out.node.soft_get("name"))
+        final = finish_output(b, out, opts, model.priors)
+        types = [c.type.lower() for c in model.components]
+        if model.kind == "nnet1" and types.count(types[-1]) == 1 and out.node.has_valid(
+                "component"):
+            add_mo_name(final, out, types[-1])
+        b.result(final, out.node.soft_get("name"))
         chain.lines.connect()
     return b.graph
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from converter.front.kaldi.builder import DelayLines, GraphBuilder
+from converter.front.kaldi.builder import GraphBuilder
+from converter.front.kaldi.states import next_state_id, state_lines
 from converter.front.kaldi.translator import KaldiNode, kaldi_op
 from converter.graph.port import Port
 
@@ -22,9 +23,11 @@ def lstm_projected(n: KaldiNode) -> list[Port]:
     if w_x.shape[0] != 4 * cell or w_r.shape != (4 * cell, proj) or w_rm.shape[1] != cell:
         n.reject(f"weights of shapes {[list(a.shape) for a in (w_x, w_r, w_rm)]} do not fit "
                  f"a cell of {cell}", "the model is corrupt")
-    lines = DelayLines(GraphBuilder.on(n.graph))
-    r_prev = lines.delayed(f"{n.name}/r", 1, proj)
-    c_prev = lines.delayed(f"{n.name}/c", 1, cell)
+    b = GraphBuilder.on(n.graph)
+    lines, r_id, c_id = state_lines(b), next_state_id(b), next_state_id(b)
+    r_prev = lines.delayed(f"{n.name}/r", 1, proj, variable=r_id)
+    # the previous cell has three readers, each its own input with --remove_memory (MO)
+    c_f, c_i, c_prev = (lines.delayed(f"{n.name}/c", 1, cell, variable=c_id) for _ in range(3))
 
     def dense(x: Port, w: np.ndarray) -> Port:
         return n.op("MatMul", [x, n.const(w, np.float32)], transpose_b=True)
@@ -38,8 +41,8 @@ def lstm_projected(n: KaldiNode) -> list[Port]:
         return n.op("Sigmoid", [n.op("Add", [gate, n.op("Multiply", [
             c, n.const(p[None], np.float32)])])])
 
-    c = n.op("Add", [n.op("Multiply", [peephole(f, p_f, c_prev), c_prev]),
-                     n.op("Multiply", [peephole(i, p_i, c_prev), n.op("Tanh", [g])])])
+    c = n.op("Add", [n.op("Multiply", [peephole(f, p_f, c_f), c_prev]),
+                     n.op("Multiply", [peephole(i, p_i, c_i), n.op("Tanh", [g])])])
     clip = n.comp.float("<CellClip>", 50.0)
     if clip > 0:
         c = n.op("Clamp", [c], min=-clip, max=clip)

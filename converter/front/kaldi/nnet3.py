@@ -1,18 +1,20 @@
 """nnet3's config lines resolved into graph nodes: input-node (a Parameter), component-node (a
 framework node fed by its input descriptor), dim-range-node (a Slice), output-node (a
-Result). Descriptors become opset ops: Append (Concat), Sum (Add), Scale (Multiply);
-IfDefined and ReplaceIndex pass their input on; Offset and TdnnComponent's time offsets read
-delay lines (converter.front.kaldi.timing)."""
+Result). Descriptors become opset ops: Append (Concat), Sum (Add), Scale (Multiply), Const
+(a constant); IfDefined and ReplaceIndex pass their input on; Offset and TdnnComponent's time
+offsets read delay lines (converter.front.kaldi.timing); Round, Failover and Switch, which the
+legacy MO refused too, are refused."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from converter.errors import ModelFormatError, UnsupportedOpError
-from converter.front.kaldi.builder import DelayLines, GraphBuilder
+from converter.front.kaldi.builder import GraphBuilder
 from converter.front.kaldi.descriptor import parse_descriptor, parse_line
 from converter.front.kaldi.model import KaldiModel
-from converter.front.kaldi.outputs import finish_output
+from converter.front.kaldi.outputs import add_mo_name, finish_output
+from converter.front.kaldi.states import state_lines
 from converter.front.kaldi.timing import component_offsets, delays, leaves, output_dim
 from converter.graph.port import Port
 from converter.options import ConvertOptions
@@ -44,7 +46,7 @@ class Nnet3Graph:
             else:
                 raise ModelFormatError(f"nnet3 config line '{line}': unknown kind '{kind}'")
         self.delay = delays(self._reads())
-        self.lines = DelayLines(b)
+        self.lines = state_lines(b)
 
     def _reads(self) -> dict[str, list[tuple[str, int]]]:
         reads: dict[str, list[tuple[str, int]]] = {}
@@ -67,8 +69,11 @@ class Nnet3Graph:
                 self.port(name, ())
         for fields in self.outputs:
             name = fields.get("name", "output")
-            port = self._tree(self.trees[f"\0{name}"], (), f"\0{name}", 0)
-            self.b.result(finish_output(self.b, port, self.opts, self.priors), name)
+            tree = self.trees[f"\0{name}"]
+            port = self._tree(tree, (), f"\0{name}", 0)
+            final = finish_output(self.b, port, self.opts, self.priors)
+            add_mo_name(final, port, tree if isinstance(tree, str) else None)
+            self.b.result(final, name)
         self.lines.connect(lambda n: self.port(n, ()))
 
     def _field(self, fields: dict[str, str], key: str) -> str:
@@ -128,10 +133,14 @@ class Nnet3Graph:
         fn, args = tree[0], tree[1:]
         if fn == "Append":
             return sum(self._tree_dim(a, stack) for a in args)
+        if fn == "Const":
+            return int(args[1])
         return self._tree_dim(args[1] if fn == "Scale" else args[0], stack)
 
-    def _tree(self, tree, stack: tuple[str, ...], owner: str, offset: int) -> Port:
-        """The port of a descriptor read by node `owner`, shifted by `offset` frames."""
+    def _tree(self, tree, stack: tuple[str, ...], owner: str, offset: int,
+              if_defined: bool = False) -> Port:
+        """The port of a descriptor read by node `owner`, shifted by `offset` frames (inside
+        IfDefined: a recurrent state, named as MO named it, with --remove_memory)."""
         if isinstance(tree, str):
             if tree not in self.nodes:
                 raise ModelFormatError(f"nnet3 config: node '{tree}' is used but never defined")
@@ -140,25 +149,40 @@ class Nnet3Graph:
                 raise ModelFormatError(f"nnet3 node '{owner}': reads '{tree}' ahead of time")
             if k == 0:
                 return self.port(tree, stack)
-            return self.lines.delayed(tree, k, self.dim(tree))
+            shift = f"Offset_{tree}_" + (f"_{-offset}" if offset < 0 else str(offset))
+            return self.lines.delayed(tree, k, self.dim(tree),
+                                      variable=f"{shift}{shift}_out" if if_defined else None)
         if not isinstance(tree, tuple):
             raise ModelFormatError(f"nnet3 descriptor of '{owner}': a number where a node belongs")
         fn, args = tree[0], tree[1:]
         if fn == "Offset":
-            return self._tree(args[0], stack, owner, offset + int(args[1]))
+            return self._tree(args[0], stack, owner, offset + int(args[1]), if_defined)
         if fn in ("IfDefined", "ReplaceIndex"):
-            return self._tree(args[0], stack, owner, offset)
+            return self._tree(args[0], stack, owner, offset, if_defined or fn == "IfDefined")
         if fn == "Scale" and len(args) == 2:
-            scaled = self._tree(args[1], stack, owner, offset)
+            scaled = self._tree(args[1], stack, owner, offset, if_defined)
             return self.b.op("Multiply", [scaled, np.array([args[0]], np.float32)],
                              "Scale").out_port(0)
-        parts = [self._tree(a, stack, owner, offset) for a in args]
+        if fn == "Const" and len(args) == 2:
+            batch = self.b.graph.graph.get("kaldi_state", (False, 1))[1]
+            return self.b.const(np.full((batch, int(args[1])), args[0], np.float32), "Const")
+        if fn not in ("Append", "Sum"):
+            raise UnsupportedOpError(_refusal(owner, fn))
+        parts = [self._tree(a, stack, owner, offset, if_defined) for a in args]
         if fn == "Append":
             return parts[0] if len(parts) == 1 else self.b.op(
                 "Concat", parts, "Append", axis=1).out_port(0)
-        if fn == "Sum":
-            total = parts[0]
-            for other in parts[1:]:
-                total = self.b.op("Add", [total, other], "Sum").out_port(0)
-            return total
-        raise UnsupportedOpError(f"nnet3 descriptor of '{owner}': {fn}() is not supported")
+        total = parts[0]
+        for other in parts[1:]:
+            total = self.b.op("Add", [total, other], "Sum").out_port(0)
+        return total
+
+
+def _refusal(owner: str, fn: str) -> str:
+    why = {"Round": "it reads frames by the time index modulo its argument",
+           "Failover": "it reads its second input where the first is not computable",
+           "Switch": "it picks an input by the time index"}.get(fn)
+    if why is None:
+        return f"nnet3 descriptor of '{owner}': {fn}() is not an nnet3 descriptor"
+    return (f"nnet3 descriptor of '{owner}': {fn}() is not supported, as in the legacy MO "
+            f"({why}, which a one-frame-per-call IR has no counter for)")

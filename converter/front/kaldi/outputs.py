@@ -71,3 +71,10 @@ def finish_output(b: GraphBuilder, port: Port, opts: ConvertOptions,
         b.graph.remove_node(node.id)
         port = source
     return port
+
+
+def add_mo_name(final: Port, port: Port, node: str | None) -> None:
+    """MO named the output tensor '<node>:0' (nnet1: the component type in lower case): the
+    output gets that name too, when neither flag replaced the node's own port."""
+    if node is not None and final is port:
+        final.add_tensor_names([f"{node}:0"])

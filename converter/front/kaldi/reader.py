@@ -3,8 +3,9 @@ binary form (a file opening with `\\0B`) and the text form.
 
 Binary: a token is its characters and a space; an int or float is one size byte (4 or 8) and
 the little-endian value; a bool is `T` or `F`; a float matrix is `FM `, rows and columns as
-ints, then the values row by row (`DM ` for doubles); a vector is `FV `/`DV `, its size, the
-values; an integer vector is a size byte, an int32 count and the raw values.
+ints, then the values row by row (`DM ` for doubles), or a compressed matrix (`CM `, `CM2 `,
+`CM3 `: converter.front.kaldi.compressed); a vector is `FV `/`DV `, its size, the values; an
+integer vector is a size byte, an int32 count and the raw values.
 Text: whitespace-separated words; a vector is `[ 1 2 3 ]`, a matrix `[` then one line per row
 then `]`.
 """
@@ -16,6 +17,7 @@ import struct
 import numpy as np
 
 from converter.errors import ModelFormatError
+from converter.front.kaldi.compressed import COMPRESSED, decompress
 
 __all__ = ["KaldiReader"]
 
@@ -156,12 +158,19 @@ class KaldiReader:
         """Whether a vector or matrix comes next."""
         self.skip_space()
         head = self.data[self.pos:self.pos + 2]
-        return head in _REAL if self.binary else head[:1] == b"["
+        return head in _REAL or head == b"CM" if self.binary else head[:1] == b"["
 
     def real(self) -> np.ndarray:
         """A float vector or matrix (as float32)."""
         if not self.binary:
             return self._text_array(float).astype(np.float32)
+        if self.peek_word() in COMPRESSED:
+            kind = self.word()
+            self.pos += 1  # the space after the token
+            try:
+                return decompress(kind, self._take)
+            except ValueError as err:
+                raise self.fail(str(err)) from None
         self.skip_space()
         head = self._take(2)
         if head not in _REAL:
