@@ -8,6 +8,7 @@ from converter.front.onnx.ops import (
     crop,
     elementwise,
     loss,
+    microsoft,
     movement,
     nn,
     quantization,
@@ -19,5 +20,5 @@ from converter.front.onnx.ops import (
 )
 
 __all__ = ["affine_grid", "attention", "control", "core", "crop", "elementwise", "loss",
-           "movement", "nn", "quantization", "recurrent", "reduce", "rotary", "sampling",
-           "windows"]
+           "microsoft", "movement", "nn", "quantization", "recurrent",
+           "reduce", "rotary", "sampling", "windows"]
