@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import onnx
+import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper
 
@@ -39,6 +40,20 @@ def ms_model(op: str, feeds: dict[str, np.ndarray | None], outputs: int | list[s
     return model, given
 
 
+def engines_give(model: onnx.ModelProto, feeds: dict[str, np.ndarray],
+                 expected: list[np.ndarray]) -> None:
+    """For ops onnxruntime's CPU lacks: both engines give expected within 1e-5."""
+    for engine in ("openvino", "shim"):
+        got = ExtgenBackend.prepare(model, engine=engine).run(list(feeds.values()))
+        for e, g in zip(expected, got, strict=True):
+            np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-5, err_msg=engine)
+
+
+def _onnxruntime(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    return session.run(None, feeds)
+
+
 @pytest.mark.parametrize("op", ["Gelu", "FastGelu", "QuickGelu"])
 def test_gelu_family(op: str) -> None:
     attrs = {"alpha": 1.5} if op == "QuickGelu" else {}
@@ -54,10 +69,7 @@ def test_bias_add() -> None:
     """Against numpy: onnxruntime runs BiasAdd on CUDA only."""
     model, feeds = ms_model("BiasAdd", {"x": _floats(2, 4, 8), "b": _floats(8),
                                         "s": _floats(2, 4, 8)})
-    for engine in ("openvino", "shim"):
-        [got] = ExtgenBackend.prepare(model, engine=engine).run(list(feeds.values()))
-        np.testing.assert_allclose(got, feeds["x"] + feeds["b"] + feeds["s"], rtol=1e-6,
-                                   err_msg=engine)
+    engines_give(model, feeds, [feeds["x"] + feeds["b"] + feeds["s"]])
 
 
 @pytest.mark.parametrize("beta", [True, False])
@@ -96,3 +108,80 @@ def test_embed_layer_norm(segments: bool, mask: bool, positions: bool) -> None:
         "position_ids": RNG.integers(0, 9, [batch, seq]).astype(np.int32) if positions else None,
     }
     check(*ms_model("EmbedLayerNormalization", feeds, ["y", "mask_index", "sum"]))
+
+
+def _mask(kind: str, batch: int, seq: int, total: int) -> np.ndarray | None:
+    """A key mask: None, key lengths [B], or 0/1 per key [B, T] or per query and key."""
+    if kind == "lengths":
+        return np.array([total, total - 2], np.int32)[:batch]
+    if kind == "2d":
+        return (RNG.random((batch, total)) > 0.3).astype(np.int32)
+    if kind == "3d":
+        return (RNG.random((batch, seq, total)) > 0.3).astype(np.int32)
+    return None
+
+
+@pytest.mark.parametrize("mask", ["none", "lengths", "2d", "3d"])
+@pytest.mark.parametrize("past", [False, True])
+def test_attention(mask: str, past: bool) -> None:
+    """GPT-2's form with past (causal, present out), BERT's without."""
+    batch, seq, hidden, heads, prior = 2, 4, 16, 2, 3
+    total = seq + prior if past else seq
+    feeds = {"x": _floats(batch, seq, hidden), "w": _floats(hidden, 3 * hidden),
+             "b": _floats(3 * hidden), "mask": _mask(mask, batch, seq, total),
+             "past": _floats(2, batch, heads, prior, hidden // heads) if past else None}
+    outs = ["y", "present"] if past else ["y"]
+    check(*ms_model("Attention", feeds, outs, num_heads=heads, unidirectional=int(past)))
+
+
+def test_attention_sizes_scale_and_bias() -> None:
+    """Distinct V size, a custom scale, no projection bias and an attention_bias."""
+    feeds = {"x": _floats(2, 3, 8), "w": _floats(8, 8 + 8 + 12), "b": None,
+             "mask": _mask("2d", 2, 3, 3), "past": None, "bias": _floats(1, 2, 3, 3)}
+    check(*ms_model("Attention", feeds, qkv_hidden_sizes=[8, 8, 12], num_heads=2, scale=0.2,
+                    mask_filter_value=-500.0))
+
+
+@pytest.mark.parametrize("layout", ["separate", "bnsh"])
+@pytest.mark.parametrize("bias", [False, True])
+def test_multi_head_attention_cross(layout: str, bias: bool) -> None:
+    """Keys and values [B, L, N * h], or [B, N, L, h] as projected already."""
+    batch, seq, kv_seq, heads, size = 2, 3, 5, 2, 4
+    hidden = heads * size
+    k, v = _floats(batch, kv_seq, hidden), _floats(batch, kv_seq, hidden)
+    if layout == "bnsh":
+        k, v = _floats(batch, heads, kv_seq, size), _floats(batch, heads, kv_seq, size)
+    feeds = {"q": _floats(batch, seq, hidden), "k": k, "v": v,
+             "bias": _floats(3 * hidden) if bias and layout != "bnsh" else None,
+             "mask": _mask("2d", batch, seq, kv_seq)}
+    check(*ms_model("MultiHeadAttention", feeds, num_heads=heads))
+
+
+@pytest.mark.parametrize("packed", ["kv", "qkv"])
+def test_multi_head_attention_packed(packed: str) -> None:
+    """Packed [B, L, N, 2|3, h] inputs against onnxruntime on the same data unpacked (its CPU
+    provider takes only separate ones)."""
+    batch, seq, heads, size = 2, 3, 2, 4
+    qkv = _floats(batch, seq, heads, 3, size)
+    bias = _floats(3 * heads * size)
+    q, k, v = (qkv[:, :, :, i].reshape(batch, seq, -1) for i in range(3))
+    separate = ms_model("MultiHeadAttention", {"q": q, "k": k, "v": v, "bias": bias},
+                        num_heads=heads)
+    inputs = {"q": qkv, "k": None} if packed == "qkv" else {"q": q, "k": qkv[:, :, :, 1:]}
+    model, feeds = ms_model("MultiHeadAttention", {**inputs, "v": None, "bias": bias},
+                            num_heads=heads)
+    engines_give(model, feeds, _onnxruntime(*separate))
+
+
+@pytest.mark.parametrize("mask", ["none", "lengths", "3d"])
+def test_multi_head_attention_with_cache(mask: str) -> None:
+    """Self-attention with past key/value, causal, an attention_bias; present out."""
+    batch, seq, prior, heads, size = 2, 3, 4, 2, 4
+    hidden, total = heads * size, seq + prior
+    feeds = {"q": _floats(batch, seq, hidden), "k": _floats(batch, seq, hidden),
+             "v": _floats(batch, seq, hidden), "bias": _floats(3 * hidden),
+             "mask": _mask(mask, batch, seq, total), "attn_bias": _floats(batch, 1, seq, total),
+             "past_k": _floats(batch, heads, prior, size),
+             "past_v": _floats(batch, heads, prior, size)}
+    check(*ms_model("MultiHeadAttention", feeds, ["y", "present_k", "present_v"],
+                    num_heads=heads, unidirectional=1))

@@ -9,6 +9,7 @@ from converter.front.onnx.ops import (
     elementwise,
     loss,
     microsoft,
+    microsoft_attention,
     movement,
     nn,
     quantization,
@@ -20,5 +21,5 @@ from converter.front.onnx.ops import (
 )
 
 __all__ = ["affine_grid", "attention", "control", "core", "crop", "elementwise", "loss",
-           "microsoft", "movement", "nn", "quantization", "recurrent",
+           "microsoft", "microsoft_attention", "movement", "nn", "quantization", "recurrent",
            "reduce", "rotary", "sampling", "windows"]

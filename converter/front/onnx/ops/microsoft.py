@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from converter.front.onnx.ops.attention import like
 from converter.front.onnx.translator import OnnxNode, onnx_op
 from converter.graph.port import Port
 
@@ -12,11 +13,6 @@ I64 = np.int64
 MS = "com.microsoft::"
 # onnxruntime's defaults when epsilon is absent
 _SKIP_EPS, _LAYER_EPS = 1e-12, 1e-5
-
-
-def like(n: OnnxNode, value: float, x: Port) -> Port:
-    """A scalar in x's element type."""
-    return n.op("ConvertLike", [n.const(value, np.float32), x])
 
 
 def _plus(n: OnnxNode, x: Port, *terms: Port | None) -> Port:
