@@ -185,3 +185,19 @@ def test_multi_head_attention_with_cache(mask: str) -> None:
              "past_v": _floats(batch, heads, prior, size)}
     check(*ms_model("MultiHeadAttention", feeds, ["y", "present_k", "present_v"],
                     num_heads=heads, unidirectional=1))
+
+
+@pytest.mark.parametrize("interleaved", [0, 1])
+@pytest.mark.parametrize("dim", [0, 4])
+@pytest.mark.parametrize("rank", [3, 4])
+@pytest.mark.parametrize("ids", ["offset", "per_token"])
+def test_rotary_embedding(ids: str, rank: int, dim: int, interleaved: int) -> None:
+    batch, seq, heads, size = 2, 3, 2, 8
+    shape = [batch, seq, heads * size] if rank == 3 else [batch, heads, seq, size]
+    half = (dim or size) // 2
+    attrs = {"num_heads": heads, "rotary_embedding_dim": dim} if dim else {}
+    positions = (np.array([2], np.int64) if ids == "offset" else
+                 RNG.integers(0, 7, [batch, seq]).astype(np.int64))
+    feeds = {"x": _floats(*shape), "pos": positions, "cos": _floats(7, half),
+             "sin": _floats(7, half)}
+    check(*ms_model("RotaryEmbedding", feeds, interleaved=interleaved, **attrs))

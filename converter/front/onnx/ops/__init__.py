@@ -10,6 +10,7 @@ from converter.front.onnx.ops import (
     loss,
     microsoft,
     microsoft_attention,
+    microsoft_gqa,
     movement,
     nn,
     quantization,
@@ -21,5 +22,5 @@ from converter.front.onnx.ops import (
 )
 
 __all__ = ["affine_grid", "attention", "control", "core", "crop", "elementwise", "loss",
-           "microsoft", "microsoft_attention", "movement", "nn", "quantization", "recurrent",
-           "reduce", "rotary", "sampling", "windows"]
+           "microsoft", "microsoft_attention", "microsoft_gqa", "movement", "nn",
+           "quantization", "recurrent", "reduce", "rotary", "sampling", "windows"]

@@ -31,7 +31,7 @@ def split_heads(n: OnnxNode, x: Port, heads: int) -> Port:
     return n.op("Transpose", [split, HEADS_FIRST])
 
 
-def _repeat_heads(n: OnnxNode, x: Port, q: Port) -> Port:
+def repeat_heads(n: OnnxNode, x: Port, q: Port) -> Port:
     """x's heads [B, Hkv, S, d] each repeated in place up to q's head count."""
     reps = n.op("Divide", [dims(n, q, 1, 2), dims(n, x, 1, 2)])
     wide = n.op("Broadcast", [n.op("Unsqueeze", [x, np.array(2, I64)]), n.op("Concat", [
@@ -157,7 +157,7 @@ def attention(n: OnnxNode):
         v = n.op("Concat", [n.input(5), v], axis=2)
     present_k, present_v = k, v
     if not three_d or n.attr("q_num_heads") != n.attr("kv_num_heads"):
-        k, v = _repeat_heads(n, k, q), _repeat_heads(n, v, q)
+        k, v = repeat_heads(n, k, q), repeat_heads(n, v, q)
     scores = _scores(n, q, k)
     capped = _softcap(n, scores, q)
     bias = _bias(n, q, k, past_len)

@@ -6,7 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from converter.front.onnx.ops.attention import HEADS_FIRST, dims, key_lag, like, split_heads
+from converter.front.onnx.ops.attention import (
+    HEADS_FIRST,
+    dims,
+    key_lag,
+    like,
+    split_heads,
+)
 from converter.front.onnx.translator import OnnxNode, onnx_op
 from converter.graph.port import Port
 
@@ -52,30 +58,38 @@ def key_allowed(n: OnnxNode, i: int, k: Port) -> Port:
     return n.op("Unsqueeze", [allowed, np.array(1, I64)])
 
 
-def attend(n: OnnxNode, q: Port, k: Port, v: Port, past_len: Port | None,
-           mask: int | None, bias: int | None) -> tuple[Port, Port]:
-    """softmax(q k^T * scale + mask filler + attention_bias) v over heads [B, N, S, h], heads
-    merged; also the scaled scores. mask and bias name the node's inputs holding them."""
-    if n.has_attr("scale"):
+def attend(n: OnnxNode, q: Port, k: Port, v: Port, allowed: Port | None, bias: Port | None,
+           fill: float) -> Port:
+    """softmax(q k^T * scale + bias, fill added where not allowed) v over heads [B, N, S, h]
+    heads merged."""
+    if n.has_attr("scale") and n.attr("scale"):
         scale = like(n, float(n.attr("scale")), q)
     else:
         scale = n.op("Power", [n.op("ConvertLike", [dims(n, q, 3, 4), q]), like(n, -0.5, q)])
     scores = n.op("Multiply", [n.op("MatMul", [q, k], transpose_b=True), scale])
-    allowed = None
-    if mask is not None and n.has_input(mask):
-        allowed = key_allowed(n, mask, k)
+    softcap = float(n.attr("softcap", 0.0))
+    if softcap > 0:
+        cap = like(n, softcap, q)
+        scores = n.op("Multiply", [n.op("Tanh", [n.op("Divide", [scores, cap])]), cap])
+    if allowed is not None:
+        filler = n.op("Select", [allowed, like(n, 0.0, q), like(n, fill, q)])
+        scores = n.op("Add", [scores, filler])
+    if bias is not None:
+        scores = n.op("Add", [scores, bias])
+    probs = n.op("Softmax", [scores], axis=-1)
+    return merge_heads(n, n.op("MatMul", [probs, v]))
+
+
+def _attend_masked(n: OnnxNode, q: Port, k: Port, v: Port, past_len: Port | None,
+                   mask: int) -> Port:
+    """attend() to the keys input mask allows, causal after past_len when unidirectional,
+    mask_filter_value filling the rest; attention_bias is input 5."""
+    allowed = key_allowed(n, mask, k) if n.has_input(mask) else None
     if n.attr("unidirectional", 0):
         offset = past_len if past_len is not None else n.const(0, I64)
         causal = n.op("GreaterEqual", [key_lag(n, q, k, offset), n.const(0, I64)])
         allowed = causal if allowed is None else n.op("LogicalAnd", [allowed, causal])
-    biased = scores
-    if allowed is not None:
-        fill = like(n, float(n.attr("mask_filter_value", -10000.0)), q)
-        biased = n.op("Add", [biased, n.op("Select", [allowed, like(n, 0.0, q), fill])])
-    if bias is not None and n.has_input(bias):
-        biased = n.op("Add", [biased, n.input(bias)])
-    probs = n.op("Softmax", [biased], axis=-1)
-    return merge_heads(n, n.op("MatMul", [probs, v])), scores
+    return attend(n, q, k, v, allowed, n.input(5), float(n.attr("mask_filter_value", -10000.0)))
 
 
 def _cut(n: OnnxNode, x: Port, start: int, stop: int) -> Port:
@@ -111,7 +125,7 @@ def attention(n: OnnxNode):
         past_len = dims(n, past, 3, 4)
         k, v = (n.op("Concat", [n.op("Gather", [past, np.array(i, I64), np.array(0, I64)]), x],
                      axis=2) for i, x in ((0, k), (1, v)))
-    y, _ = attend(n, q, k, v, past_len, 3, 5)
+    y = _attend_masked(n, q, k, v, past_len, 3)
     present = n.op("Concat", [n.op("Unsqueeze", [x, np.array(0, I64)]) for x in (k, v)], axis=0)
     return [y, present]
 
@@ -165,5 +179,5 @@ def multi_head_attention(n: OnnxNode):
         past_len = dims(n, n.input(6), 2, 3)
         k = n.op("Concat", [n.input(6), k], axis=2)
         v = n.op("Concat", [n.input(7), v], axis=2)
-    y, _ = attend(n, q, k, v, past_len, 4, 5)
+    y = _attend_masked(n, q, k, v, past_len, 4)
     return [y, k, v]
