@@ -201,3 +201,54 @@ def test_rotary_embedding(ids: str, rank: int, dim: int, interleaved: int) -> No
     feeds = {"x": _floats(*shape), "pos": positions, "cos": _floats(7, half),
              "sin": _floats(7, half)}
     check(*ms_model("RotaryEmbedding", feeds, interleaved=interleaved, **attrs))
+
+
+def _gqa(seq: int, prior: int, lengths: list[int], packed: bool = False, rotary: bool = False,
+         bias: bool = False, **attrs):
+    """A GroupQueryAttention case: 4 query heads over 2 key/value heads of 16 channels, a past
+    of prior steps, and each batch's total length."""
+    batch, heads, kv_heads, size = len(lengths), 4, 2, 16
+    q = _floats(batch, seq, heads * size)
+    k, v = _floats(batch, seq, kv_heads * size), _floats(batch, seq, kv_heads * size)
+    if packed:
+        q, k, v = np.concatenate([q, k, v], axis=-1), None, None
+    total = prior + seq
+    feeds = {"q": q, "k": k, "v": v,
+             "past_k": _floats(batch, kv_heads, prior, size) if prior else None,
+             "past_v": _floats(batch, kv_heads, prior, size) if prior else None,
+             "seqlens_k": np.array(lengths, np.int32) - 1,
+             "total": np.array(total, np.int32),
+             "cos": _floats(12, size // 2) if rotary else None,
+             "sin": _floats(12, size // 2) if rotary else None, "pos": None,
+             "bias": _floats(batch, 1, seq, total) if bias else None}
+    outs = ["y", "present_k", "present_v"] if prior else ["y"]
+    return ms_model("GroupQueryAttention", feeds, outs, num_heads=heads, kv_num_heads=kv_heads,
+                    do_rotary=int(rotary), **attrs)
+
+
+@pytest.mark.parametrize("packed", [False, True])
+def test_group_query_attention_prompt(packed: bool) -> None:
+    """A right-padded prompt: the second batch has 2 tokens of 4."""
+    model, feeds = _gqa(4, 0, [4, 2], packed=packed)
+    expected = _onnxruntime(model, feeds)
+    expected[0][1, 2:] = 0  # rows past a batch's length are unspecified
+    for engine in ("openvino", "shim"):
+        [got] = ExtgenBackend.prepare(model, engine=engine).run(list(feeds.values()))
+        got[1, 2:] = 0
+        np.testing.assert_allclose(got, expected[0], rtol=1e-5, atol=1e-5, err_msg=engine)
+
+
+@pytest.mark.parametrize("seq", [1, 3])
+@pytest.mark.parametrize("rotary", [False, True])
+def test_group_query_attention_with_cache(rotary: bool, seq: int) -> None:
+    """One step for two batches, or three (onnxruntime takes one batch then)."""
+    check(*_gqa(seq, 5, [5 + seq] * (2 if seq == 1 else 1), rotary=rotary))
+
+
+@pytest.mark.parametrize("interleaved", [0, 1])
+def test_group_query_attention_rotary_prompt(interleaved: int) -> None:
+    check(*_gqa(3, 0, [3, 3], rotary=True, rotary_interleaved=interleaved))
+
+
+def test_group_query_attention_window_softcap_bias_scale() -> None:
+    check(*_gqa(3, 4, [7], bias=True, local_window_size=2, softcap=1.5, scale=0.3))

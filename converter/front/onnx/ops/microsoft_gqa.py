@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from converter.front.onnx.ops.attention import dims
-from converter.front.onnx.ops.rotary import rotary
+from converter.front.onnx.ops.attention import HEADS_FIRST, dims, key_lag, repeat_heads
+from converter.front.onnx.ops.microsoft_attention import attend
+from converter.front.onnx.ops.rotary import rotary, rotate
 from converter.front.onnx.translator import OnnxNode, onnx_op
 from converter.graph.port import Port
 
@@ -42,3 +43,68 @@ def rotary_embedding(n: OnnxNode):
     length = dims(n, x, 1, 2) if n.static_rank(0) == 3 else dims(n, x, 2, 3)
     positions = _positions(n, n.input(1), None, length)
     return [rotary(n, x, (n.input(2), n.input(3)), positions)]
+
+
+def _split_packed(n: OnnxNode, heads: int, kv_heads: int) -> list[Port]:
+    """Q [B, S, N, h], K and V [B, S, Nkv, h] from separate inputs or a packed query."""
+    if n.has_input(1):
+        return [n.op("Reshape", [n.input(i), np.array([0, 0, count, -1], I64)],
+                     special_zero=True) for i, count in ((0, heads), (1, kv_heads),
+                                                         (2, kv_heads))]
+    packed = n.op("Reshape", [n.input(0), np.array([0, 0, heads + 2 * kv_heads, -1], I64)],
+                  special_zero=True)
+    ends = np.cumsum([0, heads, kv_heads, kv_heads])
+    return [n.op("Slice", [packed, np.array([a], I64), np.array([b], I64), np.array([1], I64),
+                           np.array([2], I64)]) for a, b in zip(ends[:-1], ends[1:])]
+
+
+def _rotary_dim(n: OnnxNode) -> int:
+    """The channels rotated per head: twice the cos cache's width when it is a constant, else
+    the whole head (0)."""
+    cache = n.const_value(7)
+    return 0 if cache is None else 2 * cache.shape[-1]
+
+
+def _allowed(n: OnnxNode, q: Port, k: Port, past_len: Port) -> Port:
+    """[B, 1, S, T]: keys below each batch's length (seqlens_k + 1), up to the query's position
+    when causal, and at most local_window_size behind it."""
+    lengths = n.op("Add", [n.op("Convert", [n.input(5)], destination_type=np.dtype(I64)),
+                           n.const(1, I64)])
+    keys = n.op("Range", [np.array(0, I64), n.op("Squeeze", [dims(n, k, 2, 3)]),
+                          np.array(1, I64)], output_type=np.dtype(I64))
+    allowed = n.op("Less", [keys, n.op("Reshape", [lengths, np.array([-1, 1, 1, 1], I64)],
+                                       special_zero=False)])
+    lag = key_lag(n, q, k, past_len)
+    window = int(n.attr("local_window_size", -1))
+    rules = [n.op("GreaterEqual", [lag, n.const(0, I64)])] if n.attr("causal", 1) else []
+    if window >= 0:
+        rules.append(n.op("Less", [lag, n.const(window, I64)]))
+    for rule in rules:
+        allowed = n.op("LogicalAnd", [allowed, rule])
+    return allowed
+
+
+@onnx_op(MS + "GroupQueryAttention")
+def group_query_attention(n: OnnxNode):
+    """Attention of N query heads over Nkv key/value heads; present is past with the new keys
+    and values after it (so every batch's past must be as long as past_key)."""
+    given = [name for i, name in _UNSUPPORTED.items() if n.has_input(i)]
+    given += [a for a in ("sliding_window_cache", "smooth_softmax", "qk_output") if n.attr(a, 0)]
+    if given:
+        n.reject(f"{', '.join(given)} not supported", "export without KV-cache quantization, "
+                 "sinks or windowed caches")
+    heads, kv_heads = int(n.attr("num_heads")), int(n.attr("kv_num_heads"))
+    q, k, v = _split_packed(n, heads, kv_heads)
+    past_len = dims(n, n.input(3), 2, 3) if n.has_input(3) else n.const([0], I64)
+    if n.attr("do_rotary", 0):
+        positions = _positions(n, n.input(9), past_len, dims(n, q, 1, 2))
+        q, k = (rotate(n, x, (n.input(7), n.input(8)), positions, _rotary_dim(n),
+                       bool(n.attr("rotary_interleaved", 0))) for x in (q, k))
+    q, k, v = (n.op("Transpose", [x, HEADS_FIRST]) for x in (q, k, v))
+    if n.has_input(3):
+        k = n.op("Concat", [n.input(3), k], axis=2)
+        v = n.op("Concat", [n.input(4), v], axis=2)
+    fill = float(np.finfo(np.float32).min)
+    y = attend(n, q, repeat_heads(n, k, q), repeat_heads(n, v, q), _allowed(n, q, k, past_len),
+               n.input(10), fill)
+    return [y, k, v]
