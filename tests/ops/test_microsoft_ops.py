@@ -10,6 +10,7 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper
 
+from converter.errors import ConversionError
 from converter.onnx_backend import ExtgenBackend
 from tests.conftest import make_model
 from tests.ops.test_transformer_ops import check
@@ -252,3 +253,17 @@ def test_group_query_attention_rotary_prompt(interleaved: int) -> None:
 
 def test_group_query_attention_window_softcap_bias_scale() -> None:
     check(*_gqa(3, 4, [7], bias=True, local_window_size=2, softcap=1.5, scale=0.3))
+
+
+@pytest.mark.parametrize(("op", "feeds", "attrs", "named"), [
+    ("Attention", {"x": _floats(1, 2, 8), "w": _floats(8, 24)}, {"do_rotary": 1}, "do_rotary"),
+    ("GroupQueryAttention", {"q": _floats(1, 1, 8), "k": _floats(1, 1, 8), "v": _floats(1, 1, 8),
+                             **dict.fromkeys(["past_k", "past_v", "seqlens", "total", "cos", "sin",
+                                              "pos", "bias", "sink"]),
+                             "k_scale": _floats(1)}, {"kv_num_heads": 1}, "k_scale"),
+])
+def test_unsupported_forms_are_named(op: str, feeds: dict, attrs: dict, named: str) -> None:
+    """An option we cannot translate stops the conversion with one line naming it."""
+    model, _ = ms_model(op, feeds, num_heads=1, **attrs)
+    with pytest.raises(ConversionError, match=named):
+        ExtgenBackend.prepare(model, engine="shim")
