@@ -168,6 +168,15 @@ def _scales_and_sizes(n: OnnxNode, lengths: Port, count: int) -> tuple[Port, Por
     return scales, n.op("Round", [n.op("Multiply", [scales, lengths])], mode="half_to_even")
 
 
+def _unit_axes(n: OnnxNode, transform: str) -> set[int]:
+    """The positions in axes of constant scales of 1, which every mode but tf_crop_and_resize
+    leaves as they are."""
+    scales = None if n.has_input(3) else n.const_value(2)
+    if scales is None or transform == "tf_crop_and_resize":
+        return set()
+    return {j for j, s in enumerate(np.ravel(scales)) if s == 1.0}
+
+
 def resample(n: OnnxNode, mode: str, transform: str) -> Port:
     """Resize through one weight matrix per axis in axes (all by default)."""
     x, rank = n.input(0), n.static_rank(0)
@@ -183,6 +192,8 @@ def resample(n: OnnxNode, mode: str, transform: str) -> Port:
         roi = n.op("Convert", [n.input(1)], destination_type=np.dtype(F32))
     y, outside = n.op("Convert", [x], destination_type=np.dtype(F32)), None
     for j, axis in enumerate(axes):
+        if j in _unit_axes(n, transform):
+            continue
         def pick(v: Port, at: int = j) -> Port:
             return n.op("Gather", [v, np.array(at, I64), np.array(0, I64)])
 
