@@ -17,10 +17,12 @@ _BOOL_OPS = {"Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual"
 
 
 def like(n: OnnxNode, value: float, x: Port) -> Port:
+    """A scalar in x's element type."""
     return n.op("ConvertLike", [n.const(value, np.float32), x])
 
 
 def dims(n: OnnxNode, x: Port, start: int, stop: int) -> Port:
+    """x's dimensions start..stop-1, 1-D i64."""
     shape = n.op("ShapeOf", [x], output_type=np.dtype(I64))
     return n.op("Gather", [shape, np.arange(start, stop, dtype=I64), np.array(0, I64)])
 
@@ -29,6 +31,12 @@ def split_heads(n: OnnxNode, x: Port, heads: int) -> Port:
     """[B, S, heads * d] as [B, heads, S, d]."""
     split = n.op("Reshape", [x, np.array([0, 0, heads, -1], I64)], special_zero=True)
     return n.op("Transpose", [split, HEADS_FIRST])
+
+
+def merge_heads(n: OnnxNode, y: Port) -> Port:
+    """[B, N, S, h] as [B, S, N * h]."""
+    return n.op("Reshape", [n.op("Transpose", [y, HEADS_FIRST]), np.array([0, 0, -1], I64)],
+                special_zero=True)
 
 
 def repeat_heads(n: OnnxNode, x: Port, q: Port) -> Port:
@@ -167,8 +175,7 @@ def attention(n: OnnxNode):
         probs = n.op("Select", [_fully_masked(n, bias), like(n, 0.0, q), probs])
     y = n.op("MatMul", [probs, v])
     if three_d:
-        y = n.op("Reshape", [n.op("Transpose", [y, HEADS_FIRST]), np.array([0, 0, -1], I64)],
-                 special_zero=True)
+        y = merge_heads(n, y)
     # qk_matmul_output: 0 the product, 1 softcapped, 2 biased, 3 the probabilities
     qk = [scores, capped, biased, probs][int(n.attr("qk_matmul_output_mode", 0))]
     return [y, present_k, present_v, qk]

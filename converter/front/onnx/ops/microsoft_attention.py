@@ -11,6 +11,7 @@ from converter.front.onnx.ops.attention import (
     dims,
     key_lag,
     like,
+    merge_heads,
     split_heads,
 )
 from converter.front.onnx.translator import OnnxNode, onnx_op
@@ -18,12 +19,6 @@ from converter.graph.port import Port
 
 I64 = np.int64
 MS = "com.microsoft::"
-
-
-def merge_heads(n: OnnxNode, y: Port) -> Port:
-    """[B, N, S, h] as [B, S, N * h]."""
-    return n.op("Reshape", [n.op("Transpose", [y, HEADS_FIRST]), np.array([0, 0, -1], I64)],
-                special_zero=True)
 
 
 def _to_rank3(n: OnnxNode, mask: Port) -> Port:
