@@ -55,9 +55,9 @@ def key_allowed(n: OnnxNode, i: int, k: Port) -> Port:
 
 def attend(n: OnnxNode, q: Port, k: Port, v: Port, allowed: Port | None, bias: Port | None,
            fill: float) -> Port:
-    """softmax(q k^T * scale + bias, fill added where not allowed) v over heads [B, N, S, h]
-    heads merged."""
-    if n.has_attr("scale") and n.attr("scale"):
+    """softmax(q k^T * scale (softcapped when the node asks) + bias, with fill added where not
+    allowed) v, over heads [B, N, S, h], heads merged. A scale of 0 means 1/sqrt(h)."""
+    if n.attr("scale"):
         scale = like(n, float(n.attr("scale")), q)
     else:
         scale = n.op("Power", [n.op("ConvertLike", [dims(n, q, 3, 4), q]), like(n, -0.5, q)])
