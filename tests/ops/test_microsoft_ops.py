@@ -207,7 +207,7 @@ def test_rotary_embedding(ids: str, rank: int, dim: int, interleaved: int) -> No
 
 
 def _gqa(seq: int, prior: int, lengths: list[int], packed: bool = False, rotary: bool = False,
-         bias: bool = False, **attrs):
+         bias: bool = False, total: int | None = None, **attrs):
     """A GroupQueryAttention case: 4 query heads over 2 key/value heads of 16 channels, a past
     of prior steps, and each batch's total length."""
     batch, heads, kv_heads, size = len(lengths), 4, 2, 16
@@ -215,7 +215,7 @@ def _gqa(seq: int, prior: int, lengths: list[int], packed: bool = False, rotary:
     k, v = _floats(batch, seq, kv_heads * size), _floats(batch, seq, kv_heads * size)
     if packed:
         q, k, v = np.concatenate([q, k, v], axis=-1), None, None
-    total = prior + seq
+    total = prior + seq if total is None else total
     feeds = {"q": q, "k": k, "v": v,
              "past_k": _floats(batch, kv_heads, prior, size) if prior else None,
              "past_v": _floats(batch, kv_heads, prior, size) if prior else None,
@@ -251,6 +251,14 @@ def test_group_query_attention_with_cache(rotary: bool, seq: int) -> None:
 @pytest.mark.parametrize("interleaved", [0, 1])
 def test_group_query_attention_rotary_prompt(interleaved: int) -> None:
     check(*_gqa(3, 0, [3, 3], rotary=True, rotary_interleaved=interleaved))
+
+
+@pytest.mark.parametrize("rotary", [False, True])
+@pytest.mark.parametrize(("lengths", "total"), [([5, 3], 5), ([4, 2], 4)])
+def test_group_query_attention_ragged_cache(lengths: list[int], total: int, rotary: bool) -> None:
+    """One step for batches whose pasts differ (4 and 2 rows, or 3 and 1), in a cache that
+    grows (total 5 of 4 + 1 rows) or in a fixed buffer of 4 rows (total 4)."""
+    check(*_gqa(1, 4, lengths, rotary=rotary, total=total))
 
 
 def test_group_query_attention_window_softcap_bias_scale() -> None:
