@@ -148,14 +148,15 @@ def test_attention_sizes_scale_and_bias() -> None:
 @pytest.mark.parametrize("layout", ["separate", "bnsh"])
 @pytest.mark.parametrize("bias", [False, True])
 def test_multi_head_attention_cross(layout: str, bias: bool) -> None:
-    """Keys and values [B, L, N * h], or [B, N, L, h] as projected already."""
+    """Keys and values [B, L, N * h], or [B, N, L, h] as projected already (the bias then
+    applies to the query alone)."""
     batch, seq, kv_seq, heads, size = 2, 3, 5, 2, 4
     hidden = heads * size
     k, v = _floats(batch, kv_seq, hidden), _floats(batch, kv_seq, hidden)
     if layout == "bnsh":
         k, v = _floats(batch, heads, kv_seq, size), _floats(batch, heads, kv_seq, size)
     feeds = {"q": _floats(batch, seq, hidden), "k": k, "v": v,
-             "bias": _floats(3 * hidden) if bias and layout != "bnsh" else None,
+             "bias": _floats(3 * hidden) if bias else None,  # on Q alone for bnsh
              "mask": _mask("2d", batch, seq, kv_seq)}
     check(*ms_model("MultiHeadAttention", feeds, num_heads=heads))
 
