@@ -8,6 +8,9 @@ from converter.front.onnx.ops import (
     crop,
     elementwise,
     loss,
+    microsoft,
+    microsoft_attention,
+    microsoft_gqa,
     movement,
     nn,
     quantization,
@@ -19,5 +22,5 @@ from converter.front.onnx.ops import (
 )
 
 __all__ = ["affine_grid", "attention", "control", "core", "crop", "elementwise", "loss",
-           "movement", "nn", "quantization", "recurrent", "reduce", "rotary", "sampling",
-           "windows"]
+           "microsoft", "microsoft_attention", "microsoft_gqa", "movement", "nn",
+           "quantization", "recurrent", "reduce", "rotary", "sampling", "windows"]

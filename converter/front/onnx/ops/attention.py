@@ -11,38 +11,46 @@ from converter.front.onnx.translator import OnnxNode, onnx_op
 from converter.graph.port import Port
 
 I64 = np.int64
-_HEADS_FIRST = np.array([0, 2, 1, 3], I64)
+HEADS_FIRST = np.array([0, 2, 1, 3], I64)
 _BOOL_OPS = {"Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd",
              "LogicalOr", "LogicalXor", "LogicalNot", "IsNaN", "IsInf", "IsFinite"}
 
 
-def _like(n: OnnxNode, value: float, x: Port) -> Port:
+def like(n: OnnxNode, value: float, x: Port) -> Port:
+    """A scalar in x's element type."""
     return n.op("ConvertLike", [n.const(value, np.float32), x])
 
 
-def _dims(n: OnnxNode, x: Port, start: int, stop: int) -> Port:
+def dims(n: OnnxNode, x: Port, start: int, stop: int) -> Port:
+    """x's dimensions start..stop-1, 1-D i64."""
     shape = n.op("ShapeOf", [x], output_type=np.dtype(I64))
     return n.op("Gather", [shape, np.arange(start, stop, dtype=I64), np.array(0, I64)])
 
 
-def _split_heads(n: OnnxNode, x: Port, heads: int) -> Port:
+def split_heads(n: OnnxNode, x: Port, heads: int) -> Port:
     """[B, S, heads * d] as [B, heads, S, d]."""
     split = n.op("Reshape", [x, np.array([0, 0, heads, -1], I64)], special_zero=True)
-    return n.op("Transpose", [split, _HEADS_FIRST])
+    return n.op("Transpose", [split, HEADS_FIRST])
 
 
-def _repeat_heads(n: OnnxNode, x: Port, q: Port) -> Port:
+def merge_heads(n: OnnxNode, y: Port) -> Port:
+    """[B, N, S, h] as [B, S, N * h]."""
+    return n.op("Reshape", [n.op("Transpose", [y, HEADS_FIRST]), np.array([0, 0, -1], I64)],
+                special_zero=True)
+
+
+def repeat_heads(n: OnnxNode, x: Port, q: Port) -> Port:
     """x's heads [B, Hkv, S, d] each repeated in place up to q's head count."""
-    reps = n.op("Divide", [_dims(n, q, 1, 2), _dims(n, x, 1, 2)])
+    reps = n.op("Divide", [dims(n, q, 1, 2), dims(n, x, 1, 2)])
     wide = n.op("Broadcast", [n.op("Unsqueeze", [x, np.array(2, I64)]), n.op("Concat", [
         np.array([1, 1], I64), reps, np.array([1, 1], I64)], axis=0)], mode="bidirectional")
-    shape = n.op("Concat", [_dims(n, q, 0, 2), _dims(n, x, 2, 4)], axis=0)
+    shape = n.op("Concat", [dims(n, q, 0, 2), dims(n, x, 2, 4)], axis=0)
     return n.op("Reshape", [wide, shape], special_zero=False)
 
 
-def _where(n: OnnxNode, allowed: Port, like: Port) -> Port:
-    """0 where allowed, -inf elsewhere, in like's element type."""
-    return n.op("Select", [allowed, _like(n, 0.0, like), _like(n, -np.inf, like)])
+def _where(n: OnnxNode, allowed: Port, ref: Port) -> Port:
+    """0 where allowed, -inf elsewhere, in ref's element type."""
+    return n.op("Select", [allowed, like(n, 0.0, ref), like(n, -np.inf, ref)])
 
 
 def _mask_bias(n: OnnxNode, q: Port, kv_len: Port) -> Port:
@@ -54,9 +62,9 @@ def _mask_bias(n: OnnxNode, q: Port, kv_len: Port) -> Port:
         n.reject("cannot tell attn_mask's rank and element type before inference",
                  "give the model's inputs a shape, or feed attn_mask from a graph input")
     bias = _where(n, mask, q) if dtype == np.bool_ else mask
-    short = n.op("Subtract", [kv_len, _dims(n, bias, rank - 1, rank)])
+    short = n.op("Subtract", [kv_len, dims(n, bias, rank - 1, rank)])
     pads_end = n.op("Concat", [np.zeros(rank - 1, I64), short], axis=0)
-    return n.op("Pad", [bias, np.zeros(rank, I64), pads_end, _like(n, -np.inf, q)])
+    return n.op("Pad", [bias, np.zeros(rank, I64), pads_end, like(n, -np.inf, q)])
 
 
 def _mask_type(mask: Port) -> np.dtype | None:
@@ -65,10 +73,10 @@ def _mask_type(mask: Port) -> np.dtype | None:
     return known_dtype(mask)
 
 
-def _lag(n: OnnxNode, q: Port, k: Port, offset: Port) -> Port:
+def key_lag(n: OnnxNode, q: Port, k: Port, offset: Port) -> Port:
     """How far each key j lies behind query i: i + offset - j, [Sq, Skv], or [B, 1, Sq, Skv]
     for a per-batch offset [B, 1, 1, 1]."""
-    rows, cols = (n.op("Range", [np.array(0, I64), n.op("Squeeze", [_dims(n, x, 2, 3)]),
+    rows, cols = (n.op("Range", [np.array(0, I64), n.op("Squeeze", [dims(n, x, 2, 3)]),
                                  np.array(1, I64)], output_type=np.dtype(I64)) for x in (q, k))
     return n.op("Subtract", [n.op("Add", [n.op("Unsqueeze", [rows, np.array(1, I64)]), offset]),
                              cols])
@@ -76,7 +84,7 @@ def _lag(n: OnnxNode, q: Port, k: Port, offset: Port) -> Port:
 
 def _order_bias(n: OnnxNode, q: Port, k: Port, offset: Port) -> Port | None:
     """Causality (keys up to the query) and the sliding window as 0 / -inf, or None."""
-    lag = _lag(n, q, k, offset)
+    lag = key_lag(n, q, k, offset)
     left, right = int(n.attr("left_window_size", -1)), int(n.attr("right_window_size", -1))
     rules = [n.op("GreaterEqual", [lag, n.const(0, I64)])] if n.attr("is_causal", 0) else []
     if left >= 0:
@@ -94,7 +102,7 @@ def _order_bias(n: OnnxNode, q: Port, k: Port, offset: Port) -> Port | None:
 def _bias(n: OnnxNode, q: Port, k: Port, past_len: Port | None) -> Port | None:
     """The additive bias of the scores [.., Sq, Skv]: mask, causality, sliding window and
     nonpad_kv_seqlen."""
-    kv_len = _dims(n, k, 2, 3)
+    kv_len = dims(n, k, 2, 3)
     parts = [_mask_bias(n, q, kv_len)] if n.has_input(3) else []
     nonpad = n.input(6)
     if nonpad is not None:
@@ -103,7 +111,7 @@ def _bias(n: OnnxNode, q: Port, k: Port, past_len: Port | None) -> Port | None:
     if past_len is not None:
         offset = past_len
     elif nonpad is not None:
-        offset = n.op("Subtract", [nonpad, _dims(n, q, 2, 3)])
+        offset = n.op("Subtract", [nonpad, dims(n, q, 2, 3)])
     else:
         offset = n.const(0, I64)
     parts.append(_order_bias(n, q, k, offset))
@@ -121,10 +129,10 @@ def _bias(n: OnnxNode, q: Port, k: Port, past_len: Port | None) -> Port | None:
 def _scores(n: OnnxNode, q: Port, k: Port) -> Port:
     """Q K^T, with the scale's square root applied to each side."""
     if n.has_attr("scale"):
-        root = _like(n, float(np.sqrt(n.attr("scale"))), q)
+        root = like(n, float(np.sqrt(n.attr("scale"))), q)
     else:
-        head = n.op("ConvertLike", [_dims(n, q, 3, 4), q])
-        root = n.op("Power", [head, _like(n, -0.25, q)])
+        head = n.op("ConvertLike", [dims(n, q, 3, 4), q])
+        root = n.op("Power", [head, like(n, -0.25, q)])
     return n.op("MatMul", [n.op("Multiply", [q, root]), n.op("Multiply", [k, root])],
                 transpose_b=True)
 
@@ -133,7 +141,7 @@ def _softcap(n: OnnxNode, scores: Port, q: Port) -> Port:
     softcap = float(n.attr("softcap", 0.0))
     if softcap <= 0:
         return scores
-    cap = _like(n, softcap, q)
+    cap = like(n, softcap, q)
     return n.op("Multiply", [n.op("Tanh", [n.op("Divide", [scores, cap])]), cap])
 
 
@@ -142,7 +150,7 @@ def _heads(n: OnnxNode, i: int, heads_attr: str) -> Port:
     rank = n.static_rank(i)
     if rank is None:
         n.reject("cannot tell whether Q, K and V are 3-D or 4-D", "give the inputs a shape")
-    return _split_heads(n, x, int(n.attr(heads_attr))) if rank == 3 else x
+    return split_heads(n, x, int(n.attr(heads_attr))) if rank == 3 else x
 
 
 @onnx_op("Attention", since=23)
@@ -152,23 +160,22 @@ def attention(n: OnnxNode):
     k, v = _heads(n, 1, "kv_num_heads"), _heads(n, 2, "kv_num_heads")
     past_len = None
     if n.has_input(4):
-        past_len = _dims(n, n.input(4), 2, 3)
+        past_len = dims(n, n.input(4), 2, 3)
         k = n.op("Concat", [n.input(4), k], axis=2)
         v = n.op("Concat", [n.input(5), v], axis=2)
     present_k, present_v = k, v
     if not three_d or n.attr("q_num_heads") != n.attr("kv_num_heads"):
-        k, v = _repeat_heads(n, k, q), _repeat_heads(n, v, q)
+        k, v = repeat_heads(n, k, q), repeat_heads(n, v, q)
     scores = _scores(n, q, k)
     capped = _softcap(n, scores, q)
     bias = _bias(n, q, k, past_len)
     biased = capped if bias is None else n.op("Add", [capped, bias])
     probs = _softmax(n, biased, q)
     if bias is not None:
-        probs = n.op("Select", [_fully_masked(n, bias), _like(n, 0.0, q), probs])
+        probs = n.op("Select", [_fully_masked(n, bias), like(n, 0.0, q), probs])
     y = n.op("MatMul", [probs, v])
     if three_d:
-        y = n.op("Reshape", [n.op("Transpose", [y, _HEADS_FIRST]), np.array([0, 0, -1], I64)],
-                 special_zero=True)
+        y = merge_heads(n, y)
     # qk_matmul_output: 0 the product, 1 softcapped, 2 biased, 3 the probabilities
     qk = [scores, capped, biased, probs][int(n.attr("qk_matmul_output_mode", 0))]
     return [y, present_k, present_v, qk]
@@ -182,8 +189,8 @@ def _fully_masked(n: OnnxNode, bias: Port) -> Port:
     return n.op("LessEqual", [top, n.const(-3e38, np.float32)])
 
 
-def _softmax(n: OnnxNode, x: Port, like: Port) -> Port:
+def _softmax(n: OnnxNode, x: Port, ref: Port) -> Port:
     if not n.has_attr("softmax_precision"):
         return n.op("Softmax", [x], axis=-1)
     wide = n.op("Convert", [x], destination_type=np.dtype(np.float32))
-    return n.op("ConvertLike", [n.op("Softmax", [wide], axis=-1), like])
+    return n.op("ConvertLike", [n.op("Softmax", [wide], axis=-1), ref])

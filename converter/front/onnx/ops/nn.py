@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from converter.front.onnx.ops._dilated_pool import dilated_average_pool, dilated_window_sum
+from converter.front.onnx.ops.resample import needs_matrices, resample
 from converter.front.onnx.translator import OnnxNode, onnx_op
 from converter.graph.port import Port
 
@@ -327,11 +328,9 @@ def resize(n: OnnxNode):
         return [_interpolate(n, n.input(0), n.input(1), None, mode=mode, nearest_mode="floor",
                              coordinate_transformation_mode="asymmetric")]
     transform = n.attr("coordinate_transformation_mode", "half_pixel")
-    if transform in ("tf_crop_and_resize", "half_pixel_symmetric") or n.attr("exclude_outside", 0):
-        n.reject(f"{transform} / exclude_outside are not supported by Interpolate")
-    if n.attr("keep_aspect_ratio_policy", "stretch") != "stretch":
-        n.reject("keep_aspect_ratio_policy is not supported")
     sizes = n.input(3) if n.has_input(3) else None
+    if needs_matrices(n, transform, sizes is not None):
+        return [resample(n, n.attr("mode", "nearest"), transform)]
     return [_interpolate(n, n.input(0), n.input(2), sizes, mode=mode,
                          coordinate_transformation_mode=transform,
                          nearest_mode=n.attr("nearest_mode", "round_prefer_floor"),
