@@ -46,10 +46,13 @@ def _graph_def(opts: ConvertOptions):
 
 
 def _load(opts: ConvertOptions) -> Graph:
+    from converter.front.tf.bodies import prepare_loops
     from converter.front.tf.loader import graph_def_to_graph
     from converter.front.tf.replacement import load_transformations_config
 
-    graph = graph_def_to_graph(_graph_def(opts), opts.input_model.stem)
+    graph_def = _graph_def(opts)
+    prepare_loops(graph_def)
+    graph = graph_def_to_graph(graph_def, opts.input_model.stem)
     if opts.transformations_config is not None:
         graph.graph["custom_replacement_descriptions"] = load_transformations_config(
             opts.transformations_config)

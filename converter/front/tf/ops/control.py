@@ -1,0 +1,153 @@
+"""TF2 control flow: While/StatelessWhile as Loop-5 and If/StatelessIf as If-8, with their
+functions as bodies (TF1 frames reach here as While nodes: converter.front.tf.bodies).
+
+The Loop runs the body, then the cond on the body's results (its execution condition); the
+While's last input is the cond on its initial values (added by `prepare_loops`). A loop
+variable that the body only writes with TensorListSetItem at the iteration (a variable that
+starts at 0 and grows by 1) becomes an output stacking the items along axis 0; written at the
+constant index 0 (Keras' RNNs keep only the last output so), an output of the last item.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from converter.front.tf.attrs import get_tf_node_port, tf_tensor_content, tf_tensor_shape
+from converter.front.tf.bodies import TfBody, build_body, node_class
+from converter.front.tf.functions import function_nodes
+from converter.front.tf.translator import TfNode, tf_op
+from converter.front.tf.writer import set_attr
+from converter.middle.subgraphs import GraphBody
+from converter.ops.control._body import PortMap, PortRule
+
+_ADDS = ("Add", "AddV2")
+
+
+def _function(n: TfNode, attr: str):
+    name = n.pb.attr[attr].func.name
+    functions = n.graph.graph.get("tf_functions", {})
+    if name not in functions:
+        n.reject(f"its {attr} function '{name}' is not in the graph's function library",
+                 "export the model with its functions (a SavedModel, or a GraphDef with its "
+                 "library)")
+    return functions[name]
+
+
+def _body_nodes(n: TfNode, fdef, prefix: str, args: dict[str, str] | None = None):
+    functions = n.graph.graph["tf_functions"]
+    nodes, results = function_nodes(fdef, functions, prefix, args)
+    return nodes, [prefix + a.name for a in fdef.signature.input_arg], results
+
+
+def _origin(tensor: str, nodes: dict) -> str:
+    """The tensor behind a chain of Identity nodes, as `name` or `name:port`."""
+    name, port = get_tf_node_port(tensor)
+    while port == 0 and name in nodes and nodes[name].op == "Identity":
+        name, port = get_tf_node_port(nodes[name].input[0])
+    return name if port == 0 else f"{name}:{port}"
+
+
+def _const(node) -> np.ndarray | None:
+    if node is None or node.op != "Const":
+        return None
+    tensor = node.attr["value"].tensor
+    return tf_tensor_content(tensor.dtype, tf_tensor_shape(tensor.tensor_shape), tensor)
+
+
+def _is_counter(n: TfNode, j: int, nodes: dict, params: list[str], results: list[str]) -> bool:
+    """Loop variable j starts at 0 and the body adds 1 to it."""
+    start = n.const_value(j)
+    step = nodes.get(_origin(results[j], nodes))
+    if start is None or start.size != 1 or int(start.ravel()[0]) != 0 or step is None:
+        return False
+    ins = [_origin(i, nodes) for i in step.input if not i.startswith("^")]
+    ones = [v for i in ins if (v := _const(nodes.get(i))) is not None and v.size == 1]
+    return step.op in _ADDS and params[j] in ins and any(int(v.ravel()[0]) == 1 for v in ones)
+
+
+def _written_lists(n: TfNode, nodes: dict, params: list[str], results: list[str]) -> dict:
+    """Loop variable k -> (item tensor, stacked) for the lists the body only writes."""
+    counters = {params[j] for j in range(len(params)) if _is_counter(n, j, nodes, params,
+                                                                      results)}
+    found = {}
+    for k, tensor in enumerate(results):
+        write = nodes.get(_origin(tensor, nodes))
+        if write is None or write.op != "TensorListSetItem":
+            continue
+        readers = [x for x in nodes.values()
+                   if params[k] in (_origin(i, nodes) for i in x.input if not i.startswith("^"))]
+        if _origin(write.input[0], nodes) != params[k] or any(
+                x is not write and x.op != "Identity" for x in readers):
+            continue
+        index = _origin(write.input[1], nodes)
+        zero = _const(nodes.get(index))
+        if index in counters or (zero is not None and zero.size == 1 and not zero.any()):
+            found[k] = (write.input[2], index in counters)
+    return found
+
+
+def _expand(name: str, item: str) -> list:
+    """NodeDefs of ExpandDims(item, 0), named `name`."""
+    axis = node_class()(name=f"{name}/axis", op="Const")
+    set_attr(axis.attr["dtype"], np.dtype(np.int32))
+    set_attr(axis.attr["value"], np.array(0, np.int32))
+    return [axis, node_class()(name=name, op="ExpandDims", input=[item, axis.name])]
+
+
+def _loop_map(body: TfBody, carried: list[int], lists: dict) -> PortMap:
+    count = len(body.params)
+    outputs = [PortRule(k, body.results[k], axis=0 if k in lists and lists[k][1] else None)
+               for k in range(count)]
+    return PortMap(
+        [PortRule(2 + i, body.params[k]) for i, k in enumerate(carried)],
+        [*outputs, PortRule(-1, body.results[count], purpose="execution_condition")],
+        [(body.results[k], body.params[k]) for k in carried],
+    )
+
+
+@tf_op("While", "StatelessWhile")
+def while_(n: TfNode):
+    cond, body_def = _function(n, "cond"), _function(n, "body")
+    count = len(body_def.signature.input_arg)
+    if n.num_inputs != count + 1:
+        n.reject(f"it has {n.num_inputs} inputs for {count} loop variables",
+                 "check the model: a While takes one input per loop variable")
+    nodes, params, results = _body_nodes(n, body_def, f"{n.name}/body/")
+    by_name = {x.name: x for x in nodes}
+    lists = _written_lists(n, by_name, params, results)
+    for k, (item, _) in lists.items():
+        results[k] = f"{params[k]}/item"
+        nodes += _expand(results[k], item)
+    args = {a.name: results[i] for i, a in enumerate(cond.signature.input_arg)}
+    cond_nodes, _, cond_out = _body_nodes(n, cond, f"{n.name}/cond/", args)
+    body = build_body(n, nodes + cond_nodes, params, results + cond_out[:1])
+    for k in lists:
+        if body.graph.out_edges(body.params[k]):
+            n.reject(f"loop variable {k} is a TensorList the body reads",
+                     "only lists the loop writes at its iteration are supported")
+        body.graph.remove_node(body.params[k])
+    carried = [k for k in range(count) if k not in lists]
+    inputs = [n.const(np.array(-1, np.int64)), n.input(count)] + [n.input(k) for k in carried]
+    if any(port is None for port in inputs):
+        n.reject("a loop variable is a TensorList of unknown element shape that the loop "
+                 "does not only write", "give the list a full element shape")
+    loop = n.op_node("Loop", inputs, out_ports_count=count,
+                     bodies={"body": GraphBody(body.graph)},
+                     port_maps={"body": _loop_map(body, carried, lists)})
+    return [loop.out_port(k) for k in range(count)]
+
+
+@tf_op("If", "StatelessIf")
+def if_(n: TfNode):
+    bodies, port_maps, outputs = {}, {}, 0
+    for key, attr in (("then_body", "then_branch"), ("else_body", "else_branch")):
+        nodes, params, results = _body_nodes(n, _function(n, attr), f"{n.name}/{attr}/")
+        body = build_body(n, nodes, params, results)
+        bodies[key] = GraphBody(body.graph)
+        port_maps[key] = PortMap([PortRule(1 + i, p) for i, p in enumerate(body.params)],
+                                 [PortRule(i, r) for i, r in enumerate(body.results)])
+        outputs = len(results)
+    cond = n.op("Convert", [n.input(0)], destination_type=np.dtype(bool))
+    inputs = [cond] + [n.input(i) for i in range(1, n.num_inputs)]
+    node = n.op_node("If", inputs, out_ports_count=outputs, bodies=bodies, port_maps=port_maps)
+    return [node.out_port(k) for k in range(outputs)]
