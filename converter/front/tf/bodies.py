@@ -15,16 +15,17 @@ from functools import cache
 import numpy as np
 
 from converter.front.extractor import extract_nodes
-from converter.front.tf.attrs import get_tf_node_port
+from converter.front.tf.attrs import attr_value, get_tf_node_port
 from converter.front.tf.frames import frames_to_while
 from converter.front.tf.functions import function_nodes
 from converter.front.tf.loader import add_op, fill_graph, graph_def_class
 from converter.front.tf.translator import REGISTRY, TfNode
 from converter.graph.graph import Graph, Node
 
-__all__ = ["WHILE_OPS", "TfBody", "build_body", "node_class", "prepare_loops"]
+__all__ = ["LIST_SIZES", "WHILE_OPS", "TfBody", "build_body", "node_class", "prepare_loops"]
 
 WHILE_OPS = ("While", "StatelessWhile")
+LIST_SIZES = "_list_sizes"  # an attribute the converter gives a While
 _FACTS = ("fw", "layout", "feature_dim", "fw_opset_version", "tf_functions")
 
 
@@ -33,10 +34,29 @@ def node_class() -> type:
     return type(graph_def_class()().node.add())
 
 
+def _list_sizes(node, nodes: dict[str, object]) -> list[int]:
+    """Per input of a While: the size of the TensorList it reserves, -1 when it is none or
+    the size is not a constant."""
+    sizes = []
+    for tensor in (i for i in node.input if not i.startswith("^")):
+        src = nodes.get(get_tf_node_port(tensor)[0])
+        while src is not None and src.op == "Identity":
+            src = nodes.get(get_tf_node_port(src.input[0])[0])
+        size = nodes.get(get_tf_node_port(src.input[1])[0]) if (
+            src is not None and src.op == "TensorListReserve") else None
+        value = attr_value(size.attr["value"]) if size is not None and size.op == "Const" else None
+        sizes.append(int(np.asarray(value).ravel()[0]) if value is not None else -1)
+    return sizes
+
+
 def _with_initial_conditions(nodes: list, functions: dict) -> list:
-    """nodes, each While after its cond inlined on its inputs, which it reads last."""
+    """nodes, each While after its cond inlined on its inputs, which it reads last, and with
+    the sizes of the lists it takes (LIST_SIZES)."""
+    by_name = {n.name: n for n in nodes}
     out = []
     for node in nodes:
+        if node.op in WHILE_OPS and LIST_SIZES not in node.attr:
+            node.attr[LIST_SIZES].list.i.extend(_list_sizes(node, by_name))
         if node.op in WHILE_OPS and node.attr["cond"].func.name in functions:
             cond = functions[node.attr["cond"].func.name]
             data = [i for i in node.input if not i.startswith("^")]

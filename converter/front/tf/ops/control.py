@@ -4,8 +4,9 @@ functions as bodies (TF1 frames reach here as While nodes: converter.front.tf.bo
 The Loop runs the body, then the cond on the body's results (its execution condition); the
 While's last input is the cond on its initial values (added by `prepare_loops`). A loop
 variable that the body only writes with TensorListSetItem at the iteration (a variable that
-starts at 0 and grows by 1) becomes an output stacking the items along axis 0; written at the
-constant index 0 (Keras' RNNs keep only the last output so), an output of the last item.
+starts at 0 and grows by 1) becomes an output stacking the items along axis 0; a list of one
+item written at index 0 (Keras' RNNs keep only the last output so), an output of the last
+item.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from converter.front.tf.attrs import get_tf_node_port, tf_tensor_content, tf_tensor_shape
-from converter.front.tf.bodies import TfBody, build_body, node_class
+from converter.front.tf.bodies import LIST_SIZES, TfBody, build_body, node_class
 from converter.front.tf.functions import function_nodes
 from converter.front.tf.translator import TfNode, tf_op
 from converter.front.tf.writer import set_attr
@@ -66,7 +67,9 @@ def _is_counter(n: TfNode, j: int, nodes: dict, params: list[str], results: list
 
 
 def _written_lists(n: TfNode, nodes: dict, params: list[str], results: list[str]) -> dict:
-    """Loop variable k -> (item tensor, stacked) for the lists the body only writes."""
+    """Loop variable k -> (item tensor, stacked) for the lists the body only writes: at the
+    iteration, or at index 0 of a list of one item."""
+    sizes = list(n.attr(LIST_SIZES, [])) + [-1] * len(params)
     counters = {params[j] for j in range(len(params)) if _is_counter(n, j, nodes, params,
                                                                       results)}
     found = {}
@@ -81,7 +84,8 @@ def _written_lists(n: TfNode, nodes: dict, params: list[str], results: list[str]
             continue
         index = _origin(write.input[1], nodes)
         zero = _const(nodes.get(index))
-        if index in counters or (zero is not None and zero.size == 1 and not zero.any()):
+        single = zero is not None and zero.size == 1 and not zero.any() and sizes[k] == 1
+        if index in counters or single:
             found[k] = (write.input[2], index in counters)
     return found
 
