@@ -16,6 +16,7 @@ import numpy as np
 from converter.front.tf.attrs import get_tf_node_port, tf_tensor_content, tf_tensor_shape
 from converter.front.tf.bodies import LIST_SIZES, TfBody, build_body, node_class
 from converter.front.tf.functions import function_nodes
+from converter.front.tf.lstm_fusion import fuse_lstm, match_lstm
 from converter.front.tf.translator import TfNode, tf_op
 from converter.front.tf.writer import set_attr
 from converter.middle.subgraphs import GraphBody
@@ -66,12 +67,12 @@ def _is_counter(n: TfNode, j: int, nodes: dict, params: list[str], results: list
     return step.op in _ADDS and params[j] in ins and any(int(v.ravel()[0]) == 1 for v in ones)
 
 
-def _written_lists(n: TfNode, nodes: dict, params: list[str], results: list[str]) -> dict:
+def _written_lists(n: TfNode, nodes: dict, params: list[str], results: list[str],
+                   counters: set[int]) -> dict:
     """Loop variable k -> (item tensor, stacked) for the lists the body only writes: at the
     iteration, or at index 0 of a list of one item."""
     sizes = list(n.attr(LIST_SIZES, [])) + [-1] * len(params)
-    counters = {params[j] for j in range(len(params)) if _is_counter(n, j, nodes, params,
-                                                                      results)}
+    counters = {params[j] for j in counters}
     found = {}
     for k, tensor in enumerate(results):
         write = nodes.get(_origin(tensor, nodes))
@@ -118,7 +119,11 @@ def while_(n: TfNode):
                  "check the model: a While takes one input per loop variable")
     nodes, params, results = _body_nodes(n, body_def, f"{n.name}/body/")
     by_name = {x.name: x for x in nodes}
-    lists = _written_lists(n, by_name, params, results)
+    counters = {j for j in range(count) if _is_counter(n, j, by_name, params, results)}
+    lists = _written_lists(n, by_name, params, results, counters)
+    lstm = match_lstm(n, by_name, params, results, lists, counters)
+    if lstm is not None:
+        return fuse_lstm(n, lstm, counters)
     for k, (item, _) in lists.items():
         results[k] = f"{params[k]}/item"
         nodes += _expand(results[k], item)
