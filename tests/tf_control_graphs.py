@@ -1,7 +1,8 @@
 """Small TensorFlow graphs with control flow for the TF front's loop tests, written by TensorFlow
 (in a child process, `run_tf`) once per machine into ~/.cache/extgen/tf-<ver>/control/<name>/:
 
-- frozen.pb: the graph frozen as users freeze it (TF lowers While to TF1 frames then),
+- frozen.pb: the graph frozen as users freeze it (TF lowers While to TF1 frames then, and If
+  to Switch/Merge),
 - saved_model/: `tf.saved_model.save` (While and If stay functional, bodies in the library),
 - input.npy, input2.npy and expected.npy, expected2.npy: TF's own outputs.
 
@@ -21,12 +22,12 @@ from tests.tf_corpus import cache_dir, run_tf
 
 __all__ = ["GRAPHS", "control_graph"]
 
-# name: (input shape, whether the frozen form exists: a lowered If has no frame to read)
+# name: input shape
 GRAPHS = {
-    "while_stack": ((2, 5, 3), True),  # a while loop writing a TensorArray at its index
-    "nested": ((2, 3), True),  # a while loop inside a while loop
-    "cond": ((2, 3), False),  # tf.cond on the input's sum
-    "lstm_seq": ((2, 7, 4), True),  # Keras LSTM, return_sequences, go_backwards
+    "while_stack": (2, 5, 3),  # a while loop writing a TensorArray at its index
+    "nested": (2, 3),  # a while loop inside a while loop
+    "cond": (2, 3),  # tf.cond on the input's sum
+    "lstm_seq": (2, 7, 4),  # Keras LSTM, return_sequences, go_backwards
 }
 
 
@@ -75,7 +76,7 @@ def _write(name: str, out: Path) -> None:
         convert_variables_to_constants_v2,
     )
 
-    shape, _ = GRAPHS[name]
+    shape = GRAPHS[name]
     module = tf.Module()
     if name == "lstm_seq":
         module.model = _keras_lstm(shape)  # tracked, so its variables are saved

@@ -1,7 +1,8 @@
 """TF control flow: While (functional, and TF1 frames in frozen graphs) as Loop-5 (a Keras LSTM's
-as LSTMSequence-5), If as If-8, TensorList ops in loops. Small graphs written by TensorFlow
-(tests/tf_control_graphs.py) convert and match TF's own outputs in the shim and in OpenVINO, on
-two inputs, and ovc's IR (a peer, never part of extgen) on the same inputs."""
+as LSTMSequence-5), If (and lowered Switch/Merge conds) as If-8, TensorList ops in loops. Small
+graphs written by TensorFlow (tests/tf_control_graphs.py) convert and match TF's own outputs in
+the shim and in OpenVINO, on two inputs, and ovc's IR (a peer, never part of extgen) on the
+same inputs."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from converter.errors import ConversionError, UnsupportedOpError
+from converter.errors import ConversionError
 from converter.front.tf.bodies import prepare_loops
 from converter.front.tf.loader import load_graph_def
 from converter.front.tf.writer import GraphBuilder
@@ -21,8 +22,7 @@ from converter.runtime.engines import open_engine
 from tests.tf_control_graphs import GRAPHS, control_graph
 
 FORMS = {"frozen": "frozen.pb", "saved_model": "saved_model"}
-CASES = [(name, form) for name, (_, frozen) in GRAPHS.items() for form in FORMS
-         if frozen or form != "frozen"]
+CASES = [(name, form) for name in GRAPHS for form in FORMS]
 FRAME_OPS = {"Enter", "Exit", "Merge", "Switch", "NextIteration", "LoopCond"}
 
 
@@ -90,11 +90,17 @@ def test_nested_frames_become_nested_whiles() -> None:
     assert len(outer) == 1 and [n.op for n in body.node_def].count("While") == 1
 
 
-def test_lowered_if_names_its_ops_not_a_cycle(tmp_path: Path) -> None:
-    # a frozen tf.cond is Switch/Merge without a frame: not read yet, and said so
-    with pytest.raises(UnsupportedOpError, match=r"Merge .*Switch") as err:
-        _convert(control_graph("cond"), "frozen", tmp_path)
-    assert "cycle" not in str(err.value)
+def test_lowered_cond_becomes_an_if_with_two_branches() -> None:
+    graph_def = load_graph_def(control_graph("cond") / "frozen.pb")
+    assert {"Switch", "Merge"} <= {n.op for n in graph_def.node}
+    prepare_loops(graph_def)
+    ops = [n.op for n in graph_def.node]
+    assert not {"Switch", "Merge"} & set(ops) and ops.count("If") == 1
+    cond = next(n for n in graph_def.node if n.op == "If")
+    functions = {f.signature.name: f for f in graph_def.library.function}
+    then, other = (functions[cond.attr[k].func.name] for k in ("then_branch", "else_branch"))
+    assert {n.op for n in then.node_def} >= {"Mul", "AddV2"}
+    assert {n.op for n in other.node_def} >= {"Exp", "Sub"}
 
 
 def test_reserved_list_of_unknown_shape_outside_a_loop_is_one_clear_error(

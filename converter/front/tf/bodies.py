@@ -16,7 +16,7 @@ import numpy as np
 
 from converter.front.extractor import extract_nodes
 from converter.front.tf.attrs import attr_value, get_tf_node_port
-from converter.front.tf.frames import frames_to_while
+from converter.front.tf.frames import conds_to_if, frames_to_while
 from converter.front.tf.functions import function_nodes
 from converter.front.tf.loader import add_op, fill_graph, graph_def_class
 from converter.front.tf.translator import REGISTRY, TfNode
@@ -70,7 +70,8 @@ def _with_initial_conditions(nodes: list, functions: dict) -> list:
 
 
 def prepare_loops(graph_def) -> None:
-    """TF1 frames as While nodes, each While with its initial condition."""
+    """TF1 conds and frames as If and While nodes, each While with its initial condition."""
+    conds_to_if(graph_def)
     frames_to_while(graph_def)
     functions = {f.signature.name: f for f in graph_def.library.function}
     nodes = _with_initial_conditions(list(graph_def.node), functions)

@@ -1,6 +1,7 @@
-"""TF1 while frames in a frozen GraphDef (`Enter`/`Merge`/`Switch`/`LoopCond`/`NextIteration`/
-`Exit`, what TF writes for a lowered `While`) made functional again: one `While` node whose
-cond and body are new functions of the library, so that one translator handles both forms.
+"""TF1 control flow in a frozen GraphDef made functional again, so that one translator handles
+both forms: while frames (`Enter`/`Merge`/`Switch`/`LoopCond`/`NextIteration`/`Exit`, what TF
+writes for a lowered `While`) become one `While` node whose cond and body are new functions of
+the library; lowered conds (`Switch` on a predicate, `Merge` of the branches) `If` nodes.
 
 In a frame, each loop variable i runs Enter -> Merge(Enter, NextIteration) -> Switch(Merge,
 LoopCond); Switch:1 feeds the body, Switch:0 the Exit, and NextIteration takes the body's new
@@ -8,6 +9,10 @@ value. An Enter with `is_constant` is a loop invariant: here it becomes one more
 the body hands back unchanged. The cond is what LoopCond reads, from the Merges; the body is
 what the NextIterations read, from the Switches. Each Exit becomes an Identity of the While's
 output, so its readers are unchanged.
+
+In a lowered cond, each input x runs through Switch(x, pred): the then branch reads Switch:1,
+the else branch Switch:0, and a Merge takes whichever ran. Each Merge becomes an If on pred
+whose branches compute its two inputs.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from collections.abc import Iterable
 from converter.errors import ModelFormatError
 from converter.front.tf.attrs import attr_value, get_tf_node_port
 
-__all__ = ["frames_to_while"]
+__all__ = ["conds_to_if", "frames_to_while"]
 
 _ARG = "_frame_arg{}"
 
@@ -70,8 +75,9 @@ def _collect(starts: Iterable[str], stops: dict[str, str], nodes: dict) -> list[
             continue
         node = nodes[name]
         if node.op in ("Enter", "Merge", "Switch", "Placeholder"):
-            msg = (f"while loop node '{name}' ({node.op}) is read from inside another loop's "
-                   "body (nested TF1 while frames are not supported)")
+            msg = (f"control flow node '{name}' ({node.op}) is read from inside a loop body "
+                   "or a branch it is not part of (TF1 control flow nested so is not "
+                   "supported)")
             raise ModelFormatError(msg)
         seen.append(name)
         stack.extend(get_tf_node_port(t)[0] for t in _data(node) if _canonical(t) not in stops)
@@ -124,17 +130,16 @@ def _convert(graph_def, frame: _Frame) -> None:
             exit_.op = "Identity"
             del exit_.input[:]
             exit_.input.append(f"{name}:{i}" if i else name)
-    _drop_frame(graph_def, frame)
+    _drop(graph_def, [e.name for e in frame.enters], {e.name for e in frame.exits if e})
 
 
-def _drop_frame(graph_def, frame: _Frame) -> None:
-    """Remove what the frame's Enters feed (the Exits, now Identities, excepted)."""
+def _drop(graph_def, starts: list[str], keep: set[str]) -> None:
+    """Remove the nodes `starts` and what they feed, up to the nodes `keep`."""
     readers: dict[str, list[str]] = {}
     for node in graph_def.node:
         for t in _data(node):
             readers.setdefault(get_tf_node_port(t)[0], []).append(node.name)
-    keep = {e.name for e in frame.exits if e is not None}
-    drop, stack = set(), [e.name for e in frame.enters]
+    drop, stack = set(), list(starts)
     while stack:
         name = stack.pop()
         if name not in drop and name not in keep:
@@ -178,3 +183,69 @@ def _innermost(frames: dict[str, list], readers: dict[str, list]) -> list:
             return enters
     msg = "TF1 while frames nest in a cycle (corrupt graph)"
     raise ModelFormatError(msg)
+
+
+def _switches(tensor: str, nodes: dict) -> set[tuple[str, int]] | None:
+    """The Switch outputs a branch result depends on; None when it reads past them."""
+    seen, found, stack = set(), set(), [tensor]
+    while stack:
+        name, port = get_tf_node_port(stack.pop())
+        node = nodes.get(name)
+        if node is None or node.op in ("Placeholder", "Enter", "Merge"):
+            return None
+        if node.op == "Switch":
+            found.add((name, port))
+        elif name not in seen:
+            seen.add(name)
+            stack.extend(_data(node))
+    return found
+
+
+def _cond(merge, nodes: dict) -> tuple[str, list[str], list[str]] | None:
+    """(predicate, Switch names, [then result, else result]) of a lowered cond's Merge."""
+    results = _data(merge)
+    sides = [_switches(t, nodes) for t in results] if len(results) == 2 else [None]
+    if None in sides:
+        return None
+    if {p for _, p in sides[0]} == {0} or {p for _, p in sides[1]} == {1}:
+        results, sides = results[::-1], sides[::-1]
+    switches = sorted({s for s, _ in sides[0] | sides[1]})
+    preds = {_canonical(nodes[s].input[1]) for s in switches}
+    ports = [{p for _, p in side} for side in sides]
+    if len(preds) != 1 or not ports[0] <= {1} or not ports[1] <= {0}:
+        return None
+    return preds.pop(), switches, results
+
+
+def _merge_to_if(graph_def, merge, cond: tuple[str, list[str], list[str]], nodes: dict) -> None:
+    pred, switches, results = cond
+    types = [nodes[s].attr["T"].type for s in switches]
+    for key, port, result in (("then", 1, results[0]), ("else", 0, results[1])):
+        args = {_canonical(f"{s}:{port}"): _ARG.format(i) for i, s in enumerate(switches)}
+        _function(graph_def.library, f"{merge.name}/{key}", args, nodes, [result], types)
+    merge.op = "If"
+    del merge.input[:]
+    merge.input.extend([pred, *(_data(nodes[s])[0] for s in switches)])
+    merge.attr.clear()
+    merge.attr["then_branch"].func.name = f"{merge.name}/then"
+    merge.attr["else_branch"].func.name = f"{merge.name}/else"
+    merge.attr["Tin"].list.type.extend(types)
+
+
+def conds_to_if(graph_def) -> None:
+    """Turn the Merge of every lowered cond into an If, innermost conds first."""
+    while True:
+        nodes = {n.name: n for n in graph_def.node}
+        conds = [(m, c) for m in graph_def.node if m.op == "Merge" and not any(
+            nodes.get(get_tf_node_port(t)[0]) is not None
+            and nodes[get_tf_node_port(t)[0]].op in ("Enter", "NextIteration")
+            for t in _data(m)) and (c := _cond(m, nodes)) is not None]
+        if not conds:
+            return
+        pred = conds[0][1][0]
+        switches = {s for _, (p, names, _) in conds if p == pred for s in names}
+        for merge, cond in conds:
+            if cond[0] == pred:
+                _merge_to_if(graph_def, merge, cond, nodes)
+        _drop(graph_def, sorted(switches | {n.name for n in graph_def.node if n.op == "Switch"
+                                            and _canonical(n.input[1]) == pred}), set())
