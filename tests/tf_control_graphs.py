@@ -28,6 +28,7 @@ GRAPHS = {
     "nested": (2, 3),  # a while loop inside a while loop
     "cond": (2, 3),  # tf.cond on the input's sum
     "lstm_seq": (2, 7, 4),  # Keras LSTM, return_sequences, go_backwards
+    "while_call": (2, 3),  # a while loop whose body calls a tf.function
 }
 
 
@@ -57,7 +58,15 @@ def _function(name: str):
     def cond(x):
         return tf.cond(tf.reduce_sum(x) > 0, lambda: x * 2.0 + 1.0, lambda: tf.exp(x) - 3.0)
 
-    return {"while_stack": while_stack, "nested": nested, "cond": cond}[name]
+    @tf.function
+    def step(a):
+        return tf.sin(a) * 1.5 + 0.25
+
+    def while_call(x):
+        return tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, step(a) + x), (0, x))[1]
+
+    return {"while_stack": while_stack, "nested": nested, "cond": cond,
+            "while_call": while_call}[name]
 
 
 def _keras_lstm(shape: tuple[int, ...]):

@@ -17,7 +17,7 @@ import numpy as np
 from converter.front.extractor import extract_nodes
 from converter.front.tf.attrs import attr_value, get_tf_node_port
 from converter.front.tf.frames import conds_to_if, frames_to_while
-from converter.front.tf.functions import function_nodes
+from converter.front.tf.functions import function_nodes, inline_calls
 from converter.front.tf.loader import add_op, fill_graph, graph_def_class
 from converter.front.tf.translator import REGISTRY, TfNode
 from converter.graph.graph import Graph, Node
@@ -87,8 +87,8 @@ class TfBody:
 
 
 def build_body(n: TfNode, nodes: list, params: list[str], results: list[str]) -> TfBody:
-    """A translated body Graph: Parameters named `params`, the NodeDefs `nodes` reading them,
-    a Result on each tensor of `results`."""
+    """A translated body Graph: Parameters named `params`, the NodeDefs `nodes` reading them
+    (function calls inlined), a Result on each tensor of `results`."""
     graph = Graph()
     graph.graph.update({k: n.graph.graph[k] for k in _FACTS if k in n.graph.graph})
     graph.graph["name"] = f"{n.name}/body"
@@ -97,7 +97,8 @@ def build_body(n: TfNode, nodes: list, params: list[str], results: list[str]) ->
         for name in params
     }
     param_ids = [made[name].id for name in params]
-    fill_graph(graph, _with_initial_conditions(nodes, graph.graph["tf_functions"]), made)
+    functions = graph.graph["tf_functions"]
+    fill_graph(graph, _with_initial_conditions(inline_calls(nodes, functions), functions), made)
     result_ids = []
     for tensor in results:
         name, port = get_tf_node_port(tensor)

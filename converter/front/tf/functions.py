@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from converter.errors import ModelFormatError
 
-__all__ = ["CALL_OPS", "function_nodes", "inline_functions"]
+__all__ = ["CALL_OPS", "function_nodes", "inline_calls", "inline_functions"]
 
 CALL_OPS = {"PartitionedCall", "StatefulPartitionedCall"}
 _MAX_DEPTH = 64  # nested calls deeper than this are a corrupt (recursive) library
@@ -103,22 +103,25 @@ def _expand(call, fdef, functions: dict, node_class) -> list:
     return out
 
 
+def inline_calls(nodes: list, functions: dict) -> list:
+    """nodes with every call of a function of `functions` replaced by the function's body."""
+    for _ in range(_MAX_DEPTH):
+        if not any(_callee(n, functions) in functions for n in nodes):
+            return nodes
+        out = []
+        for node in nodes:
+            name = _callee(node, functions)
+            out.extend(_expand(node, functions[name], functions, type(node))
+                       if name in functions else [node])
+        nodes = out
+    msg = f"function calls nest deeper than {_MAX_DEPTH} levels (recursive function library)"
+    raise ModelFormatError(msg)
+
+
 def inline_functions(graph_def) -> None:
     """Replace every call of a library function in graph_def.node by the function's body."""
     functions = {f.signature.name: f for f in graph_def.library.function}
-    if not functions:
-        return
-    node_class = type(graph_def.node[0]) if graph_def.node else None
-    for _ in range(_MAX_DEPTH):
-        calls = [n for n in graph_def.node if _callee(n, functions) in functions]
-        if not calls:
-            return
-        nodes = []
-        for node in graph_def.node:
-            name = _callee(node, functions)
-            nodes.extend(_expand(node, functions[name], functions, node_class)
-                         if name in functions else [node])
+    if functions:
+        nodes = inline_calls(list(graph_def.node), functions)
         del graph_def.node[:]
         graph_def.node.extend(nodes)
-    msg = f"function calls nest deeper than {_MAX_DEPTH} levels (recursive function library)"
-    raise ModelFormatError(msg)
