@@ -2,7 +2,9 @@
 functions as bodies (TF1 frames reach here as While nodes: converter.front.tf.bodies).
 
 The Loop runs the body, then the cond on the body's results (its execution condition); the
-While's last input is the cond on its initial values (added by `prepare_loops`). A loop
+While's last input is the cond on its initial values (added by `prepare_loops`). A variable the
+body hands back unchanged is a Loop input only (the While's output is its input); a list read
+with TensorListGetItem at the iteration, a Loop input sliced on axis 0. A loop
 variable that the body only writes with TensorListSetItem at the iteration (a variable that
 starts at 0 and grows by 1) becomes an output stacking the items along axis 0; a list of one
 item written at index 0 (Keras' RNNs keep only the last output so), an output of the last
@@ -99,14 +101,40 @@ def _expand(name: str, item: str) -> list:
     return [axis, node_class()(name=name, op="ExpandDims", input=[item, axis.name])]
 
 
-def _loop_map(body: TfBody, carried: list[int], lists: dict) -> PortMap:
+def _read_lists(nodes: dict, params: list[str], results: list[str], counters: set[int]) -> set:
+    """The loop variables handed back unchanged that the body (and cond) only read with
+    TensorListGetItem at the iteration: each becomes a Loop input sliced on axis 0, its reads
+    Squeeze(slice, 0)."""
+    found = set()
+    steps = {params[j] for j in counters}
+    for k, param in enumerate(params):
+        readers = [x for x in nodes.values() if x.op != "Identity" and param in (
+            _origin(i, nodes) for i in x.input if not i.startswith("^"))]
+        if _origin(results[k], nodes) != param or not readers or any(
+                x.op != "TensorListGetItem" or _origin(x.input[0], nodes) != param
+                or _origin(x.input[1], nodes) not in steps for x in readers):
+            continue
+        for read in readers:
+            del read.input[1:]
+            read.op = "Squeeze"
+            read.attr.clear()
+            read.attr["squeeze_dims"].list.i.append(0)
+        found.add(k)
+    return found
+
+
+def _loop_map(body: TfBody, carried: list[int], lists: dict, sliced: set[int],
+              unchanged: set[int]) -> PortMap:
+    """Port map: carried variables in (sliced ones on axis 0), changing ones out and back."""
     count = len(body.params)
-    outputs = [PortRule(k, body.results[k], axis=0 if k in lists and lists[k][1] else None)
-               for k in range(count)]
+    kept = [k for k in range(count) if k not in unchanged]
+    outputs = [PortRule(i, body.results[k], axis=0 if k in lists and lists[k][1] else None)
+               for i, k in enumerate(kept)]
     return PortMap(
-        [PortRule(2 + i, body.params[k]) for i, k in enumerate(carried)],
+        [PortRule(2 + i, body.params[k], axis=0 if k in sliced else None)
+         for i, k in enumerate(carried)],
         [*outputs, PortRule(-1, body.results[count], purpose="execution_condition")],
-        [(body.results[k], body.params[k]) for k in carried],
+        [(body.results[k], body.params[k]) for k in carried if k not in unchanged],
     )
 
 
@@ -129,21 +157,25 @@ def while_(n: TfNode):
         nodes += _expand(results[k], item)
     args = {a.name: results[i] for i, a in enumerate(cond.signature.input_arg)}
     cond_nodes, _, cond_out = _body_nodes(n, cond, f"{n.name}/cond/", args)
+    sliced = _read_lists({x.name: x for x in nodes + cond_nodes}, params, results, counters)
+    unchanged = {k for k in range(count) if _origin(results[k], by_name) == params[k]}
     body = build_body(n, nodes + cond_nodes, params, results + cond_out[:1])
     for k in lists:
         if body.graph.out_edges(body.params[k]):
             n.reject(f"loop variable {k} is a TensorList the body reads",
                      "only lists the loop writes at its iteration are supported")
         body.graph.remove_node(body.params[k])
+    body.graph.remove_nodes_from(body.results[k] for k in unchanged)
     carried = [k for k in range(count) if k not in lists]
     inputs = [n.const(np.array(-1, np.int64)), n.input(count)] + [n.input(k) for k in carried]
     if any(port is None for port in inputs):
         n.reject("a loop variable is a TensorList of unknown element shape that the loop "
                  "does not only write", "give the list a full element shape")
-    loop = n.op_node("Loop", inputs, out_ports_count=count,
+    loop = n.op_node("Loop", inputs, out_ports_count=count - len(unchanged),
                      bodies={"body": GraphBody(body.graph)},
-                     port_maps={"body": _loop_map(body, carried, lists)})
-    return [loop.out_port(k) for k in range(count)]
+                     port_maps={"body": _loop_map(body, carried, lists, sliced, unchanged)})
+    ports = iter(loop.out_port(i) for i in range(count - len(unchanged)))
+    return [n.input(k) if k in unchanged else next(ports) for k in range(count)]
 
 
 @tf_op("If", "StatelessIf")
