@@ -18,16 +18,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from converter.front.tf.attrs import attr_value, get_tf_node_port, tf_dtype_extractor
+from converter.front.tf.attrs import tf_dtype_extractor
+from converter.front.tf.body_nodes import ADDS, BodyNodes, Tensor
 from converter.front.tf.translator import TfNode
 from converter.graph.port import Port
 
 __all__ = ["LstmLoop", "fuse_lstm", "match_lstm"]
 
-_PASS = ("Identity", "ReadVariableOp")
-_ADDS = ("Add", "AddV2")
 _I64 = np.dtype(np.int64)
-Tensor = tuple[str, int]
 
 
 @dataclass
@@ -43,51 +41,10 @@ class LstmLoop:
     weights: tuple[int, int, int]  # kernel, recurrent kernel, bias
 
 
-class _Body:
-    """The body's NodeDefs, read through Identity chains."""
-
-    def __init__(self, nodes: dict, params: list[str]) -> None:
-        self.nodes, self.params = nodes, params
-
-    def origin(self, tensor: str) -> Tensor:
-        name, port = get_tf_node_port(tensor)
-        while port == 0 and name in self.nodes and self.nodes[name].op in _PASS:
-            name, port = get_tf_node_port(self.nodes[name].input[0])
-        return name, port
-
-    def node(self, tensor: str | Tensor, *ops: str):
-        name, port = self.origin(tensor) if isinstance(tensor, str) else tensor
-        node = self.nodes.get(name)
-        return node if node is not None and node.op in ops else None
-
-    def data(self, node) -> list[str]:
-        return [i for i in node.input if not i.startswith("^")]
-
-    def param(self, tensor: str) -> int | None:
-        name, port = self.origin(tensor)
-        return self.params.index(name) if port == 0 and name in self.params else None
-
-    def unary(self, tensor: str, op: str) -> Tensor | None:
-        """What op(input) behind tensor reads."""
-        node = self.node(tensor, op)
-        return None if node is None else self.origin(self.data(node)[0])
-
-    def pair(self, node, first: str, second: str) -> tuple[Tensor, Tensor] | None:
-        """(what first reads, what second reads) when node is first(a) * second(b)."""
-        if node is None or len(self.data(node)) != 2:
-            return None
-        a, b = self.data(node)
-        for x, y in ((a, b), (b, a)):
-            u, v = self.unary(x, first), self.unary(y, second)
-            if u is not None and v is not None:
-                return u, v
-        return None
-
-
-def _gates(body: _Body, h_new: Tensor, c: int) -> tuple[object, tuple] | None:
+def _gates(body: BodyNodes, h_new: Tensor, c: int) -> tuple[object, tuple] | None:
     """(split node, its ports of f, i, g, o) of the cell whose h_new and c are given."""
     out = body.pair(body.node(h_new, "Mul"), "Sigmoid", "Tanh")
-    add = body.node(out[1], *_ADDS) if out else None
+    add = body.node(out[1], *ADDS) if out else None
     if add is None or len(body.data(add)) != 2:
         return None
     forget = update = None
@@ -109,18 +66,18 @@ def _gates(body: _Body, h_new: Tensor, c: int) -> tuple[object, tuple] | None:
     return split, tuple(p[1] for p in parts)
 
 
-def _projections(body: _Body, split, h: int) -> tuple[int, int, int, int, str] | None:
+def _projections(body: BodyNodes, split, h: int) -> tuple[int, int, int, int, str] | None:
     """(kernel, recurrent kernel, bias variables, input list variable, the step index) of
     split(x[t] @ W + h @ R + b)."""
-    axis = body.node(body.data(split)[0], "Const")
-    biased = body.node(body.data(split)[1], "BiasAdd", *_ADDS)
-    if axis is None or int(np.asarray(attr_value(axis.attr["value"])).ravel()[0]) not in (
-            1, -1) or biased is None or len(body.data(biased)) != 2:
+    axis = body.const(body.data(split)[0])
+    biased = body.node(body.data(split)[1], "BiasAdd", *ADDS)
+    if axis is None or int(axis.ravel()[0]) not in (1, -1) or biased is None or len(
+            body.data(biased)) != 2:
         return None
     z, b = body.data(biased)
     if body.param(z) is not None:
         z, b = b, z
-    total = body.node(z, *_ADDS)
+    total = body.node(z, *ADDS)
     mats = [body.node(t, "MatMul") for t in body.data(total)] if total is not None else []
     if len(mats) != 2 or None in mats or any(
             m.attr["transpose_a"].b or m.attr["transpose_b"].b for m in mats):
@@ -135,11 +92,11 @@ def _projections(body: _Body, split, h: int) -> tuple[int, int, int, int, str] |
     return None if None in found else (*found, body.data(step)[1])
 
 
-def match_lstm(n: TfNode, nodes: dict, params: list[str], results: list[str], lists: dict,
+def match_lstm(n: TfNode, body: BodyNodes, results: list[str], lists: dict,
                counters: set[int]) -> LstmLoop | None:
     """The Keras LSTM a While's body computes, or None. `lists`: the output lists the body
     writes (variable -> (item, stacked)); `counters`: the variables that count iterations."""
-    body = _Body(nodes, params)
+    params = body.params
     origins = [body.origin(r) for r in results]
     for out, (item, stacked) in lists.items():
         h_new = body.origin(item)

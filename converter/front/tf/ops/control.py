@@ -15,16 +15,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from converter.front.tf.attrs import get_tf_node_port, tf_tensor_content, tf_tensor_shape
 from converter.front.tf.bodies import LIST_SIZES, TfBody, build_body, node_class
+from converter.front.tf.body_nodes import ADDS, BodyNodes
 from converter.front.tf.functions import function_nodes
 from converter.front.tf.lstm_fusion import fuse_lstm, match_lstm
 from converter.front.tf.translator import TfNode, tf_op
 from converter.front.tf.writer import set_attr
 from converter.middle.subgraphs import GraphBody
 from converter.ops.control._body import PortMap, PortRule
-
-_ADDS = ("Add", "AddV2")
 
 
 def _function(n: TfNode, attr: str):
@@ -43,53 +41,29 @@ def _body_nodes(n: TfNode, fdef, prefix: str, args: dict[str, str] | None = None
     return nodes, [prefix + a.name for a in fdef.signature.input_arg], results
 
 
-def _origin(tensor: str, nodes: dict) -> str:
-    """The tensor behind a chain of Identity nodes, as `name` or `name:port`."""
-    name, port = get_tf_node_port(tensor)
-    while port == 0 and name in nodes and nodes[name].op == "Identity":
-        name, port = get_tf_node_port(nodes[name].input[0])
-    return name if port == 0 else f"{name}:{port}"
-
-
-def _const(node) -> np.ndarray | None:
-    if node is None or node.op != "Const":
-        return None
-    tensor = node.attr["value"].tensor
-    return tf_tensor_content(tensor.dtype, tf_tensor_shape(tensor.tensor_shape), tensor)
-
-
-def _is_counter(n: TfNode, j: int, nodes: dict, params: list[str], results: list[str]) -> bool:
+def _is_counter(n: TfNode, j: int, body: BodyNodes, results: list[str]) -> bool:
     """Loop variable j starts at 0 and the body adds 1 to it."""
-    start = n.const_value(j)
-    step = nodes.get(_origin(results[j], nodes))
+    start, step = n.const_value(j), body.node(results[j], *ADDS)
     if start is None or start.size != 1 or int(start.ravel()[0]) != 0 or step is None:
         return False
-    ins = [_origin(i, nodes) for i in step.input if not i.startswith("^")]
-    ones = [v for i in ins if (v := _const(nodes.get(i))) is not None and v.size == 1]
-    return step.op in _ADDS and params[j] in ins and any(int(v.ravel()[0]) == 1 for v in ones)
+    ins = body.data(step)
+    ones = [v for i in ins if (v := body.const(i)) is not None and v.size == 1]
+    return j in map(body.param, ins) and any(int(v.ravel()[0]) == 1 for v in ones)
 
 
-def _written_lists(n: TfNode, nodes: dict, params: list[str], results: list[str],
-                   counters: set[int]) -> dict:
+def _written_lists(n: TfNode, body: BodyNodes, results: list[str], counters: set[int]) -> dict:
     """Loop variable k -> (item tensor, stacked) for the lists the body only writes: at the
     iteration, or at index 0 of a list of one item."""
-    sizes = list(n.attr(LIST_SIZES, [])) + [-1] * len(params)
-    counters = {params[j] for j in counters}
+    sizes = list(n.attr(LIST_SIZES, [])) + [-1] * len(body.params)
     found = {}
     for k, tensor in enumerate(results):
-        write = nodes.get(_origin(tensor, nodes))
-        if write is None or write.op != "TensorListSetItem":
+        write = body.node(tensor, "TensorListSetItem")
+        if write is None or body.param(write.input[0]) != k or body.readers(k) != [write]:
             continue
-        readers = [x for x in nodes.values()
-                   if params[k] in (_origin(i, nodes) for i in x.input if not i.startswith("^"))]
-        if _origin(write.input[0], nodes) != params[k] or any(
-                x is not write and x.op != "Identity" for x in readers):
-            continue
-        index = _origin(write.input[1], nodes)
-        zero = _const(nodes.get(index))
+        zero = body.const(write.input[1])
         single = zero is not None and zero.size == 1 and not zero.any() and sizes[k] == 1
-        if index in counters or single:
-            found[k] = (write.input[2], index in counters)
+        if body.param(write.input[1]) in counters or single:
+            found[k] = (write.input[2], body.param(write.input[1]) in counters)
     return found
 
 
@@ -101,18 +75,16 @@ def _expand(name: str, item: str) -> list:
     return [axis, node_class()(name=name, op="ExpandDims", input=[item, axis.name])]
 
 
-def _read_lists(nodes: dict, params: list[str], results: list[str], counters: set[int]) -> set:
+def _read_lists(body: BodyNodes, results: list[str], counters: set[int]) -> set[int]:
     """The loop variables handed back unchanged that the body (and cond) only read with
     TensorListGetItem at the iteration: each becomes a Loop input sliced on axis 0, its reads
     Squeeze(slice, 0)."""
     found = set()
-    steps = {params[j] for j in counters}
-    for k, param in enumerate(params):
-        readers = [x for x in nodes.values() if x.op != "Identity" and param in (
-            _origin(i, nodes) for i in x.input if not i.startswith("^"))]
-        if _origin(results[k], nodes) != param or not readers or any(
-                x.op != "TensorListGetItem" or _origin(x.input[0], nodes) != param
-                or _origin(x.input[1], nodes) not in steps for x in readers):
+    for k in range(len(body.params)):
+        readers = body.readers(k)
+        if body.param(results[k]) != k or not readers or any(
+                x.op != "TensorListGetItem" or body.param(x.input[0]) != k
+                or body.param(x.input[1]) not in counters for x in readers):
             continue
         for read in readers:
             del read.input[1:]
@@ -146,10 +118,10 @@ def while_(n: TfNode):
         n.reject(f"it has {n.num_inputs} inputs for {count} loop variables",
                  "check the model: a While takes one input per loop variable")
     nodes, params, results = _body_nodes(n, body_def, f"{n.name}/body/")
-    by_name = {x.name: x for x in nodes}
-    counters = {j for j in range(count) if _is_counter(n, j, by_name, params, results)}
-    lists = _written_lists(n, by_name, params, results, counters)
-    lstm = match_lstm(n, by_name, params, results, lists, counters)
+    reader = BodyNodes({x.name: x for x in nodes}, params)
+    counters = {j for j in range(count) if _is_counter(n, j, reader, results)}
+    lists = _written_lists(n, reader, results, counters)
+    lstm = match_lstm(n, reader, results, lists, counters)
     if lstm is not None:
         return fuse_lstm(n, lstm, counters)
     for k, (item, _) in lists.items():
@@ -157,8 +129,9 @@ def while_(n: TfNode):
         nodes += _expand(results[k], item)
     args = {a.name: results[i] for i, a in enumerate(cond.signature.input_arg)}
     cond_nodes, _, cond_out = _body_nodes(n, cond, f"{n.name}/cond/", args)
-    sliced = _read_lists({x.name: x for x in nodes + cond_nodes}, params, results, counters)
-    unchanged = {k for k in range(count) if _origin(results[k], by_name) == params[k]}
+    sliced = _read_lists(BodyNodes({x.name: x for x in nodes + cond_nodes}, params), results,
+                         counters)
+    unchanged = {k for k in range(count) if reader.param(results[k]) == k}
     body = build_body(n, nodes + cond_nodes, params, results + cond_out[:1])
     for k in lists:
         if body.graph.out_edges(body.params[k]):
