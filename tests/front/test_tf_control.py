@@ -117,3 +117,17 @@ def test_reserved_list_of_unknown_shape_outside_a_loop_is_one_clear_error(
     model = g.save(tmp_path / "list.pb")
     with pytest.raises(ConversionError, match="TensorList reserved with an unknown element"):
         convert(ConvertOptions(model, output_dir=tmp_path / "ir"))
+
+
+def test_what_a_read_noop_holds_is_no_output(tmp_path: Path) -> None:
+    # TF2's frozen graphs: the output waits (^NoOp) for a NoOp holding loop exits and unused
+    # variable reads; those are no outputs
+    g = GraphBuilder()
+    x = g.placeholder("x", [2])
+    w = g.node("Identity", "w/read", [g.const("w", np.ones(2, np.float32))], T=np.float32)
+    y = g.node("Mul", "y", [x, x], T=np.float32)
+    g.node("NoOp", "hold", [f"^{w}"])
+    g.node("Identity", "out", [y, "^hold"], T=np.float32)
+    xml = convert(ConvertOptions(g.save(tmp_path / "m.pb"), output_dir=tmp_path / "ir")).xml
+    assert re.findall(r'<layer id="\d+" name="([^"]+)" type="Result"', xml.read_text()) == [
+        "out/sink_port_0"]
