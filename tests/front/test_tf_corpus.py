@@ -1,17 +1,18 @@
 """Real Keras/TF models (tests/tf_corpus.py: built with tensorflow-cpu, random weights, calibrated
 batch norm) convert as a frozen .pb, a TF 2.x .pbtxt, a SavedModel and (common CNN layers) a
 .keras file under a fixed --input_shape, and match TF's own output in OpenVINO and in the shim;
-TF 1.x MetaGraphDefs and checkpoints read; a looped (LSTM) graph lists its real unsupported
-ops."""
+TF 1.x MetaGraphDefs and checkpoints read; the recurrent models (TF1 frames when frozen, While
+in a SavedModel) convert to Loop-5 and match ovc's IR too."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from converter.errors import ModelFormatError, UnsupportedOpError, UsageError
+from converter.errors import ModelFormatError, UsageError
 from converter.front.tf.checkpoint import read_checkpoint
 from converter.options import ConvertOptions
 from converter.pipeline import convert
@@ -21,7 +22,9 @@ from tests.tf_corpus import HEAVY, MODELS, TF1, materialize, run_tf
 RECURRENT = ("lstm", "gru", "bilstm")
 FEEDFORWARD = [pytest.param(m, marks=pytest.mark.slow) if m in HEAVY else m
                for m in MODELS if m not in RECURRENT]
-WITH_PBTXT = ("mobilenet_v2", "squeeze_excite", "transformer", "upsample", "space_depth")
+ALL = [*FEEDFORWARD, *RECURRENT]
+WITH_PBTXT = ("mobilenet_v2", "squeeze_excite", "transformer", "upsample", "space_depth",
+              *RECURRENT)
 KERAS = [pytest.param(m, marks=pytest.mark.slow) if m in HEAVY else m
          for m in ("mobilenet_v2", "resnet50", "vgg16", "efficientnet_b0", "densenet121",
                    "xception", "inception_v3", "nasnet_mobile", "squeeze_excite", "upsample")]
@@ -53,7 +56,7 @@ def _shape(folder: Path) -> tuple[int, ...]:
     return np.load(folder / "input.npy").shape
 
 
-@pytest.mark.parametrize("name", FEEDFORWARD)
+@pytest.mark.parametrize("name", ALL)
 def test_frozen_graph_matches_tf(name: str, tmp_path: Path) -> None:
     folder = materialize(name)
     _check(_convert(folder / "frozen.pb", tmp_path, _shape(folder)), folder)
@@ -66,7 +69,7 @@ def test_tf2_pbtxt_matches_tf(name: str, tmp_path: Path) -> None:
     _check(_convert(folder / "frozen.pbtxt", tmp_path, _shape(folder)), folder)
 
 
-@pytest.mark.parametrize("name", FEEDFORWARD)
+@pytest.mark.parametrize("name", ALL)
 def test_saved_model_matches_tf(name: str, tmp_path: Path) -> None:
     # Keras 3 keeps the model in the function library, variables in the checkpoint
     folder = materialize(name)
@@ -96,24 +99,36 @@ def test_keras_conv_transpose_and_resize_keep_nhwc_semantics(tmp_path: Path) -> 
 
 
 @pytest.mark.parametrize("name", RECURRENT)
-def test_looped_graph_lists_its_unsupported_ops(name: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("form", ["frozen.pb", "saved_model"])
+def test_recurrent_model_is_fused_or_one_loop_and_matches_ovc(name: str, form: str,
+                                                              tmp_path: Path) -> None:
+    import openvino as ov
+
     folder = materialize(name)
-    with pytest.raises(UnsupportedOpError) as err:
-        _convert(folder / "frozen.pb", tmp_path, _shape(folder))
-    text = str(err.value)
-    assert "cycle" not in text
-    for op in ("Enter", "Exit", "Merge", "NextIteration", "TensorListReserve"):
-        assert f"{op} (node" in text
-    assert "Placeholder" not in text and "unused_control_flow_input" not in text
+    x = np.load(folder / "input.npy")
+    xml = _convert(folder / form, tmp_path, x.shape)
+    types = re.findall(r'type="(\w+)"', xml.read_text())
+    # Keras' LSTM loops fuse into LSTMSequence; a GRU stays a Loop
+    want = {"lstm": {"LSTMSequence": 1}, "bilstm": {"LSTMSequence": 2}, "gru": {"Loop": 1}}[name]
+    assert {op: types.count(op) for op in ("LSTMSequence", "Loop") if op in types} == want
+    if name == "gru":  # its input list, read at the iteration, is a sliced Loop input
+        assert re.search(r'<input external_port_id="\d+" internal_layer_id="\d+" axis="0"',
+                         xml.read_text())
+    runner = open_engine("openvino", xml, "CPU")
+    assert len(runner.inputs()) == 1  # the frozen graph's dead placeholders are gone
+    peer = ov.Core().compile_model(ov.convert_model(str(folder / form), input=[list(x.shape)]),
+                                   "CPU", {"INFERENCE_PRECISION_HINT": "f32"})(x)[0]
+    got = next(iter(runner.run({runner.inputs()[0].name: x}).values()))
+    np.testing.assert_allclose(got, peer, rtol=1e-5, atol=1e-5)
 
 
-def test_check_lists_the_lstm_gaps(capsys, tmp_path: Path) -> None:
+def test_check_finds_nothing_missing_in_the_lstm(capsys, tmp_path: Path) -> None:
     from extgen.cli import main
 
     folder = materialize("lstm")
     main(["check", str(folder / "frozen.pb"), "--output_dir", str(tmp_path)])
     out = capsys.readouterr().out
-    assert "- Enter:" in out and "- TensorListSetItem:" in out and "cycle" not in out
+    assert "every op is supported" in out and "cycle" not in out
 
 
 def test_tf1_meta_graph_and_checkpoint(tmp_path: Path) -> None:

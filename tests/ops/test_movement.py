@@ -76,6 +76,17 @@ def test_strided_slice_shrinking_every_axis_gives_a_scalar():
                   [None, np.array([0]), np.array([1]), np.array([1])], **shrink) == [()]
 
 
+def test_strided_slice_with_unknown_bounds_keeps_its_rank():
+    # x[:, i] in a loop body: the rank and the whole dims are known, the sliced ones are not
+    attrs = {"begin_mask": [1, 0, 1], "end_mask": [1, 0, 1], "new_axis_mask": [0, 0, 0],
+             "shrink_axis_mask": [0, 1, 0], "ellipsis_mask": []}
+    assert shapes("StridedSlice", [(2, 5, 3), (3,), (3,), (3,)], [None] * 4,
+                  **attrs) == [(2, 3)]
+    sliced = {**attrs, "shrink_axis_mask": [0, 0, 0], "new_axis_mask": [0, 0, 1]}
+    assert shapes("StridedSlice", [(2, 5, 3), (3,), (3,), (3,)], [None] * 4,
+                  **sliced) == [(2, -1, 1, 3)]
+
+
 def test_slice_negative_steps_and_axes():
     x = np.arange(20).reshape(4, 5)
     big = np.iinfo(np.int64).max

@@ -46,11 +46,14 @@ def _graph_def(opts: ConvertOptions):
 
 
 def _load(opts: ConvertOptions) -> Graph:
+    from converter.front.tf.bodies import prepare_loops
     from converter.front.tf.config_update import update_config_file
     from converter.front.tf.loader import graph_def_to_graph
     from converter.front.tf.replacement import load_transformations_config
 
-    graph = graph_def_to_graph(_graph_def(opts), opts.input_model.stem)
+    graph_def = _graph_def(opts)
+    prepare_loops(graph_def)
+    graph = graph_def_to_graph(graph_def, opts.input_model.stem)
     if opts.tensorflow_custom_operations_config_update is not None:
         update_config_file(graph, opts.tensorflow_custom_operations_config_update)
     if opts.transformations_config is not None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from converter.errors import ModelFormatError
 
-__all__ = ["CALL_OPS", "inline_functions"]
+__all__ = ["CALL_OPS", "function_nodes", "inline_calls", "inline_functions"]
 
 CALL_OPS = {"PartitionedCall", "StatefulPartitionedCall"}
 _MAX_DEPTH = 64  # nested calls deeper than this are a corrupt (recursive) library
@@ -62,6 +62,30 @@ def _body_input(ref: str, prefix: str, ops: dict[str, str], functions: dict) -> 
     return ("^" if control else "") + prefix + name
 
 
+def function_nodes(fdef, functions: dict, prefix: str,
+                   args: dict[str, str] | None = None) -> tuple[list, list[str]]:
+    """fdef's nodes renamed `prefix<node>` with GraphDef-style inputs, and its results as
+    GraphDef tensor names. An input argument `a` reads `args[a]` when given, else `prefix<a>`."""
+    args = args or {}
+    ops = {n.name: n.op for n in fdef.node_def}
+
+    def ref(tensor: str) -> str:
+        bare = tensor.lstrip("^")
+        if bare in args:
+            return ("^" if tensor.startswith("^") else "") + args[bare]
+        return _body_input(tensor, prefix, ops, functions)
+
+    nodes = []
+    for body in fdef.node_def:
+        node = type(body)()
+        node.CopyFrom(body)
+        node.name = prefix + body.name
+        del node.input[:]
+        node.input.extend(ref(i) for i in body.input)
+        nodes.append(node)
+    return nodes, [ref(fdef.ret[a.name]) for a in fdef.signature.output_arg]
+
+
 def _expand(call, fdef, functions: dict, node_class) -> list:
     """The nodes that replace one call."""
     prefix = call.name + "/"
@@ -73,36 +97,31 @@ def _expand(call, fdef, functions: dict, node_class) -> list:
         raise ModelFormatError(msg)
     out = [node_class(name=prefix + arg, op="Identity", input=[src])
            for arg, src in zip(args, data_inputs, strict=True)]
-    ops = {n.name: n.op for n in fdef.node_def}
-    for body in fdef.node_def:
-        node = node_class()
-        node.CopyFrom(body)
-        node.name = prefix + body.name
-        del node.input[:]
-        node.input.extend(_body_input(i, prefix, ops, functions) for i in body.input)
-        out.append(node)
-    results = [_body_input(fdef.ret[a.name], prefix, ops, functions)
-               for a in fdef.signature.output_arg]
+    nodes, results = function_nodes(fdef, functions, prefix)
+    out.extend(nodes)
     out.append(node_class(name=call.name, op="IdentityN", input=results))
     return out
+
+
+def inline_calls(nodes: list, functions: dict) -> list:
+    """nodes with every call of a function of `functions` replaced by the function's body."""
+    for _ in range(_MAX_DEPTH):
+        if not any(_callee(n, functions) in functions for n in nodes):
+            return nodes
+        out = []
+        for node in nodes:
+            name = _callee(node, functions)
+            out.extend(_expand(node, functions[name], functions, type(node))
+                       if name in functions else [node])
+        nodes = out
+    msg = f"function calls nest deeper than {_MAX_DEPTH} levels (recursive function library)"
+    raise ModelFormatError(msg)
 
 
 def inline_functions(graph_def) -> None:
     """Replace every call of a library function in graph_def.node by the function's body."""
     functions = {f.signature.name: f for f in graph_def.library.function}
-    if not functions:
-        return
-    node_class = type(graph_def.node[0]) if graph_def.node else None
-    for _ in range(_MAX_DEPTH):
-        calls = [n for n in graph_def.node if _callee(n, functions) in functions]
-        if not calls:
-            return
-        nodes = []
-        for node in graph_def.node:
-            name = _callee(node, functions)
-            nodes.extend(_expand(node, functions[name], functions, node_class)
-                         if name in functions else [node])
+    if functions:
+        nodes = inline_calls(list(graph_def.node), functions)
         del graph_def.node[:]
         graph_def.node.extend(nodes)
-    msg = f"function calls nest deeper than {_MAX_DEPTH} levels (recursive function library)"
-    raise ModelFormatError(msg)

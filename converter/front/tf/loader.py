@@ -6,7 +6,8 @@ protos into a front-stage Graph.
   Const -> Const, every other NodeDef -> a framework node with `pb` (the NodeDef) and `op`.
 - Inputs `name`, `name:1` become edges from that output port; `^control` inputs are dropped.
 - Outputs: every node whose outputs nobody consumes (NoOp, Const, Placeholder and sinks such
-  as Assert/SaveV2 excepted) gets a Result on port 0, in GraphDef order.
+  as Assert/SaveV2 excepted, and what a node that is itself read holds by control input) gets
+  a Result on port 0, in GraphDef order.
 - graph.graph['layout'] is 'NHWC' when a layout-sensitive op (convolution, pooling, batch norm)
   uses NHWC data; then the middle phase changes the IR to NCHW (converter.middle.layout).
 """
@@ -33,7 +34,10 @@ from converter.graph.graph import Graph, Node
 from converter.graph.shape import DYN
 from converter.ops.op import Op
 
-__all__ = ["LAYOUT_OPS", "graph_def_class", "graph_def_to_graph", "load_graph_def"]
+__all__ = [
+    "LAYOUT_OPS", "add_op", "fill_graph", "graph_def_class", "graph_def_to_graph",
+    "load_graph_def",
+]
 
 PROTO_DIR = Path(__file__).resolve().parent / "proto"
 # ops whose data_format decides the model's layout (MO's list, plus pooling and batch norm)
@@ -118,7 +122,7 @@ def _const_value(pb) -> np.ndarray:
         raise ModelFormatError(msg) from None
 
 
-def _add_op(graph: Graph, op: str, name: str, **attrs) -> Node:
+def add_op(graph: Graph, op: str, name: str, **attrs) -> Node:
     return Op.builtin_ops[op](graph).create_node(attrs={"name": name, **attrs})
 
 
@@ -137,10 +141,10 @@ def _add_node(graph: Graph, pb) -> Node:
     if pb.op == "Placeholder":
         dtype = (tf_dtype_extractor(pb.attr["dtype"].type, np.float32) if "dtype" in pb.attr
                  else np.dtype(np.float32))
-        return _add_op(graph, "Parameter", pb.name, shape=_placeholder_shape(pb),
+        return add_op(graph, "Parameter", pb.name, shape=_placeholder_shape(pb),
                        element_type=dtype, pb=pb, extracted=True)
     if pb.op == "Const":
-        return _add_op(graph, "Const", pb.name, value=_const_value(pb), pb=pb, extracted=True)
+        return add_op(graph, "Const", pb.name, value=_const_value(pb), pb=pb, extracted=True)
     node_id = graph.unique_id(pb.name)
     graph.add_node(node_id, kind="op", op=pb.op, name=pb.name, pb=pb,
                    in_ports_count=len(pb.input), out_ports_count=1)
@@ -149,28 +153,21 @@ def _add_node(graph: Graph, pb) -> Node:
     return node
 
 
-def graph_def_to_graph(graph_def, name: str = "model") -> Graph:
-    """Front-stage graph of a GraphDef: Parameter/Const/framework nodes/Result."""
-    layout = model_layout(graph_def)
-    graph = Graph()
-    graph.graph.update(
-        fw="tf", layout=layout, feature_dim=-1 if layout == "NHWC" else 1, name=name,
-        fw_opset_version=graph_def.versions.producer,
-    )
-    nodes: dict[str, Node] = {}
-    read = {get_tf_node_port(t.lstrip("^"))[0] for pb in graph_def.node for t in pb.input}
-    for pb in graph_def.node:
+def fill_graph(graph: Graph, pbs, nodes: dict[str, Node]) -> None:
+    """Add pbs (NodeDefs) to graph with their data edges; `nodes` holds the nodes made so far
+    (a body's Parameters) and gets the new ones."""
+    read = {get_tf_node_port(t.lstrip("^"))[0] for pb in pbs for t in pb.input}
+    added = []
+    for pb in pbs:
         if pb.name in nodes:
             msg = f"two nodes are named '{pb.name}' (corrupt GraphDef)"
             raise ModelFormatError(msg)
         if pb.op == "Placeholder" and pb.name not in read:
             continue  # a dead input (TF2 control flow leaves dozens: unused_control_flow_input)
         nodes[pb.name] = _add_node(graph, pb)
-    consumed: set[str] = set()
-    for pb in graph_def.node:
-        node = nodes.get(pb.name)
-        if node is None:
-            continue
+        added.append(pb)
+    for pb in added:
+        node = nodes[pb.name]
         port = 0
         for tensor in pb.input:
             if tensor.startswith("^"):
@@ -182,20 +179,51 @@ def graph_def_to_graph(graph_def, name: str = "model") -> Graph:
                        "graph (truncated or corrupt model)")
                 raise ModelFormatError(msg)
             src.out_port(out).connect(node.in_port(port))
-            consumed.add(src_name)
             port += 1
-    for node in nodes.values():
-        pb = node.pb
+    for pb in added:
+        node = nodes[pb.name]
         for idx in node.out_ports():
             names = [f"{pb.name}:{idx}"] + ([pb.name] if idx == 0 else [])
             node.out_port(idx).add_tensor_names(names)
-    outputs = [pb.name for pb in graph_def.node
-               if pb.name not in consumed and pb.op not in _NO_OUTPUT]
+
+
+def _outputs(graph_def) -> list[str]:
+    """The nodes nothing reads by data input, nor by control input from a node that is read in
+    turn (a TF2 frozen graph's output waits for a NoOp that holds its loops' exits and unused
+    variable reads)."""
+    data: set[str] = set()
+    held: dict[str, list[str]] = {}
+    for pb in graph_def.node:
+        for tensor in pb.input:
+            name = get_tf_node_port(tensor.lstrip("^"))[0]
+            if tensor.startswith("^"):
+                held.setdefault(name, []).append(pb.name)
+            else:
+                data.add(name)
+    read = data | set(held)
+    return [pb.name for pb in graph_def.node
+            if pb.name not in data and pb.op not in _NO_OUTPUT
+            and not any(h in read for h in held.get(pb.name, ()))]
+
+
+def graph_def_to_graph(graph_def, name: str = "model") -> Graph:
+    """Front-stage graph of a GraphDef: Parameter/Const/framework nodes/Result. The function
+    library stays in graph.graph['tf_functions'] (the bodies of While and If)."""
+    layout = model_layout(graph_def)
+    graph = Graph()
+    graph.graph.update(
+        fw="tf", layout=layout, feature_dim=-1 if layout == "NHWC" else 1, name=name,
+        fw_opset_version=graph_def.versions.producer,
+        tf_functions={f.signature.name: f for f in graph_def.library.function},
+    )
+    nodes: dict[str, Node] = {}
+    fill_graph(graph, graph_def.node, nodes)
+    outputs = _outputs(graph_def)
     if not outputs:
         msg = "the graph has no output: every node's result is consumed or a Const/Placeholder"
         raise ModelFormatError(msg)
     for out in outputs:
-        result = _add_op(graph, "Result", f"{out}/sink_port_0")
+        result = add_op(graph, "Result", f"{out}/sink_port_0")
         nodes[out].out_port(0).connect(result.in_port(0))
     graph.graph["output_order"] = outputs
     graph.graph["input_order"] = [pb.name for pb in graph_def.node

@@ -157,7 +157,6 @@ def freeze(graph_def, prefix: Path, filename: str | None = None,
             _make_const(node, values[key])
     del graph_def.node[:]
     graph_def.node.extend(kept)
-    graph_def.ClearField("library")
     return graph_def
 
 

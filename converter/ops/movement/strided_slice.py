@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from converter.graph.shape import DYN
 from converter.ops.movement._private import as_ints, index_shape
 from converter.ops.op import Op
 
@@ -40,6 +41,22 @@ def _bounds(values: list) -> tuple[list[int], list[int], list[int]] | None:
     return begin, end, strides or [1] * len(begin)
 
 
+def _unbounded_shape(attrs: dict, shape: tuple, count: int) -> tuple:
+    """x[index]'s shape when the bounds are not constants (a loop's x[:, i]): the rank, and
+    the dims taken whole (both masks set); the other sliced dims are dynamic."""
+    index = strided_index(attrs, [0] * count, [0] * count, [1] * count)
+    whole = tuple(slice(None) if isinstance(i, slice) else i for i in index)
+    empty = tuple(slice(0, 0) if isinstance(i, slice) and not _whole(attrs, k) else i
+                  for k, i in enumerate(whole))
+    return tuple(a if a == b else DYN
+                 for a, b in zip(index_shape(shape, whole), index_shape(shape, empty),
+                                 strict=True))
+
+
+def _whole(attrs: dict, i: int) -> bool:
+    return _bit(attrs["begin_mask"], i) and _bit(attrs["end_mask"], i)
+
+
 class StridedSlice(Op):
     op = type = "StridedSlice"
     version = "opset1"
@@ -56,6 +73,8 @@ class StridedSlice(Op):
     @classmethod
     def infer_shapes(cls, attrs, shapes, values):
         bounds = _bounds(values)
+        if shapes[0] is not None and bounds is None and shapes[1] and shapes[1][0] >= 0:
+            return [_unbounded_shape(attrs, shapes[0], shapes[1][0])]
         if shapes[0] is None or bounds is None:
             return [None]
         return [index_shape(shapes[0], strided_index(attrs, *bounds))]

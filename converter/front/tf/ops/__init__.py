@@ -1,3 +1,10 @@
 """Built-in TensorFlow translators, one module per op family; importing registers them."""
 
-from converter.front.tf.ops import elementwise, image, movement, nn  # noqa: F401
+from converter.front.tf.ops import (  # noqa: F401
+    control,
+    elementwise,
+    image,
+    movement,
+    nn,
+    tensor_list,
+)
