@@ -24,7 +24,8 @@ FEEDFORWARD = [pytest.param(m, marks=pytest.mark.slow) if m in HEAVY else m
 WITH_PBTXT = ("mobilenet_v2", "squeeze_excite", "transformer", "upsample", "space_depth")
 KERAS = [pytest.param(m, marks=pytest.mark.slow) if m in HEAVY else m
          for m in ("mobilenet_v2", "resnet50", "vgg16", "efficientnet_b0", "densenet121",
-                   "xception", "inception_v3", "nasnet_mobile", "squeeze_excite", "upsample")]
+                   "xception", "inception_v3", "nasnet_mobile", "convnext_tiny", "squeeze_excite",
+                   "upsample", "transformer")]
 
 
 def _check(xml: Path, folder: Path) -> None:
