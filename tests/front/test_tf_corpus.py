@@ -1,8 +1,8 @@
 """Real Keras/TF models (tests/tf_corpus.py: built with tensorflow-cpu, random weights, calibrated
-batch norm) convert as a frozen .pb, a TF 2.x .pbtxt, a SavedModel and (common CNN layers) a
-.keras file under a fixed --input_shape, and match TF's own output in OpenVINO and in the shim;
-TF 1.x MetaGraphDefs and checkpoints read; a looped (LSTM) graph lists its real unsupported
-ops."""
+batch norm) convert as a frozen .pb, a TF 2.x .pbtxt, a SavedModel and a .keras file
+(recurrent layers unrolled) under a fixed --input_shape, and match TF's own output in OpenVINO
+and in the shim; TF 1.x MetaGraphDefs and checkpoints read; a looped (LSTM) graph lists its
+real unsupported ops."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ WITH_PBTXT = ("mobilenet_v2", "squeeze_excite", "transformer", "upsample", "spac
 KERAS = [pytest.param(m, marks=pytest.mark.slow) if m in HEAVY else m
          for m in ("mobilenet_v2", "resnet50", "vgg16", "efficientnet_b0", "densenet121",
                    "xception", "inception_v3", "nasnet_mobile", "convnext_tiny", "squeeze_excite",
-                   "upsample", "transformer")]
+                   "upsample", "transformer", *RECURRENT)]
 
 
 def _check(xml: Path, folder: Path) -> None:
@@ -80,12 +80,6 @@ def test_saved_model_matches_tf(name: str, tmp_path: Path) -> None:
 def test_keras_file_matches_tf(name: str, tmp_path: Path) -> None:
     folder = materialize(name)
     _check(_convert(folder / "model.keras", tmp_path, _shape(folder)), folder)
-
-
-def test_keras_layer_not_read_is_named_with_the_savedmodel_route(tmp_path: Path) -> None:
-    folder = materialize("transformer")
-    with pytest.raises(ModelFormatError, match=r"Keras layer MultiHeadAttention .*--saved_model"):
-        _convert(folder / "model.keras", tmp_path, _shape(folder))
 
 
 def test_keras_conv_transpose_and_resize_keep_nhwc_semantics(tmp_path: Path) -> None:

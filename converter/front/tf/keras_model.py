@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from converter.errors import InputFileError, ModelFormatError, UsageError
-from converter.front.tf import keras_attention  # noqa: F401 - it registers its layers
+from converter.front.tf import keras_attention, keras_recurrent  # noqa: F401 - they register
 from converter.front.tf.keras_layers import F32, LAYERS, Builder, layer
 
 __all__ = ["load_keras"]
@@ -82,8 +82,10 @@ def _triples(refs) -> list:
 
 
 def _check_kwargs(spec: dict, kwargs: dict) -> None:
-    """Call arguments are read only as attention's key tensor, or at their defaults."""
-    given = sorted(k for k, v in kwargs.items() if k != "key" and v not in (None, False))
+    """Call arguments are read only as attention's key tensor, or at their defaults (the
+    graph is inference's whatever `training` says)."""
+    given = sorted(k for k, v in kwargs.items()
+                   if k not in ("key", "training") and v not in (None, False))
     if given:
         msg = f"Keras layer {spec['class_name']} ('{spec['name']}') called with {given}"
         raise KeyError(msg)
