@@ -1,7 +1,8 @@
 """Tiny Keras models for the .keras reader's layer tests: recurrent layers in their variants,
 nested models, attention with a separate key. Built by TensorFlow in a child process
 (tests/tf_corpus.run_tf), random weights with fixed seeds, written once per machine into
-~/.cache/extgen/tf-<version>/keras-units/<name>/ as model.keras, input.npy, expected.npy.
+~/.cache/extgen/tf-<version>/keras-units/<name>/ as model.keras, input.npy, expected.npy (and
+input2/expected2; a second input is not saved).
 
     folder = keras_unit("recurrent")
 """
@@ -64,6 +65,21 @@ def _nested():
     return _model(inp, keras.Sequential([layers.Flatten(), layers.Dense(3)])(x))
 
 
+def _causal():
+    from keras import layers
+
+    x = inp = layers.Input((5, 6))
+    x = layers.MultiHeadAttention(num_heads=2, key_dim=4)(x, x, use_causal_mask=True)
+    return _model(inp, layers.Dense(2)(x))
+
+
+def _mask():
+    from keras import layers
+
+    inp, mask = layers.Input((5, 6)), layers.Input((5, 5))
+    return _model([inp, mask], layers.MultiHeadAttention(1, 2)(inp, inp, attention_mask=mask))
+
+
 def _sequential():
     import keras
     from keras import layers
@@ -87,7 +103,8 @@ def _model(inp, out):
 
 
 UNITS: dict[str, Callable] = {"recurrent": _recurrent, "bidirectional": _bidirectional,
-                              "nested": _nested, "sequential": _sequential, "state": _state}
+                              "nested": _nested, "sequential": _sequential, "state": _state,
+                              "causal": _causal, "mask": _mask}
 
 
 def keras_unit(name: str) -> Path:
@@ -112,9 +129,10 @@ def _build_here(name: str) -> None:
     try:
         for i in range(2):
             suffix = "" if i == 0 else str(i + 1)
-            x = rng.standard_normal([1, *model.input_shape[1:]]).astype(np.float32)
-            np.save(tmp / f"input{suffix}.npy", x)
-            np.save(tmp / f"expected{suffix}.npy", np.asarray(model(x, training=False)))
+            xs = [rng.standard_normal([1, *t.shape[1:]]).astype(np.float32)
+                  for t in model.inputs]
+            np.save(tmp / f"input{suffix}.npy", xs[0])
+            np.save(tmp / f"expected{suffix}.npy", np.asarray(model(xs, training=False)))
         model.save(tmp / "model.keras")
         os.replace(tmp, root / name)
     finally:

@@ -1,9 +1,9 @@
 """The .keras reader on tiny Keras models (tests/keras_units.py, saved by TensorFlow in a child
 process): recurrent layers unrolled in all their variants (return_sequences, go_backwards,
 reset_after, no bias, every Bidirectional merge mode, an asymmetric backward layer), nested
-Sequential and functional models, attention with a separate key and a narrower value, layer
-norm over two axes; each matches TF's own output in the shim and in OpenVINO. A setting not read
-is one format error naming the layer."""
+Sequential and functional models, attention with a separate key and a narrower value or a
+causal mask, layer norm over two axes; each matches TF's own output in the shim and in
+OpenVINO. A setting not read is one format error naming the layer."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from converter.pipeline import convert
 from converter.runtime.engines import open_engine
 from tests.keras_units import keras_unit
 
-MATCHING = ("recurrent", "bidirectional", "nested", "sequential")
+MATCHING = ("recurrent", "bidirectional", "nested", "sequential", "causal")
 
 
 def _convert(folder: Path, out: Path) -> Path:
@@ -49,6 +49,10 @@ def test_recurrent_layers_are_unrolled_into_plain_ops(tmp_path: Path) -> None:
     assert 'type="Sigmoid"' in text and 'type="Tanh"' in text
 
 
-def test_lstm_returning_its_state_is_named(tmp_path: Path) -> None:
-    with pytest.raises(ModelFormatError, match=r"LSTM returning its state.*--saved_model_dir"):
-        _convert(keras_unit("state"), tmp_path)
+@pytest.mark.parametrize(("name", "problem"), [
+    ("state", r"LSTM returning its state"),
+    ("mask", r"MultiHeadAttention \('multi_head_attention'\) called with \['attention_mask'\]")])
+def test_setting_not_read_is_named(name: str, problem: str, tmp_path: Path) -> None:
+    folder = keras_unit(name)
+    with pytest.raises(ModelFormatError, match=problem + r".*--saved_model_dir"):
+        convert(ConvertOptions(folder / "model.keras", output_dir=tmp_path))

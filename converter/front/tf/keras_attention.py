@@ -1,6 +1,6 @@
 """Keras' transformer layers as TensorFlow ops: LayerNormalization (Mean, SquaredDifference,
 Rsqrt) and MultiHeadAttention (Einsum with Keras' own equations for a [batch, time, features]
-query, attention over the time axis)."""
+query, attention over the time axis, a causal mask if the call asks)."""
 
 from __future__ import annotations
 
@@ -53,6 +53,17 @@ def _dense(b: Builder, name: str, cfg: dict, sub: str, equation: str, x: str) ->
     return b.node("AddV2", name, [y, b.const(name, w[1])], T=F32) if len(w) > 1 else y
 
 
+def _causal(cfg: dict) -> np.ndarray:
+    """What a causal mask adds to the scores: a large negative past the query's own step (as
+    Keras' masked softmax adds)."""
+    shapes = cfg["__build__"]["shapes_dict"]
+    steps = [shapes["query_shape"][1], shapes["value_shape"][1]]
+    if None in steps:
+        msg = "MultiHeadAttention with a causal mask over a sequence of unknown length"
+        raise KeyError(msg)
+    return np.triu(np.full(steps, -1e9, F32), k=1)
+
+
 @layer("MultiHeadAttention")
 def _attention(b: Builder, name: str, cfg: dict, xs: list[str]) -> str:
     """softmax(q k / sqrt(key_dim)) v per head, then the output projection (dropout is
@@ -70,6 +81,9 @@ def _attention(b: Builder, name: str, cfg: dict, xs: list[str]) -> str:
     q = b.node("Mul", name, [q, b.const(name, F32.type(1 / np.sqrt(cfg["key_dim"])))], T=F32)
     k = _dense(b, name, cfg, "key_dense", _PROJECT, key)
     v = _dense(b, name, cfg, "value_dense", _PROJECT, value)
-    scores = b.node("Softmax", name, [_einsum(b, name, _SCORE, [k, q])], T=F32)
+    scores = _einsum(b, name, _SCORE, [k, q])  # [batch, heads, query time, key time]
+    if cfg["__call__"].get("use_causal_mask"):
+        scores = b.node("AddV2", name, [scores, b.const(name, _causal(cfg))], T=F32)
+    scores = b.node("Softmax", name, [scores], T=F32)
     heads = _einsum(b, name, _COMBINE, [scores, v])
     return _dense(b, name, cfg, "output_dense", _OUTPUT, heads)

@@ -48,14 +48,14 @@ def _layer_trees(model_tree: dict, layers: list[dict]) -> list[dict]:
     return out
 
 
-def _apply(b: Builder, spec: dict, tree: dict, xs: list[str]) -> str:
-    """One call of one layer on tensors xs."""
+def _apply(b: Builder, spec: dict, tree: dict, xs: list[str], kwargs: dict | None = None) -> str:
+    """One call of one layer on tensors xs, with the call's keyword arguments."""
     cls, name = spec["class_name"], spec["config"].get("name", spec.get("name"))
     if cls not in LAYERS:
         msg = f"Keras layer {cls} ('{name}')"
         raise KeyError(msg)
     cfg = {**spec["config"], "__class__": cls, "__build__": spec.get("build_config") or {},
-           "__tree__": tree}
+           "__tree__": tree, "__call__": kwargs or {}}
     try:
         return LAYERS[cls](b, name, cfg, xs)
     except (ValueError, IndexError, TypeError) as err:
@@ -82,10 +82,10 @@ def _triples(refs) -> list:
 
 
 def _check_kwargs(spec: dict, kwargs: dict) -> None:
-    """Call arguments are read only as attention's key tensor, or at their defaults (the
-    graph is inference's whatever `training` says)."""
+    """Call arguments are read only as attention's key and causal mask, or at their defaults
+    (the graph is inference's whatever `training` says)."""
     given = sorted(k for k, v in kwargs.items()
-                   if k not in ("key", "training") and v not in (None, False))
+                   if k not in ("key", "training", "use_causal_mask") and v not in (None, False))
     if given:
         msg = f"Keras layer {spec['class_name']} ('{spec['name']}') called with {given}"
         raise KeyError(msg)
@@ -101,7 +101,7 @@ def _functional(b: Builder, config: dict, tree: dict, feed: dict[str, str]) -> l
             kwargs = call.get("kwargs") or {}
             _check_kwargs(spec, kwargs)
             xs = _inputs(call["args"], outputs) + _inputs(kwargs.get("key"), outputs)
-            outputs[(spec["name"], index)] = _apply(b, spec, sub, xs)
+            outputs[(spec["name"], index)] = _apply(b, spec, sub, xs, kwargs)
     return [outputs[(name, index)] for name, index, _ in _triples(config["output_layers"])]
 
 
