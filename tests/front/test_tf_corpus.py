@@ -1,8 +1,8 @@
 """Real Keras/TF models (tests/tf_corpus.py: built with tensorflow-cpu, random weights, calibrated
-batch norm) convert as a frozen .pb, a TF 2.x .pbtxt, a SavedModel and (common CNN layers) a
-.keras file under a fixed --input_shape, and match TF's own output in OpenVINO and in the shim;
-TF 1.x MetaGraphDefs and checkpoints read; the recurrent models (TF1 frames when frozen, While
-in a SavedModel) convert to Loop-5 and match ovc's IR too."""
+batch norm) convert as a frozen .pb, a TF 2.x .pbtxt, a SavedModel and a .keras file
+(recurrent layers unrolled) under a fixed --input_shape, and match TF's own output in OpenVINO
+and in the shim; TF 1.x MetaGraphDefs and checkpoints read; the recurrent models (TF1 frames when
+frozen, While in a SavedModel) convert to Loop-5 and match ovc's IR too."""
 
 from __future__ import annotations
 
@@ -27,7 +27,8 @@ WITH_PBTXT = ("mobilenet_v2", "squeeze_excite", "transformer", "upsample", "spac
               *RECURRENT)
 KERAS = [pytest.param(m, marks=pytest.mark.slow) if m in HEAVY else m
          for m in ("mobilenet_v2", "resnet50", "vgg16", "efficientnet_b0", "densenet121",
-                   "xception", "inception_v3", "nasnet_mobile", "squeeze_excite", "upsample")]
+                   "xception", "inception_v3", "nasnet_mobile", "convnext_tiny", "squeeze_excite",
+                   "upsample", "transformer", *RECURRENT)]
 
 
 def _check(xml: Path, folder: Path) -> None:
@@ -82,12 +83,6 @@ def test_saved_model_matches_tf(name: str, tmp_path: Path) -> None:
 def test_keras_file_matches_tf(name: str, tmp_path: Path) -> None:
     folder = materialize(name)
     _check(_convert(folder / "model.keras", tmp_path, _shape(folder)), folder)
-
-
-def test_keras_layer_not_read_is_named_with_the_savedmodel_route(tmp_path: Path) -> None:
-    folder = materialize("transformer")
-    with pytest.raises(ModelFormatError, match=r"Keras layer MultiHeadAttention .*--saved_model"):
-        _convert(folder / "model.keras", tmp_path, _shape(folder))
 
 
 def test_keras_conv_transpose_and_resize_keep_nhwc_semantics(tmp_path: Path) -> None:
