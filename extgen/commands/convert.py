@@ -127,8 +127,9 @@ def add_framework_group(p: argparse.ArgumentParser) -> None:
                        "as in MO)")
     kaldi.add_argument("--remove_memory", action="store_true", default=None,
                        help="Kaldi: recurrent state (frame delays, LSTM cells) as extra inputs "
-                       "and outputs <name>/next instead of ReadValue/Assign; feed each output "
-                       "back as the same-named input")
+                       "and outputs instead of ReadValue/Assign, laid out as MO did: feed each "
+                       "output Result_for_<var>/strided_slice back into every input "
+                       "Parameter_<i>_for_<var>, starting from zeros")
 
 
 def options_from_args(args: argparse.Namespace):

@@ -38,6 +38,14 @@ def _weights(inputs: list[np.ndarray], port: int) -> np.ndarray | None:
     return np.asarray(inputs[port]) if len(inputs) > port else None
 
 
+def _one_row_per(shapes: list, port: int) -> list:
+    """[bags, ...table rows' shape], a bag per entry of input `port`'s first axis."""
+    table, bags = shapes[0], shapes[port]
+    if table is None:
+        return [None]
+    return [(bags[0] if bags else DYN,) + tuple(table[1:])]
+
+
 class EmbeddingBagOffsetsSum(Op):
     """Inputs: table, indices [M], offsets [B] (bag b starts at offsets[b]), default_index,
     per_sample_weights [M]."""
@@ -48,10 +56,7 @@ class EmbeddingBagOffsetsSum(Op):
 
     @classmethod
     def infer_shapes(cls, attrs, shapes, values):
-        table, offsets = shapes[0], shapes[2]
-        if table is None:
-            return [None]
-        return [(offsets[0] if offsets else DYN,) + tuple(table[1:])]
+        return _one_row_per(shapes, 2)
 
     @classmethod
     def evaluate(cls, attrs, inputs):
@@ -71,10 +76,7 @@ class EmbeddingBagPackedSum(Op):
 
     @classmethod
     def infer_shapes(cls, attrs, shapes, values):
-        table, indices = shapes[0], shapes[1]
-        if table is None:
-            return [None]
-        return [(indices[0] if indices else DYN,) + tuple(table[1:])]
+        return _one_row_per(shapes, 1)
 
     @classmethod
     def evaluate(cls, attrs, inputs):

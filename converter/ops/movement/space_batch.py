@@ -17,6 +17,19 @@ def _ints(value: np.ndarray | None) -> list[int] | None:
     return None if value is None else [int(v) for v in np.asarray(value).reshape(-1)]
 
 
+def _block_shapes(shapes: list, values: list, to_batch: bool) -> list:
+    """The output shape: spatial dims padded and divided by their blocks, the batch times all
+    blocks (to_batch), or the reverse with crops."""
+    data, (block, begin, end) = shapes[0], (_ints(v) for v in values[1:4])
+    if data is None or None in (block, begin, end):
+        return [None if data is None else (DYN,) * len(data)]
+    spatial = [DYN if d == DYN else (d + b + e) // k if to_batch else d * k - b - e
+               for d, k, b, e in zip(data[1:], block[1:], begin[1:], end[1:], strict=True)]
+    total = math.prod(block)
+    batch = DYN if data[0] == DYN else data[0] * total if to_batch else data[0] // total
+    return [(batch, *spatial)]
+
+
 class SpaceToBatch(Op):
     """Inputs: data, block_shape, pads_begin, pads_end (one entry per data axis, block 1 on
     the batch axis)."""
@@ -27,13 +40,7 @@ class SpaceToBatch(Op):
 
     @classmethod
     def infer_shapes(cls, attrs, shapes, values):
-        data, (block, begin, end) = shapes[0], (_ints(v) for v in values[1:4])
-        if data is None or None in (block, begin, end):
-            return [None if data is None else (DYN,) * len(data)]
-        spatial = [DYN if d == DYN else (d + b + e) // k
-                   for d, k, b, e in zip(data[1:], block[1:], begin[1:], end[1:], strict=True)]
-        batch = DYN if data[0] == DYN else data[0] * math.prod(block)
-        return [(batch, *spatial)]
+        return _block_shapes(shapes, values, to_batch=True)
 
     @classmethod
     def evaluate(cls, attrs, inputs):
@@ -57,13 +64,7 @@ class BatchToSpace(Op):
 
     @classmethod
     def infer_shapes(cls, attrs, shapes, values):
-        data, (block, begin, end) = shapes[0], (_ints(v) for v in values[1:4])
-        if data is None or None in (block, begin, end):
-            return [None if data is None else (DYN,) * len(data)]
-        spatial = [DYN if d == DYN else d * k - b - e
-                   for d, k, b, e in zip(data[1:], block[1:], begin[1:], end[1:], strict=True)]
-        batch = DYN if data[0] == DYN else data[0] // math.prod(block)
-        return [(batch, *spatial)]
+        return _block_shapes(shapes, values, to_batch=False)
 
     @classmethod
     def evaluate(cls, attrs, inputs):
