@@ -2,12 +2,12 @@
 """The PyTorch corpus (tests/torch_corpus.py) through extgen: for each model and exporter,
 convert with `extgen convert`, run the IR in the shim and in OpenVINO, and print a table of
 the largest difference from onnxruntime over each output's magnitude (detections compared as
-sets), or extgen's error line.
+sets; the quantized exports of tests/quantized_corpus.py too), or extgen's error line.
 
 With --ovc, OpenVINO's own converter (a peer to compare with, never part of extgen) converts
 the same file, and its difference from onnxruntime is printed beside extgen's.
 
-Usage: torch_corpus_check.py [--ovc] [--exporter ts|dynamo] [MODEL ...]
+Usage: torch_corpus_check.py [--ovc] [--exporter ts|dynamo|ts+qdq|ts+dynamic] [MODEL ...]
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.quantized_corpus import QUANTIZED, quantized  # noqa: E402
 from tests.torch_corpus import ENTRIES, differences, load, materialize  # noqa: E402
 
 
@@ -61,7 +62,10 @@ def _ovc(folder: Path) -> str:
 def _row(model: str, exporter: str, ovc: bool) -> tuple[str, bool]:
     head = f"{model:20} {exporter:7}"
     try:
-        folder = materialize(model, exporter)
+        if "+" in exporter:  # ts+qdq, ts+dynamic: a quantized export
+            folder = quantized(model, exporter.split("+")[1])
+        else:
+            folder = materialize(model, exporter)
     except RuntimeError as err:
         return f"{head} export failed: {str(err).splitlines()[-1][:80]}", False
     peer = f" {_ovc(folder):>9}" if ovc else ""
@@ -83,10 +87,11 @@ def _row(model: str, exporter: str, ovc: bool) -> tuple[str, bool]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("models", nargs="*")
-    parser.add_argument("--exporter", choices=("ts", "dynamo"))
+    parser.add_argument("--exporter", choices=("ts", "dynamo", "ts+qdq", "ts+dynamic"))
     parser.add_argument("--ovc", action="store_true", help="convert with ovc too, to compare")
     args = parser.parse_args()
-    entries = [(m, e) for m, e in ENTRIES if (not args.models or m in args.models)
+    everything = [*ENTRIES, *((m, f"ts+{kind}") for m, kind in QUANTIZED)]
+    entries = [(m, e) for m, e in everything if (not args.models or m in args.models)
                and (not args.exporter or e == args.exporter)]
     print(f"{'model':20} {'exporter':7} conv {'shim':>9} {'openvino':>9}"
           + (f" {'ovc':>9}" if args.ovc else ""))

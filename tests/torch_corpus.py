@@ -28,10 +28,12 @@ from pathlib import Path
 
 import numpy as np
 
-from tests.torch_models import BUILDERS, DETECTION
+from tests.torch_models import VISION_BUILDERS
+from tests.torch_sequence_models import SEQUENCE_BUILDERS
 
-__all__ = ["DETECTION", "ENTRIES", "MODELS", "cache_dir", "differences", "load", "materialize"]
+__all__ = ["ENTRIES", "MODELS", "cache_dir", "differences", "load", "materialize"]
 
+BUILDERS = {**VISION_BUILDERS, **SEQUENCE_BUILDERS}
 MODELS = tuple(BUILDERS)
 # the dynamo exporter: models it exports (detection's data-dependent control flow it does not)
 DYNAMO = ("resnet18", "mobilenet_v3_small", "vit", "lraspp", "bert", "gpt2_past", "wav2vec2",
@@ -126,6 +128,9 @@ def _reference(path: Path, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray
 def _write(model: str, exporter: str, out: Path) -> None:
     import torch
 
+    from tests.torchvision_ops import import_torchvision
+
+    import_torchvision()  # first: transformers imports it too where installed
     torch.manual_seed(1234)
     module, args, args2, names = BUILDERS[model]()
     _export(module, args, names, exporter, out / "model.onnx")

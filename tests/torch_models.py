@@ -1,19 +1,16 @@
-"""The PyTorch modules of tests/torch_corpus.py. Each builder returns the module in eval mode,
-two sets of example inputs and the (input names, output names) of its export. Imported only in
-the corpus's child process (it imports torch lazily, builders call torch)."""
+"""The torchvision modules of tests/torch_corpus.py (tests/torch_sequence_models.py has the
+others). Each builder returns the module in eval mode, two sets of example inputs and the
+(input names, output names) of its export; builders import torch, so only the corpus's child
+process calls them."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from tests.torch_sequence_models import SEQUENCE_BUILDERS
-
-__all__ = ["BUILDERS", "DETECTION"]
-
-DETECTION = ("ssdlite320", "fasterrcnn")
+__all__ = ["VISION_BUILDERS", "randomize_norms"]
 
 
-def _randomize_norms(module, sample: tuple) -> None:
+def randomize_norms(module, sample: tuple) -> None:
     """Affine norm parameters drawn at random, batch-norm statistics from one forward pass
     over `sample` (momentum 1: the batch's own mean and variance)."""
     import torch
@@ -47,7 +44,7 @@ def _classifier(name: str, side: int, **kwargs) -> Callable:
         tv = import_torchvision()
         module = getattr(tv.models, name)(weights=None, num_classes=10, **kwargs).eval()
         args, args2 = _image(side)
-        _randomize_norms(module, _image(side, batch=4, count=1)[0])
+        randomize_norms(module, _image(side, batch=4, count=1)[0])
         return module, args, args2, (["x"], ["logits"])
     return build
 
@@ -61,7 +58,7 @@ def _vit():
     module = tv.models.VisionTransformer(image_size=32, patch_size=8, num_layers=2, num_heads=2,
                                          hidden_dim=32, mlp_dim=64, num_classes=10)
     torch.nn.init.normal_(module.heads.head.weight, std=0.2)  # torchvision starts it at zero
-    _randomize_norms(module, ())
+    randomize_norms(module, ())
     args, args2 = _image(32)
     return module, args, args2, (["x"], ["logits"])
 
@@ -72,7 +69,7 @@ def _lraspp():
     tv = import_torchvision()
     module = tv.models.segmentation.lraspp_mobilenet_v3_large(
         weights=None, weights_backbone=None, num_classes=4)
-    _randomize_norms(module, _image(64, batch=4, count=1)[0])
+    randomize_norms(module, _image(64, batch=4, count=1)[0])
     args, args2 = _image(64)
     return _pick(module, "out"), args, args2, (["x"], ["out"])
 
@@ -104,14 +101,14 @@ def _detector(name: str, **kwargs) -> Callable:
         tv = import_torchvision()
         module = getattr(tv.models.detection, name)(
             weights=None, weights_backbone=None, num_classes=5, **kwargs).eval()
-        _randomize_norms(module, ([torch.rand(3, 320, 320) for _ in range(2)],))
+        randomize_norms(module, ([torch.rand(3, 320, 320) for _ in range(2)],))
         args, args2 = ((torch.rand(3, 320, 320),) for _ in range(2))
         wrapped = _pick(module, "")
         return wrapped, args, args2, (["image"], ["boxes", "scores", "labels"])
     return build
 
 
-BUILDERS: dict[str, Callable] = {
+VISION_BUILDERS: dict[str, Callable] = {
     "resnet18": _classifier("resnet18", 64),
     "mobilenet_v3_small": _classifier("mobilenet_v3_small", 64),
     "efficientnet_b0": _classifier("efficientnet_b0", 64),
@@ -122,5 +119,4 @@ BUILDERS: dict[str, Callable] = {
     "fasterrcnn": _detector("fasterrcnn_mobilenet_v3_large_320_fpn", box_detections_per_img=20,
                             rpn_pre_nms_top_n_test=200, rpn_post_nms_top_n_test=100),
     "lraspp": _lraspp,
-    **SEQUENCE_BUILDERS,
 }

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from tests.torch_models import randomize_norms
+
 __all__ = ["SEQUENCE_BUILDERS"]
 
 _VOCAB = 100
@@ -19,23 +21,13 @@ def _tokens(shape: tuple[int, ...]) -> list:
     return [torch.randint(0, _VOCAB, shape) for _ in range(2)]
 
 
-def _randomize_layer_norms(module) -> None:
-    import torch
-
-    with torch.no_grad():
-        for m in module.modules():
-            if isinstance(m, torch.nn.LayerNorm) and m.weight is not None:
-                m.weight.uniform_(0.5, 1.5)
-                m.bias.normal_(0.0, 0.1)
-
-
 def _bert():
     import torch
     from transformers import BertConfig, BertModel
 
     model = BertModel(BertConfig(vocab_size=_VOCAB, max_position_embeddings=64, **_SMALL),
                       add_pooling_layer=False).eval()
-    _randomize_layer_norms(model)
+    randomize_norms(model, ())
 
     class Bert(torch.nn.Module):
         def __init__(self) -> None:
@@ -59,7 +51,7 @@ def _gpt2_past():
 
     config = GPT2Config(vocab_size=_VOCAB, n_positions=64, n_embd=32, n_layer=2, n_head=2)
     model = GPT2LMHeadModel(config).eval()
-    _randomize_layer_norms(model)
+    randomize_norms(model, ())
 
     class Step(torch.nn.Module):
         def __init__(self) -> None:
@@ -93,7 +85,7 @@ def _wav2vec2():
                             num_conv_pos_embedding_groups=2, feat_extract_norm="layer",
                             do_stable_layer_norm=True)
     model = Wav2Vec2Model(config).eval()
-    _randomize_layer_norms(model)
+    randomize_norms(model, ())
 
     class Encoder(torch.nn.Module):
         def __init__(self) -> None:
