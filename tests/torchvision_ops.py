@@ -54,7 +54,8 @@ def _nms(boxes, scores, iou_threshold: float):
 
 
 def _roi_align(*args):
-    return sys.modules["torchvision.ops.roi_align"]._roi_align(*args)
+    python_kernel = sys.modules["torchvision.ops.roi_align"]._roi_align
+    return python_kernel.__wrapped__(*args)  # not torch.compile'd: that takes half a minute
 
 
 def import_torchvision():
