@@ -31,7 +31,7 @@ import numpy as np
 from tests.torch_models import VISION_BUILDERS
 from tests.torch_sequence_models import SEQUENCE_BUILDERS
 
-__all__ = ["ENTRIES", "MODELS", "cache_dir", "differences", "load", "materialize"]
+__all__ = ["ENTRIES", "MODELS", "cache_dir", "compare", "differences", "load", "materialize"]
 
 BUILDERS = {**VISION_BUILDERS, **SEQUENCE_BUILDERS}
 MODELS = tuple(BUILDERS)
@@ -72,8 +72,12 @@ def differences(folder: Path, xml: Path, engine: str) -> dict[str, float]:
     magnitude; a detector's outputs are compared as sets of detections."""
     from converter.runtime.engines import open_engine
 
-    want = load(folder, "expected")
-    got = open_engine(engine, xml, "CPU").run(load(folder, "inputs"))
+    return compare(open_engine(engine, xml, "CPU").run(load(folder, "inputs")),
+                   load(folder, "expected"))
+
+
+def compare(got: dict[str, np.ndarray], want: dict[str, np.ndarray]) -> dict[str, float]:
+    """Per output of want, got's largest difference over want's magnitude (see differences)."""
     if {"boxes", "scores", "labels"} <= set(want):
         return _detection_differences(got, want)
     return {name: _relative(got[name], value) for name, value in want.items()}

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from extgen.cli import main
-from tests.torch_corpus import ENTRIES, differences, load, materialize
+from tests.torch_corpus import ENTRIES, compare, differences, load, materialize
 
 TOLERANCE = 1e-4
 
@@ -33,3 +33,13 @@ def test_matches_onnxruntime(model: str, exporter: str, tmp_path: Path) -> None:
     for engine in ("shim", "openvino"):
         diffs = differences(folder, xml, engine)
         assert max(diffs.values()) <= TOLERANCE, (engine, diffs)
+
+
+def test_detections_compare_as_sets() -> None:
+    want = {"boxes": np.array([[0, 0, 10, 10], [5, 5, 20, 20]], np.float32),
+            "scores": np.array([0.9, 0.9], np.float32), "labels": np.array([1, 2])}
+    swapped = {k: v[::-1].copy() for k, v in want.items()}  # equal scores: either order
+    assert max(compare(swapped, want).values()) == 0
+    moved = {**swapped, "boxes": swapped["boxes"] + np.float32(0.5)}
+    assert compare(moved, want)["boxes"] == pytest.approx(0.5 / 20)
+    assert compare({k: v[:1] for k, v in want.items()}, want) == {"count": float("inf")}
