@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tests.torch_corpus import _reference, cache_dir, load, materialize
+from tests.torch_corpus import cache_dir, load, materialize, reference
 
 __all__ = ["QUANTIZED", "quantized"]
 
@@ -76,7 +76,7 @@ def quantized(model: str, kind: str) -> Path:
                 for suffix in ("", "2"):
                     feeds = load(source, f"inputs{suffix}")
                     np.savez(tmp / f"inputs{suffix}.npz", **feeds)
-                    np.savez(tmp / f"expected{suffix}.npz", **_reference(tmp / "model.onnx", feeds))
+                    np.savez(tmp / f"expected{suffix}.npz", **reference(tmp / "model.onnx", feeds))
                 os.replace(tmp, folder)
             finally:
                 shutil.rmtree(tmp, ignore_errors=True)

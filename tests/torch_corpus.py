@@ -31,7 +31,8 @@ import numpy as np
 from tests.torch_models import VISION_BUILDERS
 from tests.torch_sequence_models import SEQUENCE_BUILDERS
 
-__all__ = ["ENTRIES", "MODELS", "cache_dir", "compare", "differences", "load", "materialize"]
+__all__ = ["ENTRIES", "MODELS", "cache_dir", "compare", "differences", "load", "materialize",
+           "reference"]
 
 BUILDERS = {**VISION_BUILDERS, **SEQUENCE_BUILDERS}
 MODELS = tuple(BUILDERS)
@@ -121,7 +122,8 @@ def _export(module, args: tuple, names: tuple[list[str], list[str]], exporter: s
                                                    if exporter == "dynamo" else {}))
 
 
-def _reference(path: Path, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+def reference(path: Path, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """onnxruntime's outputs of the model at path, by output name."""
     import onnxruntime as ort
 
     session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
@@ -141,7 +143,7 @@ def _write(model: str, exporter: str, out: Path) -> None:
     for suffix, values in (("", args), ("2", args2)):
         feeds = {n: v.numpy() for n, v in zip(names[0], values, strict=True)}
         np.savez(out / f"inputs{suffix}.npz", **feeds)
-        np.savez(out / f"expected{suffix}.npz", **_reference(out / "model.onnx", feeds))
+        np.savez(out / f"expected{suffix}.npz", **reference(out / "model.onnx", feeds))
 
 
 def _build_here(model: str, exporter: str) -> Path:
