@@ -153,6 +153,8 @@ class OpenVinoEngine:
             raise ExtensionError(msg) from None
         self.request = self.compiled.create_infer_request()
         self.ports = {n: p for p in self.compiled.inputs for n in p.get_names()}
+        # the IR's names: compiling may merge an output's names with those of tensors it folds
+        self.output_names = [_output_name(port) for port in ov_model.outputs]
 
     def inputs(self):
         out = []
@@ -168,7 +170,8 @@ class OpenVinoEngine:
             for info in self.request.get_profiling_info():
                 if info.status == info.Status.EXECUTED:
                     times.add(info.node_type, info.real_time.total_seconds())
-        return {_output_name(port): np.asarray(result[port]) for port in self.compiled.outputs}
+        return {name: np.asarray(result[port])
+                for name, port in zip(self.output_names, self.compiled.outputs, strict=True)}
 
 
 def _output_name(port) -> str:

@@ -110,6 +110,16 @@ def test_integer_ops_and_dynamic_quantize() -> None:
                    RNG.integers(0, 255, (1, 3, 5, 5)).astype(np.uint8), _floats(3, 7)])
 
 
+def test_dynamic_quantize_of_a_computed_tensor() -> None:
+    # quantize_dynamic puts it after LayerNormalization etc.: its input's rank is known only
+    # after inference
+    nodes = [helper.make_node("Relu", ["f"], ["r"]),
+             helper.make_node("DynamicQuantizeLinear", ["r"], ["q", "qs", "qz"])]
+    model = make_model(nodes, [("f", F, [2, 3, 7])], [("q", U8, None), ("qs", F, None),
+                                                      ("qz", U8, None)], {}, opset=13)
+    _check(model, [_floats(2, 3, 7)])
+
+
 def _residual_net() -> onnx.ModelProto:
     """conv-relu-conv + skip, relu, global pool, matmul: a small float ResNet-like block."""
     weights = {"w1": _floats(8, 3, 3, 3) * 0.1, "b1": _floats(8) * 0.03,

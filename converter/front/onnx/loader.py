@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -182,7 +182,7 @@ def _add_node(graph: Graph, pb: onnx.NodeProto, index: int,
         if tensor not in producers:
             msg = (
                 f"input '{tensor}' of node '{name}' ({op}) is produced by nothing "
-                "(the model is truncated, corrupt or not topologically sorted)"
+                "(the model is truncated or corrupt, or its nodes form a cycle)"
             )
             raise ModelFormatError(msg)
         src, out = producers[tensor]
@@ -191,6 +191,26 @@ def _add_node(graph: Graph, pb: onnx.NodeProto, index: int,
         if tensor:
             node.out_port(port).add_tensor_names([tensor])
             producers[tensor] = (node, port)
+
+
+def _in_order(nodes: Sequence[onnx.NodeProto], known: set[str]) -> list[onnx.NodeProto]:
+    """nodes with each after the producers of what it reads: their own order where it is one
+    (as ONNX requires; onnxruntime and OpenVINO accept others, and float16 converters append
+    the casts of the inputs), else the nodes ready in each pass over the rest. Nodes that
+    read what nothing produces end the list, for _add_node to name."""
+    ready, pending, ordered = set(known), list(nodes), []
+    while pending:
+        rest = []
+        for pb in pending:
+            if all(not t or t in ready for t in [*pb.input, *_captures(pb)]):
+                ordered.append(pb)
+                ready.update(pb.output)
+            else:
+                rest.append(pb)
+        if len(rest) == len(pending):
+            return ordered + rest
+        pending = rest
+    return ordered
 
 
 def fill_graph(graph: Graph, g: onnx.GraphProto, producers: dict[str, tuple[Node, int]],
@@ -215,7 +235,7 @@ def fill_graph(graph: Graph, g: onnx.GraphProto, producers: dict[str, tuple[Node
         node.out_port(0).add_tensor_names([vi.name])
         producers[vi.name] = (node, 0)
         params.append(node.id)
-    for i, pb in enumerate(g.node):
+    for i, pb in enumerate(_in_order(g.node, set(producers))):
         _add_node(graph, pb, i, producers)
     results = []
     for vi in g.output:

@@ -131,12 +131,10 @@ def dequantize_linear(n: OnnxNode):
 def dynamic_quantize_linear(n: OnnxNode):
     x = n.input(0)
     zero = n.op("ConvertLike", [np.array(0, F32), x])
-    rank = n.static_rank(0)
-    if rank is None:
-        n.reject("has an input of unknown rank", "give the model's inputs a shape (--input_shape)")
-    axes = np.arange(rank, dtype=I64)
-    low = n.op("Minimum", [n.op("ReduceMin", [x, axes], keep_dims=False), zero])
-    high = n.op("Maximum", [n.op("ReduceMax", [x, axes], keep_dims=False), zero])
+    flat = n.op("Reshape", [x, np.array([-1], I64)], special_zero=False)  # any rank
+    axis = np.array([0], I64)
+    low = n.op("Minimum", [n.op("ReduceMin", [flat, axis], keep_dims=False), zero])
+    high = n.op("Maximum", [n.op("ReduceMax", [flat, axis], keep_dims=False), zero])
     scale = n.op("Divide", [n.op("Subtract", [high, low]),
                             n.op("ConvertLike", [np.array(255, F32), x])])
     shift = n.op("Round", [n.op("Divide", [n.op("Negative", [low]), scale])],
