@@ -52,6 +52,7 @@ def test_all_targets_agree_then_an_edited_kernel_fails(tmp_path: Path, capsys) -
     assert main(["test", str(out)]) == 0
     table = capsys.readouterr().out
     for op, target, case in (("Swish", "gpu", "2x3x4x5"), ("Swish", "vpu", "1x1x1x7"),
+                             ("Swish", "gpu-pad", "2x3x4x5"), ("PRelu", "gpu-pad", "broadcast"),
                              ("PRelu", "gpu", "broadcast"), ("PRelu", "vpu", "broadcast"),
                              *(("Upsample", t, c) for t in ("gpu", "vpu")
                                for c in ("2x3x4x5", "1x1x1x7", "broadcast"))):
@@ -59,11 +60,13 @@ def test_all_targets_agree_then_an_edited_kernel_fails(tmp_path: Path, capsys) -
                    for line in table.splitlines()), (op, target, case)
     assert "no reference: Stub: implement evaluate" in table and "FAIL" not in table
     halves = [line.split(None, 5) for line in table.splitlines() if line.startswith("Halves ")]
-    assert {r[1] for r in halves} == {"gpu", "vpu"}  # SimpleGPU binds one output: not compared
+    assert {r[1] for r in halves} == {"gpu", "gpu-pad", "vpu"}  # SimpleGPU: OUTPUT0 alone
     assert all(r[4] == "ok" for r in halves if r[1] == "vpu")
     assert all(r[3:5] == ["-", "skip"] and "not applicable: the GPU plugin's SimpleGPU "
                "custom-layer contract supports a single output, OUTPUT0 (docs/kernels.md); the op "
-               "has 2" in r[5] for r in halves if r[1] == "gpu")
+               "has 2" in r[5] for r in halves if r[1] != "vpu")
+    ran = [line for line in table.splitlines() if line.split()[4:5] == ["ok"]]
+    assert table.splitlines()[-1].startswith(f"all agree: {len(ran)} row(s) ok, ")
     for op in ("Gate", "Halve"):  # integer and boolean inputs: GPU compared, VPU (half) not
         rows = [line.split(None, 5) for line in table.splitlines() if line.startswith(op + " ")]
         assert {r[2] for r in rows} >= {"2x3x4x5", "1x1x1x7"}
@@ -76,7 +79,7 @@ def test_all_targets_agree_then_an_edited_kernel_fails(tmp_path: Path, capsys) -
                                "(OUTPUT0_TYPE)((x0 * eg_sigmoid(x0 * 1.01f)))"))
     assert main(["test", str(out)]) == 1
     lines = capsys.readouterr().out.splitlines()
-    assert lines[-1] == "2 disagreement(s): Swish on gpu"
+    assert lines[-1] == "4 disagreement(s): Swish on gpu, Swish on gpu-pad"
     assert all("FAIL" not in line for line in lines if not line.startswith("Swish  "))
 
 
@@ -143,3 +146,36 @@ def test_an_upsample_written_as_x_alone_runs_over_the_output_on_gpu_and_vpu(tmp_
         xml = ie / device.name.lower() / "upsample_kernel.xml"
         (got,) = device([xml]).kernel(layer)([x, bias])
         np.testing.assert_array_equal(got.astype(np.float32), want)
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("(T##_OFFSET + ", "("),  # every tensor without its offset
+    ("out0[AT(OUTPUT0)] = ", "out0[i] = "),  # the output as if unpadded BFYX
+])
+def test_gpu_pad_fails_a_kernel_that_ignores_offset_or_pitches(tmp_path, capsys, old, new) -> None:
+    """Unpadded, such a kernel agrees; with padded tensors (gpu-pad) it fails, and only there."""
+    out = _generate(tmp_path)
+    cl = out / "user_ie_extensions" / "gpu" / "swish_kernel.cl"
+    text = cl.read_text()
+    assert text.count(old) == 1
+    cl.write_text(text.replace(old, new))
+    assert main(["test", str(out)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-1].endswith("disagreement(s): Swish on gpu-pad")
+    swish = [line.split(None, 5) for line in lines if line.startswith("Swish ")]
+    assert {r[2] for r in swish if r[1] == "gpu-pad" and r[4] == "FAIL"} == {"2x3x4x5", "1x1x1x7"}
+    assert all(r[4] == "ok" for r in swish if r[1] == "gpu")
+
+
+def test_vpu_computes_and_extgen_test_compares_both_outputs(tmp_path, capsys) -> None:
+    """MVCL binds outputs by port: the VPU kernel of the two-output op writes out0 and out1,
+    and a wrong second output alone fails `extgen test` on the VPU."""
+    out = _generate(tmp_path)
+    cl = out / "user_ie_extensions" / "vpu" / "halves_kernel.cl"
+    text = cl.read_text()
+    second = "out1[i] = (half)((x0 - (x0 * 0.5f)));"
+    assert "out0[i] = (half)((x0 * 0.5f));" in text and second in text
+    cl.write_text(text.replace(second, "out1[i] = (half)((x0 - (x0 * 0.25f)));"))
+    assert main(["test", str(out)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-1] == "2 disagreement(s): Halves on vpu"
