@@ -88,13 +88,18 @@ def _edge_values(shape=SHAPE, seed: int = 0) -> np.ndarray:
     return x
 
 
+# PReLU with its slope as a second input, per channel ([1, C, 1, 1]: numpy broadcasting)
+PRELU = {"name": "MyPRelu", "inputs": [{"name": "x"}, {"name": "slope"}],
+         "expression": "x if x >= 0 else slope * x"}
+
+
 @pytest.fixture(scope="module")
 def activations(tmp_path_factory) -> dict:
     out = tmp_path_factory.mktemp("activations")
     ops = [_op(name, expr) for name, (expr, _, _) in ACTIVATIONS.items()]
-    generate_ops(ops, out, ["mo-op"])
+    generate_ops([*ops, PRELU], out, ["mo-op"])
     ops = _load(out)
-    return {name: ops[f"My{name}"] for name in ACTIVATIONS}
+    return {name: ops[f"My{name}"] for name in [*ACTIVATIONS, "PRelu"]}
 
 
 def _snake(name: str) -> str:
@@ -271,14 +276,34 @@ def _openvino_op(name: str, x, o):
 
 def test_activations_match_the_openvino_opset_ops(activations) -> None:
     """The oracle: OpenVINO's own ops of the same name, on the CPU plugin (finite inputs)."""
-    ov = pytest.importorskip("openvino")
+    import openvino as ov
     import openvino.opset13 as o
 
     x = (np.random.default_rng(1).standard_normal(SHAPE) * 3).astype(np.float32)
     core = ov.Core()
     for name, op in activations.items():
+        if name == "PRelu":
+            continue  # below: its slope is an input
         param = o.parameter(SHAPE, np.float32, name="x")
         model = ov.Model([_openvino_op(name, param, o)], [param])
         want = core.compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})([x])[0]
         (got,) = op.evaluate(dict(op.defaults), [x])
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4, err_msg=name)
+
+
+def test_prelu_with_a_per_channel_slope_input_matches_openvino(activations) -> None:
+    """OpenVINO's PReLU takes a slope of C values along the channel axis; the expression op
+    broadcasts it numpy-style as [1, C, 1, 1]: the same values either way."""
+    import openvino as ov
+    import openvino.opset13 as o
+
+    x = _edge_values(seed=2)
+    slope = np.array([0.1, -0.5, 2.0], np.float32)
+    params = [o.parameter(SHAPE, np.float32), o.parameter([SHAPE[1]], np.float32)]
+    model = ov.Model([o.prelu(*params)], params)
+    want = ov.Core().compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})(
+        [x, slope])[0]
+    op = activations["PRelu"]
+    (got,) = op.evaluate({}, [x, slope.reshape(1, -1, 1, 1)])
+    assert got.shape == SHAPE
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
