@@ -3,10 +3,13 @@ input), ELU, SELU, SoftPlus, Clamp, a two-output op and a nearest upsample by an
 each written as expressions alone, generated for every target, the CPU extension built with
 CMake, and `extgen test` run on all of them: the C ABI library, OpenVINO with the extension,
 the GPU kernels (plain and padded) and the VPU kernels on the OpenCL device. The same ops are
-checked against OpenVINO's opset ops in test_expression_ops.py."""
+checked against OpenVINO's opset ops in test_expression_ops.py. The set is the example config
+examples/activations/activations.extgen.json."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -14,29 +17,9 @@ import pytest
 from extgen.cli import main
 from tests.generator._cpu_build import build, generate_ops, tools_missing
 
-_GELU = "0.5 * x * (1 + tanh(0.7978845608028654 * (x + 0.044715 * x ** 3)))"
-OPS = [
-    {"name": "Swish", "expression": "x * sigmoid(x)"},
-    {"name": "Mish", "expression": "x * tanh(softplus(x))"},
-    {"name": "HardSwish", "expression": "x * clamp(x + 3, 0, 6) / 6"},
-    {"name": "GeluTanh", "expression": _GELU},
-    {"name": "PRelu", "inputs": [{"name": "x"}, {"name": "slope"}],
-     "expression": "x if x >= 0 else slope * x"},
-    {"name": "Elu", "attributes": [{"name": "alpha", "type": "float", "default": 1.0}],
-     "expression": "x if x > 0 else alpha * expm1(x)"},
-    {"name": "Selu", "attributes": [{"name": "alpha", "type": "float", "default": 1.67326},
-                                    {"name": "lambda_", "type": "float", "default": 1.0507}],
-     "expression": "lambda_ * (x if x > 0 else alpha * expm1(x))"},
-    {"name": "SoftPlus", "expression": "softplus(x)"},
-    {"name": "Clamp", "attributes": [{"name": "lo", "type": "float", "default": -0.5},
-                                     {"name": "hi", "type": "float", "default": 2.0}],
-     "expression": "clamp(x, lo, hi)"},
-    {"name": "SplitSign", "outputs": [{"name": "neg"}, {"name": "pos"}],
-     "expression": ["min(x, 0)", "max(x, 0)"]},
-    {"name": "Upsample", "attributes": [{"name": "scale", "type": "int", "default": 2}],
-     "shape": {"kind": "formula", "names": ["N", "C", "H", "W"],
-               "dims": ["N", "C", "H * scale", "W * scale"]}, "expression": "x"},
-]
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "activations"
+CONFIG = json.loads((EXAMPLE / "activations.extgen.json").read_text())
+OPS = CONFIG["ops"]
 TARGETS = ("cpu", "openvino", "gpu", "gpu-pad", "vpu")
 
 
@@ -50,7 +33,7 @@ def built(tmp_path_factory) -> SimpleNamespace:
     if tools_missing():
         pytest.fail(tools_missing())
     out = tmp_path_factory.mktemp("activation-set")
-    generate_ops(OPS, out, ["mo-op", "ie-cpu-ext", "ie-gpu-ext", "ie-vpu-ext", "op-test"])
+    generate_ops(OPS, out, CONFIG["targets"])
     # inside the folder, where extgen test finds both libraries
     done = build(out / "user_ie_extensions" / "cpu", out / "build")
     return SimpleNamespace(out=out, library=done.abi_library)

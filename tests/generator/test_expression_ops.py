@@ -17,7 +17,9 @@ from converter.ops.loader import python_op_classes
 from converter.runtime.cpu import CpuLibrary
 from converter.runtime.ir_reader import IRLayer, OutPort
 from converter.runtime.opencl import GpuDevice, VpuDevice
+from converter.runtime.opencl.padding import NO_PADDING
 from extgen.cli import main
+from extgen.target_check import GPU_PADDING
 from tests.generator._cpu_build import build, generate_ops, tools_missing
 
 SHAPE = (2, 3, 4, 5)
@@ -215,7 +217,8 @@ def test_mixed_op_set_cpp_matches_numpy(mixed, capsys) -> None:
 
 
 def test_mixed_op_set_opencl_matches_numpy(mixed) -> None:
-    """GPU (every tensor through its own pitches: BYXF too) and VPU (half) kernels."""
+    """GPU (every tensor through its own offset and pitches: BYXF and padded too) and VPU (half)
+    kernels."""
     for op in MIXED:
         if op.get("dtype"):  # MVCL tensors are half; SimpleGPU integer outputs are covered below
             continue
@@ -231,8 +234,9 @@ def test_mixed_op_set_opencl_matches_numpy(mixed) -> None:
         byxf = gpu_xml.with_name(f"{snake}_byxf.xml")
         byxf.write_text(text.replace('format="BFYX"', 'format="BYXF"'))
         assert 'format="BYXF"' in byxf.read_text()
-        (y_byxf,) = GpuDevice([byxf]).kernel(layer)(ins)
-        _close(y_byxf, want[0], 1e-5)
+        for padding in (NO_PADDING, GPU_PADDING):  # padded as the plugin may hand them over
+            (y_byxf,) = GpuDevice([byxf], padding=padding).kernel(layer)(ins)
+            _close(y_byxf, want[0], 1e-5)
         half = [v.astype(np.float16) for v in ins]
         want_half = _reference(mixed, op["name"], half)
         got = VpuDevice([vpu_xml]).kernel(_ir_layer(op["name"], len(ins), len(want), "FP16"))(half)
