@@ -163,8 +163,9 @@ def _work_sizes(op: OpConfig, output_dim: str) -> dict[str, str] | None:
     rule = op.shape
     if rule.kind != "formula":
         return None
-    over_output = {"dim": output_dim, "global": "B*F*Y*X", "why": "the output's own dims (the "
-                   "formula uses what WorkSizes cannot: attributes, floats or an inner division)"}
+    over_output = {"dim": output_dim, "global": "B*F*Y*X",
+                   "why": "the output's own dims (WorkSizes know only B, F, Y, X in integer "
+                          "arithmetic, which cannot write the formula)"}
     if len(rule.names) > 4 or len(rule.dims) > 4:
         return over_output
     letters = dict(zip(rule.names, "BFYX"))
