@@ -66,9 +66,12 @@ def _language() -> list[str]:
     semantics = " ".join(expression.__doc__.split("\n\n", 1)[1].split())
     return ["## Expression language (`expression`)", "",
             " ".join(expression.LANGUAGE.split()) + ".", "", semantics, "",
-            "An expression op's outputs have the inputs' numpy broadcast shape. The GPU and VPU "
-            "kernels broadcast dim by dim in B,F,Y,X, so there give each input the output's "
-            "rank (a per-channel slope as [1, C, 1, 1]).", ""]
+            "An expression op's outputs have the inputs' numpy broadcast shape, or the shape "
+            "formula's (`shape.kind` formula, e.g. [N, C, H * scale, W * scale]): then each "
+            "input is read at the nearest position, output index i along an axis reading input "
+            "index i * n // m (n the input's dim, m the output's), so `x` alone upsamples. The "
+            "GPU and VPU kernels do this dim by dim in B,F,Y,X, so there give each input the "
+            "output's rank (a per-channel slope as [1, C, 1, 1]).", ""]
 
 
 def _wide_init(base):

@@ -14,11 +14,15 @@ from converter.errors import ExtgenError, InputFileError
 from converter.ir.reader import IRLayer, OutPort
 from converter.ir.types import dtype_of, format_attr, precision
 from converter.ops.op import Op
+from converter.runtime.opencl.padding import Padding
 from extgen.generator.targets import gpu_output_limit
 
-__all__ = ["Row", "check_folder", "format_table"]
+__all__ = ["GPU_PADDING", "Row", "check_folder", "format_table", "summary"]
 
 CPU_LIBRARY = "libuser_cpu_extension_abi.so"
+# gpu-pad: the GPU kernels again on tensors with this padding (NaN or an integer type's largest
+# value in it), as the GPU plugin may hand them over: a kernel must use _OFFSET and _PITCHES
+GPU_PADDING = Padding(lower=(1, 2, 1, 3), upper=(2, 1, 3, 1))
 _EDGES = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 60.0, -60.0, np.nan, np.inf, -np.inf]
 _TOLERANCE = {"float16": 2e-2}  # else 1e-4; differences relative to max(1, |reference|)
 
@@ -128,6 +132,9 @@ def _run(cls: type[Op], target: _Target, case: str, ins: list[np.ndarray]) -> Ro
         got = kernel(ins)
     except ExtgenError as err:
         return Row(cls.type, target.name, case, float("inf"), False, str(err))
+    if len(got) != len(want):  # every output is compared
+        return Row(cls.type, target.name, case, float("inf"), False,
+                   f"gave {len(got)} output(s), the op has {len(want)}")
     diffs = [difference(g, np.asarray(w).astype(np.asarray(g).dtype, copy=False)
                         if target.float_only else w) for g, w in zip(got, want)]
     diff = max(diffs, default=0.0)
@@ -182,6 +189,9 @@ def _targets(folder: Path, cpu_library: Path | None) -> tuple[list[_Target], lis
         if usable:
             targets.append(_Target(name, np.dtype(dtype), device(usable).kernel, half,
                                    one_output=name == "gpu"))
+        if usable and name == "gpu":
+            padded = GpuDevice(usable, padding=GPU_PADDING).kernel
+            targets.append(_Target("gpu-pad", np.dtype(dtype), padded, one_output=True))
     return targets, broken
 
 
@@ -212,3 +222,15 @@ def format_table(rows: list[Row]) -> str:
         note = f"  ({r.note})" if r.note else ""
         lines.append(f"{r.op:20} {r.target:8} {r.case:10} {diff:>10}  {result}{note}")
     return "\n".join(lines)
+
+
+def summary(rows: list[Row]) -> str:
+    """The table's last line: how many rows agree, and the largest difference, or which op on
+    which target disagrees."""
+    failed = [r for r in rows if not r.ok]
+    if failed:
+        targets = sorted({f"{r.op} on {r.target}" for r in failed})
+        return f"{len(failed)} disagreement(s): {', '.join(targets)}"
+    ran = [r.diff for r in rows if r.diff is not None]
+    return (f"all agree: {len(ran)} row(s) ok, {len(rows) - len(ran)} skipped, "
+            f"max diff {max(ran, default=0.0):.3g}")

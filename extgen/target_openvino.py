@@ -82,8 +82,9 @@ def openvino_kernel(library: Path) -> Callable[[IRLayer], Callable | None] | Non
                 compiled = core.compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
                 result = compiled(ins)
             except RuntimeError as err:
-                lines = str(err).strip().splitlines() or ["failed"]
-                msg = f"OpenVINO: {lines[0]}"
+                # the last line says what failed; the first only where OpenVINO threw it
+                lines = [line for line in str(err).splitlines() if line.strip()] or ["failed"]
+                msg = f"OpenVINO: {lines[-1].strip()}"
                 raise ExtgenError(msg) from None
             return [np.asarray(result[out]) for out in compiled.outputs]
 

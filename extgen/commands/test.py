@@ -12,13 +12,15 @@ DESCRIPTION = (
     "is there and built: the CPU kernel through the extgen C ABI (the first\n"
     "libuser_cpu_extension_abi.so under DIR, or --cpu_library), OpenVINO's CPU plugin with\n"
     "libuser_cpu_extension.so beside it (when OpenVINO is installed), and the GPU and VPU\n"
-    "kernels on the OpenCL device, on random inputs with 0, negatives, large values, NaN and\n"
-    "infinities (integers and booleans for inputs that declare such a type, with 0, +-1 and\n"
-    "their extremes), over several shapes (and a broadcast case for ops with several inputs).\n"
-    "Prints one table of the largest differences from the Python op's evaluate (relative to\n"
-    "max(1, |value|); NaN and infinities must match exactly); a target that cannot run a case\n"
-    "(the GPU for an op with several outputs, the VPU's half tensors for integers) is a skip\n"
-    "saying why. Exit status 1 when a target disagrees or fails."
+    "kernels on the OpenCL device (the GPU ones again as gpu-pad, every tensor padded with NaN\n"
+    "around it, as the GPU plugin may pass it), on random inputs with 0, negatives, large\n"
+    "values, NaN and infinities (integers and booleans for inputs that declare such a type,\n"
+    "with 0, +-1 and their extremes), over several shapes (and a broadcast case for ops with\n"
+    "several inputs). Prints one table of the largest differences from the Python op's\n"
+    "evaluate (relative to max(1, |value|); NaN and infinities must match exactly), then a\n"
+    "summary line; a target that cannot run a case (the GPU for an op with several outputs:\n"
+    "SimpleGPU binds OUTPUT0 alone; the VPU's half tensors for integers) is a skip saying why.\n"
+    "Exit status 1 when a target disagrees or fails."
 )
 EPILOG = ("examples:\n  extgen test ext\n"
           "  extgen test ext --cpu_library build/libuser_cpu_extension_abi.so")
@@ -31,13 +33,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from extgen.target_check import check_folder, format_table
+    from extgen.target_check import check_folder, format_table, summary
 
     rows = check_folder(args.folder, args.cpu_library)
     print(format_table(rows))
-    failed = [r for r in rows if not r.ok]
-    if failed:
-        targets = sorted({f"{r.op} on {r.target}" for r in failed})
-        print(f"{len(failed)} disagreement(s): {', '.join(targets)}")
-        return 1
-    return 0
+    print(summary(rows))
+    return 1 if any(not r.ok for r in rows) else 0

@@ -228,8 +228,8 @@ class OpConfig(_Model):
     dtype: DtypeRule = Field(default_factory=DtypeRule, description="output element type rule")
     expression: str | list[str] | None = Field(
         None, description="elementwise math over inputs and attributes, e.g. x * sigmoid(x); "
-        "a list gives one per output. The inputs broadcast numpy-style (see docs/reference.md "
-        "for the language)")
+        "a list gives one per output. The inputs broadcast numpy-style, or with a shape formula "
+        "are read at the nearest position (see docs/reference.md for the language)")
     caffe: CaffeOptions = Field(default_factory=CaffeOptions, description="Caffe extractor options")
     tf: TfOptions = Field(default_factory=TfOptions, description="TensorFlow extractor options")
     mxnet: MxnetOptions = Field(default_factory=MxnetOptions, description="MXNet extractor options")
@@ -261,9 +261,9 @@ class OpConfig(_Model):
         if self.expression is not None:
             from extgen.expression import parse_expression
 
-            if len(self.expressions) != len(self.outputs) or self.shape.kind != "same_as_input":
+            if len(self.expressions) != len(self.outputs) or self.shape.kind == "custom":
                 msg = (f"an expression op needs one expression per output ({len(self.outputs)}) "
-                       "and the inputs' broadcast shape (shape kind same_as_input)")
+                       "and the inputs' broadcast shape (shape kind same_as_input) or a formula")
                 raise ValueError(msg)
             numeric = {a.name for a in self.attributes if a.type in ("int", "float", "bool")}
             for text in self.expressions:

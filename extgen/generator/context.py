@@ -11,6 +11,7 @@ from converter.framework_names import FRAMEWORKS
 from extgen.expression import parse_expression
 from extgen.expression_render import opencl_helpers
 from extgen.generator.config import Attribute, OpConfig
+from extgen.generator.targets import gpu_output_limit
 
 __all__ = ["AttrContext", "op_context", "string_literal"]
 
@@ -153,18 +154,26 @@ def _work_size(node: ast.expr, letters: dict[str, str], top: bool = True) -> str
     return f"({left}{ops[type(node.op)]}{right})"
 
 
-def _work_sizes(op: OpConfig) -> dict[str, str] | None:
-    """The output's element count over the shape formula's input dims, as WorkSizes dim and
-    global, when every dim can be written in their grammar; None (the kernels then count over
-    the output's own dims, which the plugin takes from the op's shape inference)."""
+def _work_sizes(op: OpConfig, output_dim: str) -> dict[str, str] | None:
+    """WorkSizes dim and global for a shape formula: the output's element count over the
+    formula's input dims when every dim can be written in their grammar; else (an attribute, a
+    float, an inner division) B*F*Y*X over the output's own dims (output_dim: `output` on GPU,
+    `output,0` on VPU), which the plugin takes from the op's shape inference. The kernels count
+    over the output's dims either way. None without a formula."""
     rule = op.shape
-    if rule.kind != "formula" or len(rule.names) > 4 or len(rule.dims) > 4:
+    if rule.kind != "formula":
         return None
+    over_output = {"dim": output_dim, "global": "B*F*Y*X",
+                   "why": "the output's own dims (WorkSizes know only B, F, Y, X in integer "
+                          "arithmetic, which cannot write the formula)"}
+    if len(rule.names) > 4 or len(rule.dims) > 4:
+        return over_output
     letters = dict(zip(rule.names, "BFYX"))
     dims = [_work_size(ast.parse(text.strip(), mode="eval").body, letters) for text in rule.dims]
     if any(d is None for d in dims):
-        return None
-    return {"dim": f"input,{rule.input}", "global": "*".join(dims)}  # type: ignore[arg-type]
+        return over_output
+    return {"dim": f"input,{rule.input}", "global": "*".join(dims),  # type: ignore[arg-type]
+            "why": f"the shape formula over input {rule.input}'s dims"}
 
 
 def op_context(op: OpConfig) -> dict[str, Any]:
@@ -194,7 +203,12 @@ def op_context(op: OpConfig) -> dict[str, Any]:
         "mxnet": op.mxnet,
         "gpu": op.gpu,
         "vpu": op.vpu,
+        "gpu_output_limit": gpu_output_limit(len(op.outputs)),
         # WorkSizes from the shape formula, unless the config gives its own global size
-        "gpu_work": None if "global_work_size" in op.gpu.model_fields_set else _work_sizes(op),
-        "vpu_work": None if "global_work_size" in op.vpu.model_fields_set else _work_sizes(op),
+        "gpu_work": None if "global_work_size" in op.gpu.model_fields_set
+        else _work_sizes(op, "output"),
+        "vpu_work": None if "global_work_size" in op.vpu.model_fields_set
+        else _work_sizes(op, "output,0"),
+        # the VPU kernel reads inputs through their own dims (else element i of each is i)
+        "vpu_input_dims": bool(op.expression) and (len(inputs) > 1 or op.shape.kind == "formula"),
     }

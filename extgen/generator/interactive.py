@@ -104,7 +104,7 @@ class _Session:
             ("inputs and outputs", self.q_ports, lambda: True),
             ("attributes", self.q_attributes, lambda: True),
             ("output shape", self.q_shape, lambda: True),
-            ("math expression", self.q_expression, lambda: self.a.get("shape", "same") == "same"),
+            ("math expression", self.q_expression, lambda: self.a.get("shape") != "custom"),
             ("GPU work sizes", self.q_gpu, lambda: "ie-gpu-ext" in self.a["targets"]),
         ]
 
@@ -274,7 +274,7 @@ class _Session:
         }
         if a.get("shape") == "formula":
             op["shape"].update(names=a["dim_names"], dims=a["dims"])
-        if a.get("expression") and a.get("shape", "same") == "same":
+        if a.get("expression") and a.get("shape") != "custom":
             op["expression"] = a["expression"]
         if a.get("gpu_global"):
             op["gpu"] = {"global_work_size": a["gpu_global"]}

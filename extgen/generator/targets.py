@@ -43,7 +43,8 @@ Target = Literal[tuple(TARGETS)]  # type: ignore[valid-type]
 
 def gpu_output_limit(n_outputs: int) -> str | None:
     """Why a GPU (SimpleGPU) kernel cannot compute every output of an op, or None: the GPU
-    plugin binds a custom layer's output 0 alone (OUTPUT0)."""
+    plugin's custom-layer contract binds a single output, OUTPUT0 (docs/kernels.md)."""
     if n_outputs <= 1:
         return None
-    return f"the GPU plugin's SimpleGPU layer binds one output (OUTPUT0), the op has {n_outputs}"
+    return ("the GPU plugin's SimpleGPU custom-layer contract supports a single output, OUTPUT0 "
+            f"(docs/kernels.md); the op has {n_outputs}")

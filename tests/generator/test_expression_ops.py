@@ -17,7 +17,9 @@ from converter.ops.loader import python_op_classes
 from converter.runtime.cpu import CpuLibrary
 from converter.runtime.ir_reader import IRLayer, OutPort
 from converter.runtime.opencl import GpuDevice, VpuDevice
+from converter.runtime.opencl.padding import NO_PADDING
 from extgen.cli import main
+from extgen.target_check import GPU_PADDING
 from tests.generator._cpu_build import build, generate_ops, tools_missing
 
 SHAPE = (2, 3, 4, 5)
@@ -88,13 +90,18 @@ def _edge_values(shape=SHAPE, seed: int = 0) -> np.ndarray:
     return x
 
 
+# PReLU with its slope as a second input, per channel ([1, C, 1, 1]: numpy broadcasting)
+PRELU = {"name": "MyPRelu", "inputs": [{"name": "x"}, {"name": "slope"}],
+         "expression": "x if x >= 0 else slope * x"}
+
+
 @pytest.fixture(scope="module")
 def activations(tmp_path_factory) -> dict:
     out = tmp_path_factory.mktemp("activations")
     ops = [_op(name, expr) for name, (expr, _, _) in ACTIVATIONS.items()]
-    generate_ops(ops, out, ["mo-op"])
+    generate_ops([*ops, PRELU], out, ["mo-op"])
     ops = _load(out)
-    return {name: ops[f"My{name}"] for name in ACTIVATIONS}
+    return {name: ops[f"My{name}"] for name in [*ACTIVATIONS, "PRelu"]}
 
 
 def _snake(name: str) -> str:
@@ -210,7 +217,8 @@ def test_mixed_op_set_cpp_matches_numpy(mixed, capsys) -> None:
 
 
 def test_mixed_op_set_opencl_matches_numpy(mixed) -> None:
-    """GPU (every tensor through its own pitches: BYXF too) and VPU (half) kernels."""
+    """GPU (every tensor through its own offset and pitches: BYXF and padded too) and VPU (half)
+    kernels."""
     for op in MIXED:
         if op.get("dtype"):  # MVCL tensors are half; SimpleGPU integer outputs are covered below
             continue
@@ -226,8 +234,9 @@ def test_mixed_op_set_opencl_matches_numpy(mixed) -> None:
         byxf = gpu_xml.with_name(f"{snake}_byxf.xml")
         byxf.write_text(text.replace('format="BFYX"', 'format="BYXF"'))
         assert 'format="BYXF"' in byxf.read_text()
-        (y_byxf,) = GpuDevice([byxf]).kernel(layer)(ins)
-        _close(y_byxf, want[0], 1e-5)
+        for padding in (NO_PADDING, GPU_PADDING):  # padded as the plugin may hand them over
+            (y_byxf,) = GpuDevice([byxf], padding=padding).kernel(layer)(ins)
+            _close(y_byxf, want[0], 1e-5)
         half = [v.astype(np.float16) for v in ins]
         want_half = _reference(mixed, op["name"], half)
         got = VpuDevice([vpu_xml]).kernel(_ir_layer(op["name"], len(ins), len(want), "FP16"))(half)
@@ -244,7 +253,6 @@ def test_mixed_op_set_opencl_matches_numpy(mixed) -> None:
      "shape.dims.0: expression 'N \\* k', column 5: unknown name 'k'"),
     ({"expression": ["x", "x"]}, "one expression per output \\(1\\)"),
     ({"expression": "x", "shape": {"kind": "custom"}}, "the inputs' broadcast shape"),
-    ({"expression": "x"}, "the inputs' broadcast shape"),  # UPSAMPLE's shape is a formula
     ({"outputs": [{"name": "y", "type": "i32"}]}, "output 'y': an output's element type comes "
      "from `dtype`, not `type`"),
 ])
@@ -272,14 +280,34 @@ def _openvino_op(name: str, x, o):
 
 def test_activations_match_the_openvino_opset_ops(activations) -> None:
     """The oracle: OpenVINO's own ops of the same name, on the CPU plugin (finite inputs)."""
-    ov = pytest.importorskip("openvino")
+    import openvino as ov
     import openvino.opset13 as o
 
     x = (np.random.default_rng(1).standard_normal(SHAPE) * 3).astype(np.float32)
     core = ov.Core()
     for name, op in activations.items():
+        if name == "PRelu":
+            continue  # below: its slope is an input
         param = o.parameter(SHAPE, np.float32, name="x")
         model = ov.Model([_openvino_op(name, param, o)], [param])
         want = core.compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})([x])[0]
         (got,) = op.evaluate(dict(op.defaults), [x])
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4, err_msg=name)
+
+
+def test_prelu_with_a_per_channel_slope_input_matches_openvino(activations) -> None:
+    """OpenVINO's PReLU takes a slope of C values along the channel axis; the expression op
+    broadcasts it numpy-style as [1, C, 1, 1]: the same values either way."""
+    import openvino as ov
+    import openvino.opset13 as o
+
+    x = _edge_values(seed=2)
+    slope = np.array([0.1, -0.5, 2.0], np.float32)
+    params = [o.parameter(SHAPE, np.float32), o.parameter([SHAPE[1]], np.float32)]
+    model = ov.Model([o.prelu(*params)], params)
+    want = ov.Core().compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})(
+        [x, slope])[0]
+    op = activations["PRelu"]
+    (got,) = op.evaluate({}, [x, slope.reshape(1, -1, 1, 1)])
+    assert got.shape == SHAPE
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)

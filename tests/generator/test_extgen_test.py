@@ -27,6 +27,11 @@ OPS = [
                                 {"name": "on", "type": "boolean"}],
      "expression": "x * k if on else -x"},
     {"name": "Halve", "inputs": [{"name": "n", "type": "i8"}], "expression": "n / 2"},
+    # a shape formula with an attribute: WorkSizes count over the output, inputs read nearest
+    {"name": "Upsample", "inputs": [{"name": "x"}, {"name": "bias"}],
+     "attributes": [{"name": "scale", "type": "int", "default": 2}],
+     "shape": {"kind": "formula", "names": ["N", "C", "H", "W"],
+               "dims": ["N", "C", "H * scale", "W * scale"]}, "expression": "x + bias"},
 ]
 
 
@@ -47,15 +52,21 @@ def test_all_targets_agree_then_an_edited_kernel_fails(tmp_path: Path, capsys) -
     assert main(["test", str(out)]) == 0
     table = capsys.readouterr().out
     for op, target, case in (("Swish", "gpu", "2x3x4x5"), ("Swish", "vpu", "1x1x1x7"),
-                             ("PRelu", "gpu", "broadcast"), ("PRelu", "vpu", "broadcast")):
+                             ("Swish", "gpu-pad", "2x3x4x5"), ("PRelu", "gpu-pad", "broadcast"),
+                             ("PRelu", "gpu", "broadcast"), ("PRelu", "vpu", "broadcast"),
+                             *(("Upsample", t, c) for t in ("gpu", "vpu")
+                               for c in ("2x3x4x5", "1x1x1x7", "broadcast"))):
         assert any(line.split()[:3] == [op, target, case] and line.split()[4] == "ok"
                    for line in table.splitlines()), (op, target, case)
     assert "no reference: Stub: implement evaluate" in table and "FAIL" not in table
     halves = [line.split(None, 5) for line in table.splitlines() if line.startswith("Halves ")]
-    assert {r[1] for r in halves} == {"gpu", "vpu"}  # SimpleGPU binds one output: not compared
+    assert {r[1] for r in halves} == {"gpu", "gpu-pad", "vpu"}  # SimpleGPU: OUTPUT0 alone
     assert all(r[4] == "ok" for r in halves if r[1] == "vpu")
-    assert all(r[3:5] == ["-", "skip"] and "not applicable: the GPU plugin's SimpleGPU layer "
-               "binds one output (OUTPUT0), the op has 2" in r[5] for r in halves if r[1] == "gpu")
+    assert all(r[3:5] == ["-", "skip"] and "not applicable: the GPU plugin's SimpleGPU "
+               "custom-layer contract supports a single output, OUTPUT0 (docs/kernels.md); the op "
+               "has 2" in r[5] for r in halves if r[1] != "vpu")
+    ran = [line for line in table.splitlines() if line.split()[4:5] == ["ok"]]
+    assert table.splitlines()[-1].startswith(f"all agree: {len(ran)} row(s) ok, ")
     for op in ("Gate", "Halve"):  # integer and boolean inputs: GPU compared, VPU (half) not
         rows = [line.split(None, 5) for line in table.splitlines() if line.startswith(op + " ")]
         assert {r[2] for r in rows} >= {"2x3x4x5", "1x1x1x7"}
@@ -68,7 +79,7 @@ def test_all_targets_agree_then_an_edited_kernel_fails(tmp_path: Path, capsys) -
                                "(OUTPUT0_TYPE)((x0 * eg_sigmoid(x0 * 1.01f)))"))
     assert main(["test", str(out)]) == 1
     lines = capsys.readouterr().out.splitlines()
-    assert lines[-1] == "2 disagreement(s): Swish on gpu"
+    assert lines[-1] == "4 disagreement(s): Swish on gpu, Swish on gpu-pad"
     assert all("FAIL" not in line for line in lines if not line.startswith("Swish  "))
 
 
@@ -78,8 +89,9 @@ def test_new_says_the_gpu_kernel_computes_output_0_only(tmp_path: Path, capsys) 
     args = ["new", "--config", str(config), "--ie-gpu-ext", "--output_dir", str(tmp_path / "x")]
     assert main(args) == 0
     notes = [line for line in capsys.readouterr().out.splitlines() if line.startswith("note:")]
-    assert notes == ["note: Halves: the GPU plugin's SimpleGPU layer binds one output (OUTPUT0), "
-                     "the op has 2; its GPU kernel computes y only"]
+    assert notes == ["note: Halves: the GPU plugin's SimpleGPU custom-layer contract supports a "
+                     "single output, OUTPUT0 (docs/kernels.md); the op has 2; its GPU kernel "
+                     "computes y only"]
 
 
 def test_the_generated_test_file_runs_the_same_checks_under_pytest(tmp_path: Path) -> None:
@@ -108,3 +120,62 @@ def test_difference_needs_nan_and_infinities_in_the_same_places() -> None:
     assert difference(np.array([1.0, 0.0, np.inf, 100.0]), want) == float("inf")
     assert difference(np.array([1.0, np.nan, -np.inf, 100.0]), want) == float("inf")
     assert difference(want[:2], want) == float("inf")
+
+
+def test_an_upsample_written_as_x_alone_runs_over_the_output_on_gpu_and_vpu(tmp_path) -> None:
+    """[N, C, H * scale, W * scale] uses an attribute, which WorkSizes cannot: both XMLs count
+    over the output's dims, and every target reads x at the nearest position (x.repeat)."""
+    from converter.ops.loader import python_op_classes
+    from converter.runtime.ir_reader import IRLayer, OutPort
+    from converter.runtime.opencl import GpuDevice, VpuDevice
+
+    out = _generate(tmp_path)
+    ie = out / "user_ie_extensions"
+    gpu_xml = (ie / "gpu/upsample_kernel.xml").read_text()
+    assert '<WorkSizes dim="output" global="B*F*Y*X"/>' in gpu_xml
+    assert 'dim="output,0" global="B*F*Y*X,1,1"' in (ie / "vpu/upsample_kernel.xml").read_text()
+    x = np.arange(2 * 3 * 2 * 3, dtype=np.float32).reshape(2, 3, 2, 3)
+    bias = np.array([0.0, 100.0, 200.0], np.float32).reshape(1, 3, 1, 1)
+    want = x.repeat(3, axis=2).repeat(3, axis=3) + bias
+    cls = python_op_classes(out / "user_mo_extensions")["Upsample"]
+    (y,) = cls.evaluate({"scale": 3}, [x, bias])
+    np.testing.assert_array_equal(y, want)
+    for device, prec in ((GpuDevice, "FP32"), (VpuDevice, "FP16")):
+        layer = IRLayer(1, "up", "Upsample", "extension", {"scale": "3"}, [0, 1],
+                        [OutPort(2, prec, ["y"], want.shape)])
+        xml = ie / device.name.lower() / "upsample_kernel.xml"
+        (got,) = device([xml]).kernel(layer)([x, bias])
+        np.testing.assert_array_equal(got.astype(np.float32), want)
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("(T##_OFFSET + ", "("),  # every tensor without its offset
+    ("out0[AT(OUTPUT0)] = ", "out0[i] = "),  # the output as if unpadded BFYX
+])
+def test_gpu_pad_fails_a_kernel_that_ignores_offset_or_pitches(tmp_path, capsys, old, new) -> None:
+    """Unpadded, such a kernel agrees; with padded tensors (gpu-pad) it fails, and only there."""
+    out = _generate(tmp_path)
+    cl = out / "user_ie_extensions" / "gpu" / "swish_kernel.cl"
+    text = cl.read_text()
+    assert text.count(old) == 1
+    cl.write_text(text.replace(old, new))
+    assert main(["test", str(out)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-1].endswith("disagreement(s): Swish on gpu-pad")
+    swish = [line.split(None, 5) for line in lines if line.startswith("Swish ")]
+    assert {r[2] for r in swish if r[1] == "gpu-pad" and r[4] == "FAIL"} == {"2x3x4x5", "1x1x1x7"}
+    assert all(r[4] == "ok" for r in swish if r[1] == "gpu")
+
+
+def test_vpu_computes_and_extgen_test_compares_both_outputs(tmp_path, capsys) -> None:
+    """MVCL binds outputs by port: the VPU kernel of the two-output op writes out0 and out1,
+    and a wrong second output alone fails `extgen test` on the VPU."""
+    out = _generate(tmp_path)
+    cl = out / "user_ie_extensions" / "vpu" / "halves_kernel.cl"
+    text = cl.read_text()
+    second = "out1[i] = (half)((x0 - (x0 * 0.5f)));"
+    assert "out0[i] = (half)((x0 * 0.5f));" in text and second in text
+    cl.write_text(text.replace(second, "out1[i] = (half)((x0 - (x0 * 0.25f)));"))
+    assert main(["test", str(out)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-1] == "2 disagreement(s): Halves on vpu"

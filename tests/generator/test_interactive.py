@@ -67,12 +67,16 @@ def test_shape_formula_and_one_expression_per_output(tmp_path: Path, capsys) -> 
         DOWN, ENTER,                    # shape: a formula of the first input's dims
         ENTER,                          # dim names: N, C, H, W (default)
         ENTER, ENTER,                   # N, C as they are
-        "\x7f" + "H * scale" + ENTER, "\x7f" + "W * scale" + ENTER, ENTER]
+        "\x7f" + "H * scale" + ENTER, "\x7f" + "W * scale" + ENTER,
+        "x" + ENTER,                    # math: x alone, read at the nearest position
+        ENTER]
     code, out, _ = _session(up, [*argv, str(tmp_path / "up")], capsys)
     assert code == 0, out
-    shape = json.loads((tmp_path / "up" / "up.extgen.json").read_text())["ops"][0]["shape"]
+    saved = json.loads((tmp_path / "up" / "up.extgen.json").read_text())["ops"][0]
+    shape = saved["shape"]
     assert (shape["kind"], shape["names"]) == ("formula", ["N", "C", "H", "W"])
     assert shape["dims"] == ["N", "C", "H * scale", "W * scale"]
+    assert saved["expression"] == "x"
     two = ["Split" + ENTER, ENTER, ENTER, "\x7f" + "neg, pos" + ENTER, "n", ENTER,
            "min(x, 0)" + ENTER, "max(x, 0)" + ENTER, ENTER]
     code, out, _ = _session(two, [*argv, str(tmp_path / "two")], capsys)

@@ -203,17 +203,20 @@ def test_shape_formula_sets_the_work_sizes(tmp_path: Path) -> None:
         np.testing.assert_array_equal(y, want)
 
 
-@pytest.mark.parametrize(("dims", "own"), [
-    (["N", "H * scale"], {}),  # an attribute
-    (["N", "H / 2 * 4"], {}),  # a division inside
-    (["N", "H * 2"], {"global_work_size": "B*F*Y*X"}),  # the config's own
+@pytest.mark.parametrize(("dims", "own", "gpu_work"), [
+    (["N", "H * scale"], {}, 'dim="output" global="B*F*Y*X"'),  # an attribute
+    (["N", "H / 2 * 4"], {}, 'dim="output" global="B*F*Y*X"'),  # a division inside
+    (["N", "H * 2"], {"global_work_size": "B*F*Y*X"}, 'global="B*F*Y*X"'),  # the config's own
 ])
-def test_work_sizes_stay_over_the_output_otherwise(tmp_path: Path, dims, own) -> None:
+def test_work_sizes_stay_over_the_output_otherwise(tmp_path: Path, dims, own, gpu_work) -> None:
     op = {"name": "Scaled", "attributes": [{"name": "scale", "type": "int", "default": 2}],
-          "shape": {"kind": "formula", "names": ["N", "H"], "dims": dims}, "gpu": own, "vpu": own}
+          "shape": {"kind": "formula", "names": ["N", "H"], "dims": dims}, "gpu": own, "vpu": own,
+          "expression": "x"}
     gpu_xml, vpu_xml = _generate(tmp_path, op)
-    assert '<WorkSizes global="B*F*Y*X"/>' in gpu_xml.read_text()
+    assert f"<WorkSizes {gpu_work}/>" in gpu_xml.read_text()
     assert 'dim="output,0" global="B*F*Y*X,1,1"' in vpu_xml.read_text()
+    (gpu,), (vpu,) = load_gpu(gpu_xml), load_vpu(vpu_xml)
+    assert gpu.work.dim == vpu.work.dim == ("output", 0)
 
 
 def test_work_sizes_from_the_config(tmp_path: Path) -> None:

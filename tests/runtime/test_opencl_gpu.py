@@ -14,7 +14,8 @@ from converter.runtime.executor import Executor
 from converter.runtime.ir_reader import IRLayer, OutPort, read_ir
 from converter.runtime.opencl import GpuDevice, build
 from converter.runtime.opencl.expressions import Expression
-from converter.runtime.opencl.jit import from_layout, pitches, to_layout
+from converter.runtime.opencl.jit import TensorDesc, builtins, from_layout, pitches, to_layout
+from converter.runtime.opencl.padding import Padding
 from extgen.errors import ExtgenError, KernelBuildError, KernelConfigError
 from tests.child_env import child_env
 
@@ -244,3 +245,53 @@ def test_define_accepts_every_float_spelling(value: str) -> None:
     (y,) = GpuDevice([KERNELS / "leaky_relu.xml"]).kernel(
         layer("LeakyRelu", x.shape, negative_slope=value))([x])
     np.testing.assert_allclose(y, leaky(x, float(value)), rtol=1e-6)
+
+
+PAD = Padding(lower=(1, 2, 1, 3), upper=(2, 1, 3, 1))
+
+
+def test_padded_tensors_get_their_pitches_offset_and_padding_macros():
+    text = builtins([TensorDesc("INPUT0", (2, 3, 4, 5), np.dtype(np.float32), "BFYX",
+                                PAD.lower, PAD.upper)], 1, [120], [])
+    # padded dims 5, 6, 8, 9: the first valid element after 1*432 + 2*72 + 1*9 + 3
+    for line in ("#define INPUT0_DIMS (int []){ 2,3,4,5, }",
+                 "#define INPUT0_PITCHES (int []){ 432,72,9,1, }", "#define INPUT0_OFFSET 588",
+                 "#define INPUT0_LOWER_PADDING (int []){ 1,2,1,3, }",
+                 "#define INPUT0_UPPER_PADDING (int []){ 2,1,3,1, }"):
+        assert line in text.splitlines()
+    x = np.arange(120, dtype=np.int32).reshape(2, 3, 4, 5)
+    flat = PAD.layout(x, "BYXF").reshape(-1)
+    assert flat.size == 5 * 6 * 8 * 9 and (flat == np.iinfo(np.int32).max).sum() == flat.size - 120
+    assert np.isnan(PAD.layout(x.astype(np.float32), "BFYX")).sum() == flat.size - 120
+
+
+@pytest.mark.parametrize("fmt", ["BFYX", "BYXF"])
+def test_a_kernel_through_offset_and_pitches_runs_on_padded_tensors(tmp_path, fmt):
+    xml = tmp_path / "leaky_relu.xml"
+    xml.write_text((KERNELS / "leaky_relu.xml").read_text().replace(
+        'format="BFYX"', f'format="{fmt}"'))
+    (tmp_path / "leaky_relu.cl").write_text((KERNELS / "leaky_relu.cl").read_text())
+    x = np.random.default_rng(3).standard_normal((2, 3, 4, 5)).astype(np.float32)
+    (y,) = GpuDevice([xml], padding=PAD).kernel(layer("LeakyRelu", x.shape, negative_slope=.5))([x])
+    np.testing.assert_allclose(y, leaky(x, 0.5), rtol=1e-6)  # NaN from the padding: none
+
+
+@pytest.mark.parametrize(("edit", "symptom"), [
+    ("+ INPUT0_OFFSET;", "NaN"),  # reads the input's padding
+    ("+ OUTPUT0_OFFSET;", "wrote into the output's padding"),
+])
+def test_a_kernel_that_ignores_an_offset_fails_on_padded_tensors(tmp_path, edit, symptom):
+    (tmp_path / "leaky_relu.xml").write_text((KERNELS / "leaky_relu.xml").read_text())
+    source = (KERNELS / "leaky_relu.cl").read_text()
+    assert edit in source
+    (tmp_path / "leaky_relu.cl").write_text(source.replace(edit, ";"))
+    x = np.random.default_rng(4).standard_normal((2, 3, 4, 5)).astype(np.float32)
+    run = layer("LeakyRelu", x.shape, negative_slope=0.5)
+    (y,) = GpuDevice([tmp_path / "leaky_relu.xml"]).kernel(run)([x])  # unpadded: no difference
+    np.testing.assert_allclose(y, leaky(x, 0.5), rtol=1e-6)
+    padded = GpuDevice([tmp_path / "leaky_relu.xml"], padding=PAD).kernel(run)
+    if symptom == "NaN":
+        assert np.isnan(padded([x])[0]).any()
+    else:
+        with pytest.raises(KernelConfigError, match=symptom):
+            padded([x])

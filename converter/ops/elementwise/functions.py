@@ -11,7 +11,7 @@ import numpy as np
 
 from converter.ops.elementwise.special import erf as _erf
 
-__all__ = ["TABLE", "fn", "operand", "result"]
+__all__ = ["TABLE", "fn", "nearest", "operand", "result"]
 
 
 def _scalar(value: float, x: np.ndarray) -> np.ndarray:
@@ -83,3 +83,21 @@ def result(value: np.ndarray, shape: tuple[int, ...], dtype: np.dtype) -> np.nda
     (float to integer truncates toward zero, as C does)."""
     with np.errstate(invalid="ignore"):  # NaN or infinity to an integer: undefined, as in C
         return np.ascontiguousarray(np.broadcast_to(np.asarray(value), shape).astype(dtype))
+
+
+def nearest(x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """x read at every position of an output of `shape`, nearest neighbour: along each axis
+    (aligned on the right, as in broadcasting) output index i reads x's index i * n // m, n being
+    x's dim and m the output's. A dim of 1 repeats, an equal dim maps one to one, m = k * n
+    repeats each element k times: numpy broadcasting when the shapes broadcast."""
+    x = np.asarray(x)
+    lead = len(shape) - x.ndim
+    if lead < 0 or any(n == 0 < m for n, m in zip(x.shape, shape[lead:])):
+        msg = f"an input of shape {list(x.shape)} cannot be read at the positions of {list(shape)}"
+        raise ValueError(msg)
+    index = [np.arange(m) * n // m if n != m else slice(None)
+             for n, m in zip(x.shape, shape[lead:])]
+    for axis, at in enumerate(index):
+        if not isinstance(at, slice):
+            x = np.take(x, at, axis=axis)
+    return np.broadcast_to(x, shape)

@@ -13,14 +13,8 @@ from converter.ir.reader import IRLayer
 from converter.runtime.executor import Device, Kernel
 from converter.runtime.opencl import build, launch
 from converter.runtime.opencl.config import GpuLayer, GpuTensor, load_gpu
-from converter.runtime.opencl.jit import (
-    TensorDesc,
-    bfyx,
-    builtins,
-    from_layout,
-    map_half,
-    to_layout,
-)
+from converter.runtime.opencl.jit import TensorDesc, bfyx, builtins, map_half
+from converter.runtime.opencl.padding import NO_PADDING, Padding
 
 __all__ = ["GpuDevice"]
 
@@ -73,9 +67,9 @@ def _check_args(cfg: GpuLayer, layer: IRLayer) -> None:
 class _GpuKernel:
     """One SimpleGPU layer bound to one IR layer; call with the inputs in port order."""
 
-    def __init__(self, cfg: GpuLayer, layer: IRLayer) -> None:
+    def __init__(self, cfg: GpuLayer, layer: IRLayer, padding: Padding = NO_PADDING) -> None:
         _check_args(cfg, layer)
-        self.cfg, self.layer = cfg, layer
+        self.cfg, self.layer, self.padding = cfg, layer, padding
         self.label = f"kernel '{cfg.entry}' of {cfg.name} ({cfg.config.name})"
         self.user = "".join(f'#line 1 "{p.name}"\n{p.read_text(encoding="utf-8")}\n'
                             for p in cfg.sources)
@@ -99,9 +93,10 @@ class _GpuKernel:
 
     def source(self, ins: Sequence[np.ndarray], out_shape: tuple[int, ...], out_dtype: np.dtype,
                gws: list[int], lws: list[int]) -> tuple[str, bool]:
-        descs = [TensorDesc(f"INPUT{i}", tuple(a.shape), a.dtype, self.formats.get(i, "BFYX"))
+        pad = (self.padding.lower, self.padding.upper)
+        descs = [TensorDesc(f"INPUT{i}", tuple(a.shape), a.dtype, self.formats.get(i, "BFYX"), *pad)
                  for i, a in enumerate(ins)]
-        descs.append(TensorDesc("OUTPUT0", out_shape, out_dtype, self.out_format))
+        descs.append(TensorDesc("OUTPUT0", out_shape, out_dtype, self.out_format, *pad))
         defines = "\n".join(_define(d, self.layer.attrs, self.label) for d in self.cfg.defines)
         text = (f"// Custom layer {self.cfg.name}: {self.layer.name}\n"
                 f"{builtins(descs, len(ins), gws, lws)}"
@@ -116,20 +111,21 @@ class _GpuKernel:
         if half:
             launch.warn_half(self.label)
         kernel = build.kernel(text, self.cfg.options, self.label, self.cfg.entry)
-        out_t = launch.transfer_dtype(out_dtype)
-        out_buf = launch.empty(int(np.prod(out_shape, dtype=np.int64)) * out_t.itemsize)
+        before = self.padding.blank(out_shape, launch.transfer_dtype(out_dtype))
+        out_buf = launch.upload(before) if self.padding else launch.empty(before.nbytes)
         args = [self._arg(t, ins, out_buf)
                 for t in sorted(self.cfg.tensors, key=lambda t: t.arg_index)]
         launch.enqueue(kernel, gws, lws, args, self.label)
-        flat = launch.download(out_buf, out_t, int(np.prod(out_shape, dtype=np.int64)))
-        return [from_layout(flat, out_shape, self.out_format).astype(out_dtype, copy=False)]
+        flat = launch.download(out_buf, before.dtype, before.size)
+        y = self.padding.valid(flat, out_shape, self.out_format, before, self.label)
+        return [y.astype(out_dtype, copy=False)]
 
     def _arg(self, t: GpuTensor, ins: Sequence[np.ndarray], out_buf):
         if t.kind == "output":
             return out_buf
         a = ins[t.port]
         host = a.astype(launch.transfer_dtype(a.dtype), copy=False)
-        return launch.upload(to_layout(host, t.format))
+        return launch.upload(self.padding.layout(host, t.format))
 
 
 class GpuDevice(Device):
@@ -138,7 +134,8 @@ class GpuDevice(Device):
 
     name = "GPU"
 
-    def __init__(self, configs: Sequence[str | Path]) -> None:
+    def __init__(self, configs: Sequence[str | Path], padding: Padding = NO_PADDING) -> None:
+        self.padding = padding  # given to every tensor (converter.runtime.opencl.padding)
         self.layers: dict[str, GpuLayer] = {}
         for path in configs:
             for cfg in load_gpu(path):
@@ -146,4 +143,4 @@ class GpuDevice(Device):
 
     def kernel(self, layer: IRLayer) -> Kernel | None:
         cfg = self.layers.get(layer.type)
-        return _GpuKernel(cfg, layer) if cfg is not None else None
+        return _GpuKernel(cfg, layer, self.padding) if cfg is not None else None

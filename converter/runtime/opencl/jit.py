@@ -11,7 +11,8 @@ import numpy as np
 from converter.errors import KernelConfigError
 
 __all__ = [
-    "TensorDesc", "bfyx", "builtins", "cl_type", "from_layout", "map_half", "pitches", "to_layout",
+    "TensorDesc", "bfyx", "builtins", "cl_type", "from_layout", "map_half", "padded", "pitches",
+    "to_layout",
 ]
 
 # Axis order in memory (outermost first) of each format, as positions in B,F,Y,X.
@@ -32,6 +33,14 @@ def bfyx(shape: Sequence[int]) -> tuple[int, int, int, int]:
         raise KernelConfigError(msg)
     dims = (*(int(d) for d in shape), *(1,) * (4 - len(shape)))
     return dims[0], dims[1], dims[2], dims[3]
+
+
+def padded(shape: Sequence[int], lower: Sequence[int],
+           upper: Sequence[int]) -> tuple[int, int, int, int]:
+    """The B,F,Y,X dims of a tensor of shape with lower and upper padding on each."""
+    d = bfyx(shape)
+    return d[0] + lower[0] + upper[0], d[1] + lower[1] + upper[1], \
+        d[2] + lower[2] + upper[2], d[3] + lower[3] + upper[3]
 
 
 def pitches(dims: Sequence[int], fmt: str) -> list[int]:
@@ -67,6 +76,8 @@ class TensorDesc:
     shape: tuple[int, ...]
     dtype: np.dtype
     format: str
+    lower: tuple[int, ...] = (0, 0, 0, 0)  # padding before each of B,F,Y,X
+    upper: tuple[int, ...] = (0, 0, 0, 0)  # and after
 
 
 def _array(kind: str, values: Sequence[int]) -> str:
@@ -74,16 +85,16 @@ def _array(kind: str, values: Sequence[int]) -> str:
 
 
 def _tensor_macros(t: TensorDesc) -> list[str]:
-    dims = bfyx(t.shape)
     fmt = "BFYX" if t.format == "ANY" else t.format
+    steps = pitches(padded(t.shape, t.lower, t.upper), fmt)
     p = t.prefix
     return [
-        f"#define {p}_DIMS {_array('int', dims)}", f"#define {p}_DIMS_SIZE 4",
+        f"#define {p}_DIMS {_array('int', bfyx(t.shape))}", f"#define {p}_DIMS_SIZE 4",
         f"#define {p}_TYPE {cl_type(t.dtype)}", f"#define {p}_FORMAT_{fmt} 1",
-        f"#define {p}_LOWER_PADDING {_array('int', [0] * 4)}", f"#define {p}_LOWER_PADDING_SIZE 4",
-        f"#define {p}_UPPER_PADDING {_array('int', [0] * 4)}", f"#define {p}_UPPER_PADDING_SIZE 4",
-        f"#define {p}_PITCHES {_array('int', pitches(dims, fmt))}", f"#define {p}_PITCHES_SIZE 4",
-        f"#define {p}_OFFSET 0",
+        f"#define {p}_LOWER_PADDING {_array('int', t.lower)}", f"#define {p}_LOWER_PADDING_SIZE 4",
+        f"#define {p}_UPPER_PADDING {_array('int', t.upper)}", f"#define {p}_UPPER_PADDING_SIZE 4",
+        f"#define {p}_PITCHES {_array('int', steps)}", f"#define {p}_PITCHES_SIZE 4",
+        f"#define {p}_OFFSET {sum(n * s for n, s in zip(t.lower, steps))}",
     ]
 
 
