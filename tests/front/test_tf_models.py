@@ -316,3 +316,38 @@ def test_mean_scale_and_reverse_channels_on_an_nhwc_model(tmp_path: Path) -> Non
     pre = (xv[..., ::-1] - np.array([1, 2, 3], F32)) / np.array([2, 4, 8], F32)
     expected = ref.conv2d(pre, w, 1, "VALID")
     _check(ref.run_both(xml, {"img": xv}), "conv", expected)
+
+
+# -- the interface ovc gives (MO 2022.1+ legacy TF gave the same shapes) ------------------------
+def _interface(model) -> tuple[list[str], list[str]]:
+    return ([str(p.get_partial_shape()) for p in model.inputs],
+            sorted(str(p.get_partial_shape()) for p in model.outputs))
+
+
+@pytest.mark.parametrize("layout", [None, "nhwc->nchw"])
+def test_input_and_output_shapes_are_ovc_s(tmp_path: Path, layout: str | None) -> None:
+    """A conv net with a 4-D and a flattened output: NHWC in and out by default, as ovc; with
+    --layout nhwc->nchw the input is NCHW in both."""
+    import openvino as ov
+
+    g = GraphBuilder()
+    x = g.placeholder("data", [1, 8, 8, 3])
+    c = g.node("Conv2D", "conv", [x, g.const("w", _rand(3, 3, 3, 6))], T=F32,
+               strides=[1, 1, 1, 1], padding="SAME")
+    r = g.node("Relu", "relu", [c], T=F32)
+    g.node("MaxPool", "pool", [r], T=F32, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1],
+           padding="VALID")
+    g.node("Reshape", "flat", [r, g.const("flat/shape", np.array([1, -1], np.int32))], T=F32)
+    model = g.save(tmp_path / "conv.pb")
+    layouts = parse_layouts("--layout", layout) if layout else []
+    xml = convert(ConvertOptions(model, output_dir=tmp_path / "ir", layouts=layouts)).xml
+    ours = ov.Core().read_model(str(xml))
+    theirs = ov.convert_model(str(model))
+    if layout:
+        ppp = ov.preprocess.PrePostProcessor(theirs)
+        ppp.input().tensor().set_layout(ov.Layout("NCHW"))
+        ppp.input().model().set_layout(ov.Layout("NHWC"))
+        theirs = ppp.build()
+    assert _interface(ours) == _interface(theirs)
+    assert _interface(ours) == (["[1,3,8,8]" if layout else "[1,8,8,3]"], ["[1,384]", "[1,4,4,6]"])
+    assert _types(xml).count("Transpose") == (2 if layout else 3)
