@@ -243,7 +243,7 @@ def _merge_twins(graph: Graph) -> None:
     """Marked Transposes of one tensor with the same order become one (an NHWC input that
     feeds several convolutions gets one Transpose, as in MO)."""
     for t in graph.get_op_nodes(op="Transpose"):
-        src = t.in_port(0).get_source() if t.id in graph else None
+        src = t.in_port(0).get_source()
         p = _marked_perm(t.out_port(0))
         if src is None or p is None or not t.out_port(0).get_destinations():
             continue
