@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from converter.options import ConvertOptions
+from converter.options import ConvertOptions, parse_layouts
 from converter.pipeline import convert
 from converter.runtime.engines import open_engine
 
@@ -28,7 +28,10 @@ def cosh(tmp_path_factory) -> Path:
 
 @pytest.mark.parametrize("model", ["cosh_net.onnx", "cosh_net.pb"])
 def test_old_generated_extensions_convert_and_run(cosh: Path, tmp_path: Path, model: str) -> None:
-    ir = convert(ConvertOptions(cosh / model, output_dir=tmp_path, extensions=[OLD])).xml
+    # the TF net's input is NHWC: --layout nhwc->nchw makes it take the ONNX net's NCHW image
+    layouts = parse_layouts("--layout", "nhwc->nchw") if model.endswith(".pb") else []
+    ir = convert(ConvertOptions(cosh / model, output_dir=tmp_path, extensions=[OLD],
+                                layouts=layouts)).xml
     assert 'type="Cosh"' in ir.read_text()  # the generated op, not a built-in stand-in
     engine = open_engine("shim", ir, extensions=[OLD])
     (probs,) = engine.run({engine.inputs()[0].name: np.load(cosh / "image.npy")}).values()

@@ -74,10 +74,13 @@ def _perm(source: list[str], target: list[str], where: str) -> list[int]:
 
 
 def _transpose(graph: Graph, src: Port, perm: list[int], name: str) -> Port:
+    """Marked `layout_transpose`: the middle layout pass of a channels-last model cancels it
+    against the Transposes around the model's channels-last ops."""
     const = Op.builtin_ops["Const"](graph).create_node(
         attrs={"name": f"{name}/layout_order", "value": np.array(perm, np.int64)})
     node = Op.builtin_ops["Transpose"](graph).create_node(
-        [src, const.out_port(0)], attrs={"name": f"{name}/layout_transpose"})
+        [src, const.out_port(0)],
+        attrs={"name": f"{name}/layout_transpose", "layout_transpose": True})
     return node.out_port(0)
 
 

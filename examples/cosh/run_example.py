@@ -48,9 +48,12 @@ def main() -> int:
     sh("cmake", "-S", "ext/user_ie_extensions/cpu", "-B", "build",
        f"-DOpenVINO_DIR={get_cmake_path()}", quiet=True)
     sh("cmake", "--build", "build", "-j2", quiet=True)
-    for model, ir in (("cosh_net.onnx", "ir"), ("cosh_net.pb", "ir_tf")):
+    # the TF model's input is NHWC, and so would be its IR's: --layout gives it the ONNX
+    # model's NCHW, so both IRs take image.npy
+    for model, ir, layout in (("cosh_net.onnx", "ir", []),
+                              ("cosh_net.pb", "ir_tf", ["--layout", "nhwc->nchw"])):
         sh(extgen, "convert", "--input_model", model, "--extensions", "ext/user_mo_extensions",
-           "--output_dir", ir)
+           "--output_dir", ir, *layout)
     gpu = ["--config", "ext/user_ie_extensions/gpu/cosh_kernel.xml"]
     runs = [
         ("ONNX", "ir", "shim", "CPU", ["--extension", "build/libuser_cpu_extension_abi.so"]),

@@ -32,8 +32,9 @@ KERAS = [pytest.param(m, marks=pytest.mark.slow) if m in HEAVY else m
 
 
 def _check(xml: Path, folder: Path) -> None:
-    """The IR's output is TF's within 1e-4 of its magnitude, in the shim and in OpenVINO; TF's
-    output depends on the input (else a wrong conversion could pass)."""
+    """The IR's input and output keep TF's layout (as ovc's), and its output is TF's within 1e-4
+    of its magnitude, in the shim and in OpenVINO; TF's output depends on the input (else a wrong
+    conversion could pass)."""
     x, want = np.load(folder / "input.npy"), np.load(folder / "expected.npy")
     other = np.load(folder / "expected2.npy")
     scale = float(np.abs(want).max())
@@ -41,10 +42,8 @@ def _check(xml: Path, folder: Path) -> None:
     for engine in ("shim", "openvino"):
         runner = open_engine(engine, xml, "CPU")
         spec = runner.inputs()[0]
-        feed = x.transpose(0, 3, 1, 2) if tuple(spec.shape) != x.shape else x
-        got = next(iter(runner.run({spec.name: feed}).values()))
-        if got.shape != want.shape and got.ndim == 4:  # a 4-D output comes back NCHW
-            got = got.transpose(0, 2, 3, 1)
+        assert tuple(spec.shape) == x.shape, engine
+        got = next(iter(runner.run({spec.name: x}).values()))
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-4 * scale, err_msg=engine)
 
 

@@ -1,5 +1,7 @@
 """TensorFlow frozen graphs (written here with the converter's own protos) convert to IR whose
-inputs are NCHW with no leftover transpose pairs, and match numpy in OpenVINO and the shim."""
+inputs and outputs keep TF's NHWC layout (as MO 2022.1+ and ovc: NCHW inside, Transposes at the
+interface, no leftover pairs), or NCHW with --layout nhwc->nchw, and match numpy in OpenVINO and
+the shim."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ import pytest
 from converter.front.tf.attrs import collect_tf_attrs, tf_tensor_content
 from converter.front.tf.loader import load_graph_def
 from converter.front.tf.writer import GraphBuilder
-from converter.options import ConvertOptions
+from converter.options import ConvertOptions, parse_layouts
 from converter.pipeline import convert
 from tests.front import test_tf_reference as ref
 
@@ -79,16 +81,17 @@ def _lenet_ref(x: np.ndarray, p: dict) -> np.ndarray:
     return ref.softmax(h @ p["wf"] + p["bf"])
 
 
-def test_lenet_pb_has_nchw_input_and_matches_numpy(tmp_path: Path) -> None:
+def test_lenet_pb_keeps_its_nhwc_input_and_matches_numpy(tmp_path: Path) -> None:
     model, p = _lenet(tmp_path / "lenet.pb")
     xml = convert(ConvertOptions(model, output_dir=tmp_path / "ir")).xml
-    assert _param_shape(xml) == "1,1,28,28"
+    assert _param_shape(xml) == "1,28,28,1"
     types = _types(xml)
-    # MO's one transpose: back to NHWC before the flatten that feeds the FC
-    assert types.count("Transpose") == 1 and types.count("Convolution") == 2
+    # MO 2022.1+'s two transposes: to NCHW after the input, back to NHWC before the flatten
+    # that feeds the FC
+    assert types.count("Transpose") == 2 and types.count("Convolution") == 2
     assert "Identity" not in types and "NoOp" not in types
     x = _rand(1, 28, 28, 1)
-    _check(ref.run_both(xml, {"data": ref.nchw(x)}), "prob", _lenet_ref(x, p))
+    _check(ref.run_both(xml, {"data": x}), "prob", _lenet_ref(x, p))
 
 
 # -- ResNet block: conv+BN+relu, conv+BN, projection shortcut, add, pools, FC, softmax (.pbtxt) ---
@@ -138,20 +141,26 @@ def _resnet_ref(x: np.ndarray, p: dict) -> np.ndarray:
     return ref.softmax(h @ p["wf"] + p["bf"])
 
 
-def test_resnet_block_pbtxt_converts_without_transposes(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("flags", "shape", "transposes"),
+                         [([], "1,9,9,4", 1), (["nhwc->nchw"], "1,4,9,9", 0)])
+def test_resnet_block_pbtxt_has_one_transpose_or_none_with_nchw_layout(
+        tmp_path: Path, flags: list[str], shape: str, transposes: int) -> None:
     model, p = _resnet(tmp_path / "resnet.pbtxt")
-    xml = convert(ConvertOptions(model, output_dir=tmp_path / "ir")).xml
-    assert _param_shape(xml) == "1,4,9,9"
+    layouts = [spec for text in flags for spec in parse_layouts("--layout", text)]
+    xml = convert(ConvertOptions(model, output_dir=tmp_path / "ir", layouts=layouts)).xml
+    assert _param_shape(xml) == shape
     types = _types(xml)
-    # every layout transpose cancelled or absorbed (the global mean reduces NCHW axes 2, 3)
-    assert "Transpose" not in types, types
+    # one Transpose after the NHWC input (shared by the two convolutions that read it); every
+    # other layout transpose cancelled or absorbed (the global mean reduces NCHW axes 2, 3)
+    assert types.count("Transpose") == transposes, types
     assert types.count("BatchNormInference") == 2 and "ReduceMean" in types
     x = _rand(1, 9, 9, 4)
-    _check(ref.run_both(xml, {"input": ref.nchw(x)}), "softmax", _resnet_ref(x, p))
+    feed = ref.nchw(x) if flags else x
+    _check(ref.run_both(xml, {"input": feed}), "softmax", _resnet_ref(x, p))
 
 
-# -- depthwise conv, explicit Pad, channel concat, 4D output (MO: NCHW) --------------------------
-def test_depthwise_pad_concat_and_4d_output_is_nchw(tmp_path: Path) -> None:
+# -- depthwise conv, explicit Pad, channel concat, 4D output (MO 2022.1+: NHWC) ------------------
+def test_depthwise_pad_concat_and_4d_output_keeps_nhwc(tmp_path: Path) -> None:
     wd, w1 = _rand(3, 3, 3, 2), _rand(1, 1, 3, 4)
     g = GraphBuilder()
     x = g.placeholder("x", [1, 6, 6, 3])
@@ -168,12 +177,14 @@ def test_depthwise_pad_concat_and_4d_output_is_nchw(tmp_path: Path) -> None:
     model = g.save(tmp_path / "dw.pb")
     xml = convert(ConvertOptions(model, output_dir=tmp_path / "ir")).xml
     types = _types(xml)
-    assert "Transpose" not in types and "GroupConvolution" in types
+    # to NCHW after the input and after the Pad (the two convolutions' inputs), back to NHWC
+    # before the output
+    assert types.count("Transpose") == 3 and "GroupConvolution" in types
     xv = _rand(1, 6, 6, 3)
     padded = np.pad(xv, ((0, 0), (1, 1), (1, 1), (0, 0)))
     y = np.concatenate([ref.depthwise(padded, wd, 1, "VALID"), ref.conv2d(xv, w1)], axis=-1) * 0.5
     y = np.where(y > 0, y, np.exp(y) - 1)
-    _check(ref.run_both(xml, {"x": ref.nchw(xv)}), "out", ref.nchw(y))
+    _check(ref.run_both(xml, {"x": xv}), "out", y)
 
 
 def test_net_without_layout_ops_keeps_its_input_layout(tmp_path: Path) -> None:
@@ -214,13 +225,13 @@ def test_input_shape_is_given_in_nhwc_and_ops_cover_slicing(tmp_path: Path) -> N
     g.node("Identity", "y", [sqz], T=F32)  # an output; its names join sqz's
     model = g.save(tmp_path / "slice.pbtxt")
     xml = convert(ConvertOptions(model, output_dir=tmp_path / "ir", input_shape=[(1, 4, 5, 2)])).xml
-    assert _param_shape(xml) == "1,2,4,5"
+    assert _param_shape(xml) == "1,4,5,2"
     xv = _rand(1, 4, 5, 2)
     c = xv @ np.ones((2, 2), F32)
     s = c[:, 1:3, :, 0]
     r = 1 / np.sqrt(s * s + 1)
     y = np.stack([r[None], r[None]]).transpose(0, 1, 3, 2, 4)[:, 0]
-    for got in ref.run_both(xml, {"x": ref.nchw(xv)}):
+    for got in ref.run_both(xml, {"x": xv}):
         np.testing.assert_allclose(got["sqz"], y, rtol=1e-5)
         np.testing.assert_allclose(got["shape_f"], y.shape)
 
@@ -286,12 +297,12 @@ def test_conv2d_backprop_input_same(tmp_path: Path, size: int, stride: int) -> N
            T=F32, strides=[1, stride, stride, 1], padding="SAME", data_format="NHWC")
     xml = convert(ConvertOptions(g.save(tmp_path / "deconv.pb"), output_dir=tmp_path / "ir")).xml
     dv = _rand(1, small, small, 4)
-    want = ref.nchw(_conv_transpose_ref(dv, w, (size, size), stride))
-    _check(ref.run_both(xml, {"dy": ref.nchw(dv)}), "deconv", want)
+    want = _conv_transpose_ref(dv, w, (size, size), stride)
+    _check(ref.run_both(xml, {"dy": dv}), "deconv", want)
 
 
 def test_mean_scale_and_reverse_channels_on_an_nhwc_model(tmp_path: Path) -> None:
-    """Preprocessing works on TF's channel axis (last); the IR input is still NCHW."""
+    """Preprocessing works on TF's channel axis (last), before the Transpose to NCHW."""
     w = _rand(1, 1, 3, 2)
     g = GraphBuilder()
     x = g.placeholder("img", [1, 4, 4, 3])
@@ -300,8 +311,43 @@ def test_mean_scale_and_reverse_channels_on_an_nhwc_model(tmp_path: Path) -> Non
                           mean_values={None: [1.0, 2.0, 3.0]}, scale_values={None: [2.0, 4.0, 8.0]},
                           reverse_input_channels=True)
     xml = convert(opts).xml
-    assert _param_shape(xml) == "1,3,4,4" and "Transpose" not in _types(xml)
+    assert _param_shape(xml) == "1,4,4,3" and _types(xml).count("Transpose") == 2
     xv = _rand(1, 4, 4, 3)
     pre = (xv[..., ::-1] - np.array([1, 2, 3], F32)) / np.array([2, 4, 8], F32)
-    expected = ref.nchw(ref.conv2d(pre, w, 1, "VALID"))
-    _check(ref.run_both(xml, {"img": ref.nchw(xv)}), "conv", expected)
+    expected = ref.conv2d(pre, w, 1, "VALID")
+    _check(ref.run_both(xml, {"img": xv}), "conv", expected)
+
+
+# -- the interface ovc gives (MO 2022.1+ legacy TF gave the same shapes) ------------------------
+def _interface(model) -> tuple[list[str], list[str]]:
+    return ([str(p.get_partial_shape()) for p in model.inputs],
+            sorted(str(p.get_partial_shape()) for p in model.outputs))
+
+
+@pytest.mark.parametrize("layout", [None, "nhwc->nchw"])
+def test_input_and_output_shapes_are_ovc_s(tmp_path: Path, layout: str | None) -> None:
+    """A conv net with a 4-D and a flattened output: NHWC in and out by default, as ovc; with
+    --layout nhwc->nchw the input is NCHW in both."""
+    import openvino as ov
+
+    g = GraphBuilder()
+    x = g.placeholder("data", [1, 8, 8, 3])
+    c = g.node("Conv2D", "conv", [x, g.const("w", _rand(3, 3, 3, 6))], T=F32,
+               strides=[1, 1, 1, 1], padding="SAME")
+    r = g.node("Relu", "relu", [c], T=F32)
+    g.node("MaxPool", "pool", [r], T=F32, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1],
+           padding="VALID")
+    g.node("Reshape", "flat", [r, g.const("flat/shape", np.array([1, -1], np.int32))], T=F32)
+    model = g.save(tmp_path / "conv.pb")
+    layouts = parse_layouts("--layout", layout) if layout else []
+    xml = convert(ConvertOptions(model, output_dir=tmp_path / "ir", layouts=layouts)).xml
+    ours = ov.Core().read_model(str(xml))
+    theirs = ov.convert_model(str(model))
+    if layout:
+        ppp = ov.preprocess.PrePostProcessor(theirs)
+        ppp.input().tensor().set_layout(ov.Layout("NCHW"))
+        ppp.input().model().set_layout(ov.Layout("NHWC"))
+        theirs = ppp.build()
+    assert _interface(ours) == _interface(theirs)
+    assert _interface(ours) == (["[1,3,8,8]" if layout else "[1,8,8,3]"], ["[1,384]", "[1,4,4,6]"])
+    assert _types(xml).count("Transpose") == (2 if layout else 3)

@@ -1,4 +1,4 @@
-"""The middle pass that turns an NHWC model's IR into NCHW by moving and cancelling the
+"""The middle pass that makes an NHWC model's inside NCHW by moving and cancelling the
 Transposes the front phase put around channels-last ops (see the package docstring)."""
 
 from __future__ import annotations
@@ -13,10 +13,8 @@ from converter.middle.replacement import MiddleReplacementPattern
 from converter.ops.elementwise._base import BinaryOp, UnaryOp
 from converter.ops.op import Op
 
-__all__ = ["LayoutChangeNHWCtoNCHW", "TO_NCHW", "TO_NHWC"]
+__all__ = ["LayoutChangeNHWCtoNCHW"]
 
-TO_NCHW = {4: [0, 3, 1, 2], 5: [0, 4, 1, 2, 3]}
-TO_NHWC = {4: [0, 2, 3, 1], 5: [0, 2, 3, 4, 1]}
 _PASS_THROUGH = {"Convert"}
 _REDUCE = {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1",
            "ReduceL2", "ReduceLogicalAnd", "ReduceLogicalOr"}
@@ -54,11 +52,22 @@ def _marked_perm(port: Port | None) -> list[int] | None:
     return _perm(port.node)
 
 
+def _move_tensor_facts(old: Port, new: Port) -> None:
+    """The framework's tensor names and the rt_info (--layout) of old now belong to new."""
+    new.add_tensor_names(old.get_tensor_names())
+    old.remove_tensor_names()
+    info = old.node._ports("out").get(old.idx, {}).pop("rt_info", None)
+    if info:
+        new.node._ports("out").setdefault(new.idx, {}).setdefault("rt_info", {}).update(info)
+
+
 def _insert_after(graph: Graph, node: Node, perm: list[int]) -> None:
-    """node.out 0 -> marked Transpose(perm) -> node's former consumers."""
+    """node.out 0 -> marked Transpose(perm) -> node's former consumers. The framework's tensor
+    names move to the Transpose, whose output holds the tensor in the framework's layout."""
     out = node.out_port(0)
     dests = out.get_destinations()
     t = _transpose(graph, out, perm, f"{node.soft_get('name', node.id)}/layout_transpose")
+    _move_tensor_facts(out, t.out_port(0))
     for dst in dests:
         t.out_port(0).connect(dst)
 
@@ -187,16 +196,8 @@ def _cancel(graph: Graph, dst: Port, src: Port, p: list[int]) -> bool:
     p2 = _perm(node)
     if p2 is None or [p[i] for i in p2] != list(range(len(p))):
         return False
+    _move_tensor_facts(node.out_port(0), src)
     node.out_port(0).get_connection().set_source(src)
-    return True
-
-
-def _result(graph: Graph, dst: Port, src: Port, p: list[int]) -> bool:
-    if TO_NHWC.get(len(p)) != p:
-        return False
-    t_out = dst.get_source()
-    src.add_tensor_names(t_out.get_tensor_names())
-    src.connect(dst)
     return True
 
 
@@ -204,8 +205,6 @@ def _rule(node: Node) -> Rule | None:
     op = node.soft_get("op")
     if op == "Transpose":
         return _cancel
-    if op == "Result":
-        return _result
     if op == "Concat":
         return _concat
     if op in _REDUCE:
@@ -240,21 +239,25 @@ def _sweep(graph: Graph) -> int:
     return applied
 
 
-def _nchw_parameters(graph: Graph) -> None:
-    for param in graph.get_op_nodes(op="Parameter"):
-        shape = param.soft_get("shape", None)
-        if shape is None or len(shape) not in TO_NCHW:
+def _merge_twins(graph: Graph) -> None:
+    """Marked Transposes of one tensor with the same order become one (an NHWC input that
+    feeds several convolutions gets one Transpose, as in MO)."""
+    for t in graph.get_op_nodes(op="Transpose"):
+        src = t.in_port(0).get_source()
+        p = _marked_perm(t.out_port(0))
+        if src is None or p is None or not t.out_port(0).get_destinations():
             continue
-        rank = len(shape)
-        param["shape"] = tuple(shape[i] for i in TO_NCHW[rank])
-        param.infer(param)
-        _insert_after(graph, param, TO_NHWC[rank])
+        for dst in src.get_destinations():
+            twin = dst.node
+            if twin.id != t.id and dst.idx == 0 and _marked_perm(twin.out_port(0)) == p:
+                _move_tensor_facts(twin.out_port(0), t.out_port(0))
+                twin.out_port(0).get_connection().set_source(t.out_port(0))
 
 
 def change_layout(graph: Graph) -> None:
-    """Parameters to NCHW, then sink and cancel the layout Transposes (the pass runner
-    re-infers shapes afterwards: force_shape_inference)."""
-    _nchw_parameters(graph)
+    """Sink and cancel the layout Transposes (the pass runner re-infers shapes afterwards:
+    force_shape_inference). Parameters and Results keep the model's layout."""
+    _merge_twins(graph)
     while _sweep(graph):
         graph.clean_up()
     graph.clean_up()
@@ -262,7 +265,7 @@ def change_layout(graph: Graph) -> None:
 
 
 class LayoutChangeNHWCtoNCHW(MiddleReplacementPattern):
-    """MO's NHWC->NCHW change for channels-last models; skipped when no op needs it."""
+    """MO's NHWC->NCHW change inside channels-last models; skipped when no op needs it."""
 
     enabled = True
     force_shape_inference = True
