@@ -33,27 +33,70 @@ def conv_shape(attrs: dict, x: tuple | None, kernel: list[int] | None, out_ch: i
     )
 
 
-def grouped_conv(attrs: dict, x: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Convolution of x [N, G*Cg, ...] with w [G, Og, Cg, *k] -> [N, G*Og, *out]:
-    columns [N, G, Cg*K, P] (one strided copy per kernel position; none for a 1x1 kernel),
-    then one batched matmul that lands in NCHW order."""
-    groups, og, cg, *kernel = w.shape
-    n = len(kernel)
-    out = conv_shape(attrs, x.shape, kernel, groups * og)[2:]
-    strides, dilations, pb, pe = spatial_attrs(attrs, n, kernel)
-    pb, _ = resolve_pads(attrs.get("auto_pad", "explicit"), x.shape[2:], kernel, strides,
+def _geometry(attrs: dict, shape: tuple, kernel: list[int]) -> tuple[list[int], ...]:
+    """(strides, dilations, pads_begin, out dims) of a convolution over data of this shape."""
+    strides, dilations, pb, pe = spatial_attrs(attrs, len(kernel), kernel)
+    pb, _ = resolve_pads(attrs.get("auto_pad", "explicit"), shape[2:], kernel, strides,
                          dilations, pb, pe)
+    return strides, dilations, pb, list(conv_shape(attrs, shape, kernel, 0)[2:])
+
+
+def _conv(x: np.ndarray, w: np.ndarray, kernel: list[int], geometry: tuple) -> np.ndarray:
+    """x [N, G*Cg, ...] convolved with w [G, Og, Cg*K] -> [N, G*Og, *out]: columns
+    [N, G, Cg*K, P] (one strided copy per kernel position; none for a 1x1 kernel), then one
+    batched matmul that lands in NCHW order; a depthwise w (Og = Cg = 1) instead sums the
+    windows at each kernel position weighted per channel, with no columns at all."""
+    strides, dilations, pb, out = geometry
+    n, groups, og = len(kernel), w.shape[0], w.shape[1]
     win = windows(x, kernel, strides, dilations, pb, out)  # [N, C, *out, *k] view
     batch, taps, positions = x.shape[0], int(np.prod(kernel)), int(np.prod(out))
     if taps == 1:
-        cols = np.ascontiguousarray(win[(Ellipsis, *([0] * n))])
+        cols = win[(Ellipsis, *([0] * n))]
+        if og * w.shape[2] == 1 and groups > 1:  # depthwise 1x1: a per-channel scale
+            return cols * w.reshape(groups, *([1] * n))
+        cols = np.ascontiguousarray(cols)
+    elif og * w.shape[2] == 1 and groups > 1:
+        return _depthwise(win, w.reshape(groups, taps), kernel, n)
     else:
         cols = np.empty((batch, x.shape[1], taps, *out), dtype=x.dtype)
         for t, pos in enumerate(np.ndindex(*kernel)):
             cols[:, :, t] = win[(Ellipsis, *pos)]
-    cols = cols.reshape(batch, groups, cg * taps, positions)
-    res = np.matmul(w.reshape(groups, og, cg * taps), cols)  # [N, G, Og, P]
+    cols = cols.reshape(batch, groups, -1, positions)
+    res = np.matmul(w, cols)  # [N, G, Og, P]
     return res.reshape(batch, groups * og, *out)
+
+
+def _depthwise(win: np.ndarray, w: np.ndarray, kernel: list[int], n: int) -> np.ndarray:
+    """sum over kernel positions t of win[..., t] * w[:, t] per channel (w [C, K])."""
+    w = w.reshape(w.shape[0], len(w[0]), *([1] * n))
+    positions = list(np.ndindex(*kernel))
+    out = win[(Ellipsis, *positions[0])] * w[:, 0]
+    step = np.empty_like(out)
+    for t, pos in enumerate(positions[1:], 1):
+        out += np.multiply(win[(Ellipsis, *pos)], w[:, t], out=step)
+    return out
+
+
+def grouped_conv(attrs: dict, x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Convolution of x [N, G*Cg, ...] with w [G, Og, Cg, *k] -> [N, G*Og, *out]."""
+    groups, og, cg, *kernel = w.shape
+    return _conv(x, w.reshape(groups, og, -1), kernel, _geometry(attrs, x.shape, kernel))
+
+
+def planned_conv(attrs: dict, w: np.ndarray):
+    """grouped_conv with constant filters w [G, Og, Cg, *k]: the filter matrix made once and
+    the window geometry once per data shape."""
+    groups, og, cg, *kernel = w.shape
+    matrix = np.ascontiguousarray(w.reshape(groups, og, -1))
+    geometry: dict[tuple, tuple] = {}
+
+    def run(inputs: list[np.ndarray]) -> list[np.ndarray]:
+        x = inputs[0]
+        geo = geometry.get(x.shape)
+        if geo is None:
+            geo = geometry[x.shape] = _geometry(attrs, x.shape, kernel)
+        return [_conv(x, matrix, kernel, geo)]
+    return run
 
 
 def conv_input_problem(x: tuple | None, w: tuple | None, grouped: bool) -> str | None:
@@ -95,6 +138,13 @@ class Convolution(Op):
         x, w = inputs
         return [grouped_conv(attrs, x, w[None])]
 
+    @classmethod
+    def plan(cls, attrs, values, used):
+        w = values[1]
+        if w is None or w.dtype.kind != "f":
+            return super().plan(attrs, values, used)
+        return planned_conv(attrs, w[None])
+
 
 class GroupConvolution(Op):
     """Filters [GROUPS, C_OUT, C_IN, *k]. https://docs.openvino.ai/2025/documentation/openvino-ir-format/operation-sets/operation-specs/convolution/group-convolution-1.html"""
@@ -121,3 +171,10 @@ class GroupConvolution(Op):
     @classmethod
     def evaluate(cls, attrs, inputs):
         return [grouped_conv(attrs, inputs[0], inputs[1])]
+
+    @classmethod
+    def plan(cls, attrs, values, used):
+        w = values[1]
+        if w is None or w.dtype.kind != "f":
+            return super().plan(attrs, values, used)
+        return planned_conv(attrs, w)
