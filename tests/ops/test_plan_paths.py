@@ -132,3 +132,15 @@ def test_erf32_and_erfc32_are_float32_accurate():
     np.testing.assert_array_equal(erfc32(specials[:2]), [0, 2])
     assert OPS["Erf"].compute({}, [x])[0].dtype == np.float32
     assert OPS["Erf"].compute({}, [x.astype(np.float16)])[0].dtype == np.float16
+
+
+@pytest.mark.parametrize("size", [1, 4, 5])
+def test_lrn_shifted_sums_match_the_definition(size):
+    x = RNG.standard_normal((2, 7, 4, 3)).astype(np.float32)
+    attrs = _attrs("LRN", size=size, alpha=0.02, beta=0.75, bias=2.0)
+    y = OPS["LRN"].compute(attrs, [x, np.int64([1])])[0]
+    before = (size - 1) // 2
+    squares = np.square(x.astype(np.float64))
+    total = np.stack([squares[:, max(0, c - before):c - before + size].sum(1) for c in range(7)], 1)
+    expected = x / (2.0 + 0.02 / size * total) ** 0.75
+    np.testing.assert_allclose(y, expected, rtol=1e-6, atol=1e-7)
