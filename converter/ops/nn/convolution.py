@@ -10,6 +10,7 @@ from converter.ops.op import Op
 
 __all__ = ["Convolution", "GroupConvolution", "conv_shape"]
 
+_DEPTHWISE_BLOCK = 1 << 15  # output elements per channel block of a depthwise convolution
 _CONV_ATTRS = {"strides": "ints", "dilations": "ints", "pads_begin": "ints", "pads_end": "ints",
                "auto_pad": "str"}
 
@@ -55,7 +56,7 @@ def _conv(x: np.ndarray, w: np.ndarray, kernel: list[int], geometry: tuple) -> n
         if og * w.shape[2] == 1 and groups > 1:  # depthwise 1x1: a per-channel scale
             return cols * w.reshape(groups, *([1] * n))
         cols = np.ascontiguousarray(cols)
-    elif og * w.shape[2] == 1 and groups > 1:
+    elif og == 1 and w.shape[2] == taps and groups > 1:  # one input channel per group
         return _depthwise(win, w.reshape(groups, taps), kernel, n)
     else:
         cols = np.empty((batch, x.shape[1], taps, *out), dtype=x.dtype)
@@ -67,13 +68,20 @@ def _conv(x: np.ndarray, w: np.ndarray, kernel: list[int], geometry: tuple) -> n
 
 
 def _depthwise(win: np.ndarray, w: np.ndarray, kernel: list[int], n: int) -> np.ndarray:
-    """sum over kernel positions t of win[..., t] * w[:, t] per channel (w [C, K])."""
-    w = w.reshape(w.shape[0], len(w[0]), *([1] * n))
+    """sum over kernel positions t of win[..., t] * w[:, t] per channel (w [C, K]), a block of
+    channels at a time so that each block's sums stay in cache."""
+    channels = w.shape[0]
+    w = w.reshape(channels, w.shape[1], *([1] * n))
     positions = list(np.ndindex(*kernel))
-    out = win[(Ellipsis, *positions[0])] * w[:, 0]
-    step = np.empty_like(out)
-    for t, pos in enumerate(positions[1:], 1):
-        out += np.multiply(win[(Ellipsis, *pos)], w[:, t], out=step)
+    out = np.empty(win.shape[:-n], dtype=np.result_type(win, w))
+    block = max(1, _DEPTHWISE_BLOCK // int(np.prod(out.shape[2:])))
+    step = np.empty((out.shape[0], min(block, channels), *out.shape[2:]), dtype=out.dtype)
+    for c in range(0, channels, block):
+        part, rows = out[:, c:c + block], win[:, c:c + block]
+        scratch = step[:, :part.shape[1]]
+        np.multiply(rows[(Ellipsis, *positions[0])], w[c:c + block, 0], out=part)
+        for t, pos in enumerate(positions[1:], 1):
+            part += np.multiply(rows[(Ellipsis, *pos)], w[c:c + block, t], out=scratch)
     return out
 
 
