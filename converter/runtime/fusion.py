@@ -1,5 +1,5 @@
 """Plan-time fusion for the shim: a layer that reads the fresh output of a built-in
-Convolution, GroupConvolution or MatMul (alone, or with layers already fused into it) as its
+Convolution, MatMul, BatchNorm, Add, ... (alone, or with layers already fused into it) as its
 only non-constant input, and is its only reader, runs in place at the end of that step when
 its op has an in-place path (`Op.inplace`: bias Add, Multiply, BatchNormInference, ReLU,
 Clamp, ...) and keeps the shape and element type."""
@@ -22,7 +22,10 @@ if TYPE_CHECKING:
 
 __all__ = ["HEADS", "fuse"]
 
-HEADS = frozenset({"Convolution", "GroupConvolution", "MatMul"})  # ops with fresh outputs
+HEADS = frozenset({  # ops whose evaluate returns a new array, never a view of an input
+    "Convolution", "GroupConvolution", "MatMul", "BatchNormInference", "MVN", "AvgPool", "Add",
+    "Multiply", "Subtract",
+})
 
 
 def _then(kernel: Kernel, epilogue: Callable[[np.ndarray], None]) -> Kernel:

@@ -27,7 +27,8 @@ def _model(tmp_path: Path) -> Path:
         helper.make_node("Relu", ["c"], ["r"]),  # fused: Conv + bias + Relu
         helper.make_node("Conv", ["r", "w2"], ["d"]),
         helper.make_node("Clip", ["d", "lo", "hi"], ["e"]),  # not fused: d is read twice
-        helper.make_node("Add", ["e", "d"], ["f"]),
+        helper.make_node("Add", ["e", "d"], ["g"]),
+        helper.make_node("Relu", ["g"], ["f"]),  # fused: the Add's output is fresh too
         helper.make_node("MaxPool", ["f"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
         helper.make_node("Flatten", ["p"], ["q"]),
         helper.make_node("MatMul", ["q", "m"], ["s"]),
@@ -54,6 +55,7 @@ def test_bias_and_activation_fuse_into_the_op_before_them(tmp_path: Path) -> Non
     fused = {step.layer.type: step.fused for step in executor.steps if step.fused}
     assert fused["Convolution"] == ["Add", "ReLU"]
     assert fused["MatMul"] == ["Add"]
+    assert fused["Add"] == ["ReLU"]
     assert "Clamp" in [step.layer.type for step in executor.steps]
     session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     for _ in range(2):  # in-place epilogues must not touch anything a later run reads
