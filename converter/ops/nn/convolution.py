@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from converter.graph.shape import DYN
@@ -10,6 +12,7 @@ from converter.ops.op import Op
 
 __all__ = ["Convolution", "GroupConvolution", "conv_shape"]
 
+_SCRATCH = threading.local()
 _DEPTHWISE_BLOCK = 1 << 15  # output elements per channel block of a depthwise convolution
 _CONV_ATTRS = {"strides": "ints", "dilations": "ints", "pads_begin": "ints", "pads_end": "ints",
                "auto_pad": "str"}
@@ -59,12 +62,23 @@ def _conv(x: np.ndarray, w: np.ndarray, kernel: list[int], geometry: tuple) -> n
     elif og == 1 and w.shape[2] == taps and groups > 1:  # one input channel per group
         return _depthwise(win, w.reshape(groups, taps), kernel, n)
     else:
-        cols = np.empty((batch, x.shape[1], taps, *out), dtype=x.dtype)
+        cols = _scratch((batch, x.shape[1], taps, *out), x.dtype)
         for t, pos in enumerate(np.ndindex(*kernel)):
             cols[:, :, t] = win[(Ellipsis, *pos)]
     cols = cols.reshape(batch, groups, -1, positions)
     res = np.matmul(w, cols)  # [N, G, Og, P]
     return res.reshape(batch, groups * og, *out)
+
+
+def _scratch(shape: tuple, dtype: np.dtype) -> np.ndarray:
+    """An uninitialised array for columns, in memory every convolution on this thread reuses:
+    the columns are dead once their GEMM is done, and fresh memory of that size would be
+    page-faulted in on every call."""
+    nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
+    buffer = getattr(_SCRATCH, "buffer", None)
+    if buffer is None or buffer.size < nbytes:
+        buffer = _SCRATCH.buffer = np.empty(nbytes, np.uint8)
+    return buffer[:nbytes].view(dtype).reshape(shape)
 
 
 def _depthwise(win: np.ndarray, w: np.ndarray, kernel: list[int], n: int) -> np.ndarray:
