@@ -117,7 +117,8 @@ class AvgPool(Op):
         x = inputs[0]
         win, out, strides, _, pb, pe = _pool_windows(attrs, x, 0)
         n = len(out)
-        total = _window_sum(win, n, np.float64 if x.dtype.kind != "f" else x.dtype)
+        total = _window_sum(win, n, np.float64 if x.dtype.kind != "f"
+                            else np.promote_types(x.dtype, np.float32))  # float16 sums in float32
         count = np.ones((), np.float64)
         for j, (o, k, s) in enumerate(zip(out, attrs["kernel"], strides)):
             start = np.arange(o) * s - pb[j]
