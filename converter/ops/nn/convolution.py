@@ -14,6 +14,7 @@ __all__ = ["Convolution", "GroupConvolution", "conv_shape"]
 
 _SCRATCH = threading.local()
 _DEPTHWISE_BLOCK = 1 << 15  # output elements per channel block of a depthwise convolution
+_WIDE = (np.float32, np.float64)  # depthwise sums in the data's type (float16: by GEMM's)
 _CONV_ATTRS = {"strides": "ints", "dilations": "ints", "pads_begin": "ints", "pads_end": "ints",
                "auto_pad": "str"}
 
@@ -59,7 +60,7 @@ def _conv(x: np.ndarray, w: np.ndarray, kernel: list[int], geometry: tuple) -> n
         if og * w.shape[2] == 1 and groups > 1:  # depthwise 1x1: a per-channel scale
             return cols * w.reshape(groups, *([1] * n))
         cols = np.ascontiguousarray(cols)
-    elif og == 1 and w.shape[2] == taps and groups > 1:  # one input channel per group
+    elif og == 1 and w.shape[2] == taps and groups > 1 and x.dtype in _WIDE:  # depthwise
         return _depthwise(win, w.reshape(groups, taps), kernel, n)
     else:
         cols = _scratch((batch, x.shape[1], taps, *out), x.dtype)
