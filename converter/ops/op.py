@@ -15,6 +15,8 @@ conversion calls; extensions written for MO subclass `Op` and use it as they alw
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -115,6 +117,22 @@ class Op(NodeBuilder):
             else np.asarray(o).astype(types[i], copy=False)
             for i, o in enumerate(outs)
         ]
+
+    @classmethod
+    def plan(cls, attrs: dict[str, Any], values: list[np.ndarray | None],
+             used: list[bool]) -> Callable[[list[np.ndarray]], list[np.ndarray]]:
+        """The kernel the shim runs for one layer: compute(), unless the op has a faster path of
+        its own for what a plan knows (the constant inputs' `values`, which outputs are `used`;
+        an unused output may come back as None). The op's tests cover both paths."""
+        return partial(cls.compute, attrs)
+
+    @classmethod
+    def inplace(cls, attrs: dict[str, Any],
+                values: list[np.ndarray | None]) -> Callable[[np.ndarray], None] | None:
+        """For a layer fused into the one before it: a function writing the op's output over
+        its first input (same shape and type), the other inputs being the constants `values`
+        [1:]; None when the op has no such path for them."""
+        return None
 
     @staticmethod
     def get_op_class_by_name(name: str) -> type[Op]:

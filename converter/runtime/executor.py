@@ -17,6 +17,7 @@ from converter.ir.reader import IRLayer, IRModel
 from converter.ir.types import dtype_of, parse_attr
 from converter.ops.control._body import Spec
 from converter.ops.op import Op, ir_op_class
+from converter.runtime.fusion import fuse
 
 __all__ = ["Device", "Executor", "KernelNotFoundError", "OpTimes", "Step"]
 
@@ -49,10 +50,15 @@ def op_kernel(cls: type[Op], layer: IRLayer) -> Kernel:
     return lambda inputs: cls.compute(attrs, inputs)
 
 
-def builtin_kernel(layer: IRLayer) -> Kernel | None:
-    """The numpy kernel of a built-in opset op, or None for an unknown type/opset."""
+def builtin_kernel(layer: IRLayer, values: list[np.ndarray | None] | None = None,
+                   used: list[bool] | None = None) -> Kernel | None:
+    """The numpy kernel of a built-in opset op (its plan-time path for the constant input
+    `values` and the `used` outputs), or None for an unknown type/opset."""
     cls = ir_op_class(layer.type, layer.version)
-    return None if cls is None else op_kernel(cls, layer)
+    if cls is None:
+        return None
+    used = [True] * len(layer.outputs) if used is None else used
+    return cls.plan(layer_attrs(cls, layer), values or [None] * len(layer.inputs), used)
 
 
 def _precision(text: str) -> np.dtype | None:
@@ -78,9 +84,12 @@ class OpTimes:
 class Step:
     layer: IRLayer
     kernel: Kernel
-    inputs: list[tuple[int, int]]  # (layer id, output index)
+    inputs: list[int]  # buffer slots
     device: str
-    free_after: list[tuple[int, int]]
+    outputs: list[int] = field(default_factory=list)
+    free_after: list[int] = field(default_factory=list)  # slots last read here
+    builtin: bool = False  # the op's own numpy kernel: its outputs are fresh arrays
+    fused: list[str] = field(default_factory=list)  # types of the layers fused into it
 
 
 def _topological(model: IRModel) -> list[IRLayer]:
@@ -117,6 +126,7 @@ class Executor:
         self.parameters = [lay for lay in model.layers.values() if lay.type == "Parameter"]
         self.results = [lay for lay in model.layers.values() if lay.type == "Result"]
         self.steps = self._plan()
+        self._result_ids = [r.id for r in self.results]
         self._result_names = {r.id: self.result_names(r) for r in self.results}
         self._inputs = [self._input_spec(p) for p in self.parameters]
 
@@ -130,16 +140,18 @@ class Executor:
         outs = [p.id for p in self.model.layers[src_layer].outputs]
         return src_layer, outs.index(src_port)
 
-    def _kernel(self, layer: IRLayer) -> tuple[Kernel, str]:
+    def _kernel(self, layer: IRLayer, values: list[np.ndarray | None],
+                used: list[bool]) -> tuple[Kernel, str, bool]:
+        """(kernel, device name, whether it is the op's built-in numpy kernel)."""
         if layer.bodies:
-            return self._subgraph_kernel(layer), "CPU"
+            return self._subgraph_kernel(layer), "CPU", False
         for device in self.devices:
             kernel = device.kernel(layer)
             if kernel is not None:
-                return kernel, device.name
-        kernel = builtin_kernel(layer)
+                return kernel, device.name, False
+        kernel = builtin_kernel(layer, values, used)
         if kernel is not None:
-            return kernel, self.devices[-1].name if self.devices else "CPU"
+            return kernel, self.devices[-1].name if self.devices else "CPU", True
         names = ", ".join(d.name for d in self.devices) or "CPU"
         msg = (
             f"layer '{layer.name}' of type {layer.type} ({layer.version}) has no kernel on "
@@ -161,28 +173,49 @@ class Executor:
         return lambda inputs: cls.compute(attrs, inputs)
 
     def _plan(self) -> list[Step]:
+        """Steps over numbered buffer slots: Const values sit in their slots before a run,
+        layers fuse at plan time (converter.runtime.fusion), each slot is freed after the
+        step that reads it last."""
+        order = _topological(self.model)
+        refs = [(lay.id, i) for lay in order for i in range(max(1, len(lay.outputs)))]
+        self.slot = {ref: n for n, ref in enumerate(refs)}
+        self._initial: list[np.ndarray | None] = [None] * len(self.slot)
+        used = {self._source(lay, i) for lay in order for i in range(len(lay.inputs))}
         steps: list[Step] = []
-        last_use: dict[tuple[int, int], int] = {}
-        for layer in _topological(self.model):
+        for layer in order:
             if layer.type == "Parameter":
                 continue
-            inputs = [self._source(layer, i) for i in range(len(layer.inputs))]
             if layer.type == "Const":
-                value = layer.value
-                kernel, device = (lambda _i, v=value: [v]), "CPU"
-            elif layer.type == "Result":
+                self._initial[self.slot[(layer.id, 0)]] = layer.value
+                continue
+            refs = [self._source(layer, i) for i in range(len(layer.inputs))]
+            builtin = False
+            if layer.type == "Result":
                 kernel, device = (lambda i: [i[0]]), "CPU"
             elif layer.type in ("ReadValue", "Assign"):
                 kernel, device = self._state_kernel(layer), "CPU"
             else:
-                kernel, device = self._kernel(layer)
-                self._check_inputs(layer, inputs)
-            for ref in inputs:
-                last_use[ref] = len(steps)
-            steps.append(Step(layer, kernel, inputs, device, []))
-        for ref, idx in last_use.items():
-            steps[idx].free_after.append(ref)
+                self._check_inputs(layer, refs)
+                values = [self._const(lid) for lid, _ in refs]
+                outs_used = [(layer.id, i) in used for i in range(len(layer.outputs))]
+                kernel, device, builtin = self._kernel(layer, values, outs_used)
+            outputs = [self.slot[(layer.id, i)] for i in range(max(1, len(layer.outputs)))]
+            steps.append(Step(layer, kernel, [self.slot[r] for r in refs], device, outputs,
+                              builtin=builtin))
+        steps = fuse(steps, self.model, self._initial)
+        consts = {n for n, v in enumerate(self._initial) if v is not None}
+        last_use: dict[int, Step] = {}
+        for step in steps:
+            for n in step.inputs:
+                last_use[n] = step
+        for n, step in last_use.items():
+            if n not in consts:
+                step.free_after.append(n)
         return steps
+
+    def _const(self, layer_id: int) -> np.ndarray | None:
+        layer = self.model.layers[layer_id]
+        return layer.value if layer.type == "Const" else None
 
     def _state_kernel(self, layer: IRLayer) -> Kernel:
         """ReadValue gives the variable as the last run() left it (its init input before any,
@@ -272,12 +305,14 @@ class Executor:
     def execute(self, buffers: dict[tuple[int, int], np.ndarray],
                 times: OpTimes | None = None) -> dict[int, np.ndarray]:
         """Run on the Parameters' values ((layer id, 0) -> value); each Result's by layer id."""
+        slots = list(self._initial)
+        for ref, value in buffers.items():
+            slots[self.slot[ref]] = value
         outputs: dict[int, np.ndarray] = {}
         for step in self.steps:
-            args = [buffers[ref] for ref in step.inputs]
-            start = time.perf_counter()
+            start = time.perf_counter() if times is not None else 0.0
             try:
-                outs = step.kernel(args)
+                outs = step.kernel([slots[n] for n in step.inputs])
             except ExtgenError:
                 raise
             except Exception as err:  # an op failing at run time is reported with its layer
@@ -288,12 +323,12 @@ class Executor:
                 raise ModelFormatError(msg) from err
             if times is not None:
                 times.add(step.layer.type, time.perf_counter() - start)
-            if step.layer.type == "Result":
-                outputs[step.layer.id] = outs[0]
-            for i, out in enumerate(outs):
-                buffers[(step.layer.id, i)] = out
-            for ref in step.free_after:
-                buffers.pop(ref, None)
+            for n, out in zip(step.outputs, outs):
+                slots[n] = out
+            for n in step.free_after:
+                slots[n] = None
+        for lid in self._result_ids:
+            outputs[lid] = slots[self.slot[(lid, 0)]]
         self.variables.update(self._assigned)
         self._assigned.clear()
         return outputs

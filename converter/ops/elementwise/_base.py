@@ -69,3 +69,14 @@ class BinaryOp(Op):
         with np.errstate(all="ignore"):
             z = cls.apply(attrs, a, b)
         return [cast_to(z, cls.infer_types(attrs, [a.dtype, b.dtype])[0])]
+
+    @classmethod
+    def inplace(cls, attrs, values):
+        """x = fn(x, b) into x for a float constant b, when fn is a plain ufunc."""
+        b = values[1]
+        plain = (isinstance(cls.fn, np.ufunc) and cls.result_type is None
+                 and cls.apply.__func__ is BinaryOp.apply.__func__)
+        if not plain or b is None or b.dtype.kind != "f":
+            return None
+        fn = cls.fn
+        return lambda x: fn(x, b, out=x)

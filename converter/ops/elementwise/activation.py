@@ -26,6 +26,10 @@ class Relu(UnaryOp):
     version = "opset1"
     fn = staticmethod(lambda x: np.maximum(x, np.zeros((), x.dtype)))
 
+    @classmethod
+    def inplace(cls, attrs, values):
+        return lambda x: np.maximum(x, np.zeros((), x.dtype), out=x)
+
 
 class Sigmoid(UnaryOp):
     op = type = "Sigmoid"
@@ -53,14 +57,26 @@ class Clamp(UnaryOp):
     version = "opset1"
     attr_types = {"min": "float", "max": "float"}
 
-    @classmethod
-    def apply(cls, attrs, x):
+    @staticmethod
+    def bounds(attrs: dict, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         lo, hi = float(attrs["min"]), float(attrs["max"])
         if x.dtype.kind in "iu":
             info = np.iinfo(x.dtype)
             lo, hi = np.clip([math.ceil(lo) if math.isfinite(lo) else lo,
                               math.floor(hi) if math.isfinite(hi) else hi], info.min, info.max)
-        return np.minimum(np.maximum(x, scalar_like(lo, x)), scalar_like(hi, x))
+        return scalar_like(lo, x), scalar_like(hi, x)
+
+    @classmethod
+    def apply(cls, attrs, x):
+        lo, hi = cls.bounds(attrs, x)
+        return np.minimum(np.maximum(x, lo), hi)
+
+    @classmethod
+    def inplace(cls, attrs, values):
+        def clamp(x: np.ndarray) -> None:
+            lo, hi = cls.bounds(attrs, x)
+            np.minimum(np.maximum(x, lo, out=x), hi, out=x)
+        return clamp
 
 
 class HardSigmoid(UnaryOp):

@@ -10,6 +10,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from converter.ops.elementwise.special import erf as _erf
+from converter.ops.elementwise.special import erf32
 
 __all__ = ["TABLE", "fn", "nearest", "operand", "result"]
 
@@ -37,8 +38,10 @@ def softsign(x: np.ndarray) -> np.ndarray:
 
 
 def erf(x: np.ndarray) -> np.ndarray:
-    """erf in float64 precision, returned in x's float type."""
+    """erf in x's float type (float32 arithmetic for float32/float16), else in float64."""
     x = np.asarray(x)
+    if x.dtype in (np.float32, np.float16):
+        return erf32(x).astype(x.dtype, copy=False)
     return _erf(x).astype(x.dtype if x.dtype.kind == "f" else np.float64)
 
 

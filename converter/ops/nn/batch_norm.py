@@ -9,6 +9,14 @@ from converter.ops.op import Op
 __all__ = ["BatchNormInference", "BatchNormInference1"]
 
 
+def _affine(attrs: dict, gamma: np.ndarray, beta: np.ndarray, mean: np.ndarray, var: np.ndarray,
+            rank: int) -> tuple[np.ndarray, np.ndarray]:
+    """(scale, shift) per channel, shaped to broadcast over axis 1 of a rank-`rank` tensor."""
+    shape = (1, -1) + (1,) * (rank - 2)
+    scale = gamma / np.sqrt(var + np.asarray(attrs["epsilon"], var.dtype))
+    return scale.reshape(shape), (beta - mean * scale).reshape(shape)
+
+
 class BatchNormInference(Op):
     op = type = "BatchNormInference"
     version = "opset5"
@@ -19,10 +27,17 @@ class BatchNormInference(Op):
     @classmethod
     def evaluate(cls, attrs, inputs):
         x, gamma, beta, mean, var = inputs
-        shape = (1, -1) + (1,) * (x.ndim - 2)
-        scale = gamma / np.sqrt(var + np.asarray(attrs["epsilon"], var.dtype))
-        shift = beta - mean * scale
-        return [x * scale.reshape(shape) + shift.reshape(shape)]
+        scale, shift = _affine(attrs, gamma, beta, mean, var, x.ndim)
+        return [x * scale + shift]
+
+    @classmethod
+    def inplace(cls, attrs, values):
+        gamma, beta, mean, var = values[1:5]
+
+        def normalize(x: np.ndarray) -> None:
+            scale, shift = _affine(attrs, gamma, beta, mean, var, x.ndim)
+            np.add(np.multiply(x, scale, out=x), shift, out=x)
+        return normalize
 
 
 class BatchNormInference1(BatchNormInference):
@@ -45,3 +60,7 @@ class BatchNormInference1(BatchNormInference):
     def evaluate(cls, attrs, inputs):
         gamma, beta, x, mean, var = inputs
         return super().evaluate(attrs, [x, gamma, beta, mean, var])
+
+    @classmethod
+    def inplace(cls, attrs, values):
+        return None  # the data is input 2

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from converter.graph.shape import DYN
@@ -10,6 +12,9 @@ from converter.ops.op import Op
 
 __all__ = ["Convolution", "GroupConvolution", "conv_shape"]
 
+_SCRATCH = threading.local()
+_DEPTHWISE_BLOCK = 1 << 15  # output elements per channel block of a depthwise convolution
+_WIDE = (np.float32, np.float64)  # depthwise sums in the data's type (float16: by GEMM's)
 _CONV_ATTRS = {"strides": "ints", "dilations": "ints", "pads_begin": "ints", "pads_end": "ints",
                "auto_pad": "str"}
 
@@ -33,27 +38,88 @@ def conv_shape(attrs: dict, x: tuple | None, kernel: list[int] | None, out_ch: i
     )
 
 
-def grouped_conv(attrs: dict, x: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Convolution of x [N, G*Cg, ...] with w [G, Og, Cg, *k] -> [N, G*Og, *out]:
-    columns [N, G, Cg*K, P] (one strided copy per kernel position; none for a 1x1 kernel),
-    then one batched matmul that lands in NCHW order."""
-    groups, og, cg, *kernel = w.shape
-    n = len(kernel)
-    out = conv_shape(attrs, x.shape, kernel, groups * og)[2:]
-    strides, dilations, pb, pe = spatial_attrs(attrs, n, kernel)
-    pb, _ = resolve_pads(attrs.get("auto_pad", "explicit"), x.shape[2:], kernel, strides,
+def _geometry(attrs: dict, shape: tuple, kernel: list[int]) -> tuple[list[int], ...]:
+    """(strides, dilations, pads_begin, out dims) of a convolution over data of this shape."""
+    strides, dilations, pb, pe = spatial_attrs(attrs, len(kernel), kernel)
+    pb, _ = resolve_pads(attrs.get("auto_pad", "explicit"), shape[2:], kernel, strides,
                          dilations, pb, pe)
+    return strides, dilations, pb, list(conv_shape(attrs, shape, kernel, 0)[2:])
+
+
+def _conv(x: np.ndarray, w: np.ndarray, kernel: list[int], geometry: tuple) -> np.ndarray:
+    """x [N, G*Cg, ...] convolved with w [G, Og, Cg*K] -> [N, G*Og, *out]: columns
+    [N, G, Cg*K, P] (one strided copy per kernel position; none for a 1x1 kernel), then one
+    batched matmul that lands in NCHW order; a depthwise w (Og = Cg = 1) instead sums the
+    windows at each kernel position weighted per channel, with no columns at all."""
+    strides, dilations, pb, out = geometry
+    n, groups, og = len(kernel), w.shape[0], w.shape[1]
     win = windows(x, kernel, strides, dilations, pb, out)  # [N, C, *out, *k] view
     batch, taps, positions = x.shape[0], int(np.prod(kernel)), int(np.prod(out))
     if taps == 1:
-        cols = np.ascontiguousarray(win[(Ellipsis, *([0] * n))])
+        cols = win[(Ellipsis, *([0] * n))]
+        if og * w.shape[2] == 1 and groups > 1:  # depthwise 1x1: a per-channel scale
+            return cols * w.reshape(groups, *([1] * n))
+        cols = np.ascontiguousarray(cols)
+    elif og == 1 and w.shape[2] == taps and groups > 1 and x.dtype in _WIDE:  # depthwise
+        return _depthwise(win, w.reshape(groups, taps), kernel, n)
     else:
-        cols = np.empty((batch, x.shape[1], taps, *out), dtype=x.dtype)
+        cols = _scratch((batch, x.shape[1], taps, *out), x.dtype)
         for t, pos in enumerate(np.ndindex(*kernel)):
             cols[:, :, t] = win[(Ellipsis, *pos)]
-    cols = cols.reshape(batch, groups, cg * taps, positions)
-    res = np.matmul(w.reshape(groups, og, cg * taps), cols)  # [N, G, Og, P]
+    cols = cols.reshape(batch, groups, -1, positions)
+    res = np.matmul(w, cols)  # [N, G, Og, P]
     return res.reshape(batch, groups * og, *out)
+
+
+def _scratch(shape: tuple, dtype: np.dtype) -> np.ndarray:
+    """An uninitialised array for columns, in memory every convolution on this thread reuses:
+    the columns are dead once their GEMM is done, and fresh memory of that size would be
+    page-faulted in on every call."""
+    nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
+    buffer = getattr(_SCRATCH, "buffer", None)
+    if buffer is None or buffer.size < nbytes:
+        buffer = _SCRATCH.buffer = np.empty(nbytes, np.uint8)
+    return buffer[:nbytes].view(dtype).reshape(shape)
+
+
+def _depthwise(win: np.ndarray, w: np.ndarray, kernel: list[int], n: int) -> np.ndarray:
+    """sum over kernel positions t of win[..., t] * w[:, t] per channel (w [C, K]), a block of
+    channels at a time so that each block's sums stay in cache."""
+    channels = w.shape[0]
+    w = w.reshape(channels, w.shape[1], *([1] * n))
+    positions = list(np.ndindex(*kernel))
+    out = np.empty(win.shape[:-n], dtype=np.result_type(win, w))
+    block = max(1, _DEPTHWISE_BLOCK // int(np.prod(out.shape[2:])))
+    step = np.empty((out.shape[0], min(block, channels), *out.shape[2:]), dtype=out.dtype)
+    for c in range(0, channels, block):
+        part, rows = out[:, c:c + block], win[:, c:c + block]
+        scratch = step[:, :part.shape[1]]
+        np.multiply(rows[(Ellipsis, *positions[0])], w[c:c + block, 0], out=part)
+        for t, pos in enumerate(positions[1:], 1):
+            part += np.multiply(rows[(Ellipsis, *pos)], w[c:c + block, t], out=scratch)
+    return out
+
+
+def grouped_conv(attrs: dict, x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Convolution of x [N, G*Cg, ...] with w [G, Og, Cg, *k] -> [N, G*Og, *out]."""
+    groups, og, cg, *kernel = w.shape
+    return _conv(x, w.reshape(groups, og, -1), kernel, _geometry(attrs, x.shape, kernel))
+
+
+def planned_conv(attrs: dict, w: np.ndarray):
+    """grouped_conv with constant filters w [G, Og, Cg, *k]: the filter matrix made once and
+    the window geometry once per data shape."""
+    groups, og, cg, *kernel = w.shape
+    matrix = np.ascontiguousarray(w.reshape(groups, og, -1))
+    geometry: dict[tuple, tuple] = {}
+
+    def run(inputs: list[np.ndarray]) -> list[np.ndarray]:
+        x = inputs[0]
+        geo = geometry.get(x.shape)
+        if geo is None:
+            geo = geometry[x.shape] = _geometry(attrs, x.shape, kernel)
+        return [_conv(x, matrix, kernel, geo)]
+    return run
 
 
 def conv_input_problem(x: tuple | None, w: tuple | None, grouped: bool) -> str | None:
@@ -95,6 +161,13 @@ class Convolution(Op):
         x, w = inputs
         return [grouped_conv(attrs, x, w[None])]
 
+    @classmethod
+    def plan(cls, attrs, values, used):
+        w = values[1]
+        if w is None or w.dtype.kind != "f":
+            return super().plan(attrs, values, used)
+        return planned_conv(attrs, w[None])
+
 
 class GroupConvolution(Op):
     """Filters [GROUPS, C_OUT, C_IN, *k]. https://docs.openvino.ai/2025/documentation/openvino-ir-format/operation-sets/operation-specs/convolution/group-convolution-1.html"""
@@ -121,3 +194,10 @@ class GroupConvolution(Op):
     @classmethod
     def evaluate(cls, attrs, inputs):
         return [grouped_conv(attrs, inputs[0], inputs[1])]
+
+    @classmethod
+    def plan(cls, attrs, values, used):
+        w = values[1]
+        if w is None or w.dtype.kind != "f":
+            return super().plan(attrs, values, used)
+        return planned_conv(attrs, w)

@@ -10,13 +10,18 @@ __all__ = ["LRN"]
 
 
 def _window_sum(x: np.ndarray, axis: int, size: int) -> np.ndarray:
-    """Sum of x over [i - (size-1)//2, i + size//2] along axis, clipped to the edges."""
-    before, after = (size - 1) // 2, size // 2
-    pad = [(0, 0)] * x.ndim
-    pad[axis] = (before + 1, after)
-    c = np.cumsum(np.pad(x, pad), axis=axis)
-    n = x.shape[axis]
-    return np.take(c, np.arange(size, size + n), axis) - np.take(c, np.arange(n), axis)
+    """Sum of x over [i - (size-1)//2, i + size//2] along axis, clipped to the edges: one
+    shifted add per window position (fewer passes than a cumulative sum for small windows)."""
+    before, n = (size - 1) // 2, x.shape[axis]
+    total = np.zeros_like(x)
+    for shift in range(-before, size - before):
+        lo, hi = max(0, -shift), min(n, n - shift)  # total[lo:hi] += x[lo+shift:hi+shift]
+        if lo < hi:
+            dst = [slice(None)] * x.ndim
+            src = list(dst)
+            dst[axis], src[axis] = slice(lo, hi), slice(lo + shift, hi + shift)
+            total[tuple(dst)] += x[tuple(src)]
+    return total
 
 
 class LRN(Op):
@@ -30,8 +35,10 @@ class LRN(Op):
     def evaluate(cls, attrs, inputs):
         x, axes = inputs[0], sorted({int(a) % inputs[0].ndim for a in np.ravel(inputs[1])})
         size = attrs["size"]
-        total = np.square(x.astype(np.float64))
+        wide = np.float64 if x.dtype.itemsize > 4 or x.dtype.kind != "f" else np.float32
+        total = np.square(x.astype(wide))
         for axis in axes:
             total = _window_sum(total, axis, size)
-        scale = attrs["bias"] + attrs["alpha"] / size ** len(axes) * total
-        return [(x / scale ** attrs["beta"]).astype(x.dtype)]
+        total *= wide(attrs["alpha"] / size ** len(axes))
+        total += wide(attrs["bias"])
+        return [(x / np.power(total, wide(attrs["beta"]), out=total)).astype(x.dtype)]

@@ -55,4 +55,6 @@ class MatMul(Op):
             a = np.swapaxes(a, -1, -2)
         if attrs["transpose_b"] and b.ndim >= 2:
             b = np.swapaxes(b, -1, -2)
+        if a.ndim > 2 and b.ndim == 2 and a.flags.c_contiguous:  # one GEMM, not one per row block
+            return [np.matmul(a.reshape(-1, a.shape[-1]), b).reshape(*a.shape[:-1], b.shape[-1])]
         return [np.matmul(a, b)]

@@ -21,7 +21,11 @@ def mvn(x: np.ndarray, axes: tuple[int, ...], eps: float, inside: bool = True,
         return centered
     var = np.mean(np.square(centered), axis=axes, keepdims=True)
     eps = np.asarray(eps, x.dtype)
-    return centered / (np.sqrt(var + eps) if inside else np.sqrt(var) + eps)
+    denominator = np.sqrt(var + eps) if inside else np.sqrt(var) + eps
+    if centered.dtype != np.result_type(centered, denominator):
+        return centered / denominator
+    centered /= denominator  # a fresh array: divided in place
+    return centered
 
 
 class MVN(Op):

@@ -15,6 +15,9 @@ _POOL_ATTRS = {"strides": "ints", "pads_begin": "ints", "pads_end": "ints", "ker
                "rounding_type": "str", "auto_pad": "str"}
 
 
+_TAPS_SUMMED = 64  # kernels up to this many positions sum by a loop over them
+
+
 def _pool_windows(attrs: dict, x: np.ndarray, fill) -> tuple[np.ndarray, list, ...]:
     """(windows view, out dims, strides, dilations, pads_begin, pads_end) for a pool over x."""
     kernel = list(attrs["kernel"])
@@ -23,6 +26,17 @@ def _pool_windows(attrs: dict, x: np.ndarray, fill) -> tuple[np.ndarray, list, .
                           dilations, pb, pe)
     out = list(conv_shape(attrs, x.shape, kernel, x.shape[1])[2:])
     return windows(x, kernel, strides, dilations, pb, out, fill), out, strides, dilations, pb, pe
+
+
+def _running_max(attrs: dict, x: np.ndarray) -> tuple:
+    """(max values, windows view, out dims, strides, dilations, pads_begin) of a MaxPool."""
+    low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    win, out, strides, dilations, pb, _ = _pool_windows(attrs, x, low)
+    taps = list(np.ndindex(*attrs["kernel"]))
+    values = win[(Ellipsis, *taps[0])].copy()
+    for pos in taps[1:]:  # running maximum over kernel positions (strided views, no copies)
+        np.maximum(values, win[(Ellipsis, *pos)], out=values)
+    return values, win, out, strides, dilations, pb
 
 
 class MaxPool(Op):
@@ -45,15 +59,17 @@ class MaxPool(Op):
         return [types[0], np.dtype(attrs["index_element_type"])]
 
     @classmethod
+    def plan(cls, attrs, values, used):
+        if len(used) > 1 and used[1]:
+            return super().plan(attrs, values, used)
+        return lambda inputs: [_running_max(attrs, inputs[0])[0], None]  # no indices
+
+    @classmethod
     def evaluate(cls, attrs, inputs):
         x = inputs[0]
-        low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
-        win, out, strides, dilations, pb, _ = _pool_windows(attrs, x, low)
+        values, win, out, strides, dilations, pb = _running_max(attrs, x)
         n = len(out)
         taps = list(np.ndindex(*attrs["kernel"]))
-        values = win[(Ellipsis, *taps[0])].copy()
-        for pos in taps[1:]:  # running maximum over kernel positions (strided views, no copies)
-            np.maximum(values, win[(Ellipsis, *pos)], out=values)
         arg = np.zeros(values.shape, np.int64)
         for t in range(len(taps) - 1, 0, -1):  # backwards, so the first maximum wins
             arg[win[(Ellipsis, *taps[t])] == values] = t
@@ -68,6 +84,18 @@ class MaxPool(Op):
         for j in range(axis, x.ndim):
             index = index * x.shape[j] + coords[j]
         return [values, index]
+
+
+def _window_sum(win: np.ndarray, n: int, dtype: np.dtype) -> np.ndarray:
+    """Sum over the last n (kernel) axes of a windows view: a running sum over kernel positions
+    for small kernels (strided views, no copies), numpy's reduction for big ones."""
+    taps = list(np.ndindex(*win.shape[-n:]))
+    if len(taps) > _TAPS_SUMMED:
+        return win.sum(axis=tuple(range(-n, 0)), dtype=dtype)
+    total = win[(Ellipsis, *taps[0])].astype(dtype)
+    for pos in taps[1:]:
+        np.add(total, win[(Ellipsis, *pos)], out=total)
+    return total
 
 
 class AvgPool(Op):
@@ -89,7 +117,8 @@ class AvgPool(Op):
         x = inputs[0]
         win, out, strides, _, pb, pe = _pool_windows(attrs, x, 0)
         n = len(out)
-        total = win.sum(axis=tuple(range(-n, 0)), dtype=np.float64 if x.dtype.kind != "f" else None)
+        total = _window_sum(win, n, np.float64 if x.dtype.kind != "f"
+                            else np.promote_types(x.dtype, np.float32))  # float16 sums in float32
         count = np.ones((), np.float64)
         for j, (o, k, s) in enumerate(zip(out, attrs["kernel"], strides)):
             start = np.arange(o) * s - pb[j]

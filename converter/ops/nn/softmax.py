@@ -22,8 +22,11 @@ class Softmax(Op):
 
     @classmethod
     def evaluate(cls, attrs, inputs):
-        e = np.exp(_shifted(inputs[0], attrs["axis"]))
-        return [e / e.sum(axis=attrs["axis"], keepdims=True)]
+        e = _shifted(inputs[0], attrs["axis"])  # a fresh array: exp and the division in place
+        e = e if e.dtype.kind == "f" else e.astype(np.float64)
+        np.exp(e, out=e)
+        e /= e.sum(axis=attrs["axis"], keepdims=True)
+        return [e]
 
 
 class LogSoftmax(Op):

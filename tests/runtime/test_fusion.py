@@ -1,0 +1,65 @@
+"""The shim's plan fuses a bias Add and an activation into the Convolution or MatMul before
+them, in place, only where nothing else reads the intermediate tensor; a fused plan computes
+what onnxruntime computes, run after run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import TensorProto, helper
+
+from converter.ir.reader import read_ir
+from converter.options import ConvertOptions
+from converter.pipeline import convert
+from converter.runtime.cpu import CpuDevice
+from converter.runtime.executor import Executor
+from tests.conftest import make_model
+
+RNG = np.random.default_rng(3)
+
+
+def _model(tmp_path: Path) -> Path:
+    nodes = [
+        helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c"], ["r"]),  # fused: Conv + bias + Relu
+        helper.make_node("Conv", ["r", "w2"], ["d"]),
+        helper.make_node("Clip", ["d", "lo", "hi"], ["e"]),  # not fused: d is read twice
+        helper.make_node("Add", ["e", "d"], ["g"]),
+        helper.make_node("Relu", ["g"], ["f"]),  # fused: the Add's output is fresh too
+        helper.make_node("MaxPool", ["f"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node("Flatten", ["p"], ["q"]),
+        helper.make_node("MatMul", ["q", "m"], ["s"]),
+        helper.make_node("Add", ["s", "mb"], ["y"]),  # fused: MatMul + bias
+    ]
+    inits = {
+        "w": RNG.standard_normal((4, 3, 3, 3)).astype(np.float32),
+        "b": RNG.standard_normal(4).astype(np.float32),
+        "w2": RNG.standard_normal((5, 4, 1, 1)).astype(np.float32),
+        "lo": np.float32(-1), "hi": np.float32(1),
+        "m": RNG.standard_normal((5 * 4 * 4, 7)).astype(np.float32),
+        "mb": RNG.standard_normal(7).astype(np.float32),
+    }
+    model = make_model(nodes, [("x", TensorProto.FLOAT, [1, 3, 8, 8])],
+                       [("y", TensorProto.FLOAT, [1, 7])], inits)
+    onnx.save(model, tmp_path / "m.onnx")
+    return tmp_path / "m.onnx"
+
+
+def test_bias_and_activation_fuse_into_the_op_before_them(tmp_path: Path) -> None:
+    path = _model(tmp_path)
+    xml = convert(ConvertOptions(path, output_dir=tmp_path / "ir")).xml
+    executor = Executor(read_ir(xml), [CpuDevice([])])
+    fused = {step.layer.type: step.fused for step in executor.steps if step.fused}
+    assert fused["Convolution"] == ["Add", "ReLU"]
+    assert fused["MatMul"] == ["Add"]
+    assert fused["Add"] == ["ReLU"]
+    assert "Clamp" in [step.layer.type for step in executor.steps]
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    for _ in range(2):  # in-place epilogues must not touch anything a later run reads
+        x = RNG.standard_normal((1, 3, 8, 8)).astype(np.float32)
+        expected = session.run(None, {"x": x})[0]
+        got = executor.run({"x": x})["y"]
+        np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)
