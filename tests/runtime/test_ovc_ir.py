@@ -32,7 +32,8 @@ def test_ovc_ir_of_the_light_zoo_matches_onnxruntime_in_the_shim(zoo, tmp_path, 
     model = ov.convert_model(str(zoo / f"{name}.onnx"))
     xml = tmp_path / f"{name}.xml"
     ov.save_model(model, str(xml), compress_to_fp16=False)
-    assert 'type="SoftMax"' in xml.read_text()  # the spelling the shim once refused
+    if name in ("squeezenet", "shufflenet", "inception_v1"):
+        assert 'type="SoftMax"' in xml.read_text()  # the spelling the shim once refused
     x = np.load(zoo / f"{name}.input.npy")
     expected = np.load(zoo / f"{name}.expected.npy")
     (got,) = open_engine("shim", xml, "CPU").run({model.inputs[0].get_any_name(): x}).values()

@@ -115,6 +115,8 @@ def front_only_class(name: str) -> type:
         raise ShapeInferenceError(msg)
 
     attrs: dict[str, Any] = {"__init__": __init__, "__module__": __name__, "__qualname__": name,
-                             "op": mo_op, "enabled": False,
+                             "enabled": False,
                              "__doc__": f"MO's {name} (stands for MO's node only)."}
-    return type(name, (Op,), attrs)
+    cls = type(name, (Op,), attrs)
+    cls.op = mo_op  # MO's name for its nodes, set after creation: registering it would shadow
+    return cls  # the built-in op of the same name (Unique, Loop, If, ...)
