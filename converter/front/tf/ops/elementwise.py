@@ -10,7 +10,8 @@ from converter.front.tf.translator import TfNode, tf_op
 _BINARY = {
     "Add": "Add", "AddV2": "Add", "Sub": "Subtract", "Mul": "Multiply", "RealDiv": "Divide",
     "Maximum": "Maximum", "Minimum": "Minimum", "Pow": "Power",
-    "SquaredDifference": "SquaredDifference", "FloorMod": "FloorMod", "Equal": "Equal",
+    "SquaredDifference": "SquaredDifference", "FloorMod": "FloorMod", "TruncateMod": "Mod",
+    "Equal": "Equal",
     "NotEqual": "NotEqual", "Less": "Less", "LessEqual": "LessEqual", "Greater": "Greater",
     "GreaterEqual": "GreaterEqual", "LogicalAnd": "LogicalAnd", "LogicalOr": "LogicalOr",
 }
@@ -47,7 +48,7 @@ def _scalar(n: TfNode, value: float):
     return n.const(np.asarray(value, dtype=dtype))
 
 
-@tf_op("Div")
+@tf_op("Div", "TruncateDiv")
 def div(n: TfNode):
     # Div truncates integers (C semantics); FloorDiv floors
     return [n.op("Divide", [n.input(0), n.input(1)], m_pythondiv=False)]
@@ -57,7 +58,11 @@ def div(n: TfNode):
 def floor_div(n: TfNode):
     dtype = n.attr("T", np.dtype(np.float32))
     if np.issubdtype(dtype, np.integer):
-        return [n.op("Divide", [n.input(0), n.input(1)], m_pythondiv=True)]
+        # x - FloorMod(x, y) divides exactly: no rounding left to the division (OpenVINO's CPU
+        # truncates an integer Divide even with m_pythondiv)
+        x, y = n.input(0), n.input(1)
+        exact = n.op("Subtract", [x, n.op("FloorMod", [x, y])])
+        return [n.op("Divide", [exact, y], m_pythondiv=False)]
     return [n.op("Floor", [n.op("Divide", [n.input(0), n.input(1)])])]
 
 
