@@ -2,9 +2,12 @@
 
 from converter.front.tf.ops import (  # noqa: F401
     control,
+    detection,
     elementwise,
     image,
+    indexing,
     movement,
     nn,
+    spectral,
     tensor_list,
 )

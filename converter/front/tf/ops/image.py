@@ -1,5 +1,6 @@
 """TensorFlow translators for image resizing: ResizeBilinear and ResizeNearestNeighbor (NHWC, the
-new height and width as input 1) as Interpolate-11 on the spatial axes."""
+new height and width as input 1) as Interpolate-11 on the spatial axes; CropAndResize as gathers
+of each box's sample rows and columns, interpolated and masked outside the image."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import numpy as np
 
 from converter.front.tf.ops._layout import to_nchw, to_nhwc
 from converter.front.tf.translator import TfNode, tf_op
+from converter.graph.port import Port
 
 
 def _coordinates(n: TfNode, nearest: bool) -> dict:
@@ -29,3 +31,73 @@ def resize(n: TfNode):
     y = n.op("Interpolate", [x, n.op("Convert", [n.input(1)], destination_type=np.dtype(np.int64)),
                              n.const([2, 3], np.int64)], **attrs)
     return [to_nhwc(n, y, 4)]
+
+
+def _axis_coordinates(n: TfNode, boxes: Port, image_shape: Port, axis: int, count: int):
+    """Sample positions of a crop along image axis 1 (y) or 2 (x): [N, count] float, and the
+    axis' last index (a scalar). TF places `count` samples from the box's start to its end (one
+    sample: its middle), in units of the image's last index."""
+    f32 = np.dtype(np.float32)
+    last = n.op("Subtract", [n.op("Convert", [n.op("Gather", [
+        image_shape, n.const(axis, np.int64), n.const(0, np.int64)], batch_dims=0)],
+        destination_type=f32), n.const(1.0, f32)])
+    start, end = (n.op("Gather", [boxes, n.const([axis - 1 + k], np.int64), n.const(1, np.int64)],
+                       batch_dims=0) for k in (0, 2))
+    frac = np.arange(count) / (count - 1) if count > 1 else np.array([0.5])
+    span = n.op("Multiply", [n.op("Subtract", [end, start]), n.const(frac, f32)])
+    return n.op("Multiply", [n.op("Add", [start, span]), last]), last
+
+
+def _indices(n: TfNode, position: Port, last: Port, rounding: str) -> Port:
+    """position rounded ('Floor', 'Ceiling' or 'Round'), clamped into the axis, as int64."""
+    rounded = n.op(rounding, [position], **({"mode": "half_away_from_zero"}
+                                           if rounding == "Round" else {}))
+    inside = n.op("Maximum", [n.op("Minimum", [rounded, last]), n.const(0.0, np.float32)])
+    return n.op("Convert", [inside], destination_type=np.dtype(np.int64))
+
+
+def _inside(n: TfNode, position: Port, last: Port) -> Port:
+    return n.op("LogicalAnd", [n.op("GreaterEqual", [position, n.const(0.0, np.float32)]),
+                               n.op("LessEqual", [position, last])])
+
+
+def _pick(n: TfNode, crops: Port, ys: Port, xs: Port) -> Port:
+    """crops [N, H, W, C] at rows ys [N, h] and columns xs [N, w]: [N, h, w, C]."""
+    rows = n.op("Gather", [crops, ys, n.const(1, np.int64)], batch_dims=1)
+    return n.op("Gather", [rows, xs, n.const(2, np.int64)], batch_dims=1)
+
+
+def _lerp(n: TfNode, a: Port, b: Port, weight: Port) -> Port:
+    return n.op("Add", [a, n.op("Multiply", [n.op("Subtract", [b, a]), weight])])
+
+
+def _expand(n: TfNode, x: Port, axes: list[int]) -> Port:
+    return n.op("Unsqueeze", [x, n.const(axes, np.int64)])
+
+
+@tf_op("CropAndResize")
+def crop_and_resize(n: TfNode):
+    size = n.const_value(3)
+    if size is None:
+        n.reject("crop_size (input 3) must be a constant", "make it a constant in the graph")
+    height, width = (int(v) for v in np.asarray(size).reshape(-1))
+    image = n.op("Convert", [n.input(0)], destination_type=np.dtype(np.float32))
+    shape = n.op("ShapeOf", [image], output_type=np.dtype(np.int64))
+    boxes = n.op("Convert", [n.input(1)], destination_type=np.dtype(np.float32))
+    crops = n.op("Gather", [image, n.input(2), n.const(0, np.int64)], batch_dims=0)
+    y, y_last = _axis_coordinates(n, boxes, shape, 1, height)
+    x, x_last = _axis_coordinates(n, boxes, shape, 2, width)
+    if n.attr("method", "bilinear") == "nearest":
+        out = _pick(n, crops, _indices(n, y, y_last, "Round"), _indices(n, x, x_last, "Round"))
+    else:
+        top, bottom = (_indices(n, y, y_last, r) for r in ("Floor", "Ceiling"))
+        left, right = (_indices(n, x, x_last, r) for r in ("Floor", "Ceiling"))
+        wy = _expand(n, n.op("Subtract", [y, n.op("Floor", [y])]), [2, 3])
+        wx = _expand(n, n.op("Subtract", [x, n.op("Floor", [x])]), [1, 3])
+        upper = _lerp(n, _pick(n, crops, top, left), _pick(n, crops, top, right), wx)
+        lower = _lerp(n, _pick(n, crops, bottom, left), _pick(n, crops, bottom, right), wx)
+        out = _lerp(n, upper, lower, wy)
+    inside = n.op("LogicalAnd", [_expand(n, _inside(n, y, y_last), [2, 3]),
+                                 _expand(n, _inside(n, x, x_last), [1, 3])])
+    fill = n.const(float(n.attr("extrapolation_value", 0.0)), np.float32)
+    return [n.op("Select", [inside, out, fill], auto_broadcast="numpy")]

@@ -1,0 +1,186 @@
+"""Small TensorFlow graphs of single ops (detection, indexing, NLP, Fourier, TF-specific
+arithmetic) for the TF front's op tests, written by TensorFlow in a child process (`run_tf`) once
+per machine into ~/.cache/extgen/tf-<ver>/ops/<name>/:
+
+- frozen.pb: a TF1 graph of placeholders with static shapes, the op, and one Identity `out<i>`
+  per output,
+- inputs.npz: the placeholders' values, by name; expected.npz: TF's outputs, by Identity name.
+
+    folder = op_graph("crop_bilinear")
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from tests.tf_corpus import cache_dir, run_tf
+
+__all__ = ["FAMILIES", "op_graph"]
+
+FAMILIES = {
+    "detection": ("nms_v3", "nms_v4_pad", "nms_v5_soft", "top_k", "crop_bilinear",
+                  "crop_nearest"),
+    "indexing": ("where", "select_rows", "gather_batch_dims", "gather_nd", "scatter_nd",
+                 "one_hot", "cumsum", "bucketize", "range_float"),
+    "arithmetic": ("floor_mod", "round", "floor_div_int", "resize_flags"),
+    "spectral": ("rfft_abs", "fft_parts", "irfft", "rfft2d"),
+}
+
+
+def _boxes(rng: np.random.Generator, count: int) -> np.ndarray:
+    """[count, 4] boxes [y1, x1, y2, x2] around a few centres, some with flipped corners."""
+    centre = rng.uniform(0.2, 0.8, (count, 2)) // 0.15 * 0.15 + rng.normal(0, 0.03, (count, 2))
+    half = rng.uniform(0.05, 0.2, (count, 2))
+    boxes = np.concatenate([centre - half, centre + half], axis=1)
+    flip = rng.random(count) < 0.2
+    boxes[flip] = boxes[flip][:, [2, 3, 0, 1]]
+    return boxes.astype(np.float32)
+
+
+def _inputs(name: str, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    f32 = np.float32
+    if name.startswith("nms"):
+        return {"boxes": _boxes(rng, 40), "scores": rng.permutation(40).astype(f32) / 40}
+    if name.startswith("crop"):
+        return {"image": rng.standard_normal((2, 9, 11, 3)).astype(f32),
+                "boxes": rng.uniform(-0.2, 1.2, (5, 4)).astype(f32)}
+    shapes = {"where": (3, 4), "select_rows": (4, 3), "gather_batch_dims": (2, 5, 6),
+              "gather_nd": (4, 5, 3), "scatter_nd": (6, 3), "one_hot": (5,), "cumsum": (3, 5),
+              "bucketize": (4, 6), "range_float": (), "floor_mod": (4, 5), "round": (4, 5),
+              "floor_div_int": (4, 5), "resize_flags": (1, 5, 7, 2), "top_k": (3, 10),
+              "rfft_abs": (2, 16), "fft_parts": (3, 8), "irfft": (2, 9), "rfft2d": (2, 6, 8)}
+    x = rng.standard_normal(shapes[name]).astype(f32)
+    if name in ("round", "floor_mod"):
+        x = np.round(x * 4) / 2  # many exact halves and integers
+    if name == "floor_div_int":
+        x = np.round(x * 7).astype(np.int32)
+    return {"x": x}
+
+
+def _build(name: str, ph: dict) -> list:
+    """The op (or ops) under test on the placeholders; their outputs."""
+    import tensorflow as tf
+
+    raw, x = tf.raw_ops, ph.get("x")
+    if name.startswith("nms"):
+        b, s = ph["boxes"], ph["scores"]
+        if name == "nms_v3":
+            return [raw.NonMaxSuppressionV3(boxes=b, scores=s, max_output_size=12,
+                                            iou_threshold=0.3, score_threshold=0.1)]
+        if name == "nms_v4_pad":
+            return list(raw.NonMaxSuppressionV4(boxes=b, scores=s, max_output_size=30,
+                                                iou_threshold=0.4, score_threshold=0.2,
+                                                pad_to_max_output_size=True))
+        return list(raw.NonMaxSuppressionV5(boxes=b, scores=s, max_output_size=10,
+                                            iou_threshold=0.6, score_threshold=0.05,
+                                            soft_nms_sigma=0.5, pad_to_max_output_size=False))
+    if name.startswith("crop"):
+        return [raw.CropAndResize(image=ph["image"], boxes=ph["boxes"],
+                                  box_ind=tf.constant([0, 1, 1, 0, 1]), crop_size=[4, 5],
+                                  method=name[5:], extrapolation_value=-2.5)]
+    return _build_other(name, x)
+
+
+def _build_other(name: str, x) -> list:
+    import tensorflow as tf
+
+    raw = tf.raw_ops
+    ops = {
+        "top_k": lambda: list(raw.TopKV2(input=tf.round(x * 2), k=4, sorted=True)),
+        "where": lambda: [raw.Where(condition=x > 0.3)],
+        "select_rows": lambda: [raw.Select(condition=tf.reduce_sum(x, 1) > 0, x=x, y=-x * 2)],
+        "gather_batch_dims": lambda: [raw.GatherV2(
+            params=x, indices=[[4, 0, 2], [1, 1, 3]], axis=2, batch_dims=1)],
+        "gather_nd": lambda: [raw.GatherNd(params=x, indices=[[1, 4], [3, 0], [1, 4]])],
+        "scatter_nd": lambda: [raw.ScatterNd(indices=[[2], [5], [2], [0], [3], [1]],
+                                             updates=x, shape=[7, 3])],
+        "one_hot": lambda: [raw.OneHot(indices=tf.cast(tf.abs(x) * 3, tf.int32), depth=4,
+                                       on_value=2.5, off_value=-1.0, axis=0)],
+        "cumsum": lambda: [raw.Cumsum(x=x, axis=1, exclusive=e, reverse=r)
+                           for e in (False, True) for r in (False, True)],
+        "bucketize": lambda: [raw.Bucketize(input=x, boundaries=[-1.0, -0.25, 0.0, 0.5, 1.5])],
+        "range_float": lambda: [raw.Range(start=x, limit=4.5, delta=0.7)],
+        "floor_mod": lambda: [raw.FloorMod(x=x, y=tf.constant([1.5, -1.5, 2.0, -0.5, 0.75]))],
+        "round": lambda: [raw.Round(x=x)],
+        "floor_div_int": lambda: [op(x=x, y=tf.constant([3, -3, 2, -4, 5])) for op in (
+            raw.FloorDiv, raw.FloorMod, raw.TruncateDiv, raw.TruncateMod)],
+        "resize_flags": lambda: _resize_flags(x),
+        "rfft_abs": lambda: [raw.ComplexAbs(x=raw.RFFT(input=x, fft_length=[16]))],
+        "fft_parts": lambda: _fft_parts(x),
+        "irfft": lambda: [raw.IRFFT(input=raw.RFFT(input=x, fft_length=[9]), fft_length=[9])],
+        "rfft2d": lambda: _rfft2d(x),
+    }
+    return ops[name]()
+
+
+def _resize_flags(x) -> list:
+    """Both resizes, up and down, under each of TF's three coordinate conventions."""
+    import tensorflow as tf
+
+    flags = [{"align_corners": True}, {"half_pixel_centers": True}, {}]
+    return [op(images=x, size=size, **f) for op in (
+        tf.raw_ops.ResizeBilinear, tf.raw_ops.ResizeNearestNeighbor)
+        for size in ([8, 12], [3, 4]) for f in flags]
+
+
+def _fft_parts(x) -> list:
+    import tensorflow as tf
+
+    raw = tf.raw_ops
+    spectrum = raw.FFT(input=raw.Complex(real=x, imag=tf.reverse(x, [1])))
+    back = raw.IFFT(input=spectrum)
+    return [raw.Real(input=spectrum), raw.Imag(input=spectrum), raw.Real(input=back)]
+
+
+def _rfft2d(x) -> list:
+    import tensorflow as tf
+
+    spectrum = tf.raw_ops.RFFT2D(input=x, fft_length=[6, 8])
+    return [tf.raw_ops.Imag(input=spectrum),
+            tf.raw_ops.IRFFT2D(input=spectrum, fft_length=[6, 8])]
+
+
+def _write(name: str, out: Path) -> None:
+    import tensorflow as tf
+
+    v1 = tf.compat.v1
+    feed = _inputs(name, np.random.default_rng(sum(map(ord, name))))
+    graph = tf.Graph()
+    with graph.as_default():
+        ph = {k: v1.placeholder(tf.as_dtype(v.dtype), v.shape, name=k) for k, v in feed.items()}
+        outs = [tf.identity(y, name=f"out{i}") for i, y in enumerate(_build(name, ph))]
+        with v1.Session(graph=graph) as sess:
+            got = sess.run(outs, {ph[k]: v for k, v in feed.items()})
+    (out / "frozen.pb").write_bytes(graph.as_graph_def().SerializeToString())
+    np.savez(out / "inputs.npz", **feed)
+    np.savez(out / "expected.npz", **{f"out{i}": y for i, y in enumerate(got)})
+
+
+def _write_here(name: str) -> None:
+    """Write one graph's folder (in the child that imports TensorFlow), by an atomic rename."""
+    root = cache_dir() / "ops"
+    root.mkdir(parents=True, exist_ok=True)
+    if (root / name).is_dir():
+        return
+    tmp = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=root))
+    try:
+        _write(name, tmp)
+        os.replace(tmp, root / name)
+    except OSError:
+        if not (root / name).is_dir():  # a concurrent writer lost the race, not an error
+            raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def op_graph(name: str) -> Path:
+    """The cache folder of one graph, written on first use."""
+    folder = cache_dir() / "ops" / name
+    if not folder.is_dir():
+        run_tf(f"from tests.tf_op_graphs import _write_here; _write_here({name!r})", Path.cwd())
+    return folder
