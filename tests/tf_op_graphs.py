@@ -29,6 +29,7 @@ FAMILIES = {
                  "one_hot", "cumsum", "bucketize", "range_float"),
     "arithmetic": ("floor_mod", "round", "floor_div_int", "resize_flags"),
     "spectral": ("rfft_abs", "fft_parts", "irfft", "rfft2d"),
+    "audio": ("spectrogram", "mfcc"),
 }
 
 
@@ -53,7 +54,8 @@ def _inputs(name: str, rng: np.random.Generator) -> dict[str, np.ndarray]:
               "gather_nd": (4, 5, 3), "scatter_nd": (6, 3), "one_hot": (5,), "cumsum": (3, 5),
               "bucketize": (4, 6), "range_float": (), "floor_mod": (4, 5), "round": (4, 5),
               "floor_div_int": (4, 5), "resize_flags": (1, 5, 7, 2), "top_k": (3, 10),
-              "rfft_abs": (2, 16), "fft_parts": (3, 8), "irfft": (2, 9), "rfft2d": (2, 6, 8)}
+              "rfft_abs": (2, 16), "fft_parts": (3, 8), "irfft": (2, 9), "rfft2d": (2, 6, 8),
+              "spectrogram": (400, 2), "mfcc": (1000, 1)}
     x = rng.standard_normal(shapes[name]).astype(f32)
     if name in ("round", "floor_mod"):
         x = np.round(x * 4) / 2  # many exact halves and integers
@@ -114,6 +116,9 @@ def _build_other(name: str, x) -> list:
         "fft_parts": lambda: _fft_parts(x),
         "irfft": lambda: [raw.IRFFT(input=raw.RFFT(input=x, fft_length=[9]), fft_length=[9])],
         "rfft2d": lambda: _rfft2d(x),
+        "spectrogram": lambda: [raw.AudioSpectrogram(input=x, window_size=60, stride=24,
+                                                     magnitude_squared=m) for m in (False, True)],
+        "mfcc": lambda: _mfcc(x),
     }
     return ops[name]()
 
@@ -126,6 +131,18 @@ def _resize_flags(x) -> list:
     return [op(images=x, size=size, **f) for op in (
         tf.raw_ops.ResizeBilinear, tf.raw_ops.ResizeNearestNeighbor)
         for size in ([8, 12], [3, 4]) for f in flags]
+
+
+def _mfcc(x) -> list:
+    """Mfcc on a squared-magnitude spectrogram, with TF's defaults and with other bands."""
+    import tensorflow as tf
+
+    raw = tf.raw_ops
+    power = raw.AudioSpectrogram(input=x, window_size=256, stride=128, magnitude_squared=True)
+    return [raw.Mfcc(spectrogram=power, sample_rate=16000),
+            raw.Mfcc(spectrogram=power, sample_rate=8000, upper_frequency_limit=3500.0,
+                     lower_frequency_limit=100.0, filterbank_channel_count=24,
+                     dct_coefficient_count=10)]
 
 
 def _fft_parts(x) -> list:

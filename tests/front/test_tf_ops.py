@@ -22,7 +22,8 @@ CASES = [pytest.param(name, id=f"{family}-{name}")
 KEY_OPS = {"nms": "NonMaxSuppression", "crop": "Gather", "top_k": "TopK", "where": "NonZero",
            "gather_nd": "GatherND", "scatter_nd": "ScatterNDUpdate", "one_hot": "OneHot",
            "cumsum": "CumSum", "bucketize": "Bucketize", "range": "Range", "rfft": "RDFT",
-           "fft": "DFT", "irfft": "IRDFT", "resize": "Interpolate"}
+           "fft": "DFT", "irfft": "IRDFT", "resize": "Interpolate", "spectrogram": "RDFT",
+           "mfcc": "MatMul"}
 
 
 def _convert(folder: Path, outputs: list[str], out: Path, file: str = "frozen.pb") -> Path:
