@@ -23,11 +23,13 @@ from tests.tf_corpus import cache_dir, run_tf
 __all__ = ["FAMILIES", "op_graph"]
 
 FAMILIES = {
-    "detection": ("nms_v3", "nms_v4_pad", "nms_v5_soft", "top_k", "crop_bilinear",
+    "detection": ("nms_v2", "nms_v3", "nms_v4_pad", "nms_v5_soft", "top_k", "crop_bilinear",
                   "crop_nearest"),
     "indexing": ("where", "select_rows", "gather_batch_dims", "gather_nd", "scatter_nd",
-                 "one_hot", "cumsum", "bucketize", "range_float"),
-    "arithmetic": ("floor_mod", "round", "floor_div_int", "resize_flags"),
+                 "one_hot", "cumsum", "bucketize", "range_float", "tensor_scatter", "arg_max"),
+    "reshaping": ("shape_ops", "lin_space", "roll_reverse", "space_batch"),
+    "arithmetic": ("floor_mod", "round", "floor_div_int", "resize_flags", "math_unary",
+                   "no_nan", "bitwise"),
     "spectral": ("rfft_abs", "fft_parts", "irfft", "rfft2d"),
     "audio": ("spectrogram", "mfcc"),
 }
@@ -55,12 +57,23 @@ def _inputs(name: str, rng: np.random.Generator) -> dict[str, np.ndarray]:
               "bucketize": (4, 6), "range_float": (), "floor_mod": (4, 5), "round": (4, 5),
               "floor_div_int": (4, 5), "resize_flags": (1, 5, 7, 2), "top_k": (3, 10),
               "rfft_abs": (2, 16), "fft_parts": (3, 8), "irfft": (2, 9), "rfft2d": (2, 6, 8),
-              "spectrogram": (400, 2), "mfcc": (1000, 1)}
+              "spectrogram": (400, 2), "mfcc": (1000, 1), "tensor_scatter": (3, 4),
+              "arg_max": (4, 6), "shape_ops": (3, 1, 4), "lin_space": (), "roll_reverse": (3, 6, 2),
+              "space_batch": (2, 6, 4, 3), "math_unary": (5, 6), "no_nan": (4, 5),
+              "bitwise": (4, 5)}
     x = rng.standard_normal(shapes[name]).astype(f32)
     if name in ("round", "floor_mod"):
         x = np.round(x * 4) / 2  # many exact halves and integers
-    if name == "floor_div_int":
+    if name in ("floor_div_int", "bitwise"):
         x = np.round(x * 7).astype(np.int32)
+    if name == "math_unary":
+        x = np.tanh(x) * 0.9
+    if name == "no_nan":
+        x[0, :2] = 0.0
+        x[1, 1] = np.nan
+        x[2, 3] = -np.inf
+    if name == "arg_max":
+        x = np.round(x)  # ties
     return {"x": x}
 
 
@@ -71,6 +84,9 @@ def _build(name: str, ph: dict) -> list:
     raw, x = tf.raw_ops, ph.get("x")
     if name.startswith("nms"):
         b, s = ph["boxes"], ph["scores"]
+        if name == "nms_v2":
+            return [raw.NonMaxSuppressionV2(boxes=b, scores=s - 0.5, max_output_size=40,
+                                            iou_threshold=0.3)]
         if name == "nms_v3":
             return [raw.NonMaxSuppressionV3(boxes=b, scores=s, max_output_size=12,
                                             iou_threshold=0.3, score_threshold=0.1)]
@@ -116,6 +132,30 @@ def _build_other(name: str, x) -> list:
         "fft_parts": lambda: _fft_parts(x),
         "irfft": lambda: [raw.IRFFT(input=raw.RFFT(input=x, fft_length=[9]), fft_length=[9])],
         "rfft2d": lambda: _rfft2d(x),
+        "tensor_scatter": lambda: [op(tensor=x, indices=[[2, 1], [0, 3], [2, 1]],
+                                      updates=[5.0, -2.0, 1.5]) for op in (
+            raw.TensorScatterUpdate, raw.TensorScatterAdd, raw.TensorScatterMax)],
+        "arg_max": lambda: [raw.ArgMax(input=x, dimension=1), raw.ArgMin(input=x, dimension=0),
+                            raw.ArgMax(input=x, dimension=-1, output_type=tf.int32)],
+        "shape_ops": lambda: [raw.BroadcastTo(input=x, shape=[2, 3, 5, 4]), raw.Size(input=x),
+                              raw.Rank(input=x), raw.Size(input=x, out_type=tf.int64)],
+        "lin_space": lambda: [raw.LinSpace(start=x, stop=2.5, num=7),
+                              raw.LinSpace(start=x, stop=x + 1.0, num=1)],
+        "roll_reverse": lambda: [raw.Roll(input=x, shift=[2, -1], axis=[1, 2]),
+                                 raw.ReverseSequence(input=x, seq_lengths=[4, 0, 6],
+                                                     seq_dim=1, batch_dim=0)],
+        "space_batch": lambda: _space_batch(x),
+        "math_unary": lambda: [op(x=x) for op in (
+            raw.Tan, raw.Asin, raw.Acos, raw.Atan, raw.Sinh, raw.Cosh, raw.Asinh, raw.Atanh,
+            raw.Log1p, raw.Expm1)] + [raw.Acosh(x=1.0 + tf.abs(x)),
+                                      raw.ClipByValue(t=x, clip_value_min=-0.5,
+                                                      clip_value_max=0.7)],
+        "no_nan": lambda: [raw.IsNan(x=x), raw.IsInf(x=x), raw.IsFinite(x=x),
+                           raw.DivNoNan(x=tf.ones_like(x), y=x), raw.Xlogy(x=x, y=tf.abs(x))],
+        "bitwise": lambda: [op(x=x, y=tf.constant([3, 5, 6, 1, 12])) for op in (
+            raw.BitwiseAnd, raw.BitwiseOr, raw.BitwiseXor, raw.Mod)] + [
+            raw.LeftShift(x=x, y=tf.constant([0, 1, 2, 3, 4])),
+            raw.RightShift(x=x, y=tf.constant([0, 1, 2, 3, 4])), raw.Invert(x=x)],
         "spectrogram": lambda: [raw.AudioSpectrogram(input=x, window_size=60, stride=24,
                                                      magnitude_squared=m) for m in (False, True)],
         "mfcc": lambda: _mfcc(x),
@@ -131,6 +171,15 @@ def _resize_flags(x) -> list:
     return [op(images=x, size=size, **f) for op in (
         tf.raw_ops.ResizeBilinear, tf.raw_ops.ResizeNearestNeighbor)
         for size in ([8, 12], [3, 4]) for f in flags]
+
+
+def _space_batch(x) -> list:
+    """SpaceToBatchND with padding, and BatchToSpaceND with crops, as dilated convolutions."""
+    import tensorflow as tf
+
+    raw = tf.raw_ops
+    spread = raw.SpaceToBatchND(input=x, block_shape=[2, 3], paddings=[[1, 1], [0, 2]])
+    return [spread, raw.BatchToSpaceND(input=spread, block_shape=[2, 3], crops=[[1, 1], [0, 2]])]
 
 
 def _mfcc(x) -> list:

@@ -1,6 +1,7 @@
-"""TF ops of the detection, NLP and audio model families, and TF's own arithmetic conventions:
-small graphs written by TensorFlow (tests/tf_op_graphs.py) convert and match TF's outputs in the
-shim and in OpenVINO, output by output (indices exactly)."""
+"""TF ops of the detection, NLP and audio model families, shape and math ops, and TF's own
+arithmetic conventions (FloorMod signs, half-to-even Round, flooring integer FloorDiv, the
+resize flags): small graphs written by TensorFlow (tests/tf_op_graphs.py) convert and match TF's
+outputs in the shim and in OpenVINO, output by output (indices exactly)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,9 @@ KEY_OPS = {"nms": "NonMaxSuppression", "crop": "Gather", "top_k": "TopK", "where
            "gather_nd": "GatherND", "scatter_nd": "ScatterNDUpdate", "one_hot": "OneHot",
            "cumsum": "CumSum", "bucketize": "Bucketize", "range": "Range", "rfft": "RDFT",
            "fft": "DFT", "irfft": "IRDFT", "resize": "Interpolate", "spectrogram": "RDFT",
-           "mfcc": "MatMul"}
+           "mfcc": "MatMul", "tensor_scatter": "ScatterNDUpdate", "arg_max": "TopK",
+           "roll_reverse": "ReverseSequence", "space_batch": "BatchToSpace",
+           "bitwise": "BitwiseXor"}
 
 
 def _convert(folder: Path, outputs: list[str], out: Path, file: str = "frozen.pb") -> Path:

@@ -1,5 +1,5 @@
-"""TensorFlow translators for detection heads: NonMaxSuppressionV3/V4/V5 as NonMaxSuppression-9 on
-one batch and one class, and TopKV2 as TopK-11."""
+"""TensorFlow translators for detection heads: NonMaxSuppressionV2/V3/V4/V5 as
+NonMaxSuppression-9 on one batch and one class, and TopKV2 as TopK-11."""
 
 from __future__ import annotations
 
@@ -22,14 +22,17 @@ def _padded(n: TfNode, x: Port, limit: Port) -> Port:
     return n.op("Pad", [x, n.const([0], np.int64), missing], pad_mode="constant")
 
 
-@tf_op("NonMaxSuppressionV3", "NonMaxSuppressionV4", "NonMaxSuppressionV5")
+@tf_op("NonMaxSuppressionV2", "NonMaxSuppressionV3", "NonMaxSuppressionV4",
+       "NonMaxSuppressionV5")
 def non_max_suppression(n: TfNode):
     boxes = n.op("Unsqueeze", [n.input(0), n.const([0], np.int64)])
     scores = n.op("Unsqueeze", [n.input(1), n.const([0, 1], np.int64)])
     limit = n.op("Reshape", [n.op("Convert", [n.input(2)], destination_type=_I64),
                              n.const([1], np.int64)], special_zero=False)
     soft = n.op_type == "NonMaxSuppressionV5"
-    extra = [n.input(3), n.input(4)] + ([n.input(5)] if soft else [])
+    extra = [n.input(i) for i in range(3, n.num_inputs)]  # iou, score (V3+), sigma (V5)
+    if len(extra) == 1:  # V2 keeps every score; NonMaxSuppression's default threshold is 0
+        extra.append(n.const(-np.inf, n.attr("T", np.dtype(np.float32))))
     nms = n.op_node("NonMaxSuppression", [boxes, scores, limit, *extra], box_encoding="corner",
                     sort_result_descending=True, output_type=np.dtype(np.int32))
     outputs = [_column(n, nms.out_port(0), 2)]
@@ -37,7 +40,7 @@ def non_max_suppression(n: TfNode):
         outputs.append(_column(n, nms.out_port(1), 2))
     if n.attr("pad_to_max_output_size", False):
         outputs = [_padded(n, x, limit) for x in outputs]
-    if n.op_type == "NonMaxSuppressionV3":
+    if n.op_type in ("NonMaxSuppressionV2", "NonMaxSuppressionV3"):
         return outputs
     valid = n.op("Squeeze", [nms.out_port(2), n.const([0], np.int64)])
     return [*outputs, valid]

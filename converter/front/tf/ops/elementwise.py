@@ -14,12 +14,18 @@ _BINARY = {
     "Equal": "Equal",
     "NotEqual": "NotEqual", "Less": "Less", "LessEqual": "LessEqual", "Greater": "Greater",
     "GreaterEqual": "GreaterEqual", "LogicalAnd": "LogicalAnd", "LogicalOr": "LogicalOr",
+    "Mod": "Mod", "BitwiseAnd": "BitwiseAnd", "BitwiseOr": "BitwiseOr",
+    "BitwiseXor": "BitwiseXor", "LeftShift": "BitwiseLeftShift",
+    "RightShift": "BitwiseRightShift",
 }
 _UNARY = {
     "Relu": "ReLU", "Sigmoid": "Sigmoid", "Tanh": "Tanh", "Exp": "Exp", "Log": "Log",
     "Sqrt": "Sqrt", "Abs": "Abs", "Neg": "Negative", "Floor": "Floor", "Ceil": "Ceiling",
     "Sin": "Sin", "Cos": "Cos", "Erf": "Erf", "Softplus": "SoftPlus", "Softsign": "SoftSign",
-    "Sign": "Sign", "LogicalNot": "LogicalNot", "Round": "Round",
+    "Sign": "Sign", "LogicalNot": "LogicalNot", "Round": "Round", "Tan": "Tan", "Asin": "Asin",
+    "Acos": "Acos", "Atan": "Atan", "Sinh": "Sinh", "Cosh": "Cosh", "Asinh": "Asinh",
+    "Acosh": "Acosh", "Atanh": "Atanh", "IsNan": "IsNaN", "IsInf": "IsInf",
+    "IsFinite": "IsFinite", "Invert": "BitwiseNot",
 }
 
 
@@ -137,3 +143,34 @@ def select_v2(n: TfNode):
 def fill_like(n: TfNode):
     value = _scalar(n, 1 if n.op_type == "OnesLike" else 0)
     return [n.op("Broadcast", [value, n.op("ShapeOf", [n.input(0)])], mode="numpy")]
+
+
+@tf_op("Log1p")
+def log1p(n: TfNode):
+    return [n.op("Log", [n.op("Add", [n.input(0), _scalar(n, 1.0)])])]
+
+
+@tf_op("Expm1")
+def expm1(n: TfNode):
+    return [n.op("Subtract", [n.op("Exp", [n.input(0)]), _scalar(n, 1.0)])]
+
+
+@tf_op("ClipByValue")
+def clip_by_value(n: TfNode):
+    return [n.op("Minimum", [n.op("Maximum", [n.input(0), n.input(1)]), n.input(2)])]
+
+
+def _zero_where(n: TfNode, zero_at: int, value):
+    """value, but 0 where input `zero_at` is 0 (TF's DivNoNan and Xlogy)."""
+    is_zero = n.op("Equal", [n.input(zero_at), _scalar(n, 0.0)])
+    return [n.op("Select", [is_zero, _scalar(n, 0.0), value], auto_broadcast="numpy")]
+
+
+@tf_op("DivNoNan")
+def div_no_nan(n: TfNode):
+    return _zero_where(n, 1, n.op("Divide", [n.input(0), n.input(1)]))
+
+
+@tf_op("Xlogy")
+def xlogy(n: TfNode):
+    return _zero_where(n, 0, n.op("Multiply", [n.input(0), n.op("Log", [n.input(1)])]))

@@ -1,5 +1,6 @@
 """TensorFlow translators that index, scatter or count: Where (the indices of true), Select,
-GatherNd, ScatterNd, OneHot, Cumsum and Bucketize."""
+GatherNd, ScatterNd, TensorScatterUpdate/Add/Max/Min, ArgMax/ArgMin, OneHot, Cumsum and
+Bucketize."""
 
 from __future__ import annotations
 
@@ -63,3 +64,23 @@ def bucketize(n: TfNode):
     bounds = n.const(np.asarray(n.attr("boundaries", []), dtype=dtype).reshape(-1))
     return [n.op("Bucketize", [n.input(0), bounds], output_type=np.dtype(np.int32),
                  with_right_bound=False)]
+
+
+@tf_op("TensorScatterUpdate", "TensorScatterAdd", "TensorScatterMax", "TensorScatterMin")
+def tensor_scatter(n: TfNode):
+    reduction = {"Update": "none", "Add": "sum", "Max": "max", "Min": "min"}[n.op_type[13:]]
+    return [n.op("ScatterNDUpdate", [n.input(0), n.input(1), n.input(2)], reduction=reduction)]
+
+
+@tf_op("ArgMax", "ArgMin")
+def arg_max(n: TfNode):
+    # the first index among equal values, as TF: a stable TopK of one
+    axis = n.const_value(1)
+    if axis is None:
+        n.reject("the axis (input 1) must be a constant", "make it a constant in the graph")
+    axis = int(np.asarray(axis).reshape(-1)[0])
+    mode = "max" if n.op_type == "ArgMax" else "min"
+    top = n.op_node("TopK", [n.input(0), n.const(1, np.int64)], axis=axis, mode=mode,
+                    sort="value", index_element_type=n.attr("output_type", np.dtype(np.int64)),
+                    stable=True)
+    return [n.op("Squeeze", [top.out_port(1), n.const([axis], np.int64)])]
