@@ -17,7 +17,7 @@ from converter.runtime.engines import open_engine
 from tests.tf_head_models import MODELS, head_model
 
 FORMS = {"frozen": "frozen.pb", "saved_model": "saved_model"}
-KEY_OPS = {"detector": {"NonMaxSuppression", "Gather"}, "speech": {"RDFT", "MatMul"}}
+KEY_OPS = {"detector": {"NonMaxSuppression", "GatherND"}, "speech": {"RDFT", "MatMul"}}
 
 
 def _as_input(x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:

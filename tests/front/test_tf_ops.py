@@ -20,7 +20,7 @@ from tests.tf_op_graphs import FAMILIES, op_graph
 CASES = [pytest.param(name, id=f"{family}-{name}")
          for family, names in FAMILIES.items() for name in names]
 # the opset op each graph must hold (its translation is not folded away)
-KEY_OPS = {"nms": "NonMaxSuppression", "crop": "Gather", "top_k": "TopK", "where": "NonZero",
+KEY_OPS = {"nms": "NonMaxSuppression", "crop": "GatherND", "top_k": "TopK", "where": "NonZero",
            "gather_nd": "GatherND", "scatter_nd": "ScatterNDUpdate", "one_hot": "OneHot",
            "cumsum": "CumSum", "bucketize": "Bucketize", "range": "Range", "rfft": "RDFT",
            "fft": "DFT", "irfft": "IRDFT", "resize": "Interpolate", "spectrogram": "RDFT",

@@ -61,10 +61,17 @@ def _inside(n: TfNode, position: Port, last: Port) -> Port:
                                n.op("LessEqual", [position, last])])
 
 
-def _pick(n: TfNode, crops: Port, ys: Port, xs: Port) -> Port:
-    """crops [N, H, W, C] at rows ys [N, h] and columns xs [N, w]: [N, h, w, C]."""
-    rows = n.op("Gather", [crops, ys, n.const(1, np.int64)], batch_dims=1)
-    return n.op("Gather", [rows, xs, n.const(2, np.int64)], batch_dims=1)
+def _pick(n: TfNode, image: Port, batch: Port, ys: Port, xs: Port) -> Port:
+    """image [B, H, W, C] at, for box i, image batch[i], rows ys[i] and columns xs[i]:
+    [N, h, w, C], gathered at once (no per-box copy of the image)."""
+    i64 = np.dtype(np.int64)
+    grid = n.op("Concat", [n.op("ShapeOf", [ys], output_type=i64), n.op("Gather", [
+        n.op("ShapeOf", [xs], output_type=i64), n.const([1], np.int64), n.const(0, np.int64)],
+        batch_dims=0)], axis=0)
+    parts = [(batch, [1, 2]), (ys, [2]), (xs, [1])]
+    index = [_expand(n, n.op("Broadcast", [_expand(n, p, axes), grid], mode="numpy"), [3])
+             for p, axes in parts]
+    return n.op("GatherND", [image, n.op("Concat", index, axis=-1)], batch_dims=0)
 
 
 def _lerp(n: TfNode, a: Port, b: Port, weight: Port) -> Port:
@@ -84,18 +91,21 @@ def crop_and_resize(n: TfNode):
     image = n.op("Convert", [n.input(0)], destination_type=np.dtype(np.float32))
     shape = n.op("ShapeOf", [image], output_type=np.dtype(np.int64))
     boxes = n.op("Convert", [n.input(1)], destination_type=np.dtype(np.float32))
-    crops = n.op("Gather", [image, n.input(2), n.const(0, np.int64)], batch_dims=0)
+    batch = n.op("Convert", [n.input(2)], destination_type=np.dtype(np.int64))
     y, y_last = _axis_coordinates(n, boxes, shape, 1, height)
     x, x_last = _axis_coordinates(n, boxes, shape, 2, width)
+    def pick(ys: Port, xs: Port) -> Port:
+        return _pick(n, image, batch, ys, xs)
+
     if n.attr("method", "bilinear") == "nearest":
-        out = _pick(n, crops, _indices(n, y, y_last, "Round"), _indices(n, x, x_last, "Round"))
+        out = pick(_indices(n, y, y_last, "Round"), _indices(n, x, x_last, "Round"))
     else:
         top, bottom = (_indices(n, y, y_last, r) for r in ("Floor", "Ceiling"))
         left, right = (_indices(n, x, x_last, r) for r in ("Floor", "Ceiling"))
         wy = _expand(n, n.op("Subtract", [y, n.op("Floor", [y])]), [2, 3])
         wx = _expand(n, n.op("Subtract", [x, n.op("Floor", [x])]), [1, 3])
-        upper = _lerp(n, _pick(n, crops, top, left), _pick(n, crops, top, right), wx)
-        lower = _lerp(n, _pick(n, crops, bottom, left), _pick(n, crops, bottom, right), wx)
+        upper = _lerp(n, pick(top, left), pick(top, right), wx)
+        lower = _lerp(n, pick(bottom, left), pick(bottom, right), wx)
         out = _lerp(n, upper, lower, wy)
     inside = n.op("LogicalAnd", [_expand(n, _inside(n, y, y_last), [2, 3]),
                                  _expand(n, _inside(n, x, x_last), [1, 3])])
