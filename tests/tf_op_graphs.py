@@ -26,7 +26,8 @@ FAMILIES = {
     "detection": ("nms_v2", "nms_v3", "nms_v4_pad", "nms_v5_soft", "top_k", "crop_bilinear",
                   "crop_nearest"),
     "indexing": ("where", "select_rows", "gather_batch_dims", "gather_nd", "scatter_nd",
-                 "one_hot", "cumsum", "bucketize", "range_float", "tensor_scatter", "arg_max"),
+                 "one_hot", "cumsum", "bucketize", "range_float", "tensor_scatter", "arg_max",
+                 "segments"),
     "reshaping": ("shape_ops", "lin_space", "roll_reverse", "space_batch"),
     "arithmetic": ("floor_mod", "round", "floor_div_int", "resize_flags", "math_unary",
                    "no_nan", "bitwise"),
@@ -60,7 +61,7 @@ def _inputs(name: str, rng: np.random.Generator) -> dict[str, np.ndarray]:
               "spectrogram": (400, 2), "mfcc": (1000, 1), "tensor_scatter": (3, 4),
               "arg_max": (4, 6), "shape_ops": (3, 1, 4), "lin_space": (), "roll_reverse": (3, 6, 2),
               "space_batch": (2, 6, 4, 3), "math_unary": (5, 6), "no_nan": (4, 5),
-              "bitwise": (4, 5)}
+              "bitwise": (4, 5), "segments": (6, 3)}
     x = rng.standard_normal(shapes[name]).astype(f32)
     if name in ("round", "floor_mod"):
         x = np.round(x * 4) / 2  # many exact halves and integers
@@ -145,6 +146,7 @@ def _build_other(name: str, x) -> list:
                                  raw.ReverseSequence(input=x, seq_lengths=[4, 0, 6],
                                                      seq_dim=1, batch_dim=0)],
         "space_batch": lambda: _space_batch(x),
+        "segments": lambda: _segments(x),
         "math_unary": lambda: [op(x=x) for op in (
             raw.Tan, raw.Asin, raw.Acos, raw.Atan, raw.Sinh, raw.Cosh, raw.Asinh, raw.Atanh,
             raw.Log1p, raw.Expm1)] + [raw.Acosh(x=1.0 + tf.abs(x)),
@@ -171,6 +173,19 @@ def _resize_flags(x) -> list:
     return [op(images=x, size=size, **f) for op in (
         tf.raw_ops.ResizeBilinear, tf.raw_ops.ResizeNearestNeighbor)
         for size in ([8, 12], [3, 4]) for f in flags]
+
+
+def _segments(x) -> list:
+    """The unsorted segment reductions (segment 3 empty), SegmentSum, and Unique."""
+    import tensorflow as tf
+
+    raw = tf.raw_ops
+    ids = tf.constant([4, 0, 2, 0, 4, 4])
+    return [op(data=x, segment_ids=ids, num_segments=5) for op in (
+        raw.UnsortedSegmentSum, raw.UnsortedSegmentProd, raw.UnsortedSegmentMax,
+        raw.UnsortedSegmentMin)] + [
+        raw.SegmentSum(data=x, segment_ids=[0, 0, 1, 3, 3, 3]),
+        *raw.Unique(x=tf.cast(tf.round(x[:, 0] * 2), tf.int32))]
 
 
 def _space_batch(x) -> list:

@@ -1,6 +1,6 @@
 """TensorFlow translators that index, scatter or count: Where (the indices of true), Select,
-GatherNd, ScatterNd, TensorScatterUpdate/Add/Max/Min, ArgMax/ArgMin, OneHot, Cumsum and
-Bucketize."""
+GatherNd, ScatterNd, TensorScatterUpdate/Add/Max/Min, ArgMax/ArgMin, OneHot, Cumsum, Bucketize,
+Unique and the segment reductions."""
 
 from __future__ import annotations
 
@@ -84,3 +84,45 @@ def arg_max(n: TfNode):
                     sort="value", index_element_type=n.attr("output_type", np.dtype(np.int64)),
                     stable=True)
     return [n.op("Squeeze", [top.out_port(1), n.const([axis], np.int64)])]
+
+
+@tf_op("Unique")
+def unique(n: TfNode):
+    # TF keeps the order of first occurrence, and idx maps each input to its unique value
+    node = n.op_node("Unique", [n.input(0)], sorted=False,
+                     index_element_type=n.attr("out_idx", np.dtype(np.int32)),
+                     count_element_type=np.dtype(np.int64))
+    return [node.out_port(0), node.out_port(2)]
+
+
+# segment reduction -> (ScatterNDUpdate reduction, the value of an empty segment)
+_SEGMENT = {"Sum": ("sum", 0), "Prod": ("prod", 1), "Max": ("max", "lowest"),
+            "Min": ("min", "highest")}
+
+
+@tf_op("UnsortedSegmentSum", "UnsortedSegmentProd", "UnsortedSegmentMax",
+       "UnsortedSegmentMin", "SegmentSum", "SegmentProd")
+def segment_reduce(n: TfNode):
+    """data rows reduced into the segment each id names: a reducing ScatterNDUpdate into a
+    tensor of the empty-segment value; SegmentSum/Prod take max(id) + 1 segments (SegmentMax/Min
+    give 0 for an empty segment, not translated)."""
+    i64 = np.dtype(np.int64)
+    reduction, empty = _SEGMENT[n.op_type.rsplit("Segment", 1)[1]]
+    dtype = n.attr("T", np.dtype(np.float32))
+    if isinstance(empty, str):
+        info = np.finfo(dtype) if dtype.kind == "f" else np.iinfo(dtype)
+        empty = info.min if empty == "lowest" else info.max
+    data, ids = n.input(0), n.op("Convert", [n.input(1)], destination_type=i64)
+    if n.op_type.startswith("Unsorted"):
+        count = n.op("Reshape", [n.op("Convert", [n.input(2)], destination_type=i64),
+                                 n.const([1], np.int64)], special_zero=False)
+    else:
+        count = n.op("Add", [n.op("ReduceMax", [ids, n.const([0], np.int64)], keep_dims=True),
+                             n.const([1], np.int64)])
+    ids_rank = n.op("ShapeOf", [n.op("ShapeOf", [ids], output_type=i64)], output_type=i64)
+    row = n.op("Slice", [n.op("ShapeOf", [data], output_type=i64), ids_rank,
+                         n.const([np.iinfo(np.int64).max], np.int64), n.const([1], np.int64)])
+    shape = n.op("Concat", [count, row], axis=0)
+    init = n.op("Broadcast", [n.const(empty, dtype), shape], mode="numpy")
+    index = n.op("Unsqueeze", [ids, n.const([-1], np.int64)])
+    return [n.op("ScatterNDUpdate", [init, index, data], reduction=reduction)]
