@@ -30,7 +30,7 @@ FAMILIES = {
                  "segments"),
     "reshaping": ("shape_ops", "lin_space", "roll_reverse", "space_batch"),
     "arithmetic": ("floor_mod", "round", "floor_div_int", "resize_flags", "math_unary",
-                   "no_nan", "bitwise"),
+                   "no_nan", "bitwise", "fake_quant"),
     "spectral": ("rfft_abs", "fft_parts", "irfft", "rfft2d"),
     "audio": ("spectrogram", "mfcc"),
 }
@@ -61,7 +61,7 @@ def _inputs(name: str, rng: np.random.Generator) -> dict[str, np.ndarray]:
               "spectrogram": (400, 2), "mfcc": (1000, 1), "tensor_scatter": (3, 4),
               "arg_max": (4, 6), "shape_ops": (3, 1, 4), "lin_space": (), "roll_reverse": (3, 6, 2),
               "space_batch": (2, 6, 4, 3), "math_unary": (5, 6), "no_nan": (4, 5),
-              "bitwise": (4, 5), "segments": (6, 3)}
+              "bitwise": (4, 5), "segments": (6, 3), "fake_quant": (4, 3)}
     x = rng.standard_normal(shapes[name]).astype(f32)
     if name in ("round", "floor_mod"):
         x = np.round(x * 4) / 2  # many exact halves and integers
@@ -147,6 +147,13 @@ def _build_other(name: str, x) -> list:
                                                      seq_dim=1, batch_dim=0)],
         "space_batch": lambda: _space_batch(x),
         "segments": lambda: _segments(x),
+        "fake_quant": lambda: [
+            raw.FakeQuantWithMinMaxArgs(inputs=x, min=-1.3, max=2.1),
+            raw.FakeQuantWithMinMaxArgs(inputs=x, min=0.2, max=1.1, num_bits=4,
+                                        narrow_range=True),
+            raw.FakeQuantWithMinMaxVars(inputs=x, min=-0.7, max=0.9, num_bits=5),
+            raw.FakeQuantWithMinMaxVarsPerChannel(inputs=x, min=[-1.0, -0.3, 0.1],
+                                                  max=[1.0, 0.8, 1.7], narrow_range=True)],
         "math_unary": lambda: [op(x=x) for op in (
             raw.Tan, raw.Asin, raw.Acos, raw.Atan, raw.Sinh, raw.Cosh, raw.Asinh, raw.Atanh,
             raw.Log1p, raw.Expm1)] + [raw.Acosh(x=1.0 + tf.abs(x)),

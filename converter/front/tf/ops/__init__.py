@@ -9,6 +9,7 @@ from converter.front.tf.ops import (  # noqa: F401
     indexing,
     movement,
     nn,
+    quantize,
     reshaping,
     spectral,
     tensor_list,
