@@ -23,8 +23,8 @@ from tests.tf_corpus import cache_dir, run_tf
 __all__ = ["FAMILIES", "op_graph"]
 
 FAMILIES = {
-    "detection": ("nms_v2", "nms_v3", "nms_v4_pad", "nms_v5_soft", "top_k", "crop_bilinear",
-                  "crop_nearest"),
+    "detection": ("nms_v2", "nms_v3", "nms_v4_pad", "nms_v5_soft", "nms_combined", "top_k",
+                  "crop_bilinear", "crop_nearest"),
     "indexing": ("where", "select_rows", "gather_batch_dims", "gather_nd", "scatter_nd",
                  "one_hot", "cumsum", "bucketize", "range_float", "tensor_scatter", "arg_max",
                  "segments"),
@@ -48,6 +48,9 @@ def _boxes(rng: np.random.Generator, count: int) -> np.ndarray:
 
 def _inputs(name: str, rng: np.random.Generator) -> dict[str, np.ndarray]:
     f32 = np.float32
+    if name == "nms_combined":  # two images, 30 boxes shared by 3 classes
+        boxes = np.stack([_boxes(rng, 30) * 1.2 - 0.1 for _ in range(2)])[:, :, None]
+        return {"boxes": boxes, "scores": rng.permutation(180).astype(f32).reshape(2, 30, 3) / 180}
     if name.startswith("nms"):
         return {"boxes": _boxes(rng, 40), "scores": rng.permutation(40).astype(f32) / 40}
     if name.startswith("crop"):
@@ -85,6 +88,13 @@ def _build(name: str, ph: dict) -> list:
     raw, x = tf.raw_ops, ph.get("x")
     if name.startswith("nms"):
         b, s = ph["boxes"], ph["scores"]
+        if name == "nms_combined":
+            return [*raw.CombinedNonMaxSuppression(
+                boxes=b, scores=s, max_output_size_per_class=4, max_total_size=20,
+                iou_threshold=0.4, score_threshold=0.3),
+                *raw.CombinedNonMaxSuppression(
+                boxes=b, scores=s, max_output_size_per_class=3, max_total_size=30,
+                iou_threshold=0.5, score_threshold=0.1, pad_per_class=True, clip_boxes=False)]
         if name == "nms_v2":
             return [raw.NonMaxSuppressionV2(boxes=b, scores=s - 0.5, max_output_size=40,
                                             iou_threshold=0.3)]
