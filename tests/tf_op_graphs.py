@@ -27,8 +27,9 @@ FAMILIES = {
                   "crop_bilinear", "crop_nearest"),
     "indexing": ("where", "select_rows", "gather_batch_dims", "gather_nd", "scatter_nd",
                  "one_hot", "cumsum", "bucketize", "range_float", "tensor_scatter", "arg_max",
-                 "segments"),
-    "reshaping": ("shape_ops", "lin_space", "roll_reverse", "space_batch"),
+                 "segments", "sparse_dense"),
+    "reshaping": ("shape_ops", "lin_space", "roll_reverse", "space_batch", "band_part"),
+    "image": ("patches",),
     "arithmetic": ("floor_mod", "round", "floor_div_int", "resize_flags", "math_unary",
                    "no_nan", "bitwise", "fake_quant"),
     "spectral": ("rfft_abs", "fft_parts", "irfft", "rfft2d"),
@@ -64,7 +65,8 @@ def _inputs(name: str, rng: np.random.Generator) -> dict[str, np.ndarray]:
               "spectrogram": (400, 2), "mfcc": (1000, 1), "tensor_scatter": (3, 4),
               "arg_max": (4, 6), "shape_ops": (3, 1, 4), "lin_space": (), "roll_reverse": (3, 6, 2),
               "space_batch": (2, 6, 4, 3), "math_unary": (5, 6), "no_nan": (4, 5),
-              "bitwise": (4, 5), "segments": (6, 3), "fake_quant": (4, 3)}
+              "bitwise": (4, 5), "segments": (6, 3), "fake_quant": (4, 3),
+              "sparse_dense": (4,), "band_part": (2, 4, 5), "patches": (1, 7, 8, 2)}
     x = rng.standard_normal(shapes[name]).astype(f32)
     if name in ("round", "floor_mod"):
         x = np.round(x * 4) / 2  # many exact halves and integers
@@ -157,6 +159,18 @@ def _build_other(name: str, x) -> list:
                                                      seq_dim=1, batch_dim=0)],
         "space_batch": lambda: _space_batch(x),
         "segments": lambda: _segments(x),
+        "sparse_dense": lambda: [
+            raw.SparseToDense(sparse_indices=[[0, 1], [1, 3], [2, 0], [2, 2]],
+                              output_shape=[3, 4], sparse_values=x, default_value=-1.0),
+            raw.SparseToDense(sparse_indices=[1, 4], output_shape=[6], sparse_values=7.0,
+                              default_value=0.5),
+            raw.InvertPermutation(x=tf.cast(tf.argsort(x), tf.int32))],
+        "band_part": lambda: [raw.MatrixBandPart(input=x, num_lower=lo, num_upper=up)
+                              for lo, up in ((1, 0), (-1, 2), (0, -1), (2, 1))],
+        "patches": lambda: [raw.ExtractImagePatches(images=x, ksizes=[1, 3, 2, 1],
+                                                    strides=[1, 2, 3, 1], rates=[1, r, 1, 1],
+                                                    padding=p)
+                            for r, p in ((1, "VALID"), (2, "SAME"))],
         "fake_quant": lambda: [
             raw.FakeQuantWithMinMaxArgs(inputs=x, min=-1.3, max=2.1),
             raw.FakeQuantWithMinMaxArgs(inputs=x, min=0.2, max=1.1, num_bits=4,

@@ -1,11 +1,13 @@
-"""TensorFlow translators for image resizing: ResizeBilinear and ResizeNearestNeighbor (NHWC, the
-new height and width as input 1) as Interpolate-11 on the spatial axes; CropAndResize as gathers
-of each box's sample rows and columns, interpolated and masked outside the image."""
+"""TensorFlow translators for image ops: ResizeBilinear and ResizeNearestNeighbor (NHWC, the new
+height and width as input 1) as Interpolate-11 on the spatial axes;
+ExtractImagePatches; CropAndResize as gathers of each box's sample rows and columns,
+interpolated and masked outside the image."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from converter.front.tf.attrs import convert_tf_padding_to_str
 from converter.front.tf.ops._layout import to_nchw, to_nhwc
 from converter.front.tf.translator import TfNode, tf_op
 from converter.graph.port import Port
@@ -22,14 +24,31 @@ def _coordinates(n: TfNode, nearest: bool) -> dict:
     return {"coordinate_transformation_mode": "asymmetric", "nearest_mode": "floor"}
 
 
-@tf_op("ResizeBilinear", "ResizeNearestNeighbor")
+# ResizeBicubic is left out: TF weighs its taps from a 1024-entry table (1e-3 off an exact
+# cubic) and, with half-pixel centres, drops the taps outside the image
+_MODES = {"ResizeBilinear": "linear_onnx", "ResizeNearestNeighbor": "nearest"}
+
+
+@tf_op(*_MODES)
 def resize(n: TfNode):
     nearest = n.op_type == "ResizeNearestNeighbor"
-    attrs = {"mode": "nearest" if nearest else "linear_onnx", "shape_calculation_mode": "sizes",
+    attrs = {"mode": _MODES[n.op_type], "shape_calculation_mode": "sizes",
              **_coordinates(n, nearest)}
     x = to_nchw(n, n.input(0), 4)
     y = n.op("Interpolate", [x, n.op("Convert", [n.input(1)], destination_type=np.dtype(np.int64)),
                              n.const([2, 3], np.int64)], **attrs)
+    return [to_nhwc(n, y, 4)]
+
+
+@tf_op("ExtractImagePatches")
+def extract_image_patches(n: TfNode):
+    def spatial(name: str) -> list[int]:
+        return list(n.attr(name))[1:3]
+
+    attrs = {"sizes": spatial("ksizes"), "strides": spatial("strides"),
+             "rates": spatial("rates"),
+             "auto_pad": convert_tf_padding_to_str(n.attr("padding", "VALID"))}
+    y = n.op("ExtractImagePatches", [to_nchw(n, n.input(0), 4)], **attrs)
     return [to_nhwc(n, y, 4)]
 
 

@@ -126,3 +126,30 @@ def segment_reduce(n: TfNode):
     init = n.op("Broadcast", [n.const(empty, dtype), shape], mode="numpy")
     index = n.op("Unsqueeze", [ids, n.const([-1], np.int64)])
     return [n.op("ScatterNDUpdate", [init, index, data], reduction=reduction)]
+
+
+@tf_op("SparseToDense")
+def sparse_to_dense(n: TfNode):
+    """default_value everywhere but at sparse_indices ([N, rank], [N] or a scalar)."""
+    i64 = np.dtype(np.int64)
+    shape = n.op("Reshape", [n.op("Convert", [n.input(1)], destination_type=i64),
+                             n.const([-1], np.int64)], special_zero=False)
+    rank = n.op("ShapeOf", [shape], output_type=i64)
+    index = n.op("Reshape", [n.op("Convert", [n.input(0)], destination_type=i64),
+                             n.op("Concat", [n.const([-1], np.int64), rank], axis=0)],
+                 special_zero=False)
+    count = n.op("Gather", [n.op("ShapeOf", [index], output_type=i64), n.const([0], np.int64),
+                            n.const(0, np.int64)], batch_dims=0)
+    values = n.op("Broadcast", [n.input(2), count], mode="numpy")
+    dense = n.op("Broadcast", [n.input(3), shape], mode="numpy")
+    return [n.op("ScatterNDUpdate", [dense, index, values])]
+
+
+@tf_op("InvertPermutation")
+def invert_permutation(n: TfNode):
+    """y[x[i]] = i: every position of y is written once, so any start value serves."""
+    dtype = n.attr("T", np.dtype(np.int32))
+    x = n.input(0)
+    count = n.op("Squeeze", [n.op("ShapeOf", [x], output_type=dtype), n.const([0], np.int64)])
+    order = n.op("Range", [n.const(0, dtype), count, n.const(1, dtype)], output_type=dtype)
+    return [n.op("ScatterElementsUpdate", [order, x, order, n.const(0, np.int64)])]

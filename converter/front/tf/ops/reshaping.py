@@ -77,3 +77,25 @@ def space_batch_nd(n: TfNode):
     x = n.input(0)
     kind = "SpaceToBatch" if n.op_type == "SpaceToBatchND" else "BatchToSpace"
     return [n.op(kind, [x, _full(n, x, n.input(1), 1), *_edges(n, x, n.input(2))])]
+
+
+@tf_op("MatrixBandPart")
+def matrix_band_part(n: TfNode):
+    """x where the row - column offset lies in [-num_upper, num_lower] (negative: no bound),
+    else 0."""
+    x = n.input(0)
+    shape = _shape(n, x)
+
+    def axis(k: int) -> Port:
+        size = n.op("Gather", [shape, n.const(k, np.int64), n.const(0, np.int64)], batch_dims=0)
+        return n.op("Range", [n.const(0, np.int64), size, n.const(1, np.int64)], output_type=_I64)
+
+    below = n.op("Subtract", [n.op("Unsqueeze", [axis(-2), n.const([1], np.int64)]), axis(-1)])
+    keep = None
+    for bound, offset in ((n.input(1), below), (n.input(2), n.op("Negative", [below]))):
+        bound = n.op("Convert", [bound], destination_type=_I64)
+        inside = n.op("LogicalOr", [n.op("Less", [bound, n.const(0, np.int64)]),
+                                    n.op("LessEqual", [offset, bound])])
+        keep = inside if keep is None else n.op("LogicalAnd", [keep, inside])
+    zero = n.op("ConvertLike", [n.const(0, np.int64), x])
+    return [n.op("Select", [keep, x, zero], auto_broadcast="numpy")]
