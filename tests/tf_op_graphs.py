@@ -182,7 +182,10 @@ def _build_other(name: str, x) -> list:
             raw.Tan, raw.Asin, raw.Acos, raw.Atan, raw.Sinh, raw.Cosh, raw.Asinh, raw.Atanh,
             raw.Log1p, raw.Expm1)] + [raw.Acosh(x=1.0 + tf.abs(x)),
                                       raw.ClipByValue(t=x, clip_value_min=-0.5,
-                                                      clip_value_max=0.7)],
+                                                      clip_value_max=0.7),
+                                      raw.Atan2(y=x, x=tf.reverse(x, [1]) * [1, 0, 1, 0, 1, 1]),
+                                      raw.Atan2(y=x * [0, 1, 1, 1, 1, 1], x=-x),
+                                      raw.L2Loss(t=x)],
         "no_nan": lambda: [raw.IsNan(x=x), raw.IsInf(x=x), raw.IsFinite(x=x),
                            raw.DivNoNan(x=tf.ones_like(x), y=x), raw.Xlogy(x=x, y=tf.abs(x))],
         "bitwise": lambda: [op(x=x, y=tf.constant([3, 5, 6, 1, 12])) for op in (

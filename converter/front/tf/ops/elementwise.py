@@ -174,3 +174,30 @@ def div_no_nan(n: TfNode):
 @tf_op("Xlogy")
 def xlogy(n: TfNode):
     return _zero_where(n, 0, n.op("Multiply", [n.input(0), n.op("Log", [n.input(1)])]))
+
+
+@tf_op("Atan2")
+def atan2(n: TfNode):
+    """Atan(y / x), moved by pi into the left half-plane."""
+    y, x = n.input(0), n.input(1)
+    angle = n.op("Atan", [n.op("Divide", [y, x])])
+    half_turn = n.op("Select", [n.op("GreaterEqual", [y, _scalar(n, 0.0)]), _scalar(n, np.pi),
+                                _scalar(n, -np.pi)], auto_broadcast="numpy")
+    left = n.op("Less", [x, _scalar(n, 0.0)])
+    angle = n.op("Add", [angle, n.op("Select", [left, half_turn, _scalar(n, 0.0)],
+                                     auto_broadcast="numpy")])
+    # on the y axis (x = +-0): sign(y) * pi / 2, 0 at the origin
+    axis = n.op("Multiply", [n.op("Sign", [y]), _scalar(n, np.pi / 2)])
+    return [n.op("Select", [n.op("Equal", [x, _scalar(n, 0.0)]), axis, angle],
+                 auto_broadcast="numpy")]
+
+
+@tf_op("L2Loss")
+def l2_loss(n: TfNode):
+    x = n.input(0)
+    total = n.op("ReduceSum", [n.op("Multiply", [x, x]),
+                               n.op("Range", [n.const(0, np.int64), n.op("Squeeze", [
+                                   n.op("ShapeOf", [n.op("ShapeOf", [x])])]),
+                                   n.const(1, np.int64)], output_type=np.dtype(np.int64))],
+                   keep_dims=False)
+    return [n.op("Multiply", [total, _scalar(n, 0.5)])]
