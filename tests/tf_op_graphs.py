@@ -29,7 +29,7 @@ FAMILIES = {
                  "one_hot", "cumsum", "bucketize", "range_float", "tensor_scatter", "arg_max",
                  "segments", "sparse_dense"),
     "reshaping": ("shape_ops", "lin_space", "roll_reverse", "space_batch", "band_part"),
-    "image": ("patches",),
+    "image": ("patches", "pool_argmax"),
     "arithmetic": ("floor_mod", "round", "floor_div_int", "resize_flags", "math_unary",
                    "no_nan", "bitwise", "fake_quant"),
     "spectral": ("rfft_abs", "fft_parts", "irfft", "rfft2d"),
@@ -66,7 +66,8 @@ def _inputs(name: str, rng: np.random.Generator) -> dict[str, np.ndarray]:
               "arg_max": (4, 6), "shape_ops": (3, 1, 4), "lin_space": (), "roll_reverse": (3, 6, 2),
               "space_batch": (2, 6, 4, 3), "math_unary": (5, 6), "no_nan": (4, 5),
               "bitwise": (4, 5), "segments": (6, 3), "fake_quant": (4, 3),
-              "sparse_dense": (4,), "band_part": (2, 4, 5), "patches": (1, 7, 8, 2)}
+              "sparse_dense": (4,), "band_part": (2, 4, 5), "patches": (1, 7, 8, 2),
+              "pool_argmax": (2, 7, 8, 3)}
     x = rng.standard_normal(shapes[name]).astype(f32)
     if name in ("round", "floor_mod"):
         x = np.round(x * 4) / 2  # many exact halves and integers
@@ -165,6 +166,11 @@ def _build_other(name: str, x) -> list:
             raw.SparseToDense(sparse_indices=[1, 4], output_shape=[6], sparse_values=7.0,
                               default_value=0.5),
             raw.InvertPermutation(x=tf.cast(tf.argsort(x), tf.int32))],
+        "pool_argmax": lambda: [
+            *raw.MaxPoolWithArgmax(input=x, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1],
+                                   padding="VALID"),
+            *raw.MaxPoolWithArgmax(input=x, ksize=[1, 3, 3, 1], strides=[1, 2, 2, 1],
+                                   padding="SAME", include_batch_in_index=True)],
         "band_part": lambda: [raw.MatrixBandPart(input=x, num_lower=lo, num_upper=up)
                               for lo, up in ((1, 0), (-1, 2), (0, -1), (2, 1))],
         "patches": lambda: [raw.ExtractImagePatches(images=x, ksizes=[1, 3, 2, 1],

@@ -28,7 +28,7 @@ KEY_OPS = {"nms": "NonMaxSuppression", "crop": "GatherND", "top_k": "TopK", "whe
            "mfcc": "MatMul", "tensor_scatter": "ScatterNDUpdate", "arg_max": "TopK",
            "roll_reverse": "ReverseSequence", "space_batch": "BatchToSpace",
            "bitwise": "BitwiseXor", "segments": "Unique", "patches": "ExtractImagePatches",
-           "sparse_dense": "ScatterElementsUpdate"}
+           "pool_argmax": "MaxPool", "sparse_dense": "ScatterElementsUpdate"}
 
 
 def _convert(folder: Path, outputs: list[str], out: Path, file: str = "frozen.pb") -> Path:

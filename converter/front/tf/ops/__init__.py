@@ -1,6 +1,7 @@
 """Built-in TensorFlow translators, one module per op family; importing registers them."""
 
 from converter.front.tf.ops import (  # noqa: F401
+    argmax_pool,
     audio,
     control,
     detection,
