@@ -32,8 +32,8 @@ FAMILIES = {
     "image": ("patches", "pool_argmax"),
     "arithmetic": ("floor_mod", "round", "floor_div_int", "resize_flags", "math_unary",
                    "no_nan", "bitwise", "fake_quant"),
-    "spectral": ("rfft_abs", "fft_parts", "irfft", "rfft2d"),
-    "audio": ("spectrogram", "mfcc"),
+    "spectral": ("rfft_abs", "fft_parts", "irfft", "rfft2d", "complex_math"),
+    "audio": ("spectrogram", "mfcc", "stft_mel"),
 }
 
 
@@ -67,7 +67,8 @@ def _inputs(name: str, rng: np.random.Generator) -> dict[str, np.ndarray]:
               "space_batch": (2, 6, 4, 3), "math_unary": (5, 6), "no_nan": (4, 5),
               "bitwise": (4, 5), "segments": (6, 3), "fake_quant": (4, 3),
               "sparse_dense": (4,), "band_part": (2, 4, 5), "patches": (1, 7, 8, 2),
-              "pool_argmax": (2, 7, 8, 3)}
+              "pool_argmax": (2, 7, 8, 3), "stft_mel": (2, 2000),
+              "complex_math": (3, 6)}
     x = rng.standard_normal(shapes[name]).astype(f32)
     if name in ("round", "floor_mod"):
         x = np.round(x * 4) / 2  # many exact halves and integers
@@ -201,6 +202,8 @@ def _build_other(name: str, x) -> list:
         "spectrogram": lambda: [raw.AudioSpectrogram(input=x, window_size=60, stride=24,
                                                      magnitude_squared=m) for m in (False, True)],
         "mfcc": lambda: _mfcc(x),
+        "stft_mel": lambda: _stft_mel(x),
+        "complex_math": lambda: _complex_math(x),
     }
     return ops[name]()
 
@@ -235,6 +238,33 @@ def _space_batch(x) -> list:
     raw = tf.raw_ops
     spread = raw.SpaceToBatchND(input=x, block_shape=[2, 3], paddings=[[1, 1], [0, 2]])
     return [spread, raw.BatchToSpaceND(input=spread, block_shape=[2, 3], crops=[[1, 1], [0, 2]])]
+
+
+def _complex_math(x) -> list:
+    """Products, Exp, casts and slices of complex tensors."""
+    import tensorflow as tf
+
+    raw = tf.raw_ops
+    c = raw.Complex(real=x, imag=tf.reverse(x, [1]))
+    mixed = c * c - raw.Exp(x=c * tf.constant(0.3 - 0.2j, tf.complex64))
+    return [raw.Real(input=mixed), raw.Imag(input=mixed),
+            raw.ComplexAbs(x=tf.cast(x[:, :3], tf.complex64) + c[:, 1:4]),
+            raw.Cast(x=mixed, DstT=tf.float32)]
+
+
+def _stft_mel(x) -> list:
+    """The TF2 way: tf.signal.stft, magnitudes, a mel matrix, log; and the MFCCs of those."""
+    import tensorflow as tf
+
+    spectrum = tf.signal.stft(x, frame_length=200, frame_step=80, fft_length=256)
+    side = tf.Graph()  # computed apart, one constant here (its graph has a computed concat axis)
+    with side.as_default():
+        matrix = tf.signal.linear_to_mel_weight_matrix(40, 129, 16000, 20.0, 7600.0)
+    with tf.compat.v1.Session(graph=side) as sess:
+        value = sess.run(matrix)
+    mel = tf.constant(value)
+    log_mel = tf.math.log(tf.matmul(tf.abs(spectrum), mel) + 1e-6)
+    return [log_mel, tf.signal.mfccs_from_log_mel_spectrograms(log_mel)[..., :13]]
 
 
 def _mfcc(x) -> list:

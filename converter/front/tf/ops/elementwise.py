@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from converter.front.tf.ops.spectral import complex_cast, complex_op, is_complex
 from converter.front.tf.translator import TfNode, tf_op
 
 # TF op -> opset op, same inputs
@@ -31,6 +32,8 @@ _UNARY = {
 
 def _binary(kind: str):
     def translate(n: TfNode):
+        if is_complex(n):
+            return [complex_op(n, kind, [n.input(0), n.input(1)])]
         return [n.op(kind, [n.input(0), n.input(1)])]
 
     return translate
@@ -38,6 +41,8 @@ def _binary(kind: str):
 
 def _unary(kind: str):
     def translate(n: TfNode):
+        if is_complex(n):
+            return [complex_op(n, kind, [n.input(0)])]
         return [n.op(kind, [n.input(0)])]
 
     return translate
@@ -125,6 +130,8 @@ def add_n(n: TfNode):
 
 @tf_op("Cast")
 def cast(n: TfNode):
+    if is_complex(n, "SrcT") or is_complex(n, "DstT"):
+        return [complex_cast(n)]
     return [n.op("Convert", [n.input(0)], destination_type=n.attr("DstT"))]
 
 

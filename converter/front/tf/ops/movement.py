@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from converter.front.tf.ops._layout import channels_last, to_nchw, to_nhwc
+from converter.front.tf.ops.spectral import complex_strided_slice, is_complex
 from converter.front.tf.translator import TfNode, tf_op
 from converter.graph.port import Port
 
@@ -147,6 +148,8 @@ def strided_slice(n: TfNode):
                                                    "new_axis_mask", "shrink_axis_mask"))
     masks = {k: _bits(n.attr(k, 0), count) for k in ("begin_mask", "end_mask", "ellipsis_mask",
                                                         "new_axis_mask", "shrink_axis_mask")}
+    if is_complex(n):
+        return [complex_strided_slice(n, masks)]
     return [n.op("StridedSlice", [n.input(0), n.input(1), n.input(2), n.input(3)], **masks)]
 
 
