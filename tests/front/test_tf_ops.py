@@ -79,3 +79,12 @@ def test_crop_size_must_be_constant(tmp_path: Path) -> None:
     g.node("CropAndResize", "crop", inputs, T=np.float32, method="bilinear")
     with pytest.raises(ConversionError, match=r"crop_size \(input 3\) must be a constant"):
         _convert(g.save(tmp_path / "m.pb").parent, ["crop"], tmp_path, "m.pb")
+
+
+def test_unsupported_complex_arithmetic_is_refused(tmp_path: Path) -> None:
+    g = GraphBuilder()
+    x = g.placeholder("x", [2, 3])
+    c = g.node("Complex", "c", [x, x], T=np.float32, Tout=np.complex64)
+    g.node("RealDiv", "ratio", [c, c], T=np.complex64)
+    with pytest.raises(ConversionError, match="RealDiv on complex numbers is not supported"):
+        _convert(g.save(tmp_path / "m.pb").parent, ["ratio"], tmp_path, "m.pb")
