@@ -257,12 +257,7 @@ def _stft_mel(x) -> list:
     import tensorflow as tf
 
     spectrum = tf.signal.stft(x, frame_length=200, frame_step=80, fft_length=256)
-    side = tf.Graph()  # computed apart, one constant here (its graph has a computed concat axis)
-    with side.as_default():
-        matrix = tf.signal.linear_to_mel_weight_matrix(40, 129, 16000, 20.0, 7600.0)
-    with tf.compat.v1.Session(graph=side) as sess:
-        value = sess.run(matrix)
-    mel = tf.constant(value)
+    mel = tf.signal.linear_to_mel_weight_matrix(40, 129, 16000, 20.0, 7600.0)
     log_mel = tf.math.log(tf.matmul(tf.abs(spectrum), mel) + 1e-6)
     return [log_mel, tf.signal.mfccs_from_log_mel_spectrograms(log_mel)[..., :13]]
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from converter.front.tf.ops._fold import constant_input
 from converter.front.tf.ops._layout import channels_last, to_nchw, to_nhwc
 from converter.front.tf.ops.spectral import complex_strided_slice, is_complex
 from converter.front.tf.translator import TfNode, tf_op
@@ -17,7 +18,7 @@ _REDUCE = {"Mean": "ReduceMean", "Sum": "ReduceSum", "Max": "ReduceMax", "Min": 
 
 
 def _const_input(n: TfNode, i: int, what: str) -> np.ndarray:
-    value = n.const_value(i)
+    value = constant_input(n, i)
     if value is None:
         n.reject(f"{what} (input {i}) must be a constant",
                  "make it a constant in the frozen graph, or give the inputs a shape "

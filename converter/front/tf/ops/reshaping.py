@@ -1,5 +1,6 @@
-"""TensorFlow translators that build or rearrange tensors by shape: BroadcastTo, Size, Rank,
-LinSpace, Roll, ReverseSequence, SpaceToBatchND and BatchToSpaceND."""
+"""TensorFlow translators that build or rearrange tensors by shape: BroadcastTo, BroadcastArgs,
+Size, Rank, LinSpace, Roll, ReverseSequence, SpaceToBatchND, BatchToSpaceND and
+MatrixBandPart."""
 
 from __future__ import annotations
 
@@ -99,3 +100,21 @@ def matrix_band_part(n: TfNode):
         keep = inside if keep is None else n.op("LogicalAnd", [keep, inside])
     zero = n.op("ConvertLike", [n.const(0, np.int64), x])
     return [n.op("Select", [keep, x, zero], auto_broadcast="numpy")]
+
+
+@tf_op("BroadcastArgs")
+def broadcast_args(n: TfNode):
+    """The broadcast of two shapes: both padded with leading ones to one rank, then per axis
+    the other's size where one is 1."""
+    dtype = n.attr("T", np.dtype(np.int32))
+    a, b = n.input(0), n.input(1)
+    rank = n.op("Maximum", [_shape(n, a), _shape(n, b)])
+
+    def padded(s: Port) -> Port:
+        ones = n.op("Broadcast", [n.const([1], dtype), n.op("Subtract", [rank, _shape(n, s)])],
+                    mode="numpy")
+        return n.op("Concat", [ones, s], axis=0)
+
+    a, b = padded(a), padded(b)
+    return [n.op("Select", [n.op("Equal", [a, n.const(1, dtype)]), b, a],
+                 auto_broadcast="numpy")]
