@@ -324,9 +324,16 @@ def _write_here(name: str) -> None:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def _write_missing() -> None:
+    """Write every graph not in the cache yet, in this one process (TensorFlow loads once)."""
+    for names in FAMILIES.values():
+        for name in names:
+            _write_here(name)
+
+
 def op_graph(name: str) -> Path:
-    """The cache folder of one graph, written on first use."""
+    """The cache folder of one graph; on first use, all graphs are written by one child."""
     folder = cache_dir() / "ops" / name
     if not folder.is_dir():
-        run_tf(f"from tests.tf_op_graphs import _write_here; _write_here({name!r})", Path.cwd())
+        run_tf("from tests.tf_op_graphs import _write_missing; _write_missing()", Path.cwd())
     return folder
