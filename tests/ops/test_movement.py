@@ -147,6 +147,7 @@ def test_tile_broadcast_range_eye():
     ex = run("Broadcast", np.arange(3), [2, 3, 4], [1], mode="explicit")[0]
     np.testing.assert_array_equal(ex[1, :, 2], np.arange(3))
     assert shapes("Broadcast", [(1, 3), (2,)], [None, None], mode="bidirectional") == [(-1, -1)]
+    assert run("Broadcast", np.float32(2), np.zeros(0, np.int64))[0].shape == ()  # to a scalar
     r = run("Range", 5, 1, -1.5, output_type=np.dtype(np.float32))[0]
     np.testing.assert_allclose(r, np.arange(5, 1, -1.5))
     assert run("Range", 0, 7, 2, output_type=np.dtype(np.int32))[0].dtype == np.int32

@@ -36,7 +36,8 @@ __all__ = [
 TF_DTYPES: dict[int, np.dtype] = {
     1: np.dtype(np.float32), 2: np.dtype(np.float64), 3: np.dtype(np.int32),
     4: np.dtype(np.uint8), 5: np.dtype(np.int16), 6: np.dtype(np.int8),
-    7: np.dtype(object), 9: np.dtype(np.int64), 10: np.dtype(np.bool_),
+    7: np.dtype(object), 8: np.dtype(np.complex64), 9: np.dtype(np.int64), 10: np.dtype(np.bool_),
+    18: np.dtype(np.complex128),
     17: np.dtype(np.uint16), 19: np.dtype(np.float16), 22: np.dtype(np.uint32),
     23: np.dtype(np.uint64),
 }
@@ -45,7 +46,7 @@ VAL_FIELDS = {
     "float32": "float_val", "float64": "double_val", "int32": "int_val", "uint8": "int_val",
     "int16": "int_val", "int8": "int_val", "uint16": "int_val", "int64": "int64_val",
     "bool": "bool_val", "float16": "half_val", "uint32": "uint32_val", "uint64": "uint64_val",
-    "object": "string_val",
+    "object": "string_val", "complex64": "scomplex_val", "complex128": "dcomplex_val",
 }
 _PADDING = {"SAME": "same_upper", "VALID": "valid", "EXPLICIT": "explicit"}
 
@@ -86,6 +87,9 @@ def tf_tensor_content(tf_dtype: int, shape, pb_tensor) -> np.ndarray:
     values = list(getattr(pb_tensor, VAL_FIELDS[dtype.name]))
     if dtype == np.float16:
         array = np.array(values, dtype=np.uint16).view(np.float16)
+    elif dtype.kind == "c":  # (re, im) pairs of floats
+        array = np.array(values, dtype=np.float32 if dtype.itemsize == 8 else np.float64)
+        array = array.view(dtype)
     elif dtype == np.dtype(object):
         array = np.array([v.decode("utf-8", "replace") for v in values], dtype=object)
     else:

@@ -116,10 +116,13 @@ def _const_value(pb) -> np.ndarray:
         raise ModelFormatError(msg)
     tensor = pb.attr["value"].tensor
     try:
-        return tf_tensor_content(tensor.dtype, tf_tensor_shape(tensor.tensor_shape), tensor)
+        value = tf_tensor_content(tensor.dtype, tf_tensor_shape(tensor.tensor_shape), tensor)
     except ModelFormatError as err:
         msg = f"Const node '{pb.name}': {err}"
         raise ModelFormatError(msg) from None
+    if value.dtype.kind == "c":  # the IR has no complex type: a trailing [re, im] axis
+        return np.stack([value.real, value.imag], axis=-1)
+    return value
 
 
 def add_op(graph: Graph, op: str, name: str, **attrs) -> Node:

@@ -46,4 +46,5 @@ class Broadcast(Op):
             target = list(np.broadcast_shapes(x.shape, tuple(target)))
         elif mode == "explicit":
             x = x.reshape(_explicit_view(x.shape, target, as_ints(inputs[2])))
-        return [np.ascontiguousarray(np.broadcast_to(x, target))]
+        # a copy, not ascontiguousarray: that makes a scalar result 1-D
+        return [np.broadcast_to(x, target).copy()]

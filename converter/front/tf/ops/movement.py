@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from converter.front.tf.ops._fold import constant_input
 from converter.front.tf.ops._layout import channels_last, to_nchw, to_nhwc
+from converter.front.tf.ops.spectral import complex_strided_slice, is_complex
 from converter.front.tf.translator import TfNode, tf_op
 from converter.graph.port import Port
 
@@ -16,7 +18,7 @@ _REDUCE = {"Mean": "ReduceMean", "Sum": "ReduceSum", "Max": "ReduceMax", "Min": 
 
 
 def _const_input(n: TfNode, i: int, what: str) -> np.ndarray:
-    value = n.const_value(i)
+    value = constant_input(n, i)
     if value is None:
         n.reject(f"{what} (input {i}) must be a constant",
                  "make it a constant in the frozen graph, or give the inputs a shape "
@@ -147,6 +149,8 @@ def strided_slice(n: TfNode):
                                                    "new_axis_mask", "shrink_axis_mask"))
     masks = {k: _bits(n.attr(k, 0), count) for k in ("begin_mask", "end_mask", "ellipsis_mask",
                                                         "new_axis_mask", "shrink_axis_mask")}
+    if is_complex(n):
+        return [complex_strided_slice(n, masks)]
     return [n.op("StridedSlice", [n.input(0), n.input(1), n.input(2), n.input(3)], **masks)]
 
 
