@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Write the example model: a small CNN whose activation is a custom op, org.example::Cosh
 (scale * cosh(x)), that no converter knows, as ONNX (cosh_net.onnx) and as a TensorFlow frozen
-graph computing the same function (cosh_net.pb, NHWC, op type Cosh). Also writes the input and
+graph computing the same function (cosh_net.pb, NHWC, custom op type ScaledCosh, as a library
+loaded with tf.load_op_library would add). Also writes the input and
 a reference output computed by onnxruntime on the same net with ONNX's standard Cosh op.
 
 Usage: make_model.py OUTDIR"""
@@ -70,7 +71,7 @@ def build_tf(path: Path) -> None:
     conv = g.node("Conv2D", "conv", [x, g.const("w", w["w"].transpose(2, 3, 1, 0))],
                   strides=[1, 1, 1, 1], padding="SAME", data_format="NHWC", T=np.dtype(np.float32))
     conv = g.node("BiasAdd", "bias", [conv, g.const("b", w["b"])], T=np.dtype(np.float32))
-    act = g.node("Cosh", "cosh", [conv], scale=SCALE, T=np.dtype(np.float32))
+    act = g.node("ScaledCosh", "cosh", [conv], scale=SCALE, T=np.dtype(np.float32))
     pool = g.node("MaxPool", "pool", [act], ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1],
                   padding="VALID", data_format="NHWC", T=np.dtype(np.float32))
     flat = g.node("Reshape", "flatten", [pool, g.const("shape", np.array([1, 64], np.int32))])
