@@ -21,17 +21,15 @@ or crash afterwards in the same process), so models are built, and TF oracles ru
 
 from __future__ import annotations
 
-import fcntl
-import os
-import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 
 import numpy as np
+
+from tests.cache_folder import write_once
 
 __all__ = ["HEAVY", "MODELS", "TF1", "cache_dir", "materialize", "run_tf"]
 
@@ -259,21 +257,8 @@ def materialize(name: str) -> Path:
 
 def _build_here(name: str) -> Path:
     """Build one model in this process (which imports TensorFlow), one process at a time."""
-    root = cache_dir()
-    folder = root / name
-    if folder.is_dir():
-        return folder
-    root.mkdir(parents=True, exist_ok=True)
-    with open(root / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not folder.is_dir():
-            tmp = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=root))
-            try:
-                _write_tf1(tmp) if name == TF1 else _write(name, tmp)
-                os.replace(tmp, folder)
-            finally:
-                shutil.rmtree(tmp, ignore_errors=True)
-    return folder
+    return write_once(cache_dir() / name,
+                      lambda tmp: _write_tf1(tmp) if name == TF1 else _write(name, tmp))
 
 
 if __name__ == "__main__":

@@ -11,13 +11,11 @@ per machine into ~/.cache/extgen/tf-<ver>/ops/<name>/:
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
+from tests.cache_folder import write_once
 from tests.tf_corpus import cache_dir, run_tf
 
 __all__ = ["FAMILIES", "op_graph"]
@@ -308,20 +306,8 @@ def _write(name: str, out: Path) -> None:
 
 
 def _write_here(name: str) -> None:
-    """Write one graph's folder (in the child that imports TensorFlow), by an atomic rename."""
-    root = cache_dir() / "ops"
-    root.mkdir(parents=True, exist_ok=True)
-    if (root / name).is_dir():
-        return
-    tmp = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=root))
-    try:
-        _write(name, tmp)
-        os.replace(tmp, root / name)
-    except OSError:
-        if not (root / name).is_dir():  # a concurrent writer lost the race, not an error
-            raise
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    """Write one graph's folder (in the child that imports TensorFlow)."""
+    write_once(cache_dir() / "ops" / name, lambda tmp: _write(name, tmp))
 
 
 def _write_missing() -> None:

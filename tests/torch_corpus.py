@@ -16,18 +16,15 @@ an atomic rename. Models are built in a child process (`materialize`), one at a 
 
 from __future__ import annotations
 
-import fcntl
-import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import warnings
 from importlib import metadata
 from pathlib import Path
 
 import numpy as np
 
+from tests.cache_folder import write_once
 from tests.torch_models import VISION_BUILDERS
 from tests.torch_sequence_models import SEQUENCE_BUILDERS
 
@@ -148,21 +145,7 @@ def _write(model: str, exporter: str, out: Path) -> None:
 
 def _build_here(model: str, exporter: str) -> Path:
     """Build one entry in this process (which imports torch), one process at a time."""
-    root = cache_dir()
-    folder = root / f"{model}-{exporter}"
-    if folder.is_dir():
-        return folder
-    root.mkdir(parents=True, exist_ok=True)
-    with open(root / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not folder.is_dir():
-            tmp = Path(tempfile.mkdtemp(prefix=f".{model}-{exporter}-", dir=root))
-            try:
-                _write(model, exporter, tmp)
-                os.replace(tmp, folder)
-            finally:
-                shutil.rmtree(tmp, ignore_errors=True)
-    return folder
+    return write_once(cache_dir() / f"{model}-{exporter}", lambda tmp: _write(model, exporter, tmp))
 
 
 if __name__ == "__main__":
