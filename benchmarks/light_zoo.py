@@ -85,25 +85,29 @@ def _build(name: str) -> tuple[onnx.ModelProto, np.ndarray]:
     return out, rng.standard_normal(dims).astype(np.float32)
 
 
-def materialize(names: list[str] | tuple[str, ...] = ZOO, out: Path | None = None) -> Path:
-    """Make <out>/<name>.onnx, .input.npy and .expected.npy for each name not made yet."""
+def store(out: Path, name: str, model: bytes, x: np.ndarray) -> None:
+    """<out>/<name>.onnx, .input.npy and onnxruntime's .expected.npy, the reference last, so a
+    name whose reference exists is complete."""
     import onnxruntime as ort
 
+    session = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
+    y = session.run(None, {session.get_inputs()[0].name: x})[0]
+    with tempfile.TemporaryDirectory(dir=out) as tmp:
+        (Path(tmp) / f"{name}.onnx").write_bytes(model)
+        np.save(Path(tmp) / f"{name}.input.npy", x)
+        np.save(Path(tmp) / f"{name}.expected.npy", y)
+        for suffix in (".onnx", ".input.npy", ".expected.npy"):
+            os.replace(Path(tmp) / f"{name}{suffix}", out / f"{name}{suffix}")
+
+
+def materialize(names: list[str] | tuple[str, ...] = ZOO, out: Path | None = None) -> Path:
+    """Make <out>/<name>.onnx, .input.npy and .expected.npy for each name not made yet."""
     out = out or cache_dir()
     out.mkdir(parents=True, exist_ok=True)
     for name in names:
-        if (out / f"{name}.expected.npy").exists():
-            continue
-        model, x = _build(name)
-        with tempfile.TemporaryDirectory(dir=out) as tmp:
-            path = Path(tmp) / f"{name}.onnx"
-            onnx.save(model, path)
-            session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-            y = session.run(None, {session.get_inputs()[0].name: x})[0]
-            np.save(Path(tmp) / f"{name}.input.npy", x)
-            np.save(Path(tmp) / f"{name}.expected.npy", y)
-            for suffix in (".onnx", ".input.npy", ".expected.npy"):  # the reference last
-                os.replace(Path(tmp) / f"{name}{suffix}", out / f"{name}{suffix}")
+        if not (out / f"{name}.expected.npy").exists():
+            model, x = _build(name)
+            store(out, name, model.SerializeToString(), x)
     return out
 
 

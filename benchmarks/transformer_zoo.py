@@ -9,13 +9,11 @@ python benchmarks/transformer_zoo.py [NAME ...]"""
 from __future__ import annotations
 
 import io
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 import numpy as np
-from light_zoo import cache_dir
+from light_zoo import cache_dir, store
 
 __all__ = ["TRANSFORMERS", "materialize_transformers"]
 
@@ -112,22 +110,13 @@ def _export(name: str) -> tuple[bytes, np.ndarray]:
 
 def materialize_transformers(names=TRANSFORMERS, out: Path | None = None) -> Path:
     """Make <out>/<name>.onnx, .input.npy and .expected.npy (onnxruntime's) for each name."""
-    import onnxruntime as ort
 
     out = out or cache_dir()
     out.mkdir(parents=True, exist_ok=True)
     for name in names:
         if (out / f"{name}.expected.npy").exists():
             continue
-        data, x = _export(name)
-        session = ort.InferenceSession(data, providers=["CPUExecutionProvider"])
-        y = session.run(None, {"input": x})[0]
-        with tempfile.TemporaryDirectory(dir=out) as tmp:
-            (Path(tmp) / f"{name}.onnx").write_bytes(data)
-            np.save(Path(tmp) / f"{name}.input.npy", x)
-            np.save(Path(tmp) / f"{name}.expected.npy", y)
-            for suffix in (".onnx", ".input.npy", ".expected.npy"):  # the reference last
-                os.replace(Path(tmp) / f"{name}{suffix}", out / f"{name}{suffix}")
+        store(out, name, *_export(name))
     return out
 
 
