@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from converter.ops.elementwise.functions import fn
+from converter.ops.elementwise.functions import fn, result
 from extgen.errors import ConfigError
 from extgen.expression import parse_expression
 
@@ -122,3 +122,9 @@ def test_generated_erf_is_the_built_in_erf(tmp_path) -> None:
     x = np.linspace(-4, 4, 17, dtype=np.float32)
     (y,) = module.GeluErf.evaluate({}, [x])
     np.testing.assert_allclose(y, 0.5 * x * (1 + Erf.fn(x / np.sqrt(2))), rtol=1e-6)
+
+
+def test_result_keeps_the_output_shape_scalar_included() -> None:
+    assert result(np.float64(2.5), (), np.dtype(np.float32)).shape == ()
+    out = result(np.array([1.7, -1.7]), (3, 2), np.dtype(np.int32))
+    assert out.flags["C_CONTIGUOUS"] and out.tolist() == [[1, -1]] * 3  # truncated, as in C

@@ -85,7 +85,7 @@ def result(value: np.ndarray, shape: tuple[int, ...], dtype: np.dtype) -> np.nda
     """An expression's value as an output: broadcast to the output shape, cast to its type
     (float to integer truncates toward zero, as C does)."""
     with np.errstate(invalid="ignore"):  # NaN or infinity to an integer: undefined, as in C
-        return np.ascontiguousarray(np.broadcast_to(np.asarray(value), shape).astype(dtype))
+        return np.broadcast_to(np.asarray(value), shape).astype(dtype, order="C")  # 0-d stays
 
 
 def nearest(x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
