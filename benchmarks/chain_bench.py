@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import measure  # noqa: E402
+from _common import EXTGEN, measure  # noqa: E402
 
 
 def build(count: int) -> Path:
@@ -37,9 +37,8 @@ def build(count: int) -> Path:
 def main() -> None:
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000
     model = build(count)
-    bindir = Path(sys.executable).parent
     with tempfile.TemporaryDirectory() as tmp:
-        wall, peak = measure([str(bindir / "extgen"), "convert", "--input_model", str(model),
+        wall, peak = measure([*EXTGEN, "convert", "--input_model", str(model),
                               "--output_dir", tmp])
     print(f"{count} Add nodes: {wall:.1f} s, peak {peak:.0f} MiB "
           f"(targets at 100k: < 30 s, < 300 MiB); {peak * 2**20 / count:.0f} bytes per node")
