@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
 __all__ = ["write_atomic", "write_pair", "write_temp"]
 
 Writer = Callable[[BinaryIO], None]
+PairWriter = Callable[[BinaryIO, BinaryIO], None]
 
 
 def _read_umask() -> int:
@@ -24,20 +26,28 @@ def _read_umask() -> int:
 _UMASK = _read_umask()
 
 
-def write_temp(path: Path, write: Writer) -> Path:
-    """Call write(f) on a new temporary file `.<path.name>.XXXXXXXX` in path's folder, give it
-    the mode path has (or a plain open() would give) and return it; on failure it is removed."""
+@contextmanager
+def _temp_file(path: Path) -> Iterator[tuple[BinaryIO, Path]]:
+    """A new temporary file `.<path.name>.XXXXXXXX` in path's folder, open for writing; once
+    written it gets the mode path has (or a plain open() would give); on failure it is removed."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
-            write(f)
+            yield f, Path(tmp)
         mode = path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~_UMASK
         os.chmod(tmp, mode)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    return Path(tmp)
+
+
+def write_temp(path: Path, write: Writer) -> Path:
+    """Call write(f) on a new temporary file `.<path.name>.XXXXXXXX` in path's folder, give it
+    the mode path has (or a plain open() would give) and return it; on failure it is removed."""
+    with _temp_file(path) as (f, tmp):
+        write(f)
+    return tmp
 
 
 def write_atomic(path: Path, write: Writer) -> None:
@@ -51,19 +61,21 @@ def write_atomic(path: Path, write: Writer) -> None:
         raise
 
 
-def write_pair(data: tuple[Path, Writer], index: tuple[Path, Writer]) -> None:
+def write_pair(data: Path, index: Path, write: PairWriter) -> None:
     """Write two files that belong together, the index referring into the data (an IR's .xml
-    and its .bin). Both go to temporary files first; then the old index is removed, so that no
-    crash can leave it beside the new data, the data is renamed into place and the index last.
-    On a failure no temporary file is left; a kill leaves the old pair, the new pair, or data
-    without an index (which nothing can load)."""
+    and its .bin): write(data_file, index_file) fills both temporary files at once (so the index
+    streams out as the data is written). Then the old index is removed, so that no crash can
+    leave it beside the new data, the data is renamed into place and the index last. On a
+    failure no temporary file is left; a kill leaves the old pair, the new pair, or data without
+    an index (which nothing can load)."""
     temps: list[Path] = []
     try:
-        for path, write in (data, index):
-            temps.append(write_temp(path, write))
-        index[0].unlink(missing_ok=True)
-        os.replace(temps[0], data[0])
-        os.replace(temps[1], index[0])
+        with _temp_file(data) as (data_f, data_tmp), _temp_file(index) as (index_f, index_tmp):
+            temps += [data_tmp, index_tmp]
+            write(data_f, index_f)
+        index.unlink(missing_ok=True)
+        os.replace(temps[0], data)
+        os.replace(temps[1], index)
     except BaseException:
         for tmp in temps:
             tmp.unlink(missing_ok=True)

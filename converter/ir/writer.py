@@ -7,8 +7,11 @@ ports after them; Const values go to the .bin once per distinct content.
 from __future__ import annotations
 
 import hashlib
+import io
 import mmap
+import re
 import xml.etree.ElementTree as ET
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 from xml.sax.saxutils import quoteattr
@@ -124,7 +127,9 @@ def _rt_info(parent: ET.Element, info: dict[str, Any]) -> None:
         })
 
 
-def _layer(node: Node, lid: int, bin_writer: _BinWriter, port_ids: dict) -> ET.Element:
+def _layer(node: Node, lid: int, bin_writer: _BinWriter, sources: dict) -> ET.Element:
+    """The <layer> of node; records (lid, port id) of each output under its data node id in
+    sources."""
     graph = node.graph
     layer = ET.Element("layer", id=str(lid), name=str(node.soft_get("name", node.id)),
                        type=str(node.type),
@@ -133,15 +138,16 @@ def _layer(node: Node, lid: int, bin_writer: _BinWriter, port_ids: dict) -> ET.E
     if attrs:
         ET.SubElement(layer, "data", attrs)
     _rt_info(layer, node.soft_get("rt_info", None) or {})
-    ins = sorted(((d["in"], u) for u, _, d in graph.in_data(node.id)))
+    ins = _inputs(graph, node.id)
     outs = sorted(((d["out"], v) for _, v, d in graph.out_data(node.id)))
+    port_ids: dict[tuple[str, int], int] = {}
     pid = 0
     if ins:
         inp = ET.SubElement(layer, "input")
         for idx, data in ins:
             port = ET.SubElement(inp, "port", id=str(pid))
             _dims(port, graph.nodes[data].get("shape"))
-            port_ids[(node.id, "in", idx)] = pid
+            port_ids["in", idx] = pid
             pid += 1
     if outs:
         out = ET.SubElement(layer, "output")
@@ -162,11 +168,17 @@ def _layer(node: Node, lid: int, bin_writer: _BinWriter, port_ids: dict) -> ET.E
                 shape = np.asarray(d["value"]).shape
             _dims(port, shape)
             _rt_info(port, node._ports("out").get(idx, {}).get("rt_info"))  # e.g. layout
-            port_ids[(node.id, "out", idx)] = pid
+            port_ids["out", idx] = pid
+            sources[data] = (lid, pid)
             pid += 1
     if node.has_valid("bodies"):
         _bodies(layer, node, bin_writer, port_ids)
     return layer
+
+
+def _inputs(graph: Graph, nid: str) -> list[tuple[int, str]]:
+    """(input index, data node) of each input of op nid, by index: input port ids count up."""
+    return sorted((d["in"], u) for u, _, d in graph.in_data(nid))
 
 
 def _check_supported(ops: list[Node]) -> None:
@@ -181,10 +193,31 @@ def _check_supported(ops: list[Node]) -> None:
         raise UnsupportedOpError(msg, bad)
 
 
-def _text(element: ET.Element, level: int) -> str:
-    """One element serialized on its own, indented as if it sat `level` deep in the net."""
-    ET.indent(element, space="  ", level=level)
-    return f"{'  ' * level}{ET.tostring(element, encoding='unicode')}\n"
+_ATTR_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\r": "&#13;",
+                 "\n": "&#10;", "\t": "&#09;"}
+_ATTR_TABLE = str.maketrans(_ATTR_ESCAPES)
+_TEXT_TABLE = str.maketrans({k: _ATTR_ESCAPES[k] for k in "&<>"})
+_SPECIAL = re.compile('[&<>"\r\n\t]')
+
+
+def _escape(text: str, table: dict) -> str:
+    return text.translate(table) if _SPECIAL.search(text) else text
+
+
+def _serialize(element: ET.Element, level: int, write: Callable[[str], Any]) -> None:
+    """Write element `level` deep, two spaces a level, as ET.indent and ET.tostring would
+    (an element holds text or children): straight to the file, one line at a time."""
+    pad, tag = "  " * level, element.tag
+    attrs = "".join(f' {k}="{_escape(v, _ATTR_TABLE)}"' for k, v in element.attrib.items())
+    if len(element):
+        write(f"{pad}<{tag}{attrs}>\n")
+        for child in element:
+            _serialize(child, level + 1, write)
+        write(f"{pad}</{tag}>\n")
+    elif element.text:
+        write(f"{pad}<{tag}{attrs}>{_escape(element.text, _TEXT_TABLE)}</{tag}>\n")
+    else:
+        write(f"{pad}<{tag}{attrs} />\n")
 
 
 def _ops(graph: Graph) -> list[Node]:
@@ -193,33 +226,28 @@ def _ops(graph: Graph) -> list[Node]:
     return ops
 
 
-def _edges(graph: Graph, ids: dict[str, int], port_ids: dict) -> list[dict[str, str]]:
-    """The <edge> attributes of graph, sorted by destination layer and port."""
-    edges = []
-    for data in (n for n in graph.nodes if graph.nodes[n].get("kind") == "data"):
-        producers = list(graph.in_data(data))
-        if not producers:
-            continue
-        src, _, pd = producers[0]
-        for _, dst, cd in graph.out_data(data):
-            edges.append((ids[dst], port_ids[(dst, "in", cd["in"])],
-                          ids[src], port_ids[(src, "out", pd["out"])]))
-    return [{"from-layer": str(fl), "from-port": str(fp), "to-layer": str(tl), "to-port": str(tp)}
-            for tl, tp, fl, fp in sorted(edges)]
+def _edges(graph: Graph, ops: list[Node], sources: dict) -> Iterator[dict[str, str]]:
+    """The <edge> attributes of graph, by destination layer and port: each op's inputs (ops
+    in layer id order) from the output port that produced their data."""
+    for lid, node in enumerate(ops):
+        for pid, (_, data) in enumerate(_inputs(graph, node.id)):
+            if data in sources:
+                src_lid, src_pid = sources[data]
+                yield {"from-layer": str(src_lid), "from-port": str(src_pid),
+                       "to-layer": str(lid), "to-port": str(pid)}
 
 
 def _fill(parent: ET.Element, graph: Graph, bin_writer: _BinWriter) -> dict[str, int]:
     """<layers> and <edges> of a body graph under parent; returns the layer id of each op."""
     layers = ET.SubElement(parent, "layers")
-    ids: dict[str, int] = {}
-    port_ids: dict[tuple, int] = {}
-    for lid, node in enumerate(_ops(graph)):
-        ids[node.id] = lid
-        layers.append(_layer(node, lid, bin_writer, port_ids))
+    ops = _ops(graph)
+    sources: dict[str, tuple[int, int]] = {}
+    for lid, node in enumerate(ops):
+        layers.append(_layer(node, lid, bin_writer, sources))
     edges = ET.SubElement(parent, "edges")
-    for attrs in _edges(graph, ids, port_ids):
+    for attrs in _edges(graph, ops, sources):
         ET.SubElement(edges, "edge", attrs)
-    return ids
+    return {node.id: lid for lid, node in enumerate(ops)}
 
 
 def _bodies(layer: ET.Element, node: Node, bin_writer: _BinWriter, port_ids: dict) -> None:
@@ -232,7 +260,7 @@ def _bodies(layer: ET.Element, node: Node, bin_writer: _BinWriter, port_ids: dic
         for kind, side, rules in (("input", "in", port_map.inputs),
                                   ("output", "out", port_map.outputs)):
             for rule in rules:
-                port = -1 if rule.purpose else port_ids[(node.id, side, rule.external)]
+                port = -1 if rule.purpose else port_ids[side, rule.external]
                 ET.SubElement(mapping, kind, rule_attrs(rule, port, ids[rule.internal]))
         if port_map.back_edges:
             back = ET.SubElement(layer, "back_edges")
@@ -242,24 +270,23 @@ def _bodies(layer: ET.Element, node: Node, bin_writer: _BinWriter, port_ids: dic
         layer.append(element)
 
 
-def build_xml(graph: Graph, bin_writer: _BinWriter, rt_info: dict[str, Any]) -> list[str]:
-    """The .xml text in pieces, each layer serialized as soon as it is built: the whole tree
-    never sits in memory (on a 100k-node graph it would cost more than the graph)."""
+def build_xml(graph: Graph, bin_writer: _BinWriter, rt_info: dict[str, Any],
+              write: Callable[[str], Any]) -> None:
+    """Write the .xml text, each layer as soon as it is built: neither the tree nor the text
+    ever sits in memory whole (on a 100k-node graph either would cost more than the graph)."""
     name = quoteattr(str(graph.graph.get("name", "model")))
-    parts = [f"<?xml version='1.0' encoding='utf-8'?>\n<net name={name} version=\"11\">\n",
-             "  <layers>\n"]
-    ids: dict[str, int] = {}
-    port_ids: dict[tuple, int] = {}
-    for lid, node in enumerate(_ops(graph)):
-        ids[node.id] = lid
-        parts.append(_text(_layer(node, lid, bin_writer, port_ids), 2))
-    parts.append("  </layers>\n  <edges>\n")
-    parts.extend(f"    {ET.tostring(ET.Element('edge', attrs), encoding='unicode')}\n"
-                 for attrs in _edges(graph, ids, port_ids))
-    parts.append("  </edges>\n")
-    parts.append(_text(_net_rt_info(rt_info), 1))
-    parts.append("</net>")
-    return parts
+    write(f"<?xml version='1.0' encoding='utf-8'?>\n<net name={name} version=\"11\">\n")
+    write("  <layers>\n")
+    ops = _ops(graph)
+    sources: dict[str, tuple[int, int]] = {}
+    for lid, node in enumerate(ops):
+        _serialize(_layer(node, lid, bin_writer, sources), 2, write)
+    write("  </layers>\n  <edges>\n")
+    for attrs in _edges(graph, ops, sources):
+        _serialize(ET.Element("edge", attrs), 2, write)
+    write("  </edges>\n")
+    _serialize(_net_rt_info(rt_info), 1, write)
+    write("</net>")
 
 
 def _net_rt_info(rt_info: dict[str, Any]) -> ET.Element:
@@ -282,16 +309,17 @@ def emit_ir(
     old .xml goes first, then the new .bin, the new .xml last) no failure or kill leaves an .xml
     beside a .bin other than its own."""
     xml_path, bin_path = output_dir / f"{model_name}.xml", output_dir / f"{model_name}.bin"
-    built: list[list[str]] = []
 
-    def write_xml(f: BinaryIO) -> None:
-        for part in built[0]:
-            f.write(part.encode("utf-8"))
+    def write(bin_f: BinaryIO, xml_f: BinaryIO) -> None:
+        text = io.TextIOWrapper(xml_f, encoding="utf-8", newline="\n")
+        try:
+            build_xml(graph, _BinWriter(bin_f), rt_info, text.write)
+        finally:
+            text.detach()  # flushed; xml_f stays open for write_pair to close
 
     try:
         with ir_name_lock(output_dir, model_name):
-            write_pair((bin_path, lambda f: built.append(build_xml(graph, _BinWriter(f), rt_info))),
-                       (xml_path, write_xml))
+            write_pair(bin_path, xml_path, write)
     except OSError as err:
         msg = f"cannot write the IR to {output_dir}: {err.strerror or err}"
         raise OutputError(msg) from err
