@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -121,12 +123,25 @@ def convert_to_graph(opts: ConvertOptions, progress: Progress | None = None) -> 
     return graph, fw.name
 
 
+@contextmanager
+def _rare_collections() -> Iterator[None]:
+    """A conversion builds millions of long-lived containers (the graph's dicts) and little
+    cyclic garbage: collecting the youngest generation every 50,000 allocations instead of 700
+    stops the collector from rescanning them (a quarter of a 100k-node conversion's time)."""
+    old = gc.get_threshold()
+    gc.set_threshold(50_000, *old[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*old)
+
+
 def convert(opts: ConvertOptions, progress: Progress | None = None) -> ConvertResult:
     """Convert opts.input_model to IR v11 in opts.output_dir."""
     start = time.perf_counter()
     # the framework's built-in passes register outside the extension scope
     opts.check_framework_flags(frameworks.resolve(opts.input_model, opts.framework).name)
-    with extension_scope():
+    with extension_scope(), _rare_collections():
         graph, fw = convert_to_graph(opts, progress)
         if progress:
             progress("emit")

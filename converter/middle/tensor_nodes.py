@@ -12,18 +12,17 @@ __all__ = ["create_tensor_nodes"]
 def create_tensor_nodes(graph: Graph) -> None:
     ops = [nid for nid, d in graph.nodes(data=True) if d.get("kind") == "op"]
     for nid in ops:
-        by_port: dict[int, list[tuple[str, int, dict]]] = {}
-        for _, v, k, d in graph.out_edges(nid, keys=True, data=True):
-            by_port.setdefault(d["out"], []).append((v, k, d))
+        by_port: dict[int, list[tuple[str, dict]]] = {}
+        for _, v, d in graph.out_data(nid):
+            by_port.setdefault(d["out"], []).append((v, d))
         ports = set(by_port) | set(graph.nodes[nid].get("_out_ports", {}))
         if graph.nodes[nid].get("op") == "Result":
             ports = set()
         for port in sorted(ports):
+            graph.remove_edges_where(nid, "out", port)
             data_id = graph.add_data_node(nid, port)
-            for v, k, d in by_port.get(port, []):
-                graph.remove_edge(nid, v, k)
-                attrs = {key: val for key, val in d.items() if key != "out"}
-                graph.add_edge(data_id, v, **attrs)
+            for v, d in by_port.get(port, []):
+                graph.add_edge(data_id, v, **{key: val for key, val in d.items() if key != "out"})
     graph.stage = "middle"
     for body in bodies_of(graph):
         create_tensor_nodes(body)

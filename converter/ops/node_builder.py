@@ -17,6 +17,19 @@ if TYPE_CHECKING:
 __all__ = ["NodeBuilder"]
 
 
+def _input_facts(node: Node) -> list[dict[str, Any]]:
+    """The data node attributes (shape, value, data_type) of each connected input of node, by
+    port, each read once: what `p.data.get_*()` of `node.in_ports()` reads (nothing in the front
+    stage, which has no data nodes)."""
+    graph = node.graph
+    sources: dict[int, str] = {}
+    for u, _, d in graph.in_data(node.id):
+        if "in" in d:
+            sources.setdefault(d["in"], u)
+    front = graph.stage in (None, "front")
+    return [{} if front else graph.nodes[sources[i]] for i in sorted(sources)]
+
+
 class NodeBuilder:
     """Mixin of `Op`: what an op class does with a graph (its contract stays in `Op`)."""
 
@@ -48,10 +61,10 @@ class NodeBuilder:
     # -- graph-level inference (MO's infer) ------------------------------------------------------
     @classmethod
     def infer(cls, node: Node) -> None:
-        ports = [p for p in node.in_ports().values() if not p.disconnected()]
-        shapes = [p.data.get_shape() for p in ports]
-        values = [p.data.get_value() for p in ports]
-        types = [p.data.get_data_type() for p in ports]
+        inputs = _input_facts(node)
+        shapes = [d.get("shape") for d in inputs]
+        values = [d.get("value") for d in inputs]
+        types = [d.get("data_type") for d in inputs]
         attrs = cls.ir_attrs(node)
         name = node.soft_get("name", node.id)
         problem = cls.check_inputs(attrs, shapes, types, values)
