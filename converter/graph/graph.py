@@ -124,8 +124,18 @@ class Graph(nx.MultiDiGraph):
         return order
 
     def has_cycle(self) -> bool:
-        """True when the edges loop (TF1 control flow: NextIteration feeds Merge)."""
-        return not nx.is_directed_acyclic_graph(self)
+        """True when the edges loop (TF1 control flow: NextIteration feeds Merge): Kahn's
+        algorithm on the adjacency leaves nodes unvisited."""
+        waiting = {nid: len(preds) for nid, preds in self._pred.items()}
+        ready = [nid for nid, count in waiting.items() if not count]
+        visited = 0
+        while ready:
+            visited += 1
+            for succ in self._succ[ready.pop()]:
+                waiting[succ] -= 1
+                if not waiting[succ]:
+                    ready.append(succ)
+        return visited < len(waiting)
 
     def pseudo_topological_sort(self, reverse: bool = False) -> list[Node]:
         order = self.topological_order()

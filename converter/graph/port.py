@@ -69,17 +69,14 @@ class Port:
         if self.type != "in":
             msg = "get_source() is for input ports"
             raise ValueError(msg)
-        src = self._in_data_id()
-        if src is None:
+        for src, _, edge in self.graph.in_data(self.node.id):
+            if edge.get("in") != self.idx:
+                continue
+            if self._front():
+                return Port(Node(self.graph, src), edge["out"], "out")
+            for u, _, d in self.graph.in_data(src):  # the data node's producer
+                return Port(Node(self.graph, u), d["out"], "out")
             return None
-        if self._front():
-            edge = next(
-                d for u, _, d in self.graph.in_data(self.node.id)
-                if d.get("in") == self.idx
-            )
-            return Port(Node(self.graph, src), edge["out"], "out")
-        for u, _, d in self.graph.in_data(src):
-            return Port(Node(self.graph, u), d["out"], "out")
         return None
 
     def get_destinations(self) -> list[Port]:
@@ -224,6 +221,8 @@ class PortData:
 def _carry_tensor_facts(old: Port, new: Port) -> None:
     """Middle stage: MO moved the old output's data node to the new source, so an op a pass
     creates there has that shape and type until it is inferred."""
+    if old._front():  # no tensors yet (data_node() would make one for the old port)
+        return
     src, dst = old.data_node(), new.data_node()
     if src is None or dst is None:
         return
