@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import ZOO_DIR, materialize, measure  # noqa: E402
+from _common import EXTGEN, ZOO_DIR, materialize, measure  # noqa: E402
 
 
 def main(names: list[str]) -> None:
@@ -28,7 +28,7 @@ def main(names: list[str]) -> None:
         model = ZOO_DIR / f"{name}.onnx"
         size = model.stat().st_size / 2**20
         with tempfile.TemporaryDirectory() as tmp:
-            ours = measure([str(bindir / "extgen"), "convert", "--input_model", str(model),
+            ours = measure([*EXTGEN, "convert", "--input_model", str(model),
                             "--output_dir", tmp])
             theirs = measure([str(bindir / "ovc"), str(model), "--output_model",
                               f"{tmp}/ovc/{name}.xml"])

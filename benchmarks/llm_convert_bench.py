@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import measure  # noqa: E402
+from _common import EXTGEN, measure  # noqa: E402
 
 # TinyLlama-1.1B's shape, and a small one with the same structure for a quick look
 SIZES = {
@@ -83,7 +83,7 @@ def main() -> None:
     weights = (model.parent / "llama.weights").stat().st_size / 2**20
     bindir = Path(sys.executable).parent
     with tempfile.TemporaryDirectory() as tmp:
-        ours = measure([str(bindir / "extgen"), "convert", "--input_model", str(model),
+        ours = measure([*EXTGEN, "convert", "--input_model", str(model),
                         "--output_dir", tmp])
         ours_bin = (Path(tmp) / "llama.bin").stat().st_size / 2**20
         theirs = measure([str(bindir / "ovc"), str(model), "--output_model",

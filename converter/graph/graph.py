@@ -185,33 +185,33 @@ class Node:
         return self.id
 
     def attrs(self) -> dict[str, Any]:
-        return self.graph.nodes[self.id]
+        return self.graph._node[self.id]
 
     def __getattr__(self, key: str) -> Any:
         try:
-            return self.graph.nodes[self.id][key]
+            return self.graph._node[self.id][key]
         except KeyError:
             msg = f"Attribute {key} missing in {self.id} node"
             raise AttributeError(msg) from None
 
     def __setattr__(self, key: str, value: Any) -> None:
-        attrs = self.graph.nodes[self.id]
+        attrs = self.graph._node[self.id]
         if key not in attrs:
             msg = f"Attribute {key} missing in {attrs.get('name', self.id)} node"
             raise AttributeError(msg)
         attrs[key] = value
 
     def __getitem__(self, key: str) -> Any:
-        return self.graph.nodes[self.id][key]
+        return self.graph._node[self.id][key]
 
     def __setitem__(self, key: str, value: Any) -> None:
-        self.graph.nodes[self.id][key] = value
+        self.graph._node[self.id][key] = value
 
     def __delitem__(self, key: str) -> None:
-        del self.graph.nodes[self.id][key]
+        del self.graph._node[self.id][key]
 
     def __contains__(self, key: str) -> bool:
-        return key in self.graph.nodes[self.id]
+        return key in self.graph._node[self.id]
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Node) and other.graph is self.graph and other.id == self.id
@@ -223,16 +223,16 @@ class Node:
         return f"Node({self.soft_get('name', self.id)!r}, op={self.soft_get('op', None)!r})"
 
     def has(self, key: str) -> bool:
-        return key in self.graph.nodes[self.id]
+        return key in self.graph._node[self.id]
 
     def has_valid(self, key: str) -> bool:
-        return self.graph.nodes[self.id].get(key) is not None
+        return self.graph._node[self.id].get(key) is not None
 
     def has_and_set(self, key: str) -> bool:
-        return bool(self.graph.nodes[self.id].get(key))
+        return bool(self.graph._node[self.id].get(key))
 
     def soft_get(self, key: str, default: Any = "<UNKNOWN>") -> Any:
-        return self.graph.nodes[self.id].get(key, default)
+        return self.graph._node[self.id].get(key, default)
 
     # -- ports ----------------------------------------------------------------------------
     def update_node(self) -> None:
@@ -246,15 +246,24 @@ class Node:
             attrs["_out_ports"].setdefault(i, {})
 
     def _ports(self, kind: str) -> dict[int, dict]:
-        attrs = self.attrs()
-        return attrs.setdefault("_in_ports" if kind == "in" else "_out_ports", {})
+        attrs = self.graph._node[self.id]
+        key = "_in_ports" if kind == "in" else "_out_ports"
+        try:  # not setdefault: its default would be a new dict per call
+            return attrs[key]
+        except KeyError:
+            ports = attrs[key] = {}
+            return ports
 
     def in_port(self, idx: int = 0) -> Port:
-        self._ports("in").setdefault(idx, {})
+        ports = self._ports("in")
+        if idx not in ports:
+            ports[idx] = {}
         return Port(self, idx, "in")
 
     def out_port(self, idx: int = 0) -> Port:
-        self._ports("out").setdefault(idx, {})
+        ports = self._ports("out")
+        if idx not in ports:
+            ports[idx] = {}
         return Port(self, idx, "out")
 
     def _connected_idx(self, kind: str) -> set[int]:
