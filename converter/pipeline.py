@@ -25,6 +25,7 @@ from converter.middle.partial_infer import partial_infer
 from converter.middle.tensor_nodes import create_tensor_nodes
 from converter.options import ConvertOptions
 from converter.passes import ReplacementPattern, order_passes, run_passes
+from converter.system import return_free_memory
 from converter.version import installed_version
 
 __all__ = ["PHASES", "ConvertResult", "convert", "convert_to_graph", "load_extensions"]
@@ -99,6 +100,7 @@ def convert_to_graph(opts: ConvertOptions, progress: Progress | None = None) -> 
     graph.graph["cmd_params"] = opts
     step("extract")
     extract_nodes(graph, fw.translators, fw.node_attrs)
+    return_free_memory()  # the framework's model, read by the translators, is gone
     if graph.has_cycle():  # the front passes cannot run on a loop: list unsupported ops first
         check_unsupported(graph, fw.name)
     step("front")

@@ -1,11 +1,13 @@
-"""Facts about the host that messages need: how this Linux distribution installs a package."""
+"""Facts about the host that messages need (how this Linux distribution installs a package,
+peak memory), and handing freed memory back to it."""
 
 from __future__ import annotations
 
+import ctypes
 import os
 from pathlib import Path
 
-__all__ = ["install_command", "peak_rss_mib"]
+__all__ = ["install_command", "peak_rss_mib", "return_free_memory"]
 
 _INSTALLERS = (({"debian", "ubuntu"}, "apt-get install {deb}"),
                ({"fedora", "rhel", "centos"}, "dnf install {rpm}"),
@@ -40,3 +42,14 @@ def peak_rss_mib() -> float:
     import resource
 
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def return_free_memory() -> None:
+    """Give the C heap's free pages back to the system (glibc's malloc_trim; elsewhere
+    nothing): a parsed ONNX model's protobuf arena is freed into that heap, where the graph's
+    small Python objects, allocated apart from it, would not reuse it."""
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError, TypeError):
+        return
+    trim(0)
