@@ -207,8 +207,10 @@ def _escape(text: str, table: dict) -> str:
 def _serialize(element: ET.Element, level: int, write: Callable[[str], Any]) -> None:
     """Write element `level` deep, two spaces a level, as ET.indent and ET.tostring would
     (an element holds text or children): straight to the file, one line at a time."""
-    pad, tag = "  " * level, element.tag
-    attrs = "".join(f' {k}="{_escape(v, _ATTR_TABLE)}"' for k, v in element.attrib.items())
+    pad, tag, attrib = "  " * level, element.tag, element.attrib
+    attrs = ""
+    if attrib:  # <dim>s have none
+        attrs = "".join([f' {k}="{_escape(v, _ATTR_TABLE)}"' for k, v in attrib.items()])
     if len(element):
         write(f"{pad}<{tag}{attrs}>\n")
         for child in element:

@@ -22,7 +22,9 @@ def create_tensor_nodes(graph: Graph) -> None:
             graph.remove_edges_where(nid, "out", port)
             data_id = graph.add_data_node(nid, port)
             for v, d in by_port.get(port, []):
-                graph.add_edge(data_id, v, **{key: val for key, val in d.items() if key != "out"})
+                attrs = dict(d)
+                del attrs["out"]
+                graph.add_edge(data_id, v, **attrs)
     graph.stage = "middle"
     for body in bodies_of(graph):
         create_tensor_nodes(body)
