@@ -6,6 +6,9 @@ OpenVINO, and print the max abs difference from TF's own output, or extgen's err
 With --ovc, OpenVINO's own converter (a peer to compare with, never part of extgen) converts
 the same file, and its seconds or error are printed beside extgen's.
 
+The corpus keeps no .pbtxt of its biggest graphs (2.8 times the .pb: up to 380 MB); this
+script writes those with TensorFlow (tf.io.write_graph, in a child) into a temporary folder.
+
 Usage: tf_corpus_check.py [--forms pb,pbtxt,saved_model,keras] [--no-openvino] [--ovc] [MODEL ...]
 """
 
@@ -20,13 +23,13 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tests.tf_corpus import MODELS, materialize  # noqa: E402
+from tests.tf_corpus import MODELS, materialize, write_pbtxt  # noqa: E402
 
 FORMS = {"pb": "frozen.pb", "pbtxt": "frozen.pbtxt", "saved_model": "saved_model",
          "keras": "model.keras"}
 
 
-def run_form(folder: Path, form: str, engines: list[str]) -> tuple[list[float], float]:
+def run_form(model: Path, folder: Path, engines: list[str]) -> tuple[list[float], float]:
     """Max abs difference per engine, and the conversion seconds; raises on a failure."""
     from converter.options import ConvertOptions
     from converter.pipeline import convert
@@ -34,7 +37,7 @@ def run_form(folder: Path, form: str, engines: list[str]) -> tuple[list[float], 
 
     x, want = np.load(folder / "input.npy"), np.load(folder / "expected.npy")
     with tempfile.TemporaryDirectory() as out:
-        opts = ConvertOptions(folder / FORMS[form], output_dir=Path(out),
+        opts = ConvertOptions(model, output_dir=Path(out),
                               input_shape=[list(x.shape)])
         start = time.perf_counter()
         result = convert(opts)
@@ -51,19 +54,48 @@ def run_form(folder: Path, form: str, engines: list[str]) -> tuple[list[float], 
     return diffs, seconds
 
 
-def run_ovc(folder: Path, form: str) -> str:
+def run_ovc(model: Path, folder: Path) -> str:
     """ovc's conversion time and max abs difference from TF, or its error."""
     import openvino as ov
 
     x, want = np.load(folder / "input.npy"), np.load(folder / "expected.npy")
     start = time.perf_counter()
     try:
-        model = ov.convert_model(str(folder / FORMS[form]), input=[list(x.shape)])
+        ir = ov.convert_model(str(model), input=[list(x.shape)])
     except Exception as err:  # noqa: BLE001 - the peer's failure is a result
-        return f"ovc FAIL {type(err).__name__}: {str(err).splitlines()[0][:100]}"
+        return f"ovc FAIL {type(err).__name__}: {_first_line(err)}"
     seconds = time.perf_counter() - start
-    got = ov.Core().compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})(x)[0]
+    got = ov.Core().compile_model(ir, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})(x)[0]
     return f"ovc {seconds:6.2f} s  diff={float(np.abs(got - want).max()):.2e}"
+
+
+def _first_line(err: Exception) -> str:
+    """The line of an error that says what failed (ovc's first lines are a banner)."""
+    lines = [ln.strip() for ln in str(err).splitlines() if ln.strip()]
+    said = [ln for ln in lines if "No conversion rule" in ln or "rror" in ln] or lines or [""]
+    return said[-1][:110]
+
+
+def check(name: str, form: str, engines: list[str], ovc: bool, scratch: Path) -> bool:
+    """Print one model's line for one form; True when extgen converted it."""
+    folder = materialize(name)
+    if form == "pbtxt":
+        model = folder / FORMS[form]
+        model = model if model.exists() else write_pbtxt(folder, scratch)
+    elif not (folder / FORMS[form]).exists():
+        print(f"{name:16} {form:12} (not written)")
+        return False
+    else:
+        model = folder / FORMS[form]
+    peer = f"  | {run_ovc(model, folder)}" if ovc else ""
+    try:
+        diffs, seconds = run_form(model, folder, engines)
+    except Exception as err:  # noqa: BLE001 - the report lists every failure
+        print(f"{name:16} {form:12} FAIL {type(err).__name__}: {str(err)[:120]}{peer}")
+        return False
+    shown = "  ".join(f"{e}={d:.2e}" for e, d in zip(engines, diffs, strict=True))
+    print(f"{name:16} {form:12} ok {seconds:6.2f} s  {shown}{peer}", flush=True)
+    return True
 
 
 def main() -> int:
@@ -76,20 +108,9 @@ def main() -> int:
     engines = ["shim"] if args.no_openvino else ["shim", "openvino"]
     ok = {form: 0 for form in args.forms.split(",")}
     for name in args.models:
-        folder = materialize(name)
         for form in ok:
-            if not (folder / FORMS[form]).exists():
-                print(f"{name:16} {form:12} (not written)")
-                continue
-            peer = f"  | {run_ovc(folder, form)}" if args.ovc else ""
-            try:
-                diffs, seconds = run_form(folder, form, engines)
-            except Exception as err:  # noqa: BLE001 - the report lists every failure
-                print(f"{name:16} {form:12} FAIL {type(err).__name__}: {str(err)[:120]}{peer}")
-                continue
-            ok[form] += 1
-            shown = "  ".join(f"{e}={d:.2e}" for e, d in zip(engines, diffs, strict=True))
-            print(f"{name:16} {form:12} ok {seconds:6.2f} s  {shown}{peer}")
+            with tempfile.TemporaryDirectory() as scratch:
+                ok[form] += check(name, form, engines, args.ovc, Path(scratch))
     print("converted:", ", ".join(f"{form} {n}/{len(args.models)}" for form, n in ok.items()))
     return 0
 

@@ -17,18 +17,21 @@ from converter.front.tf.checkpoint import read_checkpoint
 from converter.options import ConvertOptions
 from converter.pipeline import convert
 from converter.runtime.engines import open_engine
-from tests.tf_corpus import HEAVY, MODELS, TF1, materialize, run_tf
+from tests.tf_corpus import HEAVY, MODELS, NO_PBTXT, TF1, materialize, run_tf, write_pbtxt
 
 RECURRENT = ("lstm", "gru", "bilstm")
-FEEDFORWARD = [pytest.param(m, marks=pytest.mark.slow) if m in HEAVY else m
-               for m in MODELS if m not in RECURRENT]
+NO_KERAS_FORM = ("space_depth", "ssd")  # Lambda layers of TF code
+NO_KERAS_READER = ("speech_mel",)  # MelSpectrogram: not among the layers the .keras reader knows
+
+
+def _marked(names) -> list:
+    return [pytest.param(m, marks=pytest.mark.slow) if m in HEAVY else m for m in names]
+
+
+FEEDFORWARD = _marked(m for m in MODELS if m not in RECURRENT)
 ALL = [*FEEDFORWARD, *RECURRENT]
-WITH_PBTXT = ("mobilenet_v2", "squeeze_excite", "transformer", "upsample", "space_depth",
-              *RECURRENT)
-KERAS = [pytest.param(m, marks=pytest.mark.slow) if m in HEAVY else m
-         for m in ("mobilenet_v2", "resnet50", "vgg16", "efficientnet_b0", "densenet121",
-                   "xception", "inception_v3", "nasnet_mobile", "convnext_tiny", "squeeze_excite",
-                   "upsample", "transformer", *RECURRENT)]
+WITH_PBTXT = _marked(m for m in MODELS if m not in NO_PBTXT)
+KERAS = _marked(m for m in MODELS if m not in NO_KERAS_FORM + NO_KERAS_READER)
 
 
 def _check(xml: Path, folder: Path) -> None:
@@ -67,6 +70,34 @@ def test_tf2_pbtxt_matches_tf(name: str, tmp_path: Path) -> None:
     # TF 2.x writes experimental_type on Shape nodes: the protos declare it
     folder = materialize(name)
     _check(_convert(folder / "frozen.pbtxt", tmp_path, _shape(folder)), folder)
+
+
+@pytest.mark.slow
+def test_big_pbtxt_matches_tf(tmp_path: Path) -> None:
+    # ResNet-50's text is 270 MB, nearly all escaped tensor_content (TF writes it on demand)
+    folder = materialize("resnet50")
+    text = write_pbtxt(folder, tmp_path)
+    assert text.stat().st_size > 200 << 20
+    _check(_convert(text, tmp_path / "ir", _shape(folder)), folder)
+
+
+def test_deeplab_keeps_dilations_and_resizes(tmp_path: Path) -> None:
+    folder = materialize("deeplab")
+    xml = _convert(folder / "frozen.pb", tmp_path, _shape(folder))
+    text = xml.read_text()
+    assert re.search(r'dilations="[2-6], [2-6]"', text)  # atrous convolutions stay dilated
+    assert re.findall(r'type="(\w+)"', text).count("Interpolate") == 2  # ASPP pool, output
+    _check(xml, folder)
+
+
+def test_ssd_post_processing_is_nms_top_k_and_a_loop(tmp_path: Path) -> None:
+    folder = materialize("ssd")
+    xml = _convert(folder / "saved_model", tmp_path, _shape(folder),
+                   saved_model_dir=folder / "saved_model")
+    types = re.findall(r'type="(\w+)"', xml.read_text())
+    assert {"TopK", "Loop", "NonMaxSuppression"} <= set(types)
+    assert np.load(folder / "expected.npy")[0, :, 4].min() > 0  # detections, not padding only
+    _check(xml, folder)
 
 
 @pytest.mark.parametrize("name", ALL)
