@@ -21,7 +21,6 @@ from tests.tf_corpus import HEAVY, MODELS, NO_PBTXT, TF1, materialize, run_tf, w
 
 RECURRENT = ("lstm", "gru", "bilstm")
 NO_KERAS_FORM = ("space_depth", "ssd")  # Lambda layers of TF code
-NO_KERAS_READER = ("speech_mel",)  # MelSpectrogram: not among the layers the .keras reader knows
 
 
 def _marked(names) -> list:
@@ -31,7 +30,7 @@ def _marked(names) -> list:
 FEEDFORWARD = _marked(m for m in MODELS if m not in RECURRENT)
 ALL = [*FEEDFORWARD, *RECURRENT]
 WITH_PBTXT = _marked(m for m in MODELS if m not in NO_PBTXT)
-KERAS = _marked(m for m in MODELS if m not in NO_KERAS_FORM + NO_KERAS_READER)
+KERAS = _marked(m for m in MODELS if m not in NO_KERAS_FORM)
 
 
 def _check(xml: Path, folder: Path) -> None:
