@@ -21,7 +21,6 @@ __all__ = ["TextFormatError", "merge_text"]
 
 _SKIP = re.compile(rb"(?:\s+|#[^\n]*)*")
 _TOKEN = re.compile(rb"[-+]?[\w.]+(?:(?<=[eE])[-+]\d+)?|[{}<>:;,\[\]]")
-_ESCAPE = re.compile(rb"(?<!\\)(?:\\\\)*\\(?:[^ntr\"'\\abfv0-7x]|x(?![0-9a-fA-F]{2}))")
 _ESCAPE = re.compile(rb"\\(?:([0-7]{1,3})|x([0-9a-fA-F]{1,2})|u([0-9a-fA-F]{4})"
                      rb"|U([0-9a-fA-F]{8})|(.))", re.S)
 _SIMPLE = {b"n": b"\n", b"t": b"\t", b"r": b"\r", b"a": b"\a", b"b": b"\b", b"f": b"\f",
