@@ -1,8 +1,8 @@
 """Tiny Keras models for the .keras reader's layer tests: recurrent layers in their variants,
-nested models, attention with a separate key. Built by TensorFlow in a child process
-(tests/tf_corpus.run_tf), random weights with fixed seeds, written once per machine into
-~/.cache/extgen/tf-<version>/keras-units/<name>/ as model.keras, input.npy, expected.npy (and
-input2/expected2; a second input is not saved).
+nested models, attention with a separate key, MelSpectrogram variants with Conv1D. Built by
+TensorFlow in a child process (tests/tf_corpus.run_tf), random weights with fixed seeds, written
+once per machine into ~/.cache/extgen/tf-<version>/keras-units/<name>/ as model.keras,
+input.npy, expected.npy (and input2/expected2; a second input is not saved).
 
     folder = keras_unit("recurrent")
 """
@@ -96,6 +96,24 @@ def _state():
     return _model(inp, out)
 
 
+def _audio():
+    from keras import layers
+
+    x = inp = layers.Input((1000,))
+    db = layers.MelSpectrogram(
+        fft_length=128, sequence_stride=50, sequence_length=100, window="hamming",
+        sampling_rate=4000, num_mel_bins=16, mag_exp=1.0, ref_power=2.0, top_db=40.0,
+        min_freq=50.0, max_freq=1800.0)(x)
+    a = layers.Permute((2, 1))(layers.Rescaling(0.02)(db))
+    a = layers.Conv1D(6, 5, padding="same", dilation_rate=2, activation="tanh")(a)
+    a = layers.GlobalAveragePooling1D()(layers.Conv1D(4, 3, strides=2)(a))
+    power = layers.MelSpectrogram(fft_length=64, sequence_stride=64, num_mel_bins=8,
+                                  power_to_db=False, sampling_rate=8000)(x)
+    b = layers.GlobalAveragePooling1D()(layers.Conv1D(4, 1, use_bias=False)(
+        layers.Permute((2, 1))(layers.Rescaling(0.01)(power))))
+    return _model(inp, layers.Dense(3)(layers.Concatenate()([a, b])))
+
+
 def _model(inp, out):
     import keras
 
@@ -104,7 +122,7 @@ def _model(inp, out):
 
 UNITS: dict[str, Callable] = {"recurrent": _recurrent, "bidirectional": _bidirectional,
                               "nested": _nested, "sequential": _sequential, "state": _state,
-                              "causal": _causal, "mask": _mask}
+                              "causal": _causal, "mask": _mask, "audio": _audio}
 
 
 def keras_unit(name: str) -> Path:

@@ -26,6 +26,8 @@ GRAPHS = {
     "nested": (2, 3),  # a while loop inside a while loop
     "cond": (2, 3),  # tf.cond on the input's sum
     "lstm_seq": (2, 7, 4),  # Keras LSTM, return_sequences, go_backwards
+    "gru_seq": (2, 7, 4),  # Keras GRU (reset_after), return_sequences, go_backwards
+    "gru_v1": (2, 6, 3),  # Keras GRU with reset_after=False: no GRUSequence, a Loop
     "while_call": (2, 3),  # a while loop whose body calls a tf.function
 }
 
@@ -67,13 +69,18 @@ def _function(name: str):
             "while_call": while_call}[name]
 
 
-def _keras_lstm(shape: tuple[int, ...]):
+def _keras_recurrent(name: str, shape: tuple[int, ...]):
     import keras
     from keras import layers
 
     keras.utils.set_random_seed(99)
     inp = layers.Input(shape[1:])
-    x = layers.LSTM(5, return_sequences=True, go_backwards=True)(inp)
+    if name == "lstm_seq":
+        x = layers.LSTM(5, return_sequences=True, go_backwards=True)(inp)
+    elif name == "gru_seq":
+        x = layers.GRU(5, return_sequences=True, go_backwards=True)(inp)
+    else:
+        x = layers.GRU(4, return_sequences=True, reset_after=False)(inp)
     return keras.Model(inp, layers.Dense(2)(x))
 
 
@@ -85,8 +92,8 @@ def _write(name: str, out: Path) -> None:
 
     shape = GRAPHS[name]
     module = tf.Module()
-    if name == "lstm_seq":
-        module.model = _keras_lstm(shape)  # tracked, so its variables are saved
+    if name in ("lstm_seq", "gru_seq", "gru_v1"):
+        module.model = _keras_recurrent(name, shape)  # tracked, so its variables are saved
         call = lambda x: module.model(x, training=False)  # noqa: E731 - one line
     else:
         call = _function(name)

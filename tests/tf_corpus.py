@@ -7,7 +7,7 @@ would pass).
 the checkpoint model.index/model.data-00000-of-00001.
 
 Each model is written once per machine into ~/.cache/extgen/tf-<tf version>/<name>/:
-frozen.pb (traced with a dynamic batch, as users freeze), frozen.pbtxt (small models),
+frozen.pb (traced with a dynamic batch, as users freeze), frozen.pbtxt (not for NO_PBTXT),
 saved_model/ (`model.export`), model.keras, input.npy, input2.npy and expected.npy /
 expected2.npy (TF's own outputs). A file lock makes concurrent test workers wait for one
 writer; each model folder appears by an atomic rename.
@@ -29,9 +29,11 @@ from pathlib import Path
 
 import numpy as np
 
+from tests import tf_task_models
 from tests.cache_folder import write_once
 
-__all__ = ["HEAVY", "MODELS", "TF1", "cache_dir", "materialize", "run_tf"]
+__all__ = ["HEAVY", "MODELS", "NO_PBTXT", "TF1", "cache_dir", "materialize", "run_tf",
+           "write_pbtxt"]
 
 # keras.applications: (class name, input side, extra kwargs)
 _APPS = {
@@ -45,13 +47,19 @@ _APPS = {
     "nasnet_mobile": ("NASNetMobile", 64, {}),
     "convnext_tiny": ("ConvNeXtTiny", 32, {}),
 }
-_SMALL = ("squeeze_excite", "transformer", "upsample", "space_depth", "lstm", "gru", "bilstm")
+_SMALL = ("squeeze_excite", "transformer", "upsample", "space_depth", "lstm", "gru", "bilstm",
+          "deeplab", "ssd", "speech_mel")
 MODELS = tuple(_APPS) + _SMALL
 TF1 = "tf1_saver"
 # slow to build and convert: their tests carry @pytest.mark.slow
 HEAVY = ("resnet50", "densenet121", "xception", "inception_v3", "nasnet_mobile", "convnext_tiny")
-_PBTXT_MAX_BYTES = 8 << 20  # frozen.pbtxt only for small graphs
-_NO_KERAS_FILE = ("space_depth",)  # its Lambda layers hold TF code: no .keras/.h5 form
+# frozen.pbtxt is 2.8 times the .pb: the five biggest (84-135 MB as .pb, up to 380 MB as text)
+# get none in the cache; `write_pbtxt` writes theirs on demand
+NO_PBTXT = ("vgg16", "resnet50", "convnext_tiny", "inception_v3", "xception")
+# their Lambda layers hold TF code (tf.nn.space_to_depth, tf.image NMS): no .keras/.h5 form
+_NO_KERAS_FILE = ("space_depth", "ssd")
+# bumped when the files written for a model change (the folders are never rewritten)
+_CORPUS_VERSION = 2
 
 
 def _tf_version() -> str:
@@ -66,6 +74,10 @@ def _tf_version() -> str:
 
 def cache_dir() -> Path:
     return Path.home() / ".cache" / "extgen" / f"tf-{_tf_version()}"
+
+
+def _corpus_dir() -> Path:
+    return cache_dir() / f"corpus-{_CORPUS_VERSION}"
 
 
 def run_tf(code: str, cwd: Path) -> None:
@@ -163,6 +175,8 @@ _BUILDERS: dict[str, Callable] = {
     "squeeze_excite": _squeeze_excite, "transformer": _transformer, "upsample": _upsample,
     "space_depth": _space_depth, "lstm": lambda: _recurrent("lstm"),
     "gru": lambda: _recurrent("gru"), "bilstm": lambda: _recurrent("bilstm"),
+    "deeplab": tf_task_models.deeplab, "ssd": tf_task_models.ssd,
+    "speech_mel": tf_task_models.speech_mel,
 }
 
 
@@ -194,7 +208,7 @@ def _build(name: str):
     return model, shape, inputs, outputs
 
 
-def _write_frozen(model, shape: list[int], out: Path) -> None:
+def _write_frozen(name: str, model, shape: list[int], out: Path) -> None:
     import tensorflow as tf
     from tensorflow.python.framework.convert_to_constants import (
         convert_variables_to_constants_v2,
@@ -205,13 +219,13 @@ def _write_frozen(model, shape: list[int], out: Path) -> None:
     graph_def = convert_variables_to_constants_v2(concrete).graph.as_graph_def()
     data = graph_def.SerializeToString()
     (out / "frozen.pb").write_bytes(data)
-    if len(data) <= _PBTXT_MAX_BYTES:
+    if name not in NO_PBTXT:
         tf.io.write_graph(graph_def, str(out), "frozen.pbtxt", as_text=True)
 
 
 def _write(name: str, out: Path) -> None:
     model, shape, inputs, outputs = _build(name)
-    _write_frozen(model, shape, out)
+    _write_frozen(name, model, shape, out)
     model.export(str(out / "saved_model"), verbose=False)
     if name not in _NO_KERAS_FILE:
         model.save(out / "model.keras")
@@ -249,15 +263,25 @@ def _write_tf1(out: Path) -> None:
 
 def materialize(name: str) -> Path:
     """The cache folder of one corpus model, built on first use by a child process."""
-    folder = cache_dir() / name
+    folder = _corpus_dir() / name
     if not folder.is_dir():
         run_tf(f"from tests.tf_corpus import _build_here; _build_here({name!r})", Path.cwd())
     return folder
 
 
+def write_pbtxt(folder: Path, out: Path) -> Path:
+    """out/frozen.pbtxt: the model's frozen.pb as TensorFlow writes it in text (for the models
+    of NO_PBTXT), written by a child."""
+    run_tf("import tensorflow as tf\n"
+           "graph_def = tf.compat.v1.GraphDef()\n"
+           f"graph_def.ParseFromString(open({str(folder / 'frozen.pb')!r}, 'rb').read())\n"
+           f"tf.io.write_graph(graph_def, {str(out)!r}, 'frozen.pbtxt', as_text=True)\n", out)
+    return out / "frozen.pbtxt"
+
+
 def _build_here(name: str) -> Path:
     """Build one model in this process (which imports TensorFlow), one process at a time."""
-    return write_once(cache_dir() / name,
+    return write_once(_corpus_dir() / name,
                       lambda tmp: _write_tf1(tmp) if name == TF1 else _write(name, tmp))
 
 

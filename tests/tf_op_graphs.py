@@ -27,7 +27,7 @@ FAMILIES = {
                  "one_hot", "cumsum", "bucketize", "range_float", "tensor_scatter", "arg_max",
                  "segments", "sparse_dense"),
     "reshaping": ("shape_ops", "lin_space", "roll_reverse", "space_batch", "band_part"),
-    "image": ("patches", "pool_argmax"),
+    "image": ("patches", "pool_argmax", "bicubic"),
     "arithmetic": ("floor_mod", "round", "floor_div_int", "resize_flags", "math_unary",
                    "no_nan", "bitwise", "fake_quant"),
     "spectral": ("rfft_abs", "fft_parts", "irfft", "rfft2d", "complex_math"),
@@ -59,6 +59,7 @@ def _inputs(name: str, rng: np.random.Generator) -> dict[str, np.ndarray]:
               "gather_nd": (4, 5, 3), "scatter_nd": (6, 3), "one_hot": (5,), "cumsum": (3, 5),
               "bucketize": (4, 6), "range_float": (), "floor_mod": (4, 5), "round": (4, 5),
               "floor_div_int": (4, 5), "resize_flags": (1, 5, 7, 2), "top_k": (3, 10),
+              "bicubic": (2, 5, 7, 2),
               "rfft_abs": (2, 16), "fft_parts": (3, 8), "irfft": (2, 9), "rfft2d": (2, 6, 8),
               "spectrogram": (400, 2), "mfcc": (1000, 1), "tensor_scatter": (3, 4),
               "arg_max": (4, 6), "shape_ops": (3, 1, 4), "lin_space": (), "roll_reverse": (3, 6, 2),
@@ -141,6 +142,7 @@ def _build_other(name: str, x) -> list:
         "floor_div_int": lambda: [op(x=x, y=tf.constant([3, -3, 2, -4, 5])) for op in (
             raw.FloorDiv, raw.FloorMod, raw.TruncateDiv, raw.TruncateMod)],
         "resize_flags": lambda: _resize_flags(x),
+        "bicubic": lambda: _resize_bicubic(x),
         "rfft_abs": lambda: [raw.ComplexAbs(x=raw.RFFT(input=x, fft_length=[16]))],
         "fft_parts": lambda: _fft_parts(x),
         "irfft": lambda: [raw.IRFFT(input=raw.RFFT(input=x, fft_length=[9]), fft_length=[9])],
@@ -214,6 +216,15 @@ def _resize_flags(x) -> list:
     return [op(images=x, size=size, **f) for op in (
         tf.raw_ops.ResizeBilinear, tf.raw_ops.ResizeNearestNeighbor)
         for size in ([8, 12], [3, 4]) for f in flags]
+
+
+def _resize_bicubic(x) -> list:
+    """ResizeBicubic up, down and to one row, under each of TF's three coordinate conventions."""
+    import tensorflow as tf
+
+    flags = [{"align_corners": True}, {"half_pixel_centers": True}, {}]
+    return [tf.raw_ops.ResizeBicubic(images=x, size=size, **f)
+            for size in ([8, 12], [3, 4], [1, 9]) for f in flags]
 
 
 def _segments(x) -> list:

@@ -2,7 +2,9 @@
 process): recurrent layers unrolled in all their variants (return_sequences, go_backwards,
 reset_after, no bias, every Bidirectional merge mode, an asymmetric backward layer), nested
 Sequential and functional models, attention with a separate key and a narrower value or a
-causal mask, layer norm over two axes; each matches TF's own output in the shim and in
+causal mask, layer norm over two axes, MelSpectrogram (Hamming window shorter than the FFT,
+magnitudes, a reference power, top_db; and power without decibels) with dilated and strided
+Conv1D; each matches TF's own output in the shim and in
 OpenVINO. A setting not read is one format error naming the layer."""
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from converter.pipeline import convert
 from converter.runtime.engines import open_engine
 from tests.keras_units import keras_unit
 
-MATCHING = ("recurrent", "bidirectional", "nested", "sequential", "causal")
+MATCHING = ("recurrent", "bidirectional", "nested", "sequential", "causal", "audio")
 
 
 def _convert(folder: Path, out: Path) -> Path:

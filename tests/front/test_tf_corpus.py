@@ -17,18 +17,20 @@ from converter.front.tf.checkpoint import read_checkpoint
 from converter.options import ConvertOptions
 from converter.pipeline import convert
 from converter.runtime.engines import open_engine
-from tests.tf_corpus import HEAVY, MODELS, TF1, materialize, run_tf
+from tests.tf_corpus import HEAVY, MODELS, NO_PBTXT, TF1, materialize, run_tf, write_pbtxt
 
 RECURRENT = ("lstm", "gru", "bilstm")
-FEEDFORWARD = [pytest.param(m, marks=pytest.mark.slow) if m in HEAVY else m
-               for m in MODELS if m not in RECURRENT]
+NO_KERAS_FORM = ("space_depth", "ssd")  # Lambda layers of TF code
+
+
+def _marked(names) -> list:
+    return [pytest.param(m, marks=pytest.mark.slow) if m in HEAVY else m for m in names]
+
+
+FEEDFORWARD = _marked(m for m in MODELS if m not in RECURRENT)
 ALL = [*FEEDFORWARD, *RECURRENT]
-WITH_PBTXT = ("mobilenet_v2", "squeeze_excite", "transformer", "upsample", "space_depth",
-              *RECURRENT)
-KERAS = [pytest.param(m, marks=pytest.mark.slow) if m in HEAVY else m
-         for m in ("mobilenet_v2", "resnet50", "vgg16", "efficientnet_b0", "densenet121",
-                   "xception", "inception_v3", "nasnet_mobile", "convnext_tiny", "squeeze_excite",
-                   "upsample", "transformer", *RECURRENT)]
+WITH_PBTXT = _marked(m for m in MODELS if m not in NO_PBTXT)
+KERAS = _marked(m for m in MODELS if m not in NO_KERAS_FORM)
 
 
 def _check(xml: Path, folder: Path) -> None:
@@ -69,6 +71,35 @@ def test_tf2_pbtxt_matches_tf(name: str, tmp_path: Path) -> None:
     _check(_convert(folder / "frozen.pbtxt", tmp_path, _shape(folder)), folder)
 
 
+@pytest.mark.slow
+def test_big_pbtxt_matches_tf(tmp_path: Path) -> None:
+    # ResNet-50's text is 270 MB, nearly all escaped tensor_content (TF writes it on demand)
+    folder = materialize("resnet50")
+    text = write_pbtxt(folder, tmp_path)
+    assert text.stat().st_size > 200 << 20
+    _check(_convert(text, tmp_path / "ir", _shape(folder)), folder)
+
+
+def test_deeplab_atrous_convolutions_and_resizes(tmp_path: Path) -> None:
+    folder = materialize("deeplab")
+    xml = _convert(folder / "frozen.pb", tmp_path, _shape(folder))
+    types = re.findall(r'type="(\w+)"', xml.read_text())
+    # Keras writes its dilated convolutions between SpaceToBatchND and BatchToSpaceND
+    assert types.count("SpaceToBatch") == types.count("BatchToSpace") == 4
+    assert types.count("Interpolate") == 2  # the ASPP pool's, the output's
+    _check(xml, folder)
+
+
+def test_ssd_post_processing_is_nms_top_k_and_a_loop(tmp_path: Path) -> None:
+    folder = materialize("ssd")
+    xml = _convert(folder / "saved_model", tmp_path, _shape(folder),
+                   saved_model_dir=folder / "saved_model")
+    types = re.findall(r'type="(\w+)"', xml.read_text())
+    assert {"TopK", "Loop", "NonMaxSuppression"} <= set(types)
+    assert np.load(folder / "expected.npy")[0, :, 4].min() > 0  # detections, not padding only
+    _check(xml, folder)
+
+
 @pytest.mark.parametrize("name", ALL)
 def test_saved_model_matches_tf(name: str, tmp_path: Path) -> None:
     # Keras 3 keeps the model in the function library, variables in the checkpoint
@@ -94,7 +125,7 @@ def test_keras_conv_transpose_and_resize_keep_nhwc_semantics(tmp_path: Path) -> 
 
 @pytest.mark.parametrize("name", RECURRENT)
 @pytest.mark.parametrize("form", ["frozen.pb", "saved_model"])
-def test_recurrent_model_is_fused_or_one_loop_and_matches_ovc(name: str, form: str,
+def test_recurrent_model_is_fused_and_matches_ovc(name: str, form: str,
                                                               tmp_path: Path) -> None:
     import openvino as ov
 
@@ -102,12 +133,11 @@ def test_recurrent_model_is_fused_or_one_loop_and_matches_ovc(name: str, form: s
     x = np.load(folder / "input.npy")
     xml = _convert(folder / form, tmp_path, x.shape)
     types = re.findall(r'type="(\w+)"', xml.read_text())
-    # Keras' LSTM loops fuse into LSTMSequence; a GRU stays a Loop
-    want = {"lstm": {"LSTMSequence": 1}, "bilstm": {"LSTMSequence": 2}, "gru": {"Loop": 1}}[name]
-    assert {op: types.count(op) for op in ("LSTMSequence", "Loop") if op in types} == want
-    if name == "gru":  # its input list, read at the iteration, is a sliced Loop input
-        assert re.search(r'<input external_port_id="\d+" internal_layer_id="\d+" axis="0"',
-                         xml.read_text())
+    # Keras' LSTM and GRU loops fuse into LSTMSequence and GRUSequence
+    want = {"lstm": {"LSTMSequence": 1}, "bilstm": {"LSTMSequence": 2},
+            "gru": {"GRUSequence": 1}}[name]
+    fused = ("LSTMSequence", "GRUSequence", "Loop")
+    assert {op: types.count(op) for op in fused if op in types} == want
     runner = open_engine("openvino", xml, "CPU")
     assert len(runner.inputs()) == 1  # the frozen graph's dead placeholders are gone
     peer = ov.Core().compile_model(ov.convert_model(str(folder / form), input=[list(x.shape)]),

@@ -28,6 +28,7 @@ KEY_OPS = {"nms": "NonMaxSuppression", "crop": "GatherND", "top_k": "TopK", "whe
            "mfcc": "MatMul", "tensor_scatter": "ScatterNDUpdate", "arg_max": "TopK",
            "roll_reverse": "ReverseSequence", "space_batch": "BatchToSpace",
            "bitwise": "BitwiseXor", "segments": "Unique", "patches": "ExtractImagePatches",
+           "bicubic": "Gather",
            "pool_argmax": "MaxPool", "sparse_dense": "ScatterElementsUpdate"}
 
 

@@ -85,14 +85,15 @@ def _collect(starts: Iterable[str], stops: dict[str, str], nodes: dict) -> list[
 
 
 def _function(library, name: str, args: dict[str, str], nodes: dict, outputs: list[str],
-              types: list[int]) -> None:
+              types: list[int]) -> list[str]:
     """A library function over the frame's variables: what `outputs` compute from `args`
-    (tensor name -> argument name)."""
+    (tensor name -> argument name). Returns the names of the nodes it copied."""
     fdef = library.function.add()
     fdef.signature.name = name
     for i, dtype in enumerate(types):
         fdef.signature.input_arg.add(name=_ARG.format(i), type=dtype)
-    for name_ in reversed(_collect(outputs, args, nodes)):
+    copied = _collect(outputs, args, nodes)
+    for name_ in reversed(copied):
         node = fdef.node_def.add()
         node.CopyFrom(nodes[name_])
         del node.input[:]
@@ -100,6 +101,7 @@ def _function(library, name: str, args: dict[str, str], nodes: dict, outputs: li
     for k, out in enumerate(outputs):
         fdef.signature.output_arg.add(name=f"out{k}")
         fdef.ret[f"out{k}"] = args.get(_canonical(out), out)
+    return copied
 
 
 def _canonical(tensor: str) -> str:
@@ -118,9 +120,10 @@ def _convert(graph_def, frame: _Frame) -> None:
     body_args = {f"{s.name}:1": _ARG.format(i) for i, s in enumerate(frame.switches)}
     name = frame.loop_cond.name + "/While"
     library = graph_def.library
-    _function(library, name + "/cond", cond_args, nodes, [frame.loop_cond.input[0]], types)
+    inside = _function(library, name + "/cond", cond_args, nodes, [frame.loop_cond.input[0]],
+                       types)
     body_out = [_data(n)[0] for n in frame.nexts] + list(invariants)
-    _function(library, name + "/body", body_args | invariants, nodes, body_out, types)
+    inside += _function(library, name + "/body", body_args | invariants, nodes, body_out, types)
     loop = graph_def.node.add(name=name, op="While", input=[_data(v)[0] for v in variables])
     loop.attr["cond"].func.name = name + "/cond"
     loop.attr["body"].func.name = name + "/body"
@@ -130,7 +133,10 @@ def _convert(graph_def, frame: _Frame) -> None:
             exit_.op = "Identity"
             del exit_.input[:]
             exit_.input.append(f"{name}:{i}" if i else name)
-    _drop(graph_def, [e.name for e in frame.enters], {e.name for e in frame.exits if e})
+    # the frame's nodes, and those it reads that hang on its pivot by control input only (a
+    # Fill of constants) and so are not fed by an Enter
+    _drop(graph_def, [e.name for e in frame.enters] + inside,
+          {e.name for e in frame.exits if e})
 
 
 def _drop(graph_def, starts: list[str], keep: set[str]) -> None:

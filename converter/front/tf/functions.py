@@ -28,6 +28,10 @@ _OUTPUT_ARGS = {
     "Merge": ("output", "value_index"),
     "NonMaxSuppressionV4": ("selected_indices", "valid_outputs"),
     "NonMaxSuppressionV5": ("selected_indices", "selected_scores", "valid_outputs"),
+    "CombinedNonMaxSuppression": ("nmsed_boxes", "nmsed_scores", "nmsed_classes",
+                                  "valid_detections"),
+    "MaxPoolWithArgmax": ("output", "argmax"),
+    "UniqueWithCounts": ("y", "idx", "count"),
     "BroadcastGradientArgs": ("r0", "r1"),
 }
 _OUTPUT_ARGS["FusedBatchNormV2"] = _OUTPUT_ARGS["FusedBatchNorm"]

@@ -126,6 +126,20 @@ def _conv(b: Builder, name: str, cfg: dict, xs: list[str]) -> str:
                  cfg, w)
 
 
+@layer("Conv1D")
+def _conv1d(b: Builder, name: str, cfg: dict, xs: list[str]) -> str:
+    """Conv2D on [B, 1, T, C], as Keras' tf.nn.convolution runs it."""
+    if cfg["padding"] == "causal" or cfg.get("groups", 1) != 1:
+        msg = "Conv1D with causal padding or groups"
+        raise KeyError(msg)
+    w = weights_of(cfg)
+    x = b.node("ExpandDims", name, [xs[0], b.const(name, np.int32(1))], T=F32, Tdim=np.int32)
+    y = b.node("Conv2D", name, [x, b.const(name, w[0][None])], T=F32,
+               strides=[1, 1, *cfg["strides"], 1], padding=cfg["padding"].upper(),
+               dilations=[1, 1, *cfg["dilation_rate"], 1], data_format="NHWC")
+    return _bias(b, name, b.node("Squeeze", name, [y], T=F32, squeeze_dims=[1]), cfg, w)
+
+
 @layer("DepthwiseConv2D")
 def _depthwise(b: Builder, name: str, cfg: dict, xs: list[str]) -> str:
     w = weights_of(cfg)
@@ -289,6 +303,12 @@ def _conv_transpose(b: Builder, name: str, cfg: dict, xs: list[str]) -> str:
                strides=_window(cfg, "strides"), padding=cfg["padding"].upper(),
                data_format="NHWC")
     return _bias(b, name, y, cfg, w)
+
+
+@layer("Permute")
+def _permute(b: Builder, name: str, cfg: dict, xs: list[str]) -> str:
+    perm = b.const(name, np.array([0, *cfg["dims"]], np.int32))
+    return b.node("Transpose", name, [xs[0], perm], T=F32, Tperm=np.int32)
 
 
 @layer("Dropout", "SpatialDropout2D", "GaussianNoise", "ActivityRegularization")

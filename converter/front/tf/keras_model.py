@@ -1,7 +1,7 @@
 """A Keras 3 `.keras` file (a zip of config.json and model.weights.h5) as a frozen GraphDef: each
 layer of the model config becomes the TensorFlow ops Keras runs for it (keras_layers,
-keras_attention, keras_recurrent), its weights Consts, so the TF translators do the rest.
-Sequential and functional models nest as layers.
+keras_attention, keras_audio, keras_recurrent), its weights Consts, so the TF translators do the
+rest. Sequential and functional models nest as layers.
 
 Reading the weights needs h5py (the `keras` extra): HDF5 is too large a format to parse here.
 A model keeps its layers' weights under `layers/<class_name>[_n]/` in model order (a nested
@@ -20,7 +20,11 @@ from pathlib import Path
 import numpy as np
 
 from converter.errors import InputFileError, ModelFormatError, UsageError
-from converter.front.tf import keras_attention, keras_recurrent  # noqa: F401 - they register
+from converter.front.tf import (  # noqa: F401 - they register
+    keras_attention,
+    keras_audio,
+    keras_recurrent,
+)
 from converter.front.tf.keras_layers import F32, LAYERS, Builder, layer
 
 __all__ = ["load_keras"]

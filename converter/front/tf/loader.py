@@ -14,15 +14,17 @@ protos into a front-stage Graph.
 
 from __future__ import annotations
 
+import mmap
+import os
 from functools import cache
 from pathlib import Path
 
 import numpy as np
-from google.protobuf import text_format
 from google.protobuf.message import DecodeError
 
 from converter.errors import InputFileError, ModelFormatError
 from converter.front.proto import load_proto
+from converter.front.proto.textproto import TextFormatError, merge_text
 from converter.front.tf.attrs import (
     attr_value,
     get_tf_node_port,
@@ -63,31 +65,17 @@ def load_graph_def(path: str | Path, is_text: bool | None = None):
     if not path.is_file():
         msg = f"{path}: no such model file"
         raise InputFileError(msg)
+    graph_def = graph_def_class()()
+    text = path.suffix.lower() == ".pbtxt" if is_text is None else is_text
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as file:
+            if text:
+                _read_text(path, file, graph_def)
+            else:
+                _read_binary(path, file.read(), graph_def)
     except OSError as err:
         msg = f"{path}: cannot read the model ({err.strerror})"
         raise InputFileError(msg) from err
-    graph_def = graph_def_class()()
-    text = path.suffix.lower() == ".pbtxt" if is_text is None else is_text
-    if text:
-        try:
-            text_format.Parse(data.decode("utf-8"), graph_def)
-        except UnicodeDecodeError as err:
-            msg = f"{path}: not a text-format GraphDef (not UTF-8 text at byte {err.start})"
-            raise ModelFormatError(msg) from None
-        except text_format.ParseError as err:
-            line = err.GetLine() or 1
-            what = str(err).split(" : ", 1)[-1] if " : " in str(err) else str(err)
-            msg = f"{path}:{line}: not a valid text-format GraphDef ({what})"
-            raise ModelFormatError(msg) from None
-    else:
-        try:
-            graph_def.ParseFromString(data)
-        except (DecodeError, RuntimeError, ValueError) as err:
-            msg = (f"{path}: not a valid frozen TensorFlow GraphDef "
-                   f"(truncated or corrupt protobuf: {err})")
-            raise ModelFormatError(msg) from None
     if not graph_def.node:
         msg = f"{path}: the GraphDef holds no nodes (empty, truncated or not a TensorFlow model)"
         raise ModelFormatError(msg)
@@ -96,6 +84,27 @@ def load_graph_def(path: str | Path, is_text: bool | None = None):
             msg = f"{path}: a node without a name or op (corrupt or not a TensorFlow GraphDef)"
             raise ModelFormatError(msg)
     return graph_def
+
+
+def _read_text(path: Path, file, graph_def) -> None:
+    """Parse with the converter's text reader over a memory map (a frozen ResNet is 270 MB)."""
+    if os.fstat(file.fileno()).st_size == 0:
+        return
+    with mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        try:
+            merge_text(data, graph_def)
+        except TextFormatError as err:
+            msg = f"{path}:{err.line}: not a valid text-format GraphDef ({err.what})"
+            raise ModelFormatError(msg) from None
+
+
+def _read_binary(path: Path, data: bytes, graph_def) -> None:
+    try:
+        graph_def.ParseFromString(data)
+    except (DecodeError, RuntimeError, ValueError) as err:
+        msg = (f"{path}: not a valid frozen TensorFlow GraphDef "
+               f"(truncated or corrupt protobuf: {err})")
+        raise ModelFormatError(msg) from None
 
 
 def _placeholder_shape(pb) -> tuple[int, ...] | None:

@@ -18,14 +18,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from converter.front.tf.attrs import tf_dtype_extractor
 from converter.front.tf.body_nodes import ADDS, BodyNodes, Tensor
+from converter.front.tf.fused_sequence import loop_outputs, sequence_inputs
 from converter.front.tf.translator import TfNode
 from converter.graph.port import Port
 
 __all__ = ["LstmLoop", "fuse_lstm", "match_lstm"]
-
-_I64 = np.dtype(np.int64)
 
 
 @dataclass
@@ -127,22 +125,9 @@ def _gate_blocks(w: np.ndarray, gates: tuple[int, ...]) -> np.ndarray:
 def fuse_lstm(n: TfNode, lstm: LstmLoop, counters: set[int]) -> list[Port | None]:
     """The While's outputs computed by one LSTMSequence."""
     kernel, recurrent, bias = (n.const_value(k) for k in lstm.weights)
-    x = n.op("Transpose", [n.input(lstm.sequence), n.const([1, 0, 2], _I64)])
-    shape = n.op("ShapeOf", [x], output_type=_I64)
-    steps = n.op("Gather", [shape, n.const(1, _I64), n.const(0, _I64)], batch_dims=0)
-    batch = n.op("Gather", [shape, n.const([0], _I64), n.const(0, _I64)], batch_dims=0)
-    states = [n.op("Unsqueeze", [n.input(k), n.const([1], _I64)]) for k in (lstm.h, lstm.c)]
+    inputs, steps = sequence_inputs(n, lstm.sequence, (lstm.h, lstm.c))
     node = n.op_node("LSTMSequence", [
-        x, *states, n.op("Broadcast", [steps, batch]), _gate_blocks(kernel, lstm.gates),
-        _gate_blocks(recurrent, lstm.gates), _gate_blocks(bias, lstm.gates)],
+        *inputs, _gate_blocks(kernel, lstm.gates), _gate_blocks(recurrent, lstm.gates),
+        _gate_blocks(bias, lstm.gates)],
         hidden_size=int(recurrent.shape[0]), direction="forward", out_ports_count=3)
-    outputs: list[Port | None] = [n.input(k) for k in range(n.num_inputs - 1)]
-    types = n.pb.attr["T"].list.type
-    for k in counters & set(range(len(outputs))):
-        outputs[k] = n.op("Convert", [steps], destination_type=tf_dtype_extractor(types[k]))
-    outputs[lstm.h], outputs[lstm.c] = (
-        n.op("Squeeze", [node.out_port(i), n.const([1], _I64)]) for i in (1, 2))
-    y = n.op("Squeeze", [node.out_port(0), n.const([1], _I64)])
-    outputs[lstm.output] = (n.op("Transpose", [y, n.const([1, 0, 2], _I64)]) if lstm.stacked
-                            else n.op("Unsqueeze", [outputs[lstm.h], n.const([0], _I64)]))
-    return outputs
+    return loop_outputs(n, node, (lstm.h, lstm.c), steps, counters, lstm.output, lstm.stacked)

@@ -3,6 +3,7 @@
 from converter.front.tf.ops import (  # noqa: F401
     argmax_pool,
     audio,
+    bicubic,
     control,
     detection,
     elementwise,

@@ -18,6 +18,7 @@ import numpy as np
 from converter.front.tf.bodies import LIST_SIZES, TfBody, build_body, node_class
 from converter.front.tf.body_nodes import ADDS, BodyNodes
 from converter.front.tf.functions import function_nodes
+from converter.front.tf.gru_fusion import fuse_gru, match_gru
 from converter.front.tf.lstm_fusion import fuse_lstm, match_lstm
 from converter.front.tf.translator import TfNode, tf_op
 from converter.front.tf.writer import set_attr
@@ -124,6 +125,9 @@ def while_(n: TfNode):
     lstm = match_lstm(n, reader, results, lists, counters)
     if lstm is not None:
         return fuse_lstm(n, lstm, counters)
+    gru = match_gru(n, reader, results, lists, counters)
+    if gru is not None:
+        return fuse_gru(n, gru, counters)
     for k, (item, _) in lists.items():
         results[k] = f"{params[k]}/item"
         nodes += _expand(results[k], item)

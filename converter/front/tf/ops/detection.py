@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from converter.front.tf.ops.movement import gather_rows
 from converter.front.tf.translator import TfNode, tf_op
 from converter.graph.port import Port
 
@@ -94,8 +95,7 @@ def combined_nms(n: TfNode):
                     index_element_type=_I64, stable=True)
     values, index = top.out_port(0), top.out_port(1)
     valid = n.op("Greater", [values, n.const(-np.inf, n.attr("T", np.dtype(np.float32)))])
-    picked = n.op("Gather", [boxes, n.op("FloorMod", [index, count]), n.const(1, np.int64)],
-                  batch_dims=1)
+    picked = gather_rows(n, boxes, n.op("FloorMod", [index, count]))
     if n.attr("clip_boxes", True):
         picked = n.op("Clamp", [picked], min=0.0, max=1.0)
     label = n.op("Convert", [n.op("Divide", [index, count], m_pythondiv=False)],

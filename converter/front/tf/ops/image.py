@@ -24,8 +24,7 @@ def _coordinates(n: TfNode, nearest: bool) -> dict:
     return {"coordinate_transformation_mode": "asymmetric", "nearest_mode": "floor"}
 
 
-# ResizeBicubic is left out: TF weighs its taps from a 1024-entry table (1e-3 off an exact
-# cubic) and, with half-pixel centres, drops the taps outside the image
+# ResizeBicubic is in bicubic.py: TF weighs its taps from a table (1e-3 off Interpolate's cubic)
 _MODES = {"ResizeBilinear": "linear_onnx", "ResizeNearestNeighbor": "nearest"}
 
 

@@ -168,7 +168,33 @@ def slice_(n: TfNode):
 @tf_op("GatherV2")
 def gather_v2(n: TfNode):
     batch_dims = int(n.attr("batch_dims", 0))
+    axis = constant_input(n, 2)
+    if batch_dims == 1 and axis is not None and int(axis) == 1:
+        return [gather_rows(n, n.input(0), n.input(1))]
     return [n.op("Gather", [n.input(0), n.input(1), n.input(2)], batch_dims=batch_dims)]
+
+
+def gather_rows(n: TfNode, data: Port, index: Port) -> Port:
+    """Gather on axis 1 with batch_dims 1 as a plain Gather of the flattened [B * N, ...] rows
+    at index + b * N (OpenVINO 2026.4's CPU Gather with batch_dims 1 reads wrong rows, or
+    crashes, when the batch is 1, as in an SSD's pre-NMS top-k)."""
+    i64 = np.dtype(np.int64)
+    shape = n.op("ShapeOf", [data], output_type=i64)
+    rows = n.op("Reshape", [data, n.op("Concat", [
+        n.const([-1], np.int64), n.op("StridedSlice", [
+            shape, n.const([2], np.int64), n.const([0], np.int64), n.const([1], np.int64)],
+            begin_mask=[0], end_mask=[1])], axis=0)], special_zero=False)
+    index = n.op("Convert", [index], destination_type=i64)
+    batch, count = (n.op("Gather", [shape, n.const(k, np.int64), n.const(0, np.int64)],
+                         batch_dims=0) for k in (0, 1))
+    offsets = n.op("Multiply", [n.op("Range", [n.const(0, np.int64), batch,
+                                               n.const(1, np.int64)], output_type=i64), count])
+    rank = n.op("ShapeOf", [n.op("ShapeOf", [index], output_type=i64)], output_type=i64)
+    column = n.op("Concat", [n.const([-1], np.int64), n.op("Broadcast", [
+        n.const([1], np.int64), n.op("Subtract", [rank, n.const([1], np.int64)])],
+        mode="numpy")], axis=0)
+    flat = n.op("Add", [index, n.op("Reshape", [offsets, column], special_zero=False)])
+    return n.op("Gather", [rows, flat, n.const(0, np.int64)], batch_dims=0)
 
 
 @tf_op("Gather")
