@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from converter.ops.op import Op
@@ -13,13 +15,25 @@ def _axes(values: np.ndarray, rank: int) -> tuple[int, ...]:
     return tuple(sorted({int(a) % rank for a in np.ravel(values)}))
 
 
+def _mean_square(centered: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    """Mean of squares over axes, kept per reduced row; trailing axes of a C-ordered array (a
+    LayerNorm) by row dot products, without a squared copy."""
+    rank, count = centered.ndim, math.prod(centered.shape[a] for a in axes)
+    if axes != tuple(range(rank - len(axes), rank)) or centered.dtype.kind != "f" or not count:
+        return np.mean(np.square(centered), axis=axes, keepdims=True)
+    rows = centered.reshape(-1, count)
+    kept = centered.shape[:rank - len(axes)] + (1,) * len(axes)
+    return (np.einsum("ij,ij->i", rows, rows) / np.asarray(count, rows.dtype)).reshape(kept)
+
+
 def mvn(x: np.ndarray, axes: tuple[int, ...], eps: float, inside: bool = True,
         normalize_variance: bool = True) -> np.ndarray:
-    """(x - mean) / sqrt(var + eps) over axes ("inside_sqrt"), or / (sqrt(var) + eps)."""
-    centered = x - x.mean(axis=axes, keepdims=True)
+    """(x - mean) / sqrt(var + eps) over axes ("inside_sqrt"), or / (sqrt(var) + eps), in one
+    C-ordered array (what a MatMul after a LayerNorm reads best, also for a transposed x)."""
+    centered = np.subtract(x, x.mean(axis=axes, keepdims=True), order="C")
     if not normalize_variance:
         return centered
-    var = np.mean(np.square(centered), axis=axes, keepdims=True)
+    var = _mean_square(centered, axes)
     eps = np.asarray(eps, x.dtype)
     denominator = np.sqrt(var + eps) if inside else np.sqrt(var) + eps
     if centered.dtype != np.result_type(centered, denominator):
