@@ -1,6 +1,6 @@
-"""GeluFusion: GELU written out in elementwise ops (torch's nn.GELU exports, and every order of
-the factors that other exporters write) becomes one Gelu layer; the IR matches onnxruntime in
-OpenVINO and in the shim."""
+"""GeluFusion: GELU written out in elementwise ops (torch's nn.GELU exports, Keras' and TF's
+graphs, and every order of the factors that exporters write) becomes one Gelu layer; the IR
+matches onnxruntime (or the formula) in OpenVINO and in the shim."""
 
 from __future__ import annotations
 
@@ -11,14 +11,17 @@ from pathlib import Path
 
 import numpy as np
 import onnx
+import openvino as ov
 import pytest
 import torch
 from onnx import TensorProto
 from onnx import helper as h
 
+from converter.front.tf.writer import GraphBuilder
 from converter.ir.reader import read_ir
 from converter.options import ConvertOptions
 from converter.pipeline import convert
+from converter.runtime.engines import open_engine
 from tests.conftest import make_model
 from tests.front.test_onnx_control_flow import check_against_onnxruntime
 
@@ -120,3 +123,42 @@ def test_torch_gelu_export(tmp_path: Path, approximate: str) -> None:
     model = onnx.load_from_string(buffer.getvalue())
     assert "Gelu" not in {n.op_type for n in model.graph.node}  # written out at opset 17
     _check(tmp_path, model, "ERF" if approximate == "none" else "TANH")
+
+
+def _tf_keras(g: GraphBuilder, x: str) -> str:
+    """Keras' gelu(approximate=False): 0.5 * x * (1 + erf(x / sqrt(2))), RealDiv and AddV2."""
+    t = {"T": np.float32}
+    erf = g.node("Erf", "erf", [g.node("RealDiv", "d", [x, g.const("s2", _c(math.sqrt(2)))], **t)],
+                 **t)
+    one = g.node("AddV2", "a", [g.const("one", _c(1)), erf], **t)
+    return g.node("Mul", "y", [g.node("Mul", "hx", [g.const("half", _c(0.5)), x], **t), one], **t)
+
+
+def _tf_tanh(g: GraphBuilder, x: str) -> str:
+    """TF's gelu(approximate=True): 0.5 x (1 + tanh(0.7978845608 (x + 0.044715 x^3)))."""
+    t = {"T": np.float32}
+    cube = g.node("Pow", "p", [x, g.const("three", _c(3))], **t)
+    inner = g.node("AddV2", "s", [x, g.node("Mul", "m", [g.const("k3", _c(0.044715)), cube], **t)],
+                   **t)
+    th = g.node("Tanh", "t", [g.node("Mul", "i", [g.const("k", _c(K)), inner], **t)], **t)
+    half_x = g.node("Mul", "hx", [g.const("half", _c(0.5)), x], **t)
+    return g.node("Mul", "y", [half_x, g.node("AddV2", "a", [g.const("one", _c(1)), th], **t)],
+                  **t)
+
+
+@pytest.mark.parametrize(("build", "mode"), [(_tf_keras, "ERF"), (_tf_tanh, "TANH")])
+def test_tensorflow_gelu(tmp_path: Path, build, mode: str) -> None:
+    g = GraphBuilder()
+    build(g, g.placeholder("x", list(X.shape)))
+    xml = convert(ConvertOptions(g.save(tmp_path / "m.pb"), output_dir=tmp_path / "ir")).xml
+    assert _layers(xml).count("Gelu") == 1 and not {"Erf", "Tanh"} & set(_layers(xml))
+    assert f'approximation_mode="{mode}"' in xml.read_text()
+    v = X.astype(np.float64)
+    if mode == "ERF":
+        want = np.array([w * 0.5 * math.erfc(-w / math.sqrt(2)) for w in v.reshape(-1)])
+    else:
+        want = 0.5 * v * (1 + np.tanh(K * (v + 0.044715 * v**3)))
+    compiled = ov.Core().compile_model(str(xml), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    shim = open_engine("shim", xml)
+    for got in (compiled([X])[compiled.output(0)], next(iter(shim.run({"x": X}).values()))):
+        np.testing.assert_allclose(got, want.reshape(X.shape), rtol=1e-5, atol=1e-5)
