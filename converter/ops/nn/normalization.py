@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from converter.ops.op import Op
@@ -16,21 +14,19 @@ def _axes(values: np.ndarray, rank: int) -> tuple[int, ...]:
 
 
 def _mean_square(centered: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
-    """Mean of squares over axes, kept per reduced row; trailing axes of a C-ordered array (a
-    LayerNorm) by row dot products, without a squared copy."""
-    rank, count = centered.ndim, math.prod(centered.shape[a] for a in axes)
-    if axes != tuple(range(rank - len(axes), rank)) or centered.dtype.kind != "f" or not count:
+    """Mean of squares over axes, kept per reduced row; over the last axis alone (a LayerNorm)
+    by row dot products, without a squared copy of the tensor."""
+    count = centered.shape[-1] if centered.ndim else 0
+    if axes != (centered.ndim - 1,) or centered.dtype.kind != "f" or not count:
         return np.mean(np.square(centered), axis=axes, keepdims=True)
-    rows = centered.reshape(-1, count)
-    kept = centered.shape[:rank - len(axes)] + (1,) * len(axes)
-    return (np.einsum("ij,ij->i", rows, rows) / np.asarray(count, rows.dtype)).reshape(kept)
+    total = np.einsum("...i,...i->...", centered, centered)
+    return (total / np.asarray(count, total.dtype))[..., None]
 
 
 def mvn(x: np.ndarray, axes: tuple[int, ...], eps: float, inside: bool = True,
         normalize_variance: bool = True) -> np.ndarray:
-    """(x - mean) / sqrt(var + eps) over axes ("inside_sqrt"), or / (sqrt(var) + eps), in one
-    C-ordered array (what a MatMul after a LayerNorm reads best, also for a transposed x)."""
-    centered = np.subtract(x, x.mean(axis=axes, keepdims=True), order="C")
+    """(x - mean) / sqrt(var + eps) over axes ("inside_sqrt"), or / (sqrt(var) + eps)."""
+    centered = x - x.mean(axis=axes, keepdims=True)
     if not normalize_variance:
         return centered
     var = _mean_square(centered, axes)
