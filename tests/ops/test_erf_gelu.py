@@ -1,6 +1,7 @@
-"""Gelu-7's float32 path (special.gelu32 / gelu_tanh32, by blocks, in place for a fused layer)
-against math.erfc and against the op's plain float64 path, over the whole float32 range:
-0, tiny, negative tails, huge, infinities and NaN."""
+"""The float32 paths of Erf-1 and Gelu-7 (special.erf32, gelu32, gelu_tanh32: by blocks, Gelu
+in place for a fused layer) against math.erf / math.erfc and against the ops' plain float64
+paths, over the whole float32 range: 0, tiny, negative tails, huge, infinities and NaN; and
+their polynomials are the fits special.py documents."""
 
 from __future__ import annotations
 
@@ -8,11 +9,12 @@ import math
 
 import numpy as np
 import pytest
+from numpy.polynomial import Chebyshev, Polynomial
 
 from converter.ops.elementwise import special
 from converter.ops.op import Op
 
-GELU = Op.registered_ops["Gelu"]
+GELU, ERF = Op.registered_ops["Gelu"], Op.registered_ops["Erf"]
 WIDE = np.concatenate([
     np.linspace(-20, 20, 80001), np.geomspace(1e-38, 1, 200), -np.geomspace(1e-38, 1, 200),
     np.geomspace(20, 3e38, 50), -np.geomspace(20, 3e38, 50), [0.0, -0.0, 1e-45, -1e-45],
@@ -88,3 +90,41 @@ def test_in_place_path_for_a_fused_layer(mode):
     y = x.astype(np.float64)
     fn(y)
     np.testing.assert_allclose(y, GELU.compute(attrs, [x.astype(np.float64)])[0])
+
+
+def test_erf_float32_is_accurate_over_the_whole_range():
+    got = special.erf32(WIDE)
+    want = np.array([math.erf(v) for v in WIDE.astype(float)])
+    np.testing.assert_allclose(got, want, rtol=3e-7, atol=1e-45)
+    np.testing.assert_array_equal(special.erf32(SPECIALS), [1, -1, np.nan, 0, 0])
+    assert np.all(special.erf32(np.float32([3.92, 1e30, -5])) == [1, 1, -1])
+    plain = ERF.compute({}, [WIDE.astype(np.float64)])[0]
+    np.testing.assert_allclose(ERF.compute({}, [WIDE])[0], plain, rtol=3e-7, atol=1e-45)
+    assert ERF.compute({}, [np.linspace(-4, 4, 9).astype(np.float16)])[0].dtype == np.float16
+
+
+def _lawson(variable: np.ndarray, target: np.ndarray, degree: int, relative: bool) -> Chebyshev:
+    """special.py's fit: minimax by reweighted least squares on a Chebyshev fit."""
+    weights = np.full(variable.size, 1 / variable.size)
+    for _ in range(20):
+        fit = Chebyshev.fit(variable, target, degree, w=np.sqrt(weights))
+        error = np.abs(fit(variable) - target)
+        weights *= (error / np.abs(target) if relative else error) + 1e-30
+        weights /= weights.sum()
+    return fit
+
+
+def test_polynomials_are_the_documented_fits():
+    z = np.linspace(0.0, special._ERF_ONE, 4001)
+    ratio = np.array([math.erf(v) / v if v else 2 / math.sqrt(math.pi) for v in z])
+    fit = _lawson(z * z, ratio, 15, relative=True)  # domain [0, _ERF_ONE^2]: u = 2s/S - 1
+    erf_poly = Chebyshev(fit.coef).convert(kind=Polynomial).coef[::-1].astype(np.float32)
+    np.testing.assert_allclose(special._ERF_POLY[:-1], erf_poly[:-1], rtol=1e-6)
+    assert 0 <= (special._ERF_POLY[-1] - erf_poly[-1]) / np.spacing(erf_poly[-1]) <= 8
+    p = special._GELU_P
+    a = np.linspace(0.0, 14.5, 2001)
+    q = np.log1p(p * a) + np.log([math.erfc(v / math.sqrt(2)) for v in a]) + a * a / 2
+    fit = _lawson(a / (2 * (1 + p * a)), q, 8, relative=False)
+    tail = fit.convert(kind=Polynomial, domain=[-1, 1], window=[-1, 1]).coef[::-1]
+    np.testing.assert_allclose(special._GELU_TAIL_POLY, tail.astype(np.float32), rtol=1e-6,
+                               atol=1e-12)
