@@ -1,8 +1,8 @@
 """ConstantLast: an Add or Multiply whose first input is a constant and whose second is not gets
-its inputs swapped, as the Model Optimizer's IR has them (torch exports a Linear's bias as
-Add(bias, MatMul)). Both are commutative and broadcast alike, so the result is the same; the
-shim fuses a bias Add or a scale Multiply into the MatMul or Convolution that computes its
-first input, and a Gelu after it with it."""
+its inputs swapped (torch exports a Linear's bias as Add(bias, MatMul)). Both ops are
+commutative and broadcast alike, so the result is the same; the shim fuses an elementwise
+layer into the op that computes its first input, so a bias Add, a layer-scale Multiply and a
+Gelu after them then run in place at the end of the MatMul or Convolution."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""ConstantLast: torch's Add(bias, MatMul(x, W)) and Mul(scale, y) get the constant second, as
-in MO's IR, so the shim's plan fuses the bias, the GELU after it and a scale into the MatMul;
-the result still matches onnxruntime."""
+"""ConstantLast: torch's Add(bias, MatMul(x, W)) and Mul(scale, y) get the constant second, so
+the shim's plan fuses the bias, the GELU after it and a scale into the MatMul; the result
+still matches onnxruntime."""
 
 from __future__ import annotations
 
