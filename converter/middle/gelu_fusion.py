@@ -34,15 +34,12 @@ def _close(a: float, b: float, rel: float = 1e-5) -> bool:
 
 
 def _scalar(port: Port) -> float | None:
-    """The value of a constant output port whose elements are all one number."""
+    """The value of a constant output port of one element (which broadcasts to nothing
+    larger than the rest of the chain)."""
     value = port.data.get_value()
-    if value is None:
+    if value is None or np.size(value) != 1 or np.asarray(value).dtype.kind not in "fiu":
         return None
-    value = np.asarray(value)
-    if value.size == 0 or value.dtype.kind not in "fiu":
-        return None
-    first = value.reshape(-1)[0]
-    return float(first) if np.all(value == first) else None
+    return float(np.asarray(value).reshape(-1)[0])
 
 
 def _sources(node: Node) -> list[Port] | None:
@@ -154,11 +151,12 @@ def _root(special: Node, x: Port) -> Node | None:
 
 
 def _same_tensor(a: Port, b: Port) -> bool:
-    shape_a, shape_b = a.data.get_shape(), b.data.get_shape()
-    kind = a.data.get_data_type()
-    return (shape_a is not None and shape_b is not None and tuple(shape_a) == tuple(shape_b)
-            and kind is not None and np.dtype(kind) == np.dtype(b.data.get_data_type())
-            and np.dtype(kind).kind == "f")
+    """a and b have one static-rank shape and one floating element type."""
+    shapes = [a.data.get_shape(), b.data.get_shape()]
+    types = [a.data.get_data_type(), b.data.get_data_type()]
+    if any(v is None for v in shapes + types) or tuple(shapes[0]) != tuple(shapes[1]):
+        return False
+    return np.dtype(types[0]) == np.dtype(types[1]) and np.dtype(types[0]).kind == "f"
 
 
 def fuse_gelu(graph: Graph) -> int:

@@ -76,6 +76,11 @@ ORDERS = {
         h.make_node("Div", ["x", "s2"], ["d"]), h.make_node("Erf", ["d"], ["e"]),
         h.make_node("Add", ["e", "one"], ["a"]), h.make_node("Mul", ["x", "a"], ["y"])],
         {}, None),
+    "not GELU: 0.5 broadcast to a larger shape": ([
+        h.make_node("Div", ["x", "s2"], ["d"]), h.make_node("Erf", ["d"], ["e"]),
+        h.make_node("Add", ["e", "one"], ["a"]), h.make_node("Mul", ["x", "a"], ["m"]),
+        h.make_node("Mul", ["m", "halves"], ["y"])],
+        {"halves": np.full((2, 1, 1, 1), 0.5, np.float32)}, None),
     "not GELU: a per-channel scale": ([
         h.make_node("Div", ["x", "s2"], ["d"]), h.make_node("Erf", ["d"], ["e"]),
         h.make_node("Add", ["e", "one"], ["a"]), h.make_node("Mul", ["x", "a"], ["m"]),
