@@ -21,6 +21,8 @@ from converter.front.inputs import apply_input_options
 from converter.front.transforms import apply_transforms
 from converter.graph.graph import Graph
 from converter.ir.writer import emit_ir
+from converter.middle import constant_last as _constant_last  # noqa: F401  (built-in passes)
+from converter.middle import gelu_fusion as _gelu_fusion  # noqa: F401
 from converter.middle.partial_infer import partial_infer
 from converter.middle.tensor_nodes import create_tensor_nodes
 from converter.options import ConvertOptions

@@ -1,18 +1,15 @@
 """The shim's plan-time paths of an op (Op.plan with constant inputs and unused outputs known,
 Op.inplace for a layer fused after another) give what the op's own evaluate gives, and the
 evaluate paths chosen by data (depthwise convolution, big pooling kernels, MatMul by a 2-D
-matrix, float32 Erf) match direct references."""
+matrix) match direct references (float32 Erf and Gelu: test_erf_gelu.py)."""
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 import pytest
 from onnx import helper
 from onnx.reference import ReferenceEvaluator
 
-from converter.ops.elementwise.special import erf32, erfc32
 from converter.ops.op import Op
 from tests.ops.test_nn import _model
 
@@ -117,21 +114,6 @@ def test_no_inplace_path_where_the_result_would_differ():
     assert OPS["Add"].inplace(_attrs("Add"), [None, None]) is None  # not a constant
     assert OPS["BatchNormInference1"].inplace({"epsilon": 1e-5}, [None] * 5) is None
     assert OPS["Sigmoid"].inplace({}, [None]) is None  # no in-place path
-
-
-def test_erf32_and_erfc32_are_float32_accurate():
-    x = np.concatenate([np.linspace(-9, 9, 40001), np.geomspace(1e-30, 1, 300),
-                        -np.geomspace(1e-30, 1, 300)]).astype(np.float32)
-    erf = np.array([math.erf(v) for v in x.astype(float)])
-    erfc = np.array([math.erfc(v) for v in x.astype(float)])
-    np.testing.assert_allclose(erf32(x), erf, rtol=1e-6, atol=1e-38)
-    tail = erfc > 1e-30
-    np.testing.assert_allclose(erfc32(x)[tail], erfc[tail], rtol=1e-6)
-    specials = np.float32([np.inf, -np.inf, np.nan, 0.0])
-    np.testing.assert_array_equal(erf32(specials), [1, -1, np.nan, 0])
-    np.testing.assert_array_equal(erfc32(specials[:2]), [0, 2])
-    assert OPS["Erf"].compute({}, [x])[0].dtype == np.float32
-    assert OPS["Erf"].compute({}, [x.astype(np.float16)])[0].dtype == np.float16
 
 
 @pytest.mark.parametrize("size", [1, 4, 5])

@@ -13,13 +13,27 @@ def _axes(values: np.ndarray, rank: int) -> tuple[int, ...]:
     return tuple(sorted({int(a) % rank for a in np.ravel(values)}))
 
 
+_DOT_ROWS_UP_TO = 8192  # longer rows: numpy's pairwise sum, which keeps its precision
+
+
+def _mean_square(centered: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    """Mean of squares over axes, kept per reduced row; over the last axis alone (a LayerNorm)
+    of float32/float64 by row dot products, without a squared copy of the tensor."""
+    count = centered.shape[-1] if centered.ndim else 0
+    if (axes != (centered.ndim - 1,) or centered.dtype not in (np.float32, np.float64)
+            or not 0 < count <= _DOT_ROWS_UP_TO):
+        return np.mean(np.square(centered), axis=axes, keepdims=True)
+    total = np.einsum("...i,...i->...", centered, centered)
+    return (total / np.asarray(count, total.dtype))[..., None]
+
+
 def mvn(x: np.ndarray, axes: tuple[int, ...], eps: float, inside: bool = True,
         normalize_variance: bool = True) -> np.ndarray:
     """(x - mean) / sqrt(var + eps) over axes ("inside_sqrt"), or / (sqrt(var) + eps)."""
     centered = x - x.mean(axis=axes, keepdims=True)
     if not normalize_variance:
         return centered
-    var = np.mean(np.square(centered), axis=axes, keepdims=True)
+    var = _mean_square(centered, axes)
     eps = np.asarray(eps, x.dtype)
     denominator = np.sqrt(var + eps) if inside else np.sqrt(var) + eps
     if centered.dtype != np.result_type(centered, denominator):
