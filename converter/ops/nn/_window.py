@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 
 import numpy as np
@@ -9,7 +10,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from converter.graph.shape import DYN
 
-__all__ = ["fit", "out_dim", "resolve_pads", "spatial_attrs", "windows"]
+__all__ = ["fit", "out_dim", "resolve_pads", "scratch", "spatial_attrs", "windows"]
 
 
 def spatial_attrs(attrs: dict, n: int, kernel: Sequence[int]) -> tuple[list[int], ...]:
@@ -54,30 +55,49 @@ def out_dim(i: int, k: int, s: int, d: int, pb: int, pe: int, rounding: str = "f
 
 
 def fit(x: np.ndarray, first_axis: int, begins: Sequence[int], lengths: Sequence[int],
-        fill: float = 0) -> np.ndarray:
-    """x[..., b:b+len, ...] per axis from first_axis on, out-of-range parts filled with fill."""
-    pad, crop = [(0, 0)] * x.ndim, [slice(None)] * x.ndim
-    for j, (b, n) in enumerate(zip(begins, lengths)):
-        ax = first_axis + j
-        before, after = max(0, -b), max(0, b + n - x.shape[ax])
-        pad[ax] = (before, after)
-        crop[ax] = slice(b + before, b + before + n)
-    if any(p != (0, 0) for p in pad):
-        x = np.pad(x, pad, constant_values=fill)
-    return x[tuple(crop)]
+        fill: float = 0, slot: str | None = None) -> np.ndarray:
+    """x[..., b:b+len, ...] per axis from first_axis on, out-of-range parts filled with fill:
+    a view when nothing is out of range, else a copy (in the scratch `slot` if one is named)."""
+    shape, src, dst = list(x.shape), [slice(None)] * x.ndim, [slice(None)] * x.ndim
+    for ax, b, n in zip(range(first_axis, x.ndim), begins, lengths):
+        lo, hi = max(0, b), min(x.shape[ax], b + n)
+        src[ax], dst[ax], shape[ax] = slice(lo, hi), slice(lo - b, max(lo, hi) - b), n
+    inner = x[tuple(src)]
+    if list(inner.shape) == shape:
+        return inner
+    out = np.empty(shape, x.dtype) if slot is None else scratch(slot, shape, x.dtype)
+    out.fill(fill)
+    out[tuple(dst)] = inner
+    return out
 
 
 def windows(
     x: np.ndarray, kernel: Sequence[int], strides: Sequence[int], dilations: Sequence[int],
-    pads_begin: Sequence[int], out: Sequence[int], fill: float = 0,
+    pads_begin: Sequence[int], out: Sequence[int], fill: float = 0, slot: str | None = None,
 ) -> np.ndarray:
-    """A strided view [N, C, *out, *kernel] of the windows over x's spatial axes (from axis 2)."""
+    """A strided view [N, C, *out, *kernel] of the windows over x's spatial axes (from axis 2),
+    padded in the scratch `slot` if one is named (the view is then valid until its next use)."""
     eff = [(k - 1) * d + 1 for k, d in zip(kernel, dilations)]
     need = [(o - 1) * s + e for o, s, e in zip(out, strides, eff)]
-    xp = fit(x, 2, [-p for p in pads_begin], need, fill)
+    xp = fit(x, 2, [-p for p in pads_begin], need, fill, slot)
     n = len(kernel)
     view = sliding_window_view(xp, eff, axis=tuple(range(2, 2 + n)))
     sel = (slice(None), slice(None))
     sel += tuple(slice(None, None, s) for s in strides)
     sel += tuple(slice(None, None, d) for d in dilations)
     return view[sel]
+
+
+_SCRATCH = threading.local()
+
+
+def scratch(slot: str, shape: Sequence[int], dtype: np.dtype) -> np.ndarray:
+    """An uninitialised array in memory that every kernel on this thread asking for `slot`
+    reuses: for temporaries that are dead when the kernel returns (columns, padded copies,
+    partial sums). Fresh memory of that size would be page-faulted in on every call."""
+    nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
+    buffers = _SCRATCH.__dict__
+    buffer = buffers.get(slot)
+    if buffer is None or buffer.size < nbytes:
+        buffer = buffers[slot] = np.empty(nbytes, np.uint8)
+    return buffer[:nbytes].view(dtype).reshape(shape)

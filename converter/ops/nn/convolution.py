@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 
 from converter.graph.shape import DYN
-from converter.ops.nn._window import out_dim, resolve_pads, spatial_attrs, windows
+from converter.ops.nn._depthwise import depthwise2d
+from converter.ops.nn._window import out_dim, resolve_pads, scratch, spatial_attrs, windows
 from converter.ops.op import Op
 
 __all__ = ["Convolution", "GroupConvolution", "conv_shape"]
 
-_SCRATCH = threading.local()
 _DEPTHWISE_BLOCK = 1 << 15  # output elements per channel block of a depthwise convolution
 _WIDE = (np.float32, np.float64)  # depthwise sums in the data's type (float16: by GEMM's)
 _CONV_ATTRS = {"strides": "ints", "dilations": "ints", "pads_begin": "ints", "pads_end": "ints",
@@ -53,8 +51,12 @@ def _conv(x: np.ndarray, w: np.ndarray, kernel: list[int], geometry: tuple) -> n
     windows at each kernel position weighted per channel, with no columns at all."""
     strides, dilations, pb, out = geometry
     n, groups, og = len(kernel), w.shape[0], w.shape[1]
-    win = windows(x, kernel, strides, dilations, pb, out)  # [N, C, *out, *k] view
-    batch, taps, positions = x.shape[0], int(np.prod(kernel)), int(np.prod(out))
+    taps = int(np.prod(kernel))
+    if n == 2 and taps > 1 and og == 1 and w.shape[2] == taps and groups > 1 \
+            and x.dtype in _WIDE:
+        return depthwise2d(x, w.reshape(groups, taps), kernel, strides, dilations, pb, out)
+    win = windows(x, kernel, strides, dilations, pb, out, slot="conv.data")  # [N, C, *out, *k]
+    batch, positions = x.shape[0], int(np.prod(out))
     if taps == 1:
         cols = win[(Ellipsis, *([0] * n))]
         if og * w.shape[2] == 1 and groups > 1:  # depthwise 1x1: a per-channel scale
@@ -63,23 +65,12 @@ def _conv(x: np.ndarray, w: np.ndarray, kernel: list[int], geometry: tuple) -> n
     elif og == 1 and w.shape[2] == taps and groups > 1 and x.dtype in _WIDE:  # depthwise
         return _depthwise(win, w.reshape(groups, taps), kernel, n)
     else:
-        cols = _scratch((batch, x.shape[1], taps, *out), x.dtype)
+        cols = scratch("conv.columns", (batch, x.shape[1], taps, *out), x.dtype)
         for t, pos in enumerate(np.ndindex(*kernel)):
             cols[:, :, t] = win[(Ellipsis, *pos)]
     cols = cols.reshape(batch, groups, -1, positions)
     res = np.matmul(w, cols)  # [N, G, Og, P]
     return res.reshape(batch, groups * og, *out)
-
-
-def _scratch(shape: tuple, dtype: np.dtype) -> np.ndarray:
-    """An uninitialised array for columns, in memory every convolution on this thread reuses:
-    the columns are dead once their GEMM is done, and fresh memory of that size would be
-    page-faulted in on every call."""
-    nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
-    buffer = getattr(_SCRATCH, "buffer", None)
-    if buffer is None or buffer.size < nbytes:
-        buffer = _SCRATCH.buffer = np.empty(nbytes, np.uint8)
-    return buffer[:nbytes].view(dtype).reshape(shape)
 
 
 def _depthwise(win: np.ndarray, w: np.ndarray, kernel: list[int], n: int) -> np.ndarray:
@@ -93,10 +84,10 @@ def _depthwise(win: np.ndarray, w: np.ndarray, kernel: list[int], n: int) -> np.
     step = np.empty((out.shape[0], min(block, channels), *out.shape[2:]), dtype=out.dtype)
     for c in range(0, channels, block):
         part, rows = out[:, c:c + block], win[:, c:c + block]
-        scratch = step[:, :part.shape[1]]
+        term = step[:, :part.shape[1]]
         np.multiply(rows[(Ellipsis, *positions[0])], w[c:c + block, 0], out=part)
         for t, pos in enumerate(positions[1:], 1):
-            part += np.multiply(rows[(Ellipsis, *pos)], w[c:c + block, t], out=scratch)
+            part += np.multiply(rows[(Ellipsis, *pos)], w[c:c + block, t], out=term)
     return out
 
 

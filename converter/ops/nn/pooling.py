@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from converter.graph.shape import normalize_axis
-from converter.ops.nn._window import resolve_pads, spatial_attrs, windows
+from converter.ops.nn._window import fit, resolve_pads, scratch, spatial_attrs, windows
 from converter.ops.nn.convolution import conv_shape
 from converter.ops.op import Op
 
@@ -15,28 +15,47 @@ _POOL_ATTRS = {"strides": "ints", "pads_begin": "ints", "pads_end": "ints", "ker
                "rounding_type": "str", "auto_pad": "str"}
 
 
-_TAPS_SUMMED = 64  # kernels up to this many positions sum by a loop over them
+_SEPARABLE = 16  # windows up to this long per axis reduce one axis at a time
 
 
-def _pool_windows(attrs: dict, x: np.ndarray, fill) -> tuple[np.ndarray, list, ...]:
-    """(windows view, out dims, strides, dilations, pads_begin, pads_end) for a pool over x."""
+def _geometry(attrs: dict, x: np.ndarray) -> tuple[list[int], ...]:
+    """(kernel, strides, dilations, pads_begin, pads_end, out dims) of a pool over x."""
     kernel = list(attrs["kernel"])
     strides, dilations, pb, pe = spatial_attrs(attrs, len(kernel), kernel)
     pb, pe = resolve_pads(attrs.get("auto_pad", "explicit"), x.shape[2:], kernel, strides,
                           dilations, pb, pe)
     out = list(conv_shape(attrs, x.shape, kernel, x.shape[1])[2:])
-    return windows(x, kernel, strides, dilations, pb, out, fill), out, strides, dilations, pb, pe
+    return kernel, strides, dilations, pb, pe, out
 
 
-def _running_max(attrs: dict, x: np.ndarray) -> tuple:
-    """(max values, windows view, out dims, strides, dilations, pads_begin) of a MaxPool."""
+def _separable(x: np.ndarray, geometry: tuple, fill, reduce: np.ufunc,
+               dtype: np.dtype) -> np.ndarray:
+    """reduce (np.maximum, np.add) over each window in dtype, one spatial axis at a time from
+    the last: k - 1 calls per axis on strided views of the data padded once, where a loop over
+    all k1 * k2 * ... window positions takes that many calls on views of the whole output."""
+    kernel, strides, dilations, pb, _, out = geometry
+    need = [(o - 1) * s + (k - 1) * d + 1 for o, s, k, d in zip(out, strides, kernel, dilations)]
+    data = fit(x, 2, [-p for p in pb], need, fill, slot="pool.data")
+    for stage, ax in enumerate(range(x.ndim - 1, 1, -1)):
+        k, s, d, o = (v[ax - 2] for v in (kernel, strides, dilations, out))
+        shape = (*data.shape[:ax], o, *data.shape[ax + 1:])
+        total = np.empty(shape, dtype) if ax == 2 else scratch(f"pool.{stage % 2}", shape, dtype)
+        lead = (slice(None),) * ax
+        np.copyto(total, data[(*lead, slice(0, (o - 1) * s + 1, s))])
+        for i in range(1, k):
+            reduce(total, data[(*lead, slice(i * d, i * d + (o - 1) * s + 1, s))], out=total)
+        data = total
+    return data
+
+
+def _max_values(attrs: dict, x: np.ndarray) -> np.ndarray:
     low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
-    win, out, strides, dilations, pb, _ = _pool_windows(attrs, x, low)
-    taps = list(np.ndindex(*attrs["kernel"]))
-    values = win[(Ellipsis, *taps[0])].copy()
-    for pos in taps[1:]:  # running maximum over kernel positions (strided views, no copies)
-        np.maximum(values, win[(Ellipsis, *pos)], out=values)
-    return values, win, out, strides, dilations, pb
+    geometry = _geometry(attrs, x)
+    if max(geometry[0]) <= _SEPARABLE:
+        return _separable(x, geometry, low, np.maximum, x.dtype)
+    kernel, strides, dilations, pb, _, out = geometry
+    win = windows(x, kernel, strides, dilations, pb, out, low)
+    return win.max(axis=tuple(range(-len(kernel), 0)))
 
 
 class MaxPool(Op):
@@ -62,19 +81,22 @@ class MaxPool(Op):
     def plan(cls, attrs, values, used):
         if len(used) > 1 and used[1]:
             return super().plan(attrs, values, used)
-        return lambda inputs: [_running_max(attrs, inputs[0])[0], None]  # no indices
+        return lambda inputs: [_max_values(attrs, inputs[0]), None]  # no indices
 
     @classmethod
     def evaluate(cls, attrs, inputs):
         x = inputs[0]
-        values, win, out, strides, dilations, pb = _running_max(attrs, x)
+        values = _max_values(attrs, x)
+        kernel, strides, dilations, pb, _, out = _geometry(attrs, x)
+        low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+        win = windows(x, kernel, strides, dilations, pb, out, low)
         n = len(out)
-        taps = list(np.ndindex(*attrs["kernel"]))
+        taps = list(np.ndindex(*kernel))
         arg = np.zeros(values.shape, np.int64)
         for t in range(len(taps) - 1, 0, -1):  # backwards, so the first maximum wins
             arg[win[(Ellipsis, *taps[t])] == values] = t
         arg[win[(Ellipsis, *taps[0])] == values] = 0
-        offsets = np.unravel_index(arg, attrs["kernel"])
+        offsets = np.unravel_index(arg, kernel)
         grid = np.indices(arg.shape, sparse=True)
         coords = list(grid[:2]) + [
             grid[2 + j] * strides[j] - pb[j] + offsets[j] * dilations[j] for j in range(n)
@@ -86,16 +108,13 @@ class MaxPool(Op):
         return [values, index]
 
 
-def _window_sum(win: np.ndarray, n: int, dtype: np.dtype) -> np.ndarray:
-    """Sum over the last n (kernel) axes of a windows view: a running sum over kernel positions
-    for small kernels (strided views, no copies), numpy's reduction for big ones."""
-    taps = list(np.ndindex(*win.shape[-n:]))
-    if len(taps) > _TAPS_SUMMED:
-        return win.sum(axis=tuple(range(-n, 0)), dtype=dtype)
-    total = win[(Ellipsis, *taps[0])].astype(dtype)
-    for pos in taps[1:]:
-        np.add(total, win[(Ellipsis, *pos)], out=total)
-    return total
+def _window_sum(x: np.ndarray, geometry: tuple, dtype: np.dtype) -> np.ndarray:
+    """Sum over each window in dtype: axis by axis for short windows, else numpy's sum."""
+    if max(geometry[0]) <= _SEPARABLE:
+        return _separable(x, geometry, 0, np.add, dtype)
+    kernel, strides, dilations, pb, _, out = geometry
+    win = windows(x, kernel, strides, dilations, pb, out)
+    return win.sum(axis=tuple(range(-len(kernel), 0)), dtype=dtype)
 
 
 class AvgPool(Op):
@@ -115,16 +134,18 @@ class AvgPool(Op):
     @classmethod
     def evaluate(cls, attrs, inputs):
         x = inputs[0]
-        win, out, strides, _, pb, pe = _pool_windows(attrs, x, 0)
-        n = len(out)
-        total = _window_sum(win, n, np.float64 if x.dtype.kind != "f"
-                            else np.promote_types(x.dtype, np.float32))  # float16 sums in float32
+        geometry = _geometry(attrs, x)
+        kernel, strides, _, pb, pe, out = geometry
+        dtype = np.float64 if x.dtype.kind != "f" else np.promote_types(x.dtype, np.float32)
+        total = _window_sum(x, geometry, dtype)  # float16 sums in float32
         count = np.ones((), np.float64)
-        for j, (o, k, s) in enumerate(zip(out, attrs["kernel"], strides)):
+        for j, (o, k, s) in enumerate(zip(out, kernel, strides)):
             start = np.arange(o) * s - pb[j]
             size = x.shape[2 + j]
             lo, hi = (0, size) if attrs.get("exclude-pad") else (-pb[j], size + pe[j])
             taps = start[:, None] + np.arange(k)[None]
             axis_count = ((taps >= lo) & (taps < hi)).sum(1).astype(np.float64)
             count = np.multiply.outer(count, axis_count)
-        return [(total / np.maximum(count, 1)).astype(x.dtype)]
+        scale = (1 / np.maximum(count, 1)).astype(dtype)
+        total *= scale.flat[0] if np.all(scale == scale.flat[0]) else scale
+        return [total.astype(x.dtype, copy=False)]
