@@ -146,6 +146,6 @@ class AvgPool(Op):
             taps = start[:, None] + np.arange(k)[None]
             axis_count = ((taps >= lo) & (taps < hi)).sum(1).astype(np.float64)
             count = np.multiply.outer(count, axis_count)
-        scale = (1 / np.maximum(count, 1)).astype(dtype)
-        total *= scale.flat[0] if np.all(scale == scale.flat[0]) else scale
+        count = np.maximum(count, 1).astype(dtype)  # whole numbers: exact in dtype
+        total /= count.flat[0] if np.all(count == count.flat[0]) else count
         return [total.astype(x.dtype, copy=False)]
