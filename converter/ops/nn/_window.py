@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Sequence
 
@@ -10,7 +11,8 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from converter.graph.shape import DYN
 
-__all__ = ["fit", "out_dim", "resolve_pads", "scratch", "spatial_attrs", "windows"]
+__all__ = ["fit", "out_dim", "resolve_pads", "scratch", "spatial_attrs", "tap_views",
+           "windows"]
 
 
 def spatial_attrs(attrs: dict, n: int, kernel: Sequence[int]) -> tuple[list[int], ...]:
@@ -88,6 +90,20 @@ def windows(
     return view[sel]
 
 
+def tap_views(
+    x: np.ndarray, kernel: Sequence[int], strides: Sequence[int], dilations: Sequence[int],
+    pads_begin: Sequence[int], out: Sequence[int], fill: float = 0, slot: str | None = None,
+) -> list[np.ndarray]:
+    """Per kernel position (in np.ndindex order), the strided view [N, C, *out] of the data it
+    meets: `windows` sliced by plain indexing, padded as there."""
+    need = [(o - 1) * s + (k - 1) * d + 1 for o, s, k, d in zip(out, strides, kernel, dilations)]
+    xp = fit(x, 2, [-p for p in pads_begin], need, fill, slot)
+    axes = [[slice(i * d, i * d + (o - 1) * s + 1, s) for i in range(k)]
+            for k, s, d, o in zip(kernel, strides, dilations, out)]
+    return [xp[(slice(None), slice(None), *(a[i] for a, i in zip(axes, pos)))]
+            for pos in np.ndindex(*kernel)]
+
+
 _SCRATCH = threading.local()
 
 
@@ -95,7 +111,7 @@ def scratch(slot: str, shape: Sequence[int], dtype: np.dtype) -> np.ndarray:
     """An uninitialised array in memory that every kernel on this thread asking for `slot`
     reuses: for temporaries that are dead when the kernel returns (columns, padded copies,
     partial sums). Fresh memory of that size would be page-faulted in on every call."""
-    nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
+    nbytes = math.prod(shape) * np.dtype(dtype).itemsize
     buffers = _SCRATCH.__dict__
     buffer = buffers.get(slot)
     if buffer is None or buffer.size < nbytes:

@@ -48,9 +48,8 @@ def _separable(x: np.ndarray, geometry: tuple, fill, reduce: np.ufunc,
     return data
 
 
-def _max_values(attrs: dict, x: np.ndarray) -> np.ndarray:
+def _max_values(x: np.ndarray, geometry: tuple) -> np.ndarray:
     low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
-    geometry = _geometry(attrs, x)
     if max(geometry[0]) <= _SEPARABLE:
         return _separable(x, geometry, low, np.maximum, x.dtype)
     kernel, strides, dilations, pb, _, out = geometry
@@ -81,13 +80,22 @@ class MaxPool(Op):
     def plan(cls, attrs, values, used):
         if len(used) > 1 and used[1]:
             return super().plan(attrs, values, used)
-        return lambda inputs: [_max_values(attrs, inputs[0]), None]  # no indices
+        geometries: dict[tuple, tuple] = {}
+
+        def run(inputs: list[np.ndarray]) -> list[np.ndarray]:  # no indices
+            x = inputs[0]
+            geometry = geometries.get(x.shape)
+            if geometry is None:
+                geometry = geometries[x.shape] = _geometry(attrs, x)
+            return [_max_values(x, geometry), None]
+        return run
 
     @classmethod
     def evaluate(cls, attrs, inputs):
         x = inputs[0]
-        values = _max_values(attrs, x)
-        kernel, strides, dilations, pb, _, out = _geometry(attrs, x)
+        geometry = _geometry(attrs, x)
+        values = _max_values(x, geometry)
+        kernel, strides, dilations, pb, _, out = geometry
         low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
         win = windows(x, kernel, strides, dilations, pb, out, low)
         n = len(out)
@@ -133,19 +141,40 @@ class AvgPool(Op):
 
     @classmethod
     def evaluate(cls, attrs, inputs):
-        x = inputs[0]
-        geometry = _geometry(attrs, x)
-        kernel, strides, _, pb, pe, out = geometry
-        dtype = np.float64 if x.dtype.kind != "f" else np.promote_types(x.dtype, np.float32)
-        total = _window_sum(x, geometry, dtype)  # float16 sums in float32
-        count = np.ones((), np.float64)
-        for j, (o, k, s) in enumerate(zip(out, kernel, strides)):
-            start = np.arange(o) * s - pb[j]
-            size = x.shape[2 + j]
-            lo, hi = (0, size) if attrs.get("exclude-pad") else (-pb[j], size + pe[j])
-            taps = start[:, None] + np.arange(k)[None]
-            axis_count = ((taps >= lo) & (taps < hi)).sum(1).astype(np.float64)
-            count = np.multiply.outer(count, axis_count)
-        count = np.maximum(count, 1).astype(dtype)  # whole numbers: exact in dtype
-        total /= count.flat[0] if np.all(count == count.flat[0]) else count
-        return [total.astype(x.dtype, copy=False)]
+        return [_average(inputs[0], _divisor(attrs, inputs[0]))]
+
+    @classmethod
+    def plan(cls, attrs, values, used):
+        divisors: dict[tuple, tuple] = {}  # geometry and counts per data shape and type
+
+        def run(inputs: list[np.ndarray]) -> list[np.ndarray]:
+            x = inputs[0]
+            key = (x.shape, x.dtype)
+            if key not in divisors:
+                divisors[key] = _divisor(attrs, x)
+            return [_average(x, divisors[key])]
+        return run
+
+
+def _divisor(attrs: dict, x: np.ndarray) -> tuple:
+    """(geometry, sum type, taps counted per output position: one number where all agree)."""
+    geometry = _geometry(attrs, x)
+    kernel, strides, _, pb, pe, out = geometry
+    dtype = np.float64 if x.dtype.kind != "f" else np.promote_types(x.dtype, np.float32)
+    count = np.ones((), np.float64)
+    for j, (o, k, s) in enumerate(zip(out, kernel, strides)):
+        start = np.arange(o) * s - pb[j]
+        size = x.shape[2 + j]
+        lo, hi = (0, size) if attrs.get("exclude-pad") else (-pb[j], size + pe[j])
+        taps = start[:, None] + np.arange(k)[None]
+        axis_count = ((taps >= lo) & (taps < hi)).sum(1).astype(np.float64)
+        count = np.multiply.outer(count, axis_count)
+    count = np.maximum(count, 1).astype(dtype)  # whole numbers: exact in dtype
+    return geometry, dtype, count.flat[0] if np.all(count == count.flat[0]) else count
+
+
+def _average(x: np.ndarray, divisor: tuple) -> np.ndarray:
+    geometry, dtype, count = divisor
+    total = _window_sum(x, geometry, dtype)  # float16 sums in float32
+    total /= count
+    return total.astype(x.dtype, copy=False)
