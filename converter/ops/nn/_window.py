@@ -68,7 +68,10 @@ def fit(x: np.ndarray, first_axis: int, begins: Sequence[int], lengths: Sequence
     if list(inner.shape) == shape:
         return inner
     out = np.empty(shape, x.dtype) if slot is None else scratch(slot, shape, x.dtype)
-    out.fill(fill)
+    for ax in range(first_axis, x.ndim):  # fill only what x leaves out
+        lead = (slice(None),) * ax
+        out[(*lead, slice(0, dst[ax].start))] = fill
+        out[(*lead, slice(dst[ax].stop, None))] = fill
     out[tuple(dst)] = inner
     return out
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from converter.graph.shape import normalize_axis
@@ -31,21 +33,50 @@ def _geometry(attrs: dict, x: np.ndarray) -> tuple[list[int], ...]:
 def _separable(x: np.ndarray, geometry: tuple, fill, reduce: np.ufunc,
                dtype: np.dtype) -> np.ndarray:
     """reduce (np.maximum, np.add) over each window in dtype, one spatial axis at a time from
-    the last: k - 1 calls per axis on strided views of the data padded once, where a loop over
-    all k1 * k2 * ... window positions takes that many calls on views of the whole output."""
+    the first, on the data padded once: k - 1 calls per axis over long runs of memory, where a
+    loop over all window positions takes k1 * k2 * ... calls over rows as short as the output's
+    last axis. An unstrided axis (and the last, strided at the end) reduces the whole array as
+    one run: the positions past the axis's windows, reduced across rows, are cropped at the end."""
     kernel, strides, dilations, pb, _, out = geometry
     need = [(o - 1) * s + (k - 1) * d + 1 for o, s, k, d in zip(out, strides, kernel, dilations)]
-    data = fit(x, 2, [-p for p in pb], need, fill, slot="pool.data")
-    for stage, ax in enumerate(range(x.ndim - 1, 1, -1)):
+    if any(pb) or any(n > i for n, i in zip(need, x.shape[2:])):
+        data = fit(x, 2, [-p for p in pb], need, fill, slot="pool.data")
+    else:
+        data = np.ascontiguousarray(x)  # wider than the windows need: the rest is cropped
+    slots, crop = ["pool.0", "pool.1"], [slice(None)] * 2
+    for ax in range(2, x.ndim):
         k, s, d, o = (v[ax - 2] for v in (kernel, strides, dilations, out))
-        shape = (*data.shape[:ax], o, *data.shape[ax + 1:])
-        total = np.empty(shape, dtype) if ax == 2 else scratch(f"pool.{stage % 2}", shape, dtype)
-        lead = (slice(None),) * ax
-        np.copyto(total, data[(*lead, slice(0, (o - 1) * s + 1, s))])
-        for i in range(1, k):
-            reduce(total, data[(*lead, slice(i * d, i * d + (o - 1) * s + 1, s))], out=total)
+        run = s == 1 or ax == x.ndim - 1
+        crop.append(slice(0, (o - 1) * s + 1, s) if run else slice(0, o))
+        if k == 1 and run:
+            continue
+        if run:  # tap i starts i * d rows of this axis further on
+            total = scratch(slots[0], data.shape, dtype)
+            flat, inner = data.reshape(-1), math.prod(data.shape[ax + 1:])
+            valid = flat.size - (k - 1) * d * inner
+            _reduce_into(total.reshape(-1)[:valid],
+                         [flat[i * d * inner:i * d * inner + valid] for i in range(k)],
+                         reduce, dtype)
+            total.reshape(-1)[valid:] = fill
+        else:  # rows as long as all later axes together
+            total = scratch(slots[0], (*data.shape[:ax], o, *data.shape[ax + 1:]), dtype)
+            lead = (slice(None),) * ax
+            _reduce_into(total, [data[(*lead, slice(i * d, i * d + (o - 1) * s + 1, s))]
+                                 for i in range(k)], reduce, dtype)
+        slots.reverse()
         data = total
-    return data
+    result = np.empty((*x.shape[:2], *out), dtype)
+    np.copyto(result, data[tuple(crop)])
+    return result
+
+
+def _reduce_into(total: np.ndarray, taps: list[np.ndarray], reduce: np.ufunc, dtype) -> None:
+    if len(taps) == 1:
+        np.copyto(total, taps[0])
+        return
+    reduce(taps[0], taps[1], out=total, dtype=dtype)
+    for tap in taps[2:]:
+        reduce(total, tap, out=total)
 
 
 def _max_values(x: np.ndarray, geometry: tuple) -> np.ndarray:
