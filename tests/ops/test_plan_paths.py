@@ -31,6 +31,8 @@ def _conv_ref(x, w, group, **kw):
 
 @pytest.mark.parametrize(("channels", "group", "out", "k", "kw"), [
     (4, 1, 6, 3, {"strides": [2, 2], "pads": [1, 0, 2, 1]}),  # plain, columns + GEMM
+    (4, 2, 6, 3, {"strides": [3, 1], "dilations": [1, 2], "pads": [2, 0, 1, 1]}),  # phases
+    (4, 1, 6, 1, {"strides": [2, 3]}),  # strided 1x1: one strided copy, no phases
     (4, 1, 6, 1, {}),  # 1x1: no columns
     (6, 6, 6, 3, {"pads": [1, 1, 1, 1], "dilations": [2, 1]}),  # depthwise
     (6, 6, 6, 1, {"strides": [2, 2]}),  # depthwise 1x1: a per-channel scale

@@ -10,34 +10,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from converter.ops.nn._window import scratch
+from converter.ops.nn._window import phases, scratch
 
 __all__ = ["depthwise2d"]
-
-
-def _span(phase: int, stride: int, pad: int, size: int, length: int) -> tuple[int, int, int]:
-    """(first phase position, first data index, count) of the data a phase holds: phase
-    position u is padded index u * stride + phase, data index u * stride + phase - pad."""
-    first = max(0, -(-(pad - phase) // stride))
-    start = first * stride + phase - pad
-    count = min(length - first, -(-(size - start) // stride)) if start < size else 0
-    return first, start, max(0, count)
-
-
-def _phases(x: np.ndarray, strides: Sequence[int], pads: Sequence[int],
-            rows: int, cols: int) -> np.ndarray:
-    """x [N, C, H, W] zero-padded and split into [N, C, sh, sw, rows, cols] phases."""
-    (sh, sw), (ph, pw) = strides, pads
-    out = scratch("depthwise.data", (*x.shape[:2], sh, sw, rows, cols), x.dtype)
-    out.fill(0)
-    for r in range(sh):
-        u, y, nu = _span(r, sh, ph, x.shape[2], rows)
-        for q in range(sw):
-            v, z, nv = _span(q, sw, pw, x.shape[3], cols)
-            if nu and nv:
-                out[:, :, r, q, u:u + nu, v:v + nv] = x[:, :, y:y + (nu - 1) * sh + 1:sh,
-                                                        z:z + (nv - 1) * sw + 1:sw]
-    return out
 
 
 def depthwise2d(x: np.ndarray, w: np.ndarray, kernel: Sequence[int], strides: Sequence[int],
@@ -49,7 +24,7 @@ def depthwise2d(x: np.ndarray, w: np.ndarray, kernel: Sequence[int], strides: Se
     oh, ow = out
     cols = ow + max(b for _, (b, _) in taps)
     rows = oh + max(a for (a, _), _ in taps) + 1  # + 1: the last row's shifts run past it
-    data = _phases(x, strides, pads_begin, rows, cols)
+    data = phases(x, strides, pads_begin, rows, cols, "depthwise.data")
     data = data.reshape(*data.shape[:4], rows * cols)
     wide = oh * cols  # each output row followed by cols - ow positions that are dropped
     total = scratch("depthwise.sum", (*x.shape[:2], wide), x.dtype)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import threading
 from collections.abc import Sequence
@@ -11,8 +12,8 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from converter.graph.shape import DYN
 
-__all__ = ["fit", "out_dim", "resolve_pads", "scratch", "spatial_attrs", "tap_views",
-           "windows"]
+__all__ = ["fit", "out_dim", "phases", "resolve_pads", "scratch", "spatial_attrs",
+           "tap_views", "windows"]
 
 
 def spatial_attrs(attrs: dict, n: int, kernel: Sequence[int]) -> tuple[list[int], ...]:
@@ -93,14 +94,50 @@ def windows(
     return view[sel]
 
 
+def _span(phase: int, stride: int, pad: int, size: int, length: int) -> tuple[int, int, int]:
+    """(first phase position, first data index, count) of the data a phase holds: phase
+    position u is padded index u * stride + phase, data index u * stride + phase - pad."""
+    first = max(0, -(-(pad - phase) // stride))
+    start = first * stride + phase - pad
+    count = min(length - first, -(-(size - start) // stride)) if start < size else 0
+    return first, start, max(0, count)
+
+
+def phases(x: np.ndarray, strides: Sequence[int], pads: Sequence[int], rows: int, cols: int,
+           slot: str) -> np.ndarray:
+    """x [N, C, H, W] zero-padded and split by position modulo the strides into phases
+    [N, C, sh, sw, rows, cols] (phase (r, q) row u, column v: padded row u * sh + r, column
+    v * sw + q), in the scratch `slot`: a strided window is a plain shift within one phase."""
+    (sh, sw), (ph, pw) = strides, pads
+    out = scratch(slot, (*x.shape[:2], sh, sw, rows, cols), x.dtype)
+    out.fill(0)
+    for r in range(sh):
+        u, y, nu = _span(r, sh, ph, x.shape[2], rows)
+        for q in range(sw):
+            v, z, nv = _span(q, sw, pw, x.shape[3], cols)
+            if nu and nv:
+                out[:, :, r, q, u:u + nu, v:v + nv] = x[:, :, y:y + (nu - 1) * sh + 1:sh,
+                                                        z:z + (nv - 1) * sw + 1:sw]
+    return out
+
+
 def tap_views(
     x: np.ndarray, kernel: Sequence[int], strides: Sequence[int], dilations: Sequence[int],
-    pads_begin: Sequence[int], out: Sequence[int], fill: float = 0, slot: str | None = None,
+    pads_begin: Sequence[int], out: Sequence[int], slot: str | None = None,
 ) -> list[np.ndarray]:
-    """Per kernel position (in np.ndindex order), the strided view [N, C, *out] of the data it
-    meets: `windows` sliced by plain indexing, padded as there."""
+    """Per kernel position (in np.ndindex order), the view [N, C, *out] of the zero-padded data
+    it meets: `windows` sliced by plain indexing; with a scratch `slot`, a strided 2-D window's
+    from the data split into phases, so that its rows run unstrided."""
+    if len(kernel) == 2 and max(strides) > 1 and math.prod(kernel) > 1 and slot:
+        # each window position's rows read unstrided from one phase
+        shifts = [[divmod(i * d, s) for i in range(k)]
+                  for k, s, d in zip(kernel, strides, dilations)]
+        split = phases(x, strides, pads_begin, out[0] + shifts[0][-1][0],
+                       out[1] + shifts[1][-1][0], slot)
+        return [split[:, :, r, q, a:a + out[0], b:b + out[1]]
+                for (a, r), (b, q) in itertools.product(*shifts)]
     need = [(o - 1) * s + (k - 1) * d + 1 for o, s, k, d in zip(out, strides, kernel, dilations)]
-    xp = fit(x, 2, [-p for p in pads_begin], need, fill, slot)
+    xp = fit(x, 2, [-p for p in pads_begin], need, 0, slot)
     axes = [[slice(i * d, i * d + (o - 1) * s + 1, s) for i in range(k)]
             for k, s, d, o in zip(kernel, strides, dilations, out)]
     return [xp[(slice(None), slice(None), *(a[i] for a, i in zip(axes, pos)))]
