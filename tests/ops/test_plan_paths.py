@@ -6,6 +6,7 @@ matrix, float32 Erf) match direct references."""
 from __future__ import annotations
 
 import math
+import threading
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ from onnx import helper
 from onnx.reference import ReferenceEvaluator
 
 from converter.ops.elementwise.special import erf32, erfc32
+from converter.ops.nn import _threads
 from converter.ops.op import Op
 from tests.ops.test_nn import _model
 
@@ -242,3 +244,31 @@ def test_lrn_shifted_sums_match_the_definition(size, beta):
     total = np.stack([squares[:, max(0, c - before):c - before + size].sum(1) for c in range(7)], 1)
     expected = x / (2.0 + 0.02 / size * total) ** beta
     np.testing.assert_allclose(y, expected, rtol=1e-6, atol=1e-7)
+
+
+def test_split_runs_every_block_once_on_any_thread(monkeypatch):
+    monkeypatch.setattr(_threads, "threads", lambda: 3)
+    seen = []
+    _threads.split(lambda start, stop: seen.append((start, stop, threading.get_ident())),
+                   10, 1 << 20)
+    assert sorted((a, b) for a, b, _ in seen) == [(0, 3), (3, 6), (6, 10)]
+    _threads.split(lambda start, stop: seen.append((start, stop)), 10, 100)  # too little work
+    assert seen[-1] == (0, 10)
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_channel_blocks_on_threads_give_what_one_thread_gives(monkeypatch, threads):
+    x = RNG.standard_normal((1, 16, 70, 66)).astype(np.float32)
+    w = RNG.standard_normal((16, 1, 1, 3, 3)).astype(np.float32)
+    conv = {"strides": [1, 1], "dilations": [1, 1], "pads_begin": [1, 1], "pads_end": [1, 1],
+            "auto_pad": "explicit"}
+    pool = _attrs("MaxPool", kernel=[3, 3], strides=[2, 2], pads_begin=[1, 1],
+                  pads_end=[1, 1], dilations=[1, 1])
+    monkeypatch.setattr(_threads, "threads", lambda: 1)
+    expected = [OPS["GroupConvolution"].compute(conv, [x, w])[0],
+                OPS["MaxPool"].compute(pool, [x])[0]]
+    monkeypatch.setattr(_threads, "threads", lambda: threads)
+    for _ in range(3):
+        np.testing.assert_array_equal(OPS["GroupConvolution"].compute(conv, [x, w])[0],
+                                      expected[0])
+        np.testing.assert_array_equal(OPS["MaxPool"].compute(pool, [x])[0], expected[1])

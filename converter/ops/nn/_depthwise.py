@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from converter.ops.nn._threads import split
 from converter.ops.nn._window import phases, scratch
 
 __all__ = ["depthwise2d"]
@@ -26,15 +27,26 @@ def depthwise2d(x: np.ndarray, w: np.ndarray, kernel: Sequence[int], strides: Se
     rows = oh + max(a for (a, _), _ in taps) + 1  # + 1: the last row's shifts run past it
     data = phases(x, strides, pads_begin, rows, cols, "depthwise.data")
     data = data.reshape(*data.shape[:4], rows * cols)
-    wide = oh * cols  # each output row followed by cols - ow positions that are dropped
-    total = scratch("depthwise.sum", (*x.shape[:2], wide), x.dtype)
-    term = scratch("depthwise.term", total.shape, x.dtype)
-    weights = w[:, :, None]
-    for t, ((a, r), (b, q)) in enumerate(taps):
-        start = a * cols + b
-        np.multiply(data[:, :, r, q, start:start + wide], weights[:, t], out=term if t else total)
-        if 0 < t < len(taps) - 1:
-            np.add(total, term, out=total)
     result = np.empty((*x.shape[:2], oh, ow), np.result_type(x, w))
-    shape = (*x.shape[:2], oh, cols)
-    return np.add(total.reshape(shape)[..., :ow], term.reshape(shape)[..., :ow], out=result)
+    offsets = [(a * cols + b, r, q) for (a, r), (b, q) in taps]
+
+    def block(start: int, stop: int) -> None:
+        _accumulate(data[:, start:stop], w[start:stop], offsets, cols, result[:, start:stop])
+    split(block, x.shape[1], result.size)
+    return result
+
+
+def _accumulate(data: np.ndarray, w: np.ndarray, offsets: list[tuple[int, int, int]],
+                cols: int, result: np.ndarray) -> None:
+    """result [N, C, oh, ow] = the sum over kernel positions t of phase (r, q) from offset
+    start on, weighted by w[:, t]: each output row cols wide, its last cols - ow dropped."""
+    wide = result.shape[2] * cols
+    total = scratch("depthwise.sum", (*result.shape[:2], wide), data.dtype)
+    term = scratch("depthwise.term", total.shape, data.dtype)
+    weights = w[:, :, None]
+    for t, (start, r, q) in enumerate(offsets):
+        np.multiply(data[:, :, r, q, start:start + wide], weights[:, t], out=term if t else total)
+        if 0 < t < len(offsets) - 1:
+            np.add(total, term, out=total)
+    shape, ow = (*result.shape[:3], cols), result.shape[3]
+    np.add(total.reshape(shape)[..., :ow], term.reshape(shape)[..., :ow], out=result)

@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from converter.graph.shape import normalize_axis
+from converter.ops.nn._threads import split
 from converter.ops.nn._window import fit, resolve_pads, scratch, spatial_attrs, windows
 from converter.ops.nn.convolution import conv_shape
 from converter.ops.op import Op
@@ -32,11 +33,24 @@ def _geometry(attrs: dict, x: np.ndarray) -> tuple[list[int], ...]:
 
 def _separable(x: np.ndarray, geometry: tuple, fill, reduce: np.ufunc,
                dtype: np.dtype) -> np.ndarray:
-    """reduce (np.maximum, np.add) over each window in dtype, one spatial axis at a time from
+    """reduce (np.maximum, np.add) over each window in dtype, blocks of channels side by side
+    on threads."""
+    result = np.empty((*x.shape[:2], *geometry[-1]), dtype)
+
+    def block(start: int, stop: int) -> None:
+        _axis_by_axis(x[:, start:stop], geometry, fill, reduce, result[:, start:stop])
+    split(block, x.shape[1], x.size)
+    return result
+
+
+def _axis_by_axis(x: np.ndarray, geometry: tuple, fill, reduce: np.ufunc,
+                  result: np.ndarray) -> None:
+    """result = reduce over each window in result's type, one spatial axis at a time from
     the first, on the data padded once: k - 1 calls per axis over long runs of memory, where a
     loop over all window positions takes k1 * k2 * ... calls over rows as short as the output's
     last axis. An unstrided axis (and the last, strided at the end) reduces the whole array as
     one run: the positions past the axis's windows, reduced across rows, are cropped at the end."""
+    dtype = result.dtype
     kernel, strides, dilations, pb, _, out = geometry
     need = [(o - 1) * s + (k - 1) * d + 1 for o, s, k, d in zip(out, strides, kernel, dilations)]
     if any(pb) or any(n > i for n, i in zip(need, x.shape[2:])):
@@ -65,9 +79,7 @@ def _separable(x: np.ndarray, geometry: tuple, fill, reduce: np.ufunc,
                                  for i in range(k)], reduce, dtype)
         slots.reverse()
         data = total
-    result = np.empty((*x.shape[:2], *out), dtype)
     np.copyto(result, data[tuple(crop)])
-    return result
 
 
 def _reduce_into(total: np.ndarray, taps: list[np.ndarray], reduce: np.ufunc, dtype) -> None:

@@ -1,0 +1,56 @@
+"""A kernel's channels split over a few threads: numpy's loops release the GIL, so blocks of an
+elementwise kernel run side by side as OpenBLAS's threads do for a GEMM. As many threads as
+OpenBLAS has (OMP_NUM_THREADS or OPENBLAS_NUM_THREADS, else the CPUs this process may use).
+The calling thread takes blocks too, and a block no other thread has started by the time it is
+done with its own it does itself: on a busy machine the work waits for no thread to be
+scheduled."""
+
+from __future__ import annotations
+
+import os
+import queue
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from functools import cache
+
+__all__ = ["split"]
+
+_MIN_WORK = 1 << 15  # elements per block below which one thread does it all
+
+
+@cache
+def threads() -> int:
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        if os.environ.get(var, "").isdigit():
+            return max(1, int(os.environ[var]))
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+
+
+@cache
+def _pool() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(threads() - 1, thread_name_prefix="extgen-shim")
+
+
+def split(fn: Callable[[int, int], None], count: int, work: int) -> None:
+    """fn(start, stop) over blocks of [0, count), one block per thread where `work` (elements
+    in all) gives each enough."""
+    parts = min(threads(), count, work // _MIN_WORK)
+    if parts <= 1:
+        fn(0, count)
+        return
+    blocks: queue.SimpleQueue = queue.SimpleQueue()
+    for i in range(parts):
+        blocks.put((count * i // parts, count * (i + 1) // parts))
+
+    def drain() -> None:
+        while True:
+            try:
+                start, stop = blocks.get_nowait()
+            except queue.Empty:
+                return
+            fn(start, stop)
+    helpers = [_pool().submit(drain) for _ in range(parts - 1)]
+    drain()
+    for helper in helpers:
+        if not helper.cancel():  # started: wait for the block it took
+            helper.result()
