@@ -264,11 +264,13 @@ def test_channel_blocks_on_threads_give_what_one_thread_gives(monkeypatch, threa
             "auto_pad": "explicit"}
     pool = _attrs("MaxPool", kernel=[3, 3], strides=[2, 2], pads_begin=[1, 1],
                   pads_end=[1, 1], dilations=[1, 1])
+    lrn = _attrs("LRN", size=5, alpha=0.02, beta=0.75, bias=2.0)
+    kernels = [lambda: OPS["GroupConvolution"].compute(conv, [x, w])[0],
+               lambda: OPS["MaxPool"].compute(pool, [x])[0],
+               lambda: OPS["LRN"].compute(lrn, [x, np.int64([1])])[0]]
     monkeypatch.setattr(_threads, "threads", lambda: 1)
-    expected = [OPS["GroupConvolution"].compute(conv, [x, w])[0],
-                OPS["MaxPool"].compute(pool, [x])[0]]
+    expected = [kernel() for kernel in kernels]
     monkeypatch.setattr(_threads, "threads", lambda: threads)
     for _ in range(3):
-        np.testing.assert_array_equal(OPS["GroupConvolution"].compute(conv, [x, w])[0],
-                                      expected[0])
-        np.testing.assert_array_equal(OPS["MaxPool"].compute(pool, [x])[0], expected[1])
+        for kernel, value in zip(kernels, expected):
+            np.testing.assert_array_equal(kernel(), value)
