@@ -265,7 +265,9 @@ def test_channel_blocks_on_threads_give_what_one_thread_gives(monkeypatch, threa
     pool = _attrs("MaxPool", kernel=[3, 3], strides=[2, 2], pads_begin=[1, 1],
                   pads_end=[1, 1], dilations=[1, 1])
     lrn = _attrs("LRN", size=5, alpha=0.02, beta=0.75, bias=2.0)
+    dense = RNG.standard_normal((8, 16, 3, 3)).astype(np.float32)
     kernels = [lambda: OPS["GroupConvolution"].compute(conv, [x, w])[0],
+               lambda: OPS["Convolution"].compute(conv, [x, dense])[0],  # columns
                lambda: OPS["MaxPool"].compute(pool, [x])[0],
                lambda: OPS["LRN"].compute(lrn, [x, np.int64([1])])[0]]
     monkeypatch.setattr(_threads, "threads", lambda: 1)

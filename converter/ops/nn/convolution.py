@@ -8,6 +8,7 @@ import numpy as np
 
 from converter.graph.shape import DYN
 from converter.ops.nn._depthwise import depthwise2d
+from converter.ops.nn._threads import split
 from converter.ops.nn._window import out_dim, resolve_pads, scratch, spatial_attrs, tap_views
 from converter.ops.op import Op
 
@@ -67,8 +68,11 @@ def _conv(x: np.ndarray, w: np.ndarray, kernel: list[int], geometry: tuple) -> n
         return _depthwise(views, w.reshape(groups, taps))
     else:
         cols = scratch("conv.columns", (batch, x.shape[1], taps, *out), x.dtype)
-        for t, view in enumerate(views):
-            cols[:, :, t] = view
+
+        def block(start: int, stop: int) -> None:  # channels side by side on threads
+            for t, view in enumerate(views):
+                cols[:, start:stop, t] = view[:, start:stop]
+        split(block, x.shape[1], cols.size)
     cols = cols.reshape(batch, groups, -1, positions)
     res = np.matmul(w, cols)  # [N, G, Og, P]
     return res.reshape(batch, groups * og, *out)
