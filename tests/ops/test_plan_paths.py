@@ -13,8 +13,8 @@ import pytest
 from onnx import helper
 from onnx.reference import ReferenceEvaluator
 
+from converter.ops import threads as _threads
 from converter.ops.elementwise.special import erf32, erfc32
-from converter.ops.nn import _threads
 from converter.ops.op import Op
 from tests.ops.test_nn import _model
 

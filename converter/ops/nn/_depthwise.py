@@ -10,8 +10,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from converter.ops.nn._threads import split
 from converter.ops.nn._window import phases, scratch
+from converter.ops.threads import split
 
 __all__ = ["depthwise2d"]
 

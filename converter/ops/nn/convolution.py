@@ -8,9 +8,9 @@ import numpy as np
 
 from converter.graph.shape import DYN
 from converter.ops.nn._depthwise import depthwise2d
-from converter.ops.nn._threads import split
 from converter.ops.nn._window import out_dim, resolve_pads, scratch, spatial_attrs, tap_views
 from converter.ops.op import Op
+from converter.ops.threads import split
 
 __all__ = ["Convolution", "GroupConvolution", "conv_shape"]
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from converter.ops.nn._threads import split
 from converter.ops.nn._window import scratch
 from converter.ops.op import Op
+from converter.ops.threads import split
 
 __all__ = ["LRN"]
 

@@ -7,10 +7,10 @@ import math
 import numpy as np
 
 from converter.graph.shape import normalize_axis
-from converter.ops.nn._threads import split
 from converter.ops.nn._window import fit, resolve_pads, scratch, spatial_attrs, windows
 from converter.ops.nn.convolution import conv_shape
 from converter.ops.op import Op
+from converter.ops.threads import split
 
 __all__ = ["AvgPool", "MaxPool"]
 

@@ -1,4 +1,4 @@
-"""A kernel's channels split over a few threads: numpy's loops release the GIL, so blocks of an
+"""Op kernels split over a few threads: numpy's loops release the GIL, so blocks of an
 elementwise kernel run side by side as OpenBLAS's threads do for a GEMM. As many threads as
 OpenBLAS has (OMP_NUM_THREADS or OPENBLAS_NUM_THREADS, else the CPUs this process may use).
 The calling thread takes blocks too, and a block no other thread has started by the time it is
