@@ -1,7 +1,8 @@
 """The shim's plan-time paths of an op (Op.plan with constant inputs and unused outputs known,
-Op.inplace for a layer fused after another) give what the op's own evaluate gives, and the
-evaluate paths chosen by data (depthwise convolution, big pooling kernels, MatMul by a 2-D
-matrix, float32 Erf) match direct references."""
+Op.inplace for a layer fused after another) give what the op's own evaluate gives, the
+evaluate paths chosen by data (depthwise convolution, phases of strided windows, pools axis by
+axis, big pooling kernels, MatMul by a 2-D matrix, float32 Erf) match direct references, and
+kernels split over threads give what one thread gives."""
 
 from __future__ import annotations
 
@@ -108,6 +109,18 @@ def test_depthwise_auto_pad_matches_the_reference(auto_pad):
     got = OPS["GroupConvolution"].compute(attrs, [x, w.reshape(4, 1, 1, 3, 3)])[0]
     expected = _conv_ref(x, w, 4, strides=[2, 2], auto_pad=auto_pad.upper())
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_depthwise_over_one_and_three_axes_matches_the_reference():
+    for shape, k, pads in (((2, 4, 11), [3], [1, 2]), ((1, 3, 5, 6, 4), [3, 2, 2], [1] * 6)):
+        x = RNG.standard_normal(shape).astype(np.float32)
+        w = RNG.standard_normal((shape[1], 1, *k)).astype(np.float32)
+        n = len(k)
+        attrs = {"strides": [1] * n, "dilations": [1] * n, "pads_begin": pads[:n],
+                 "pads_end": pads[n:], "auto_pad": "explicit"}
+        got = OPS["GroupConvolution"].compute(attrs, [x, w[:, None]])[0]
+        np.testing.assert_allclose(got, _conv_ref(x, w, shape[1], pads=pads), rtol=1e-5,
+                                   atol=1e-5)
 
 
 _POOLS = [  # kernel, strides, dilations, pads_begin, pads_end, rounding, shape
