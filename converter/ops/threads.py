@@ -1,6 +1,6 @@
 """Op kernels split over a few threads: numpy's loops release the GIL, so blocks of an
-elementwise kernel run side by side as OpenBLAS's threads do for a GEMM. As many threads as
-OpenBLAS has (OMP_NUM_THREADS or OPENBLAS_NUM_THREADS, else the CPUs this process may use).
+elementwise kernel run side by side as OpenBLAS's threads do for a GEMM, as many threads as
+OpenBLAS has.
 The calling thread takes blocks too, and a block no other thread has started by the time it is
 done with its own it does itself: on a busy machine the work waits for no thread to be
 scheduled."""
@@ -18,12 +18,17 @@ __all__ = ["split"]
 _MIN_WORK = 1 << 15  # elements per block below which one thread does it all
 
 
+_MAX_DEFAULT = 8  # past a few threads, each block's calls (which hold the GIL) dominate
+
+
 @cache
 def threads() -> int:
+    """The thread count: OpenBLAS's setting, else the CPUs this process may use (at most 8)."""
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         if os.environ.get(var, "").isdigit():
             return max(1, int(os.environ[var]))
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, min(_MAX_DEFAULT, cpus or 1))
 
 
 @cache
