@@ -1,9 +1,7 @@
 """Op kernels split over a few threads: numpy's loops release the GIL, so blocks of an
-elementwise kernel run side by side as OpenBLAS's threads do for a GEMM, as many threads as
-OpenBLAS has.
-The calling thread takes blocks too, and a block no other thread has started by the time it is
-done with its own it does itself: on a busy machine the work waits for no thread to be
-scheduled."""
+elementwise kernel run side by side, as OpenBLAS's threads do for a GEMM. The calling thread
+takes blocks too, and does itself any block no other thread has started by the time it is done
+with its own: on a busy machine the work waits for no thread to be scheduled."""
 
 from __future__ import annotations
 
@@ -16,8 +14,6 @@ from functools import cache
 __all__ = ["split"]
 
 _MIN_WORK = 1 << 15  # elements per block below which one thread does it all
-
-
 _MAX_DEFAULT = 8  # past a few threads, each block's calls (which hold the GIL) dominate
 
 
