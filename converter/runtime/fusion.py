@@ -4,9 +4,7 @@ only non-constant input, and is its only reader, runs in place at the end of tha
 its op has an in-place path (`Op.inplace`: bias Add, Multiply, BatchNormInference, ReLU,
 Clamp, ...) and keeps the shape and element type. Per-channel affine layers (BatchNorm, Multiply
 and Add by per-channel constants) right after a Convolution fold into its filters and a bias
-instead: one pass over the output where each would take one or two. The in-place paths are
-elementwise: where no constant of a chain varies along axis 2, blocks of rows run them side by
-side on the kernel threads (converter.ops.threads)."""
+instead: one pass over the output where each would take one or two."""
 
 from __future__ import annotations
 
@@ -20,7 +18,6 @@ from converter.errors import ExtgenError
 from converter.ir.attrs import typed_attrs
 from converter.ir.reader import IRModel
 from converter.ops.op import ir_op_class
-from converter.ops.threads import split
 
 if TYPE_CHECKING:
     from converter.runtime.executor import Kernel, Step
@@ -37,21 +34,12 @@ AFFINE = frozenset({"BatchNormInference", "Multiply", "Add", "Subtract"})  # x *
 FOLDS = frozenset({"Convolution", "GroupConvolution"})  # heads whose filters take a scale
 
 
-def _then(kernel: Kernel, epilogues: list[Callable[[np.ndarray], None]], rows: bool) -> Kernel:
-    """kernel, then epilogues in order over its output in place: over blocks of axis 2 on
-    threads when `rows` (no constant of theirs varies along it)."""
+def _then(kernel: Kernel, epilogues: list[Callable[[np.ndarray], None]]) -> Kernel:
+    """kernel, then epilogues in order over its output in place."""
     def run(inputs: list[np.ndarray]) -> list[np.ndarray]:
         outs = kernel(inputs)
-        y = outs[0]
-        if rows and y.ndim > 2:
-            def block(start: int, stop: int) -> None:
-                part = y[:, :, start:stop]
-                for epilogue in epilogues:
-                    epilogue(part)
-            split(block, y.shape[2], y.size)
-        else:
-            for epilogue in epilogues:
-                epilogue(y)
+        for epilogue in epilogues:
+            epilogue(outs[0])
         return outs
     return run
 
@@ -91,14 +79,6 @@ def _per_channel(step: Step, head: Step, initial: list[np.ndarray | None]) -> bo
     return len(shape) == len(dims) and all(d == 1 for i, d in enumerate(shape) if i != 1)
 
 
-def _rows_apart(step: Step, rank: int, initial: list[np.ndarray | None]) -> bool:
-    """Whether step's constants are constant along axis 2 of its rank-`rank` output."""
-    if rank < 3 or step.layer.type == "BatchNormInference":
-        return rank >= 3  # BatchNorm: per channel (axis 1)
-    values = [initial[n] for n in step.inputs[1:]]
-    return all(v.ndim < rank - 2 or v.shape[v.ndim - rank + 2] == 1 for v in values)
-
-
 def _fold(head: Step, affine: list[Callable],
           initial: list[np.ndarray | None]) -> tuple[Kernel, Callable | None]:
     """head's kernel with the in-place paths `affine` (each x * a + b per channel) folded into
@@ -124,7 +104,7 @@ def fuse(steps: list[Step], model: IRModel, initial: list[np.ndarray | None]) ->
     reads = Counter(n for step in steps for n in step.inputs)
     producer: dict[int, Step] = {}
     kept: list[Step] = []
-    tails: dict[int, tuple[list, list, list]] = {}  # per head: affine, epilogues, rows apart
+    tails: dict[int, tuple[list, list]] = {}  # per head: affine paths to fold, epilogues
     for step in steps:
         head = producer.get(step.inputs[0]) if step.inputs else None
         fusable = (
@@ -139,23 +119,21 @@ def fuse(steps: list[Step], model: IRModel, initial: list[np.ndarray | None]) ->
             for n in step.outputs:
                 producer[n] = step
             continue
-        affine, epilogues, rows = tails.setdefault(id(head), ([], [], []))
+        affine, epilogues = tails.setdefault(id(head), ([], []))
         if not epilogues and _per_channel(step, head, initial):
-            affine.append(epilogue)
+            affine.append(epilogue)  # folds into the filters
         else:
             epilogues.append(epilogue)
-            rows.append(_rows_apart(step, len(head.layer.outputs[0].dims), initial))
         head.outputs = list(step.outputs)
         head.fused.append(step.layer.type)
         producer[step.outputs[0]] = head
     for step in kept:
         if id(step) in tails:
-            affine, epilogues, rows = tails[id(step)]
+            affine, epilogues = tails[id(step)]
             if affine:
                 step.kernel, bias = _fold(step, affine, initial)
                 if bias is not None:
                     epilogues.insert(0, bias)
-                    rows.insert(0, True)
             if epilogues:
-                step.kernel = _then(step.kernel, epilogues, all(rows))
+                step.kernel = _then(step.kernel, epilogues)
     return kept

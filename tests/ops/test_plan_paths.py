@@ -1,20 +1,17 @@
 """The shim's plan-time paths of an op (Op.plan with constant inputs and unused outputs known,
 Op.inplace for a layer fused after another) give what the op's own evaluate gives, the
 evaluate paths chosen by data (depthwise convolution, phases of strided windows, pools axis by
-axis, big pooling kernels, MatMul by a 2-D matrix, float32 Erf) match direct references, and
-kernels split over threads give what one thread gives."""
+axis, big pooling kernels, MatMul by a 2-D matrix, float32 Erf) match direct references."""
 
 from __future__ import annotations
 
 import math
-import threading
 
 import numpy as np
 import pytest
 from onnx import helper
 from onnx.reference import ReferenceEvaluator
 
-from converter.ops import threads as _threads
 from converter.ops.elementwise.special import erf32, erfc32
 from converter.ops.op import Op
 from tests.ops.test_nn import _model
@@ -258,34 +255,3 @@ def test_lrn_shifted_sums_match_the_definition(size, beta):
     expected = x / (2.0 + 0.02 / size * total) ** beta
     np.testing.assert_allclose(y, expected, rtol=1e-6, atol=1e-7)
 
-
-def test_split_runs_every_block_once_on_any_thread(monkeypatch):
-    monkeypatch.setattr(_threads, "threads", lambda: 3)
-    seen = []
-    _threads.split(lambda start, stop: seen.append((start, stop, threading.get_ident())),
-                   10, 1 << 20)
-    assert sorted((a, b) for a, b, _ in seen) == [(0, 3), (3, 6), (6, 10)]
-    _threads.split(lambda start, stop: seen.append((start, stop)), 10, 100)  # too little work
-    assert seen[-1] == (0, 10)
-
-
-@pytest.mark.parametrize("threads", [1, 3])
-def test_channel_blocks_on_threads_give_what_one_thread_gives(monkeypatch, threads):
-    x = RNG.standard_normal((1, 16, 70, 66)).astype(np.float32)
-    w = RNG.standard_normal((16, 1, 1, 3, 3)).astype(np.float32)
-    conv = {"strides": [1, 1], "dilations": [1, 1], "pads_begin": [1, 1], "pads_end": [1, 1],
-            "auto_pad": "explicit"}
-    pool = _attrs("MaxPool", kernel=[3, 3], strides=[2, 2], pads_begin=[1, 1],
-                  pads_end=[1, 1], dilations=[1, 1])
-    lrn = _attrs("LRN", size=5, alpha=0.02, beta=0.75, bias=2.0)
-    dense = RNG.standard_normal((8, 16, 3, 3)).astype(np.float32)
-    kernels = [lambda: OPS["GroupConvolution"].compute(conv, [x, w])[0],
-               lambda: OPS["Convolution"].compute(conv, [x, dense])[0],  # columns
-               lambda: OPS["MaxPool"].compute(pool, [x])[0],
-               lambda: OPS["LRN"].compute(lrn, [x, np.int64([1])])[0]]
-    monkeypatch.setattr(_threads, "threads", lambda: 1)
-    expected = [kernel() for kernel in kernels]
-    monkeypatch.setattr(_threads, "threads", lambda: threads)
-    for _ in range(3):
-        for kernel, value in zip(kernels, expected):
-            np.testing.assert_array_equal(kernel(), value)

@@ -106,34 +106,3 @@ def test_per_channel_affine_layers_fold_into_the_convolution_filters(tmp_path: P
         expected = session.run(None, {"x": x})[0]
         np.testing.assert_allclose(executor.run({"x": x})["y"], expected, rtol=1e-5, atol=1e-5)
 
-
-def test_epilogues_run_on_row_blocks_unless_a_constant_varies_along_the_rows(
-        tmp_path: Path, monkeypatch) -> None:
-    from converter.ops import threads
-
-    monkeypatch.setattr(threads, "threads", lambda: 3)
-    nodes = [
-        helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]),
-        helper.make_node("Relu", ["c"], ["r"]),  # bias and Relu: on blocks of rows
-        helper.make_node("Conv", ["r", "w2"], ["d"]),
-        helper.make_node("Add", ["d", "ramp"], ["e"]),  # varies along the rows: all at once
-        helper.make_node("Relu", ["e"], ["y"]),
-    ]
-    inits = {
-        "w": RNG.standard_normal((4, 3, 3, 3)).astype(np.float32),
-        "b": RNG.standard_normal(4).astype(np.float32),
-        "w2": RNG.standard_normal((4, 4, 1, 1)).astype(np.float32),
-        "ramp": RNG.standard_normal((130, 1)).astype(np.float32),
-    }
-    model = make_model(nodes, [("x", TensorProto.FLOAT, [1, 3, 130, 130])],
-                       [("y", TensorProto.FLOAT, [1, 4, 130, 130])], inits)
-    onnx.save(model, tmp_path / "rows.onnx")
-    xml = convert(ConvertOptions(tmp_path / "rows.onnx", output_dir=tmp_path / "ir")).xml
-    executor = Executor(read_ir(xml), [CpuDevice([])])
-    assert [step.fused for step in executor.steps if step.fused] == [["Add", "ReLU"],
-                                                                    ["Add", "ReLU"]]
-    session = ort.InferenceSession(str(tmp_path / "rows.onnx"),
-                                   providers=["CPUExecutionProvider"])
-    x = RNG.standard_normal((1, 3, 130, 130)).astype(np.float32)
-    np.testing.assert_allclose(executor.run({"x": x})["y"], session.run(None, {"x": x})[0],
-                               rtol=1e-5, atol=1e-5)

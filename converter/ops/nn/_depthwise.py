@@ -11,7 +11,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from converter.ops.nn._window import phases, scratch
-from converter.ops.threads import split
 
 __all__ = ["depthwise2d"]
 
@@ -29,10 +28,7 @@ def depthwise2d(x: np.ndarray, w: np.ndarray, kernel: Sequence[int], strides: Se
     data = data.reshape(*data.shape[:4], rows * cols)
     result = np.empty((*x.shape[:2], oh, ow), np.result_type(x, w))
     offsets = [(a * cols + b, r, q) for (a, r), (b, q) in taps]
-
-    def block(start: int, stop: int) -> None:
-        _accumulate(data[:, start:stop], w[start:stop], offsets, cols, result[:, start:stop])
-    split(block, x.shape[1], result.size)
+    _accumulate(data, w, offsets, cols, result)
     return result
 
 

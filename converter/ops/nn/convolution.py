@@ -10,7 +10,6 @@ from converter.graph.shape import DYN
 from converter.ops.nn._depthwise import depthwise2d
 from converter.ops.nn._window import out_dim, resolve_pads, scratch, spatial_attrs, tap_views
 from converter.ops.op import Op
-from converter.ops.threads import split
 
 __all__ = ["Convolution", "GroupConvolution", "conv_shape"]
 
@@ -68,11 +67,8 @@ def _conv(x: np.ndarray, w: np.ndarray, kernel: list[int], geometry: tuple) -> n
         return _depthwise(views, w.reshape(groups, taps))
     else:
         cols = scratch("conv.columns", (batch, x.shape[1], taps, *out), x.dtype)
-
-        def block(start: int, stop: int) -> None:  # channels side by side on threads
-            for t, view in enumerate(views):
-                cols[:, start:stop, t] = view[:, start:stop]
-        split(block, x.shape[1], cols.size)
+        for t, view in enumerate(views):
+            cols[:, :, t] = view
     cols = cols.reshape(batch, groups, -1, positions)
     res = np.matmul(w, cols)  # [N, G, Og, P]
     return res.reshape(batch, groups * og, *out)

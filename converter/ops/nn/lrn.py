@@ -6,7 +6,6 @@ import numpy as np
 
 from converter.ops.nn._window import scratch
 from converter.ops.op import Op
-from converter.ops.threads import split
 
 __all__ = ["LRN"]
 
@@ -50,25 +49,13 @@ class LRN(Op):
     @classmethod
     def evaluate(cls, attrs, inputs):
         x, axes = inputs[0], sorted({int(a) % inputs[0].ndim for a in np.ravel(inputs[1])})
+        size = attrs["size"]
+        wide = np.float64 if x.dtype.itemsize > 4 or x.dtype.kind != "f" else np.float32
+        total = np.square(x, dtype=wide, out=scratch("lrn.square", x.shape, wide))
+        for axis in axes:
+            total = _window_sum(total, axis, size)
+        total *= wide(attrs["alpha"] / size ** len(axes))
+        total += wide(attrs["bias"])
         result = np.empty(x.shape, x.dtype)
-        free = next((a for a in range(x.ndim) if a not in axes and x.shape[a] > 1), None)
-        if free is None:
-            _normalize(x, axes, attrs, result)
-            return [result]
-
-        def block(start: int, stop: int) -> None:  # blocks along an axis the windows skip
-            part = (slice(None),) * free + (slice(start, stop),)
-            _normalize(x[part], axes, attrs, result[part])
-        split(block, x.shape[free], x.size)
+        np.divide(x, _power(total, attrs["beta"]), dtype=wide, out=result, casting="unsafe")
         return [result]
-
-
-def _normalize(x: np.ndarray, axes: list[int], attrs: dict, result: np.ndarray) -> None:
-    size = attrs["size"]
-    wide = np.float64 if x.dtype.itemsize > 4 or x.dtype.kind != "f" else np.float32
-    total = np.square(x, dtype=wide, out=scratch("lrn.square", x.shape, wide))
-    for axis in axes:
-        total = _window_sum(total, axis, size)
-    total *= wide(attrs["alpha"] / size ** len(axes))
-    total += wide(attrs["bias"])
-    np.divide(x, _power(total, attrs["beta"]), dtype=wide, out=result, casting="unsafe")

@@ -10,7 +10,6 @@ from converter.graph.shape import normalize_axis
 from converter.ops.nn._window import fit, resolve_pads, scratch, spatial_attrs, windows
 from converter.ops.nn.convolution import conv_shape
 from converter.ops.op import Op
-from converter.ops.threads import split
 
 __all__ = ["AvgPool", "MaxPool"]
 
@@ -33,13 +32,9 @@ def _geometry(attrs: dict, x: np.ndarray) -> tuple[list[int], ...]:
 
 def _separable(x: np.ndarray, geometry: tuple, fill, reduce: np.ufunc,
                dtype: np.dtype) -> np.ndarray:
-    """reduce (np.maximum, np.add) over each window in dtype, blocks of channels side by side
-    on threads."""
+    """reduce (np.maximum, np.add) over each window in dtype."""
     result = np.empty((*x.shape[:2], *geometry[-1]), dtype)
-
-    def block(start: int, stop: int) -> None:
-        _axis_by_axis(x[:, start:stop], geometry, fill, reduce, result[:, start:stop])
-    split(block, x.shape[1], x.size)
+    _axis_by_axis(x, geometry, fill, reduce, result)
     return result
 
 
