@@ -2,7 +2,9 @@
 Convolution, MatMul, BatchNorm, Add, ... (alone, or with layers already fused into it) as its
 only non-constant input, and is its only reader, runs in place at the end of that step when
 its op has an in-place path (`Op.inplace`: bias Add, Multiply, BatchNormInference, ReLU,
-Clamp, ...) and keeps the shape and element type."""
+Clamp, ...) and keeps the shape and element type. Per-channel affine layers (BatchNorm, Multiply
+and Add by per-channel constants) right after a Convolution fold into its filters and a bias
+instead: one pass over the output where each would take one or two."""
 
 from __future__ import annotations
 
@@ -28,10 +30,16 @@ HEADS = frozenset({  # ops whose evaluate returns a new array, never a view of a
 })
 
 
-def _then(kernel: Kernel, epilogue: Callable[[np.ndarray], None]) -> Kernel:
+AFFINE = frozenset({"BatchNormInference", "Multiply", "Add", "Subtract"})  # x * a + b
+FOLDS = frozenset({"Convolution", "GroupConvolution"})  # heads whose filters take a scale
+
+
+def _then(kernel: Kernel, epilogues: list[Callable[[np.ndarray], None]]) -> Kernel:
+    """kernel, then epilogues in order over its output in place."""
     def run(inputs: list[np.ndarray]) -> list[np.ndarray]:
         outs = kernel(inputs)
-        epilogue(outs[0])
+        for epilogue in epilogues:
+            epilogue(outs[0])
         return outs
     return run
 
@@ -56,11 +64,47 @@ def _same_port(a, b) -> bool:
             and a.precision == b.precision)
 
 
+def _per_channel(step: Step, head: Step, initial: list[np.ndarray | None]) -> bool:
+    """Whether step maps its input x to x * a + b with a, b constant along all but axis 1,
+    after a head whose float filters can take a per-channel scale."""
+    dims = head.layer.outputs[0].dims
+    w = initial[head.inputs[1]] if len(head.inputs) > 1 else None
+    if (step.layer.type not in AFFINE or head.layer.type not in FOLDS or w is None
+            or w.dtype not in (np.float32, np.float64) or len(dims) < 3):
+        return False
+    if step.layer.type == "BatchNormInference":
+        return True
+    value = initial[step.inputs[1]]
+    shape = (1,) * (len(dims) - value.ndim) + value.shape
+    return len(shape) == len(dims) and all(d == 1 for i, d in enumerate(shape) if i != 1)
+
+
+def _fold(head: Step, affine: list[Callable],
+          initial: list[np.ndarray | None]) -> tuple[Kernel, Callable | None]:
+    """head's kernel with the in-place paths `affine` (each x * a + b per channel) folded into
+    its filters (scaled per output channel), and the bias add left (None if no bias)."""
+    w = initial[head.inputs[1]]
+    dims = head.layer.outputs[0].dims
+    probe = np.zeros((2, dims[1]) + (1,) * (len(dims) - 2))
+    probe[1] = 1
+    for fn in affine:  # in float64: the scale is exact to the constants' precision
+        fn(probe)
+    shift, scale = probe[:1], probe[1] - probe[0]
+    cls = ir_op_class(head.layer.type, head.layer.version)
+    attrs = typed_attrs(cls, head.layer.attrs, f"layer '{head.layer.name}'")
+    lead = 2 if head.layer.type == "GroupConvolution" else 1  # [G, Og, ...] or [O, ...]
+    scaled = w * scale.reshape(w.shape[:lead] + (1,) * (w.ndim - lead))
+    kernel = cls.plan(attrs, [None, scaled.astype(w.dtype)], [True])
+    bias = shift.astype(w.dtype)
+    return kernel, (lambda y: np.add(y, bias, out=y)) if shift.any() else None
+
+
 def fuse(steps: list[Step], model: IRModel, initial: list[np.ndarray | None]) -> list[Step]:
     """steps with each fusable layer folded into the step that produces its input."""
     reads = Counter(n for step in steps for n in step.inputs)
     producer: dict[int, Step] = {}
     kept: list[Step] = []
+    tails: dict[int, tuple[list, list]] = {}  # per head: affine paths to fold, epilogues
     for step in steps:
         head = producer.get(step.inputs[0]) if step.inputs else None
         fusable = (
@@ -75,8 +119,21 @@ def fuse(steps: list[Step], model: IRModel, initial: list[np.ndarray | None]) ->
             for n in step.outputs:
                 producer[n] = step
             continue
-        head.kernel = _then(head.kernel, epilogue)
+        affine, epilogues = tails.setdefault(id(head), ([], []))
+        if not epilogues and _per_channel(step, head, initial):
+            affine.append(epilogue)  # folds into the filters
+        else:
+            epilogues.append(epilogue)
         head.outputs = list(step.outputs)
         head.fused.append(step.layer.type)
         producer[step.outputs[0]] = head
+    for step in kept:
+        if id(step) in tails:
+            affine, epilogues = tails[id(step)]
+            if affine:
+                step.kernel, bias = _fold(step, affine, initial)
+                if bias is not None:
+                    epilogues.insert(0, bias)
+            if epilogues:
+                step.kernel = _then(step.kernel, epilogues)
     return kept

@@ -1,7 +1,8 @@
 """The shim's plan-time paths of an op (Op.plan with constant inputs and unused outputs known,
-Op.inplace for a layer fused after another) give what the op's own evaluate gives, and the
-evaluate paths chosen by data (depthwise convolution, big pooling kernels, MatMul by a 2-D
-matrix) match direct references (float32 Erf and Gelu: test_erf_gelu.py)."""
+Op.inplace for a layer fused after another) give what the op's own evaluate gives, the
+evaluate paths chosen by data (depthwise convolution, phases of strided windows, pools axis by
+axis, big pooling kernels, MatMul by a 2-D matrix) match direct references (float32 Erf and
+Gelu: test_erf_gelu.py)."""
 
 from __future__ import annotations
 
@@ -28,6 +29,8 @@ def _conv_ref(x, w, group, **kw):
 
 @pytest.mark.parametrize(("channels", "group", "out", "k", "kw"), [
     (4, 1, 6, 3, {"strides": [2, 2], "pads": [1, 0, 2, 1]}),  # plain, columns + GEMM
+    (4, 2, 6, 3, {"strides": [3, 1], "dilations": [1, 2], "pads": [2, 0, 1, 1]}),  # phases
+    (4, 1, 6, 1, {"strides": [2, 3]}),  # strided 1x1: one strided copy, no phases
     (4, 1, 6, 1, {}),  # 1x1: no columns
     (6, 6, 6, 3, {"pads": [1, 1, 1, 1], "dilations": [2, 1]}),  # depthwise
     (6, 6, 6, 1, {"strides": [2, 2]}),  # depthwise 1x1: a per-channel scale
@@ -54,6 +57,114 @@ def test_convolution_plan_and_evaluate_match_reference(channels, group, out, k, 
     smaller = x[:, :, :7, :7]
     np.testing.assert_allclose(planned([smaller, weights])[0],
                                cls.compute(attrs, [smaller, weights])[0], atol=1e-5)
+
+
+def _windows64(x, kernel, strides, dilations, pads_begin, pads_end, fill=0.0):
+    """[N, C, *out, *kernel] windows of x in float64, padded with fill (a direct reference)."""
+    n = len(kernel)
+    pads = [(0, 0), (0, 0), *zip(pads_begin, pads_end)]
+    xp = np.pad(x.astype(np.float64), pads, constant_values=fill)
+    eff = [(k - 1) * d + 1 for k, d in zip(kernel, dilations)]
+    view = np.lib.stride_tricks.sliding_window_view(xp, eff, axis=tuple(range(2, 2 + n)))
+    return view[(slice(None),) * 2 + tuple(slice(None, None, s) for s in strides)
+                + tuple(slice(None, None, d) for d in dilations)]
+
+
+@pytest.mark.parametrize(("shape", "k", "strides", "dilations", "pads", "dtype"), [
+    ((2, 5, 9, 8), (3, 3), (1, 1), (1, 1), ((1, 1), (1, 1)), np.float32),
+    ((1, 4, 11, 7), (3, 3), (2, 2), (1, 1), ((1, 0), (2, 1)), np.float32),  # phases
+    ((1, 3, 10, 13), (2, 5), (3, 1), (2, 1), ((0, 2), (1, 0)), np.float64),
+    ((1, 6, 12, 12), (7, 7), (1, 1), (1, 1), ((3, 3), (3, 3)), np.float32),  # convnext's
+    ((1, 3, 5, 6), (1, 3), (1, 2), (1, 2), ((0, 0), (0, 0)), np.float32),
+    ((1, 4, 8, 8), (3, 3), (2, 2), (1, 1), ((1, 1), (1, 1)), np.float16),  # GEMM path
+])
+def test_depthwise_plan_and_evaluate_on_odd_geometry(shape, k, strides, dilations, pads, dtype):
+    x = RNG.standard_normal(shape).astype(dtype)
+    w = RNG.standard_normal((shape[1], 1, 1, *k)).astype(dtype)
+    attrs = {"strides": list(strides), "dilations": list(dilations), "pads_begin": list(pads[0]),
+             "pads_end": list(pads[1]), "auto_pad": "explicit"}
+    win = _windows64(x, k, strides, dilations, pads[0], pads[1])
+    expected = np.einsum("nchwij,cij->nchw", win, w[:, 0, 0].astype(np.float64))
+    cls = OPS["GroupConvolution"]
+    evaluated = cls.compute(attrs, [x, w])[0]
+    planned = cls.plan(attrs, [None, w], [True])
+    tol = 2e-2 if dtype == np.float16 else 1e-5
+    assert evaluated.dtype == dtype and evaluated.flags.c_contiguous
+    np.testing.assert_allclose(evaluated, expected, rtol=tol, atol=tol)
+    for _ in range(2):  # scratch memory reused from the call before
+        np.testing.assert_array_equal(planned([x, w])[0], evaluated)
+
+
+@pytest.mark.parametrize("auto_pad", ["same_upper", "same_lower", "valid"])
+def test_depthwise_auto_pad_matches_the_reference(auto_pad):
+    x = RNG.standard_normal((1, 4, 7, 6)).astype(np.float32)
+    w = RNG.standard_normal((4, 1, 3, 3)).astype(np.float32)
+    attrs = {"strides": [2, 2], "dilations": [1, 1], "pads_begin": [0, 0], "pads_end": [0, 0],
+             "auto_pad": auto_pad}
+    got = OPS["GroupConvolution"].compute(attrs, [x, w.reshape(4, 1, 1, 3, 3)])[0]
+    expected = _conv_ref(x, w, 4, strides=[2, 2], auto_pad=auto_pad.upper())
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_depthwise_over_one_and_three_axes_matches_the_reference():
+    for shape, k, pads in (((2, 4, 11), [3], [1, 2]), ((1, 3, 5, 6, 4), [3, 2, 2], [1] * 6)):
+        x = RNG.standard_normal(shape).astype(np.float32)
+        w = RNG.standard_normal((shape[1], 1, *k)).astype(np.float32)
+        n = len(k)
+        attrs = {"strides": [1] * n, "dilations": [1] * n, "pads_begin": pads[:n],
+                 "pads_end": pads[n:], "auto_pad": "explicit"}
+        got = OPS["GroupConvolution"].compute(attrs, [x, w[:, None]])[0]
+        np.testing.assert_allclose(got, _conv_ref(x, w, shape[1], pads=pads), rtol=1e-5,
+                                   atol=1e-5)
+
+
+_POOLS = [  # kernel, strides, dilations, pads_begin, pads_end, rounding, shape
+    ([3, 3], [2, 2], [1, 1], [0, 0], [1, 1], "floor", (1, 3, 9, 10)),
+    ([3, 2], [1, 2], [2, 1], [1, 0], [1, 1], "ceil", (2, 2, 7, 9)),
+    ([2, 3, 2], [2, 1, 2], [1, 1, 1], [1, 0, 1], [0, 1, 1], "floor", (1, 2, 5, 6, 5)),
+    ([20, 3], [1, 1], [1, 1], [0, 1], [0, 1], "floor", (1, 2, 21, 4)),  # numpy's reduction
+    ([3, 3], [2, 2], [1, 1], [0, 0], [0, 0], "floor", (1, 3, 10, 9)),  # x itself, cropped
+    ([1, 3], [2, 1], [1, 1], [0, 0], [0, 0], "floor", (1, 2, 7, 8)),
+    ([2, 1], [1, 3], [1, 1], [0, 0], [0, 0], "floor", (1, 2, 7, 8)),
+]
+
+
+@pytest.mark.parametrize(("kernel", "strides", "dilations", "pb", "pe", "rounding", "shape"),
+                         _POOLS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_pools_axis_by_axis_match_whole_windows(kernel, strides, dilations, pb, pe, rounding,
+                                                shape, dtype):
+    x = RNG.standard_normal(shape).astype(dtype)
+    if shape[0] == 1:  # a strided view: the pools read any layout
+        x = np.repeat(x, 2, axis=-1)[..., ::2]
+    geo = {"kernel": kernel, "strides": strides, "pads_begin": pb, "pads_end": pe,
+           "rounding_type": rounding}
+    attrs = _attrs("MaxPool", dilations=dilations, **geo)
+    out = OPS["MaxPool"].infer_shapes(attrs, [shape], [None])[0][2:]
+    extra = [max(0, (o - 1) * s + (k - 1) * d + 1 - (i + b + e)) for o, s, k, d, i, b, e in
+             zip(out, strides, kernel, dilations, shape[2:], pb, pe)]  # ceil's overhang
+    ends = [e + x_ for e, x_ in zip(pe, extra)]
+    win = _windows64(x, kernel, strides, dilations, pb, ends, -np.inf)
+    axes = tuple(range(-len(kernel), 0))
+    values, _ = OPS["MaxPool"].compute(attrs, [x])
+    np.testing.assert_array_equal(values, win.max(axes).astype(dtype))
+    lean = OPS["MaxPool"].plan(attrs, [None], [True, False])([x])[0]
+    np.testing.assert_array_equal(lean, values)
+    if dilations == [1] * len(kernel):
+        avg = _attrs("AvgPool", **geo)
+        win = _windows64(x, kernel, strides, dilations, pb, ends)
+        ones = _windows64(np.ones_like(x), kernel, strides, dilations, pb, ends)
+        within = np.pad(np.ones(shape), [(0, 0), (0, 0), *zip(pb, pe)], constant_values=1)
+        padded = _windows64(within, kernel, strides, dilations, [0] * len(pb), extra)
+        for exclude, count in ((True, ones.sum(axes)), (False, padded.sum(axes))):
+            y = OPS["AvgPool"].compute({**avg, "exclude-pad": exclude}, [x])[0]
+            planned = OPS["AvgPool"].plan({**avg, "exclude-pad": exclude}, [None], [True])
+            for _ in range(2):  # the second run reuses the counts made for this shape
+                np.testing.assert_array_equal(planned([x])[0], y)
+            tol = 1e-2 if dtype == np.float16 else 1e-6
+            assert y.dtype == dtype
+            np.testing.assert_allclose(y, win.sum(axes) / np.maximum(count, 1), rtol=tol,
+                                       atol=tol)
 
 
 def test_max_pool_plan_skips_indices_only_when_unused():
@@ -116,13 +227,14 @@ def test_no_inplace_path_where_the_result_would_differ():
     assert OPS["Sigmoid"].inplace({}, [None]) is None  # no in-place path
 
 
-@pytest.mark.parametrize("size", [1, 4, 5])
-def test_lrn_shifted_sums_match_the_definition(size):
+@pytest.mark.parametrize(("size", "beta"), [(1, 0.75), (4, 0.5), (5, 0.75), (5, 0.6)])
+def test_lrn_shifted_sums_match_the_definition(size, beta):
     x = RNG.standard_normal((2, 7, 4, 3)).astype(np.float32)
-    attrs = _attrs("LRN", size=size, alpha=0.02, beta=0.75, bias=2.0)
+    attrs = _attrs("LRN", size=size, alpha=0.02, beta=beta, bias=2.0)
     y = OPS["LRN"].compute(attrs, [x, np.int64([1])])[0]
     before = (size - 1) // 2
     squares = np.square(x.astype(np.float64))
     total = np.stack([squares[:, max(0, c - before):c - before + size].sum(1) for c in range(7)], 1)
-    expected = x / (2.0 + 0.02 / size * total) ** 0.75
+    expected = x / (2.0 + 0.02 / size * total) ** beta
     np.testing.assert_allclose(y, expected, rtol=1e-6, atol=1e-7)
+

@@ -63,3 +63,46 @@ def test_bias_and_activation_fuse_into_the_op_before_them(tmp_path: Path) -> Non
         expected = session.run(None, {"x": x})[0]
         got = executor.run({"x": x})["y"]
         np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)
+
+
+def _affine_model(tmp_path: Path) -> Path:
+    c = 4
+    stats = {f"{name}{i}": RNG.uniform(0.5, 2, c).astype(np.float32) if name == "v" else
+             RNG.standard_normal(c).astype(np.float32)
+             for i in (1, 2) for name in ("g", "b", "m", "v")}
+    nodes = [
+        helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+        helper.make_node("BatchNormalization", ["c", "g1", "b1", "m1", "v1"], ["n"]),
+        helper.make_node("Mul", ["n", "scale"], ["s"]),  # per channel: folds too
+        helper.make_node("Add", ["s", "shift"], ["a"]),
+        helper.make_node("Relu", ["a"], ["r"]),  # not affine: after the folded filters
+        helper.make_node("Conv", ["r", "dw"], ["d"], group=c, pads=[1, 1, 1, 1], strides=[2, 2]),
+        helper.make_node("BatchNormalization", ["d", "g2", "b2", "m2", "v2"], ["e"]),
+        helper.make_node("Add", ["e", "row"], ["y"]),  # varies along W: stays an epilogue
+    ]
+    inits = {
+        "w": RNG.standard_normal((c, 3, 3, 3)).astype(np.float32),
+        "scale": RNG.standard_normal((c, 1, 1)).astype(np.float32),
+        "shift": RNG.standard_normal((1, c, 1, 1)).astype(np.float32),
+        "dw": RNG.standard_normal((c, 1, 3, 3)).astype(np.float32),
+        "row": RNG.standard_normal(4).astype(np.float32), **stats,
+    }
+    model = make_model(nodes, [("x", TensorProto.FLOAT, [1, 3, 8, 8])],
+                       [("y", TensorProto.FLOAT, [1, c, 4, 4])], inits)
+    onnx.save(model, tmp_path / "affine.onnx")
+    return tmp_path / "affine.onnx"
+
+
+def test_per_channel_affine_layers_fold_into_the_convolution_filters(tmp_path: Path) -> None:
+    path = _affine_model(tmp_path)
+    xml = convert(ConvertOptions(path, output_dir=tmp_path / "ir")).xml
+    executor = Executor(read_ir(xml), [CpuDevice([])])
+    fused = {step.layer.type: step.fused for step in executor.steps if step.fused}
+    assert fused["Convolution"] == ["BatchNormInference", "Multiply", "Add", "ReLU"]
+    assert fused["GroupConvolution"] == ["BatchNormInference", "Add"]
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    for _ in range(2):  # the folded filters are the layer's own copy: the IR's stay as they were
+        x = RNG.standard_normal((1, 3, 8, 8)).astype(np.float32)
+        expected = session.run(None, {"x": x})[0]
+        np.testing.assert_allclose(executor.run({"x": x})["y"], expected, rtol=1e-5, atol=1e-5)
+

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import threading
+import math
 
 import numpy as np
 
 from converter.graph.shape import DYN
-from converter.ops.nn._window import out_dim, resolve_pads, spatial_attrs, windows
+from converter.ops.nn._depthwise import depthwise2d
+from converter.ops.nn._window import out_dim, resolve_pads, scratch, spatial_attrs, tap_views
 from converter.ops.op import Op
 
 __all__ = ["Convolution", "GroupConvolution", "conv_shape"]
 
-_SCRATCH = threading.local()
 _DEPTHWISE_BLOCK = 1 << 15  # output elements per channel block of a depthwise convolution
 _WIDE = (np.float32, np.float64)  # depthwise sums in the data's type (float16: by GEMM's)
 _CONV_ATTRS = {"strides": "ints", "dilations": "ints", "pads_begin": "ints", "pads_end": "ints",
@@ -50,53 +50,43 @@ def _conv(x: np.ndarray, w: np.ndarray, kernel: list[int], geometry: tuple) -> n
     """x [N, G*Cg, ...] convolved with w [G, Og, Cg*K] -> [N, G*Og, *out]: columns
     [N, G, Cg*K, P] (one strided copy per kernel position; none for a 1x1 kernel), then one
     batched matmul that lands in NCHW order; a depthwise w (Og = Cg = 1) instead sums the
-    windows at each kernel position weighted per channel, with no columns at all."""
+    data at each kernel position weighted per channel, with no columns at all."""
     strides, dilations, pb, out = geometry
     n, groups, og = len(kernel), w.shape[0], w.shape[1]
-    win = windows(x, kernel, strides, dilations, pb, out)  # [N, C, *out, *k] view
-    batch, taps, positions = x.shape[0], int(np.prod(kernel)), int(np.prod(out))
+    taps = math.prod(kernel)
+    depthwise = og == 1 and w.shape[2] == taps and groups > 1
+    if depthwise and n == 2 and taps > 1 and x.dtype in _WIDE:
+        return depthwise2d(x, w.reshape(groups, taps), kernel, strides, dilations, pb, out)
+    views = tap_views(x, kernel, strides, dilations, pb, out, slot="conv.data")
+    batch, positions = x.shape[0], math.prod(out)
     if taps == 1:
-        cols = win[(Ellipsis, *([0] * n))]
-        if og * w.shape[2] == 1 and groups > 1:  # depthwise 1x1: a per-channel scale
-            return cols * w.reshape(groups, *([1] * n))
-        cols = np.ascontiguousarray(cols)
-    elif og == 1 and w.shape[2] == taps and groups > 1 and x.dtype in _WIDE:  # depthwise
-        return _depthwise(win, w.reshape(groups, taps), kernel, n)
+        if depthwise:  # 1x1: a per-channel scale
+            return views[0] * w.reshape(groups, *([1] * n))
+        cols = np.ascontiguousarray(views[0])
+    elif depthwise and x.dtype in _WIDE:
+        return _depthwise(views, w.reshape(groups, taps))
     else:
-        cols = _scratch((batch, x.shape[1], taps, *out), x.dtype)
-        for t, pos in enumerate(np.ndindex(*kernel)):
-            cols[:, :, t] = win[(Ellipsis, *pos)]
+        cols = scratch("conv.columns", (batch, x.shape[1], taps, *out), x.dtype)
+        for t, view in enumerate(views):
+            cols[:, :, t] = view
     cols = cols.reshape(batch, groups, -1, positions)
     res = np.matmul(w, cols)  # [N, G, Og, P]
     return res.reshape(batch, groups * og, *out)
 
 
-def _scratch(shape: tuple, dtype: np.dtype) -> np.ndarray:
-    """An uninitialised array for columns, in memory every convolution on this thread reuses:
-    the columns are dead once their GEMM is done, and fresh memory of that size would be
-    page-faulted in on every call."""
-    nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
-    buffer = getattr(_SCRATCH, "buffer", None)
-    if buffer is None or buffer.size < nbytes:
-        buffer = _SCRATCH.buffer = np.empty(nbytes, np.uint8)
-    return buffer[:nbytes].view(dtype).reshape(shape)
-
-
-def _depthwise(win: np.ndarray, w: np.ndarray, kernel: list[int], n: int) -> np.ndarray:
-    """sum over kernel positions t of win[..., t] * w[:, t] per channel (w [C, K]), a block of
+def _depthwise(views: list[np.ndarray], w: np.ndarray) -> np.ndarray:
+    """sum over kernel positions t of views[t] * w[:, t] per channel (w [C, K]), a block of
     channels at a time so that each block's sums stay in cache."""
-    channels = w.shape[0]
-    w = w.reshape(channels, w.shape[1], *([1] * n))
-    positions = list(np.ndindex(*kernel))
-    out = np.empty(win.shape[:-n], dtype=np.result_type(win, w))
-    block = max(1, _DEPTHWISE_BLOCK // int(np.prod(out.shape[2:])))
+    channels, first = w.shape[0], views[0]
+    w = w.reshape(channels, w.shape[1], *([1] * (first.ndim - 2)))
+    out = np.empty(first.shape, dtype=np.result_type(first, w))
+    block = max(1, _DEPTHWISE_BLOCK // math.prod(out.shape[2:]))
     step = np.empty((out.shape[0], min(block, channels), *out.shape[2:]), dtype=out.dtype)
     for c in range(0, channels, block):
-        part, rows = out[:, c:c + block], win[:, c:c + block]
-        scratch = step[:, :part.shape[1]]
-        np.multiply(rows[(Ellipsis, *positions[0])], w[c:c + block, 0], out=part)
-        for t, pos in enumerate(positions[1:], 1):
-            part += np.multiply(rows[(Ellipsis, *pos)], w[c:c + block, t], out=scratch)
+        part, term = out[:, c:c + block], step[:, :min(block, channels - c)]
+        np.multiply(first[:, c:c + block], w[c:c + block, 0], out=part)
+        for t, view in enumerate(views[1:], 1):
+            part += np.multiply(view[:, c:c + block], w[c:c + block, t], out=term)
     return out
 
 

@@ -4,24 +4,39 @@ from __future__ import annotations
 
 import numpy as np
 
+from converter.ops.nn._window import scratch
 from converter.ops.op import Op
 
 __all__ = ["LRN"]
 
 
 def _window_sum(x: np.ndarray, axis: int, size: int) -> np.ndarray:
-    """Sum of x over [i - (size-1)//2, i + size//2] along axis, clipped to the edges: one
-    shifted add per window position (fewer passes than a cumulative sum for small windows)."""
+    """Sum of x over [i - (size-1)//2, i + size//2] along axis, clipped to the edges: x copied
+    once between zeros, then one shifted add per window position (fewer passes than a
+    cumulative sum for small windows); the sums lie in scratch memory."""
     before, n = (size - 1) // 2, x.shape[axis]
-    total = np.zeros_like(x)
-    for shift in range(-before, size - before):
-        lo, hi = max(0, -shift), min(n, n - shift)  # total[lo:hi] += x[lo+shift:hi+shift]
-        if lo < hi:
-            dst = [slice(None)] * x.ndim
-            src = list(dst)
-            dst[axis], src[axis] = slice(lo, hi), slice(lo + shift, hi + shift)
-            total[tuple(dst)] += x[tuple(src)]
+    lead = (slice(None),) * axis
+    shape = list(x.shape)
+    shape[axis] = n + size - 1
+    padded = scratch("lrn.padded", shape, x.dtype)
+    padded[(*lead, slice(0, before))] = 0
+    padded[(*lead, slice(before + n, None))] = 0
+    padded[(*lead, slice(before, before + n))] = x
+    total = scratch("lrn.sum", x.shape, x.dtype)
+    total[...] = padded[(*lead, slice(0, n))]
+    for shift in range(1, size):
+        np.add(total, padded[(*lead, slice(shift, shift + n))], out=total)
     return total
+
+
+def _power(t: np.ndarray, beta: float) -> np.ndarray:
+    """t ** beta in place; square roots for 0.5 and 0.75 (a quarter of np.power's time)."""
+    if beta == 0.75:
+        root = np.sqrt(t)
+        return np.sqrt(np.multiply(t, root, out=t), out=t)
+    if beta == 0.5:
+        return np.sqrt(t, out=t)
+    return np.power(t, t.dtype.type(beta), out=t)
 
 
 class LRN(Op):
@@ -36,9 +51,11 @@ class LRN(Op):
         x, axes = inputs[0], sorted({int(a) % inputs[0].ndim for a in np.ravel(inputs[1])})
         size = attrs["size"]
         wide = np.float64 if x.dtype.itemsize > 4 or x.dtype.kind != "f" else np.float32
-        total = np.square(x.astype(wide))
+        total = np.square(x, dtype=wide, out=scratch("lrn.square", x.shape, wide))
         for axis in axes:
             total = _window_sum(total, axis, size)
         total *= wide(attrs["alpha"] / size ** len(axes))
         total += wide(attrs["bias"])
-        return [(x / np.power(total, wide(attrs["beta"]), out=total)).astype(x.dtype)]
+        result = np.empty(x.shape, x.dtype)
+        np.divide(x, _power(total, attrs["beta"]), dtype=wide, out=result, casting="unsafe")
+        return [result]

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from converter.graph.shape import normalize_axis
-from converter.ops.nn._window import resolve_pads, spatial_attrs, windows
+from converter.ops.nn._window import fit, resolve_pads, scratch, spatial_attrs, windows
 from converter.ops.nn.convolution import conv_shape
 from converter.ops.op import Op
 
@@ -15,28 +17,82 @@ _POOL_ATTRS = {"strides": "ints", "pads_begin": "ints", "pads_end": "ints", "ker
                "rounding_type": "str", "auto_pad": "str"}
 
 
-_TAPS_SUMMED = 64  # kernels up to this many positions sum by a loop over them
+_SEPARABLE = 16  # windows up to this long per axis reduce one axis at a time
 
 
-def _pool_windows(attrs: dict, x: np.ndarray, fill) -> tuple[np.ndarray, list, ...]:
-    """(windows view, out dims, strides, dilations, pads_begin, pads_end) for a pool over x."""
+def _geometry(attrs: dict, x: np.ndarray) -> tuple[list[int], ...]:
+    """(kernel, strides, dilations, pads_begin, pads_end, out dims) of a pool over x."""
     kernel = list(attrs["kernel"])
     strides, dilations, pb, pe = spatial_attrs(attrs, len(kernel), kernel)
     pb, pe = resolve_pads(attrs.get("auto_pad", "explicit"), x.shape[2:], kernel, strides,
                           dilations, pb, pe)
     out = list(conv_shape(attrs, x.shape, kernel, x.shape[1])[2:])
-    return windows(x, kernel, strides, dilations, pb, out, fill), out, strides, dilations, pb, pe
+    return kernel, strides, dilations, pb, pe, out
 
 
-def _running_max(attrs: dict, x: np.ndarray) -> tuple:
-    """(max values, windows view, out dims, strides, dilations, pads_begin) of a MaxPool."""
+def _separable(x: np.ndarray, geometry: tuple, fill, reduce: np.ufunc,
+               dtype: np.dtype) -> np.ndarray:
+    """reduce (np.maximum, np.add) over each window in dtype."""
+    result = np.empty((*x.shape[:2], *geometry[-1]), dtype)
+    _axis_by_axis(x, geometry, fill, reduce, result)
+    return result
+
+
+def _axis_by_axis(x: np.ndarray, geometry: tuple, fill, reduce: np.ufunc,
+                  result: np.ndarray) -> None:
+    """result = reduce over each window in result's type, one spatial axis at a time from
+    the first, on the data padded once: k - 1 calls per axis over long runs of memory, where a
+    loop over all window positions takes k1 * k2 * ... calls over rows as short as the output's
+    last axis. An unstrided axis (and the last, strided at the end) reduces the whole array as
+    one run: the positions past the axis's windows, reduced across rows, are cropped at the end."""
+    dtype = result.dtype
+    kernel, strides, dilations, pb, _, out = geometry
+    need = [(o - 1) * s + (k - 1) * d + 1 for o, s, k, d in zip(out, strides, kernel, dilations)]
+    if any(pb) or any(n > i for n, i in zip(need, x.shape[2:])):
+        data = fit(x, 2, [-p for p in pb], need, fill, slot="pool.data")
+    else:
+        data = np.ascontiguousarray(x)  # wider than the windows need: the rest is cropped
+    slots, crop = ["pool.0", "pool.1"], [slice(None)] * 2
+    for ax in range(2, x.ndim):
+        k, s, d, o = (v[ax - 2] for v in (kernel, strides, dilations, out))
+        run = s == 1 or ax == x.ndim - 1
+        crop.append(slice(0, (o - 1) * s + 1, s) if run else slice(0, o))
+        if k == 1 and run:
+            continue
+        if run:  # tap i starts i * d rows of this axis further on
+            total = scratch(slots[0], data.shape, dtype)
+            flat, inner = data.reshape(-1), math.prod(data.shape[ax + 1:])
+            valid = flat.size - (k - 1) * d * inner
+            _reduce_into(total.reshape(-1)[:valid],
+                         [flat[i * d * inner:i * d * inner + valid] for i in range(k)],
+                         reduce, dtype)
+            total.reshape(-1)[valid:] = fill
+        else:  # rows as long as all later axes together
+            total = scratch(slots[0], (*data.shape[:ax], o, *data.shape[ax + 1:]), dtype)
+            lead = (slice(None),) * ax
+            _reduce_into(total, [data[(*lead, slice(i * d, i * d + (o - 1) * s + 1, s))]
+                                 for i in range(k)], reduce, dtype)
+        slots.reverse()
+        data = total
+    np.copyto(result, data[tuple(crop)])
+
+
+def _reduce_into(total: np.ndarray, taps: list[np.ndarray], reduce: np.ufunc, dtype) -> None:
+    if len(taps) == 1:
+        np.copyto(total, taps[0])
+        return
+    reduce(taps[0], taps[1], out=total, dtype=dtype)
+    for tap in taps[2:]:
+        reduce(total, tap, out=total)
+
+
+def _max_values(x: np.ndarray, geometry: tuple) -> np.ndarray:
     low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
-    win, out, strides, dilations, pb, _ = _pool_windows(attrs, x, low)
-    taps = list(np.ndindex(*attrs["kernel"]))
-    values = win[(Ellipsis, *taps[0])].copy()
-    for pos in taps[1:]:  # running maximum over kernel positions (strided views, no copies)
-        np.maximum(values, win[(Ellipsis, *pos)], out=values)
-    return values, win, out, strides, dilations, pb
+    if max(geometry[0]) <= _SEPARABLE:
+        return _separable(x, geometry, low, np.maximum, x.dtype)
+    kernel, strides, dilations, pb, _, out = geometry
+    win = windows(x, kernel, strides, dilations, pb, out, low)
+    return win.max(axis=tuple(range(-len(kernel), 0)))
 
 
 class MaxPool(Op):
@@ -62,19 +118,31 @@ class MaxPool(Op):
     def plan(cls, attrs, values, used):
         if len(used) > 1 and used[1]:
             return super().plan(attrs, values, used)
-        return lambda inputs: [_running_max(attrs, inputs[0])[0], None]  # no indices
+        geometries: dict[tuple, tuple] = {}
+
+        def run(inputs: list[np.ndarray]) -> list[np.ndarray]:  # no indices
+            x = inputs[0]
+            geometry = geometries.get(x.shape)
+            if geometry is None:
+                geometry = geometries[x.shape] = _geometry(attrs, x)
+            return [_max_values(x, geometry), None]
+        return run
 
     @classmethod
     def evaluate(cls, attrs, inputs):
         x = inputs[0]
-        values, win, out, strides, dilations, pb = _running_max(attrs, x)
+        geometry = _geometry(attrs, x)
+        values = _max_values(x, geometry)
+        kernel, strides, dilations, pb, _, out = geometry
+        low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+        win = windows(x, kernel, strides, dilations, pb, out, low)
         n = len(out)
-        taps = list(np.ndindex(*attrs["kernel"]))
+        taps = list(np.ndindex(*kernel))
         arg = np.zeros(values.shape, np.int64)
         for t in range(len(taps) - 1, 0, -1):  # backwards, so the first maximum wins
             arg[win[(Ellipsis, *taps[t])] == values] = t
         arg[win[(Ellipsis, *taps[0])] == values] = 0
-        offsets = np.unravel_index(arg, attrs["kernel"])
+        offsets = np.unravel_index(arg, kernel)
         grid = np.indices(arg.shape, sparse=True)
         coords = list(grid[:2]) + [
             grid[2 + j] * strides[j] - pb[j] + offsets[j] * dilations[j] for j in range(n)
@@ -86,16 +154,13 @@ class MaxPool(Op):
         return [values, index]
 
 
-def _window_sum(win: np.ndarray, n: int, dtype: np.dtype) -> np.ndarray:
-    """Sum over the last n (kernel) axes of a windows view: a running sum over kernel positions
-    for small kernels (strided views, no copies), numpy's reduction for big ones."""
-    taps = list(np.ndindex(*win.shape[-n:]))
-    if len(taps) > _TAPS_SUMMED:
-        return win.sum(axis=tuple(range(-n, 0)), dtype=dtype)
-    total = win[(Ellipsis, *taps[0])].astype(dtype)
-    for pos in taps[1:]:
-        np.add(total, win[(Ellipsis, *pos)], out=total)
-    return total
+def _window_sum(x: np.ndarray, geometry: tuple, dtype: np.dtype) -> np.ndarray:
+    """Sum over each window in dtype: axis by axis for short windows, else numpy's sum."""
+    if max(geometry[0]) <= _SEPARABLE:
+        return _separable(x, geometry, 0, np.add, dtype)
+    kernel, strides, dilations, pb, _, out = geometry
+    win = windows(x, kernel, strides, dilations, pb, out)
+    return win.sum(axis=tuple(range(-len(kernel), 0)), dtype=dtype)
 
 
 class AvgPool(Op):
@@ -114,17 +179,40 @@ class AvgPool(Op):
 
     @classmethod
     def evaluate(cls, attrs, inputs):
-        x = inputs[0]
-        win, out, strides, _, pb, pe = _pool_windows(attrs, x, 0)
-        n = len(out)
-        total = _window_sum(win, n, np.float64 if x.dtype.kind != "f"
-                            else np.promote_types(x.dtype, np.float32))  # float16 sums in float32
-        count = np.ones((), np.float64)
-        for j, (o, k, s) in enumerate(zip(out, attrs["kernel"], strides)):
-            start = np.arange(o) * s - pb[j]
-            size = x.shape[2 + j]
-            lo, hi = (0, size) if attrs.get("exclude-pad") else (-pb[j], size + pe[j])
-            taps = start[:, None] + np.arange(k)[None]
-            axis_count = ((taps >= lo) & (taps < hi)).sum(1).astype(np.float64)
-            count = np.multiply.outer(count, axis_count)
-        return [(total / np.maximum(count, 1)).astype(x.dtype)]
+        return [_average(inputs[0], _divisor(attrs, inputs[0]))]
+
+    @classmethod
+    def plan(cls, attrs, values, used):
+        divisors: dict[tuple, tuple] = {}  # geometry and counts per data shape and type
+
+        def run(inputs: list[np.ndarray]) -> list[np.ndarray]:
+            x = inputs[0]
+            key = (x.shape, x.dtype)
+            if key not in divisors:
+                divisors[key] = _divisor(attrs, x)
+            return [_average(x, divisors[key])]
+        return run
+
+
+def _divisor(attrs: dict, x: np.ndarray) -> tuple:
+    """(geometry, sum type, taps counted per output position: one number where all agree)."""
+    geometry = _geometry(attrs, x)
+    kernel, strides, _, pb, pe, out = geometry
+    dtype = np.float64 if x.dtype.kind != "f" else np.promote_types(x.dtype, np.float32)
+    count = np.ones((), np.float64)
+    for j, (o, k, s) in enumerate(zip(out, kernel, strides)):
+        start = np.arange(o) * s - pb[j]
+        size = x.shape[2 + j]
+        lo, hi = (0, size) if attrs.get("exclude-pad") else (-pb[j], size + pe[j])
+        taps = start[:, None] + np.arange(k)[None]
+        axis_count = ((taps >= lo) & (taps < hi)).sum(1).astype(np.float64)
+        count = np.multiply.outer(count, axis_count)
+    count = np.maximum(count, 1).astype(dtype)  # whole numbers: exact in dtype
+    return geometry, dtype, count.flat[0] if np.all(count == count.flat[0]) else count
+
+
+def _average(x: np.ndarray, divisor: tuple) -> np.ndarray:
+    geometry, dtype, count = divisor
+    total = _window_sum(x, geometry, dtype)  # float16 sums in float32
+    total /= count
+    return total.astype(x.dtype, copy=False)
