@@ -18,6 +18,7 @@ from converter.ir.types import dtype_of, parse_attr
 from converter.ops.control._body import Spec
 from converter.ops.op import Op, ir_op_class
 from converter.runtime.fusion import fuse
+from converter.system import keep_freed_memory
 
 __all__ = ["Device", "Executor", "KernelNotFoundError", "OpTimes", "Step"]
 
@@ -126,6 +127,7 @@ class Executor:
         self.parameters = [lay for lay in model.layers.values() if lay.type == "Parameter"]
         self.results = [lay for lay in model.layers.values() if lay.type == "Result"]
         self.steps = self._plan()
+        keep_freed_memory()
         self._result_ids = [r.id for r in self.results]
         self._result_names = {r.id: self.result_names(r) for r in self.results}
         self._inputs = [self._input_spec(p) for p in self.parameters]
