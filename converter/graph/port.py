@@ -2,12 +2,56 @@
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Iterator, Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from converter.graph.graph import Node
 
-__all__ = ["Connection", "Port", "PortData"]
+__all__ = ["Connection", "EmptyPorts", "Port", "PortData"]
+
+_NO_ATTRS: Mapping[str, Any] = MappingProxyType({})
+
+
+class EmptyPorts(Mapping):
+    """Ports 0..count-1 with no attributes, read-only and shared by every node with that many
+    (most ports never get attributes: one table per count instead of a dict per node and port).
+    Node._ports replaces it with the node's own dict before a port is written."""
+
+    __slots__ = ("count",)
+    _shared: dict[int, EmptyPorts] = {}
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+
+    @classmethod
+    def of(cls, count: int) -> EmptyPorts:
+        table = cls._shared.get(count)
+        if table is None:
+            table = cls._shared[count] = cls(count)
+        return table
+
+    def __getitem__(self, idx: int) -> Mapping[str, Any]:
+        if idx in self:
+            return _NO_ATTRS
+        raise KeyError(idx)
+
+    def __contains__(self, idx: object) -> bool:
+        try:
+            return 0 <= operator.index(idx) < self.count  # type: ignore[arg-type]
+        except TypeError:
+            return False
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(range(self.count))
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
 
 
 class Port:
@@ -148,11 +192,16 @@ class Port:
     def _port_attrs(self) -> dict[str, Any]:
         return self.node._ports(self.type).setdefault(self.idx, {})
 
+    def _port_info(self) -> Mapping[str, Any]:
+        """This port's attributes, to read (the port is registered if it was not)."""
+        info = self.node._port_view(self.type).get(self.idx)
+        return self._port_attrs() if info is None else info
+
     def get_tensor_names(self, port_renumber: bool = False) -> list[str]:
         port = self if self.type == "out" else self.get_source()
         if port is None:
             return []
-        return [t for _, t in port._port_attrs().get("fw_tensor_debug_info", [])]
+        return [t for _, t in port._port_info().get("fw_tensor_debug_info", [])]
 
     def add_tensor_names(self, names: list[str], op_name: str | None = None) -> None:
         info = self._port_attrs().setdefault("fw_tensor_debug_info", [])
@@ -259,7 +308,7 @@ class Connection:
         for dst in self.destinations:
             port.connect(dst)
         if old is not None and attributes_save_mode in ("merge", "source"):
-            names = old._port_attrs().get("fw_tensor_debug_info", [])
+            names = old._port_info().get("fw_tensor_debug_info", [])
             if names:
                 target = port._port_attrs().setdefault("fw_tensor_debug_info", [])
                 target.extend(n for n in names if n not in target)

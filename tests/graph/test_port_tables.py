@@ -1,0 +1,54 @@
+"""Port bookkeeping: nodes share one read-only table of empty ports per port count until a
+port gets attributes; then that node alone gets its own table (copy on write)."""
+
+from __future__ import annotations
+
+from converter.graph.graph import Graph, Node
+
+
+def _node(graph: Graph, name: str, ins: int, outs: int) -> Node:
+    graph.add_node(name, kind="op", name=name, op="Op", in_ports_count=ins, out_ports_count=outs)
+    node = Node(graph, name)
+    node.update_node()
+    return node
+
+
+def test_nodes_with_the_same_port_counts_share_one_table() -> None:
+    graph = Graph()
+    a, b = _node(graph, "a", 2, 1), _node(graph, "b", 2, 1)
+    assert a["_in_ports"] is b["_in_ports"]
+    assert list(a.in_ports()) == [0, 1] and list(a.out_ports()) == [0]
+    assert dict(a["_in_ports"]) == {0: {}, 1: {}}
+
+
+def test_writing_a_port_gives_that_node_its_own_table() -> None:
+    graph = Graph()
+    a, b = _node(graph, "a", 1, 2), _node(graph, "b", 1, 2)
+    a.out_port(1).add_tensor_names(["t"])
+    assert a.out_port(1).get_tensor_names() == ["t"]
+    assert b.out_port(1).get_tensor_names() == []
+    assert a["_out_ports"] == {0: {}, 1: {"fw_tensor_debug_info": [("a", "t")]}}
+    assert type(b["_out_ports"]) is not dict  # still the shared table
+
+
+def test_ports_added_and_deleted_as_before() -> None:
+    graph = Graph()
+    a = _node(graph, "a", 1, 1)
+    a.in_port(3)  # an index past the count registers that port
+    assert list(a.in_ports()) == [0, 3]
+    a.delete_input_port(0)
+    assert list(a.in_ports()) == [3]
+    a["in_ports_count"] = 2
+    a.update_node()  # update_node adds the counted ports, keeps the others
+    assert list(a.in_ports()) == [0, 1, 3]
+
+
+def test_update_node_grows_a_shared_table() -> None:
+    graph = Graph()
+    a = _node(graph, "a", 1, 1)
+    a["in_ports_count"] = 3
+    a.update_node()
+    assert list(a.in_ports()) == [0, 1, 2]
+    a["in_ports_count"] = 1
+    a.update_node()  # as before: update_node never drops a port
+    assert list(a.in_ports()) == [0, 1, 2]
