@@ -14,11 +14,12 @@ from typing import Any
 import networkx as nx
 
 from converter.errors import ConversionError, UsageError
-from converter.graph.port import EmptyPorts, Port
+from converter.graph.port import Port
+from converter.graph.port_table import PortTable
 
 __all__ = ["Graph", "Node", "rename_nodes"]
 
-_NONE = EmptyPorts.of(0)
+_NONE = PortTable.of(0)
 
 
 class Graph(nx.MultiDiGraph):
@@ -243,12 +244,15 @@ class Node:
         attrs = self.attrs()
         for key, count_key in (("_in_ports", "in_ports_count"), ("_out_ports", "out_ports_count")):
             count = attrs.get(count_key) or 0
-            ports = attrs.get(key)
-            if ports is None or isinstance(ports, EmptyPorts):
-                attrs[key] = EmptyPorts.of(max(count, len(ports or ())))
-            else:
-                for i in range(count):
-                    ports.setdefault(i, {})
+            ports = attrs.get(key, _NONE)
+            if isinstance(ports, PortTable):
+                grown = ports.grown(count)
+                if grown is not None:
+                    attrs[key] = grown
+                    continue
+                ports = attrs[key] = ports.as_dicts()
+            for i in range(count):
+                ports.setdefault(i, {})
 
     def _port_view(self, kind: str) -> Mapping[int, Mapping]:
         """The port table of one side, to read: possibly the shared table of empty ports."""
@@ -258,9 +262,9 @@ class Node:
         """The port table of one side, to write: a shared empty table becomes the node's own."""
         attrs = self.graph._node[self.id]
         key = "_in_ports" if kind == "in" else "_out_ports"
-        ports = attrs.get(key)
-        if ports is None or isinstance(ports, EmptyPorts):
-            ports = attrs[key] = {i: {} for i in ports or ()}
+        ports = attrs.get(key, _NONE)
+        if isinstance(ports, PortTable):
+            ports = attrs[key] = ports.as_dicts()
         return ports
 
     def in_port(self, idx: int = 0) -> Port:

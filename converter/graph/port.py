@@ -2,56 +2,17 @@
 
 from __future__ import annotations
 
-import operator
-from collections.abc import Iterator, Mapping
-from types import MappingProxyType
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
+
+from converter.graph.port_table import PortTable
 
 if TYPE_CHECKING:
     from converter.graph.graph import Node
 
-__all__ = ["Connection", "EmptyPorts", "Port", "PortData"]
+__all__ = ["Connection", "Port", "PortData"]
 
-_NO_ATTRS: Mapping[str, Any] = MappingProxyType({})
-
-
-class EmptyPorts(Mapping):
-    """Ports 0..count-1 with no attributes, read-only and shared by every node with that many
-    (most ports never get attributes: one table per count instead of a dict per node and port).
-    Node._ports replaces it with the node's own dict before a port is written."""
-
-    __slots__ = ("count",)
-    _shared: dict[int, EmptyPorts] = {}
-
-    def __init__(self, count: int) -> None:
-        self.count = count
-
-    @classmethod
-    def of(cls, count: int) -> EmptyPorts:
-        table = cls._shared.get(count)
-        if table is None:
-            table = cls._shared[count] = cls(count)
-        return table
-
-    def __getitem__(self, idx: int) -> Mapping[str, Any]:
-        if idx in self:
-            return _NO_ATTRS
-        raise KeyError(idx)
-
-    def __contains__(self, idx: object) -> bool:
-        try:
-            return 0 <= operator.index(idx) < self.count  # type: ignore[arg-type]
-        except TypeError:
-            return False
-
-    def __iter__(self) -> Iterator[int]:
-        return iter(range(self.count))
-
-    def __len__(self) -> int:
-        return self.count
-
-    def __repr__(self) -> str:
-        return repr(dict(self))
+_TABLE_KEY = {"in": "_in_ports", "out": "_out_ports"}
 
 
 class Port:
@@ -204,13 +165,30 @@ class Port:
         return [t for _, t in port._port_info().get("fw_tensor_debug_info", [])]
 
     def add_tensor_names(self, names: list[str], op_name: str | None = None) -> None:
-        info = self._port_attrs().setdefault("fw_tensor_debug_info", [])
-        for name in names:
-            if all(t != name for _, t in info):
-                info.append((op_name or self.node.soft_get("name", ""), name))
+        def add(info: list) -> None:
+            for name in names:
+                if all(t != name for _, t in info):
+                    info.append((op_name or self.node.soft_get("name", ""), name))
+
+        self._update_info(add)
 
     def remove_tensor_names(self) -> None:
-        self._port_attrs().pop("fw_tensor_debug_info", None)
+        table = self.node._port_view(self.type)
+        if isinstance(table, PortTable):
+            self.node[_TABLE_KEY[self.type]] = table.with_info(self.idx, None)
+        else:
+            self._port_attrs().pop("fw_tensor_debug_info", None)
+
+    def _update_info(self, update: Callable[[list], None]) -> None:
+        """update(the port's list of (op name, tensor name) pairs, created empty if absent);
+        a read-only port table stays one (a new table holds the new pairs)."""
+        table = self.node._port_view(self.type)
+        if isinstance(table, PortTable):
+            info = list(table.info(self.idx))
+            update(info)
+            self.node[_TABLE_KEY[self.type]] = table.with_info(self.idx, tuple(info))
+        else:
+            update(self._port_attrs().setdefault("fw_tensor_debug_info", []))
 
 
 class PortData:
@@ -310,8 +288,7 @@ class Connection:
         if old is not None and attributes_save_mode in ("merge", "source"):
             names = old._port_info().get("fw_tensor_debug_info", [])
             if names:
-                target = port._port_attrs().setdefault("fw_tensor_debug_info", [])
-                target.extend(n for n in names if n not in target)
+                port._update_info(lambda target: target.extend(n for n in names if n not in target))
                 old.remove_tensor_names()
         if old is not None and attributes_save_mode == "merge":
             _carry_tensor_facts(old, port)

@@ -1,5 +1,6 @@
-"""Port bookkeeping: nodes share one read-only table of empty ports per port count until a
-port gets attributes; then that node alone gets its own table (copy on write)."""
+"""Port bookkeeping: nodes share one read-only table of empty ports per port count; tensor names
+go to a small read-only table of the node's own; any other write gives the node its own dicts
+(copy on write). What the ports read as stays what the dicts held before."""
 
 from __future__ import annotations
 
@@ -28,7 +29,36 @@ def test_writing_a_port_gives_that_node_its_own_table() -> None:
     assert a.out_port(1).get_tensor_names() == ["t"]
     assert b.out_port(1).get_tensor_names() == []
     assert a["_out_ports"] == {0: {}, 1: {"fw_tensor_debug_info": [("a", "t")]}}
-    assert type(b["_out_ports"]) is not dict  # still the shared table
+    assert b["_out_ports"] is _node(graph, "c", 1, 2)["_out_ports"]  # still the shared one
+    a._ports("out")[1]["rt_info"] = {"layout": "NCHW"}  # a write: the node's own dicts
+    assert type(a["_out_ports"]) is dict
+    own = {"fw_tensor_debug_info": [("a", "t")], "rt_info": {"layout": "NCHW"}}
+    assert a["_out_ports"][1] == own
+    assert a.out_port(1).get_tensor_names() == ["t"]
+
+
+def test_tensor_names_move_with_set_source() -> None:
+    graph = Graph()
+    a, b, c = _node(graph, "a", 0, 1), _node(graph, "b", 0, 1), _node(graph, "c", 1, 0)
+    a.out_port(0).add_tensor_names(["t", "u"])
+    a.out_port(0).add_tensor_names(["t"])  # no duplicate
+    a.out_port(0).connect(c.in_port(0))
+    c.in_port(0).get_connection().set_source(b.out_port(0))
+    assert b.out_port(0).get_tensor_names() == ["t", "u"]
+    assert a.out_port(0).get_tensor_names() == []
+    assert list(a.out_ports()) == [0]
+    assert dict(b["_out_ports"][0]) == {"fw_tensor_debug_info": [("a", "t"), ("a", "u")]}
+
+
+def test_named_port_past_the_count_keeps_its_place() -> None:
+    graph = Graph()
+    a = _node(graph, "a", 0, 1)
+    a.out_port(3).add_tensor_names(["t"])
+    assert list(a["_out_ports"]) == [0, 3]
+    a["out_ports_count"] = 5
+    a.update_node()  # as the dict did: 3 stays before the ports update_node adds
+    assert list(a["_out_ports"]) == [0, 3, 1, 2, 4]
+    assert a.out_port(3).get_tensor_names() == ["t"]
 
 
 def test_ports_added_and_deleted_as_before() -> None:
