@@ -191,6 +191,22 @@ class Port:
             update(self._port_attrs().setdefault("fw_tensor_debug_info", []))
 
 
+_SHAPES: dict[tuple, tuple] = {}
+
+
+def _shared(shape: tuple | None) -> tuple | None:
+    """One tuple per distinct shape (most tensors of a graph share a few shapes; a tuple is
+    immutable), up to a few thousand shapes."""
+    if shape is None:
+        return None
+    shared = _SHAPES.get(shape)
+    if shared is None:
+        if len(_SHAPES) >= 4096:
+            return shape
+        shared = _SHAPES[shape] = shape
+    return shared
+
+
 class PortData:
     """shape / value / data_type of the tensor on a port (middle and back stage only)."""
 
@@ -224,7 +240,7 @@ class PortData:
     def set_shape(self, shape: Any) -> None:
         from converter.graph.shape import as_shape
 
-        self.set_attr("shape", as_shape(shape))  # numpy and MO's masked shapes too
+        self.set_attr("shape", _shared(as_shape(shape)))  # numpy and MO's masked shapes too
 
     def get_value(self) -> Any:
         return self.get_attr("value")

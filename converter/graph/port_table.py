@@ -14,8 +14,9 @@ _NO_ATTRS: Mapping[str, Any] = MappingProxyType({})
 
 
 class PortTable(Mapping):
-    """A read-only port table: ports 0..count-1 without attributes, plus `extra` entries
-    (port, tensor debug info or None) for ports that have only tensor names or lie past count.
+    """A read-only port table: ports 0..count-1 without attributes, plus `extra` entries for
+    ports that have only tensor names or lie past count: port, debug info (a tuple of (op name,
+    tensor name)) or None, ... in one flat tuple (no tuple per entry).
     Shared by every node with the same count while it has no extra entries (one table instead
     of a dict per node and port); Node._ports turns it into the node's own dicts before a port
     is written, and Port keeps tensor names here without that."""
@@ -23,8 +24,11 @@ class PortTable(Mapping):
     __slots__ = ("count", "extra")
     _shared: dict[int, PortTable] = {}
 
-    def __init__(self, count: int, extra: tuple[tuple[int, tuple | None], ...] = ()) -> None:
+    def __init__(self, count: int, extra: tuple = ()) -> None:
         self.count, self.extra = count, extra
+
+    def _entries(self) -> Iterator[tuple[int, tuple | None]]:
+        return zip(self.extra[::2], self.extra[1::2])
 
     @classmethod
     def of(cls, count: int) -> PortTable:
@@ -34,7 +38,7 @@ class PortTable(Mapping):
         return table
 
     def _entry(self, idx: object) -> tuple[bool, tuple | None]:
-        for i, info in self.extra:
+        for i, info in self._entries():
             if i == idx:
                 return True, info
         try:
@@ -53,7 +57,7 @@ class PortTable(Mapping):
 
     def __iter__(self) -> Iterator[int]:
         yield from range(self.count)
-        yield from (i for i, _ in self.extra if not 0 <= i < self.count)
+        yield from (i for i, _ in self._entries() if not 0 <= i < self.count)
 
     def __len__(self) -> int:
         return sum(1 for _ in self)
@@ -69,15 +73,15 @@ class PortTable(Mapping):
         """This table with port idx registered and its debug info set (None: removed)."""
         keep = info is not None or not 0 <= idx < self.count
         extra, seen = [], False
-        for i, old in self.extra:
+        for i, old in self._entries():
             if i == idx:
                 seen = True
                 if keep:
-                    extra.append((idx, info))
+                    extra += (idx, info)
             else:
-                extra.append((i, old))
+                extra += (i, old)
         if keep and not seen:
-            extra.append((idx, info))
+            extra += (idx, info)
         return PortTable(self.count, tuple(extra)) if extra else PortTable.of(self.count)
 
     def grown(self, count: int) -> PortTable | None:
@@ -85,14 +89,14 @@ class PortTable(Mapping):
         the ports would differ from that dict's (a port past count came first)."""
         if count <= self.count:
             return self
-        if any(i >= self.count for i, _ in self.extra):
+        if any(i >= self.count for i, _ in self._entries()):
             return None
         return PortTable(count, self.extra) if self.extra else PortTable.of(count)
 
     def as_dicts(self) -> dict[int, dict]:
         """The node's own table: a dict per port."""
         table = {i: {} for i in self}
-        for i, info in self.extra:
+        for i, info in self._entries():
             if info is not None:
                 table[i] = _info_dict(info)
         return table
