@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 __all__ = ["Connection", "Port", "PortData"]
 
 _TABLE_KEY = {"in": "_in_ports", "out": "_out_ports"}
+_FEW_ENTRIES = 16
 
 
 class Port:
@@ -181,9 +182,11 @@ class Port:
 
     def _update_info(self, update: Callable[[list], None]) -> None:
         """update(the port's list of (op name, tensor name) pairs, created empty if absent);
-        a read-only port table stays one (a new table holds the new pairs)."""
+        a read-only port table stays one (a new table holds the new pairs) while it has few
+        entries (a table is searched and rebuilt whole: a node with many named ports gets
+        dicts)."""
         table = self.node._port_view(self.type)
-        if isinstance(table, PortTable):
+        if isinstance(table, PortTable) and len(table.extra) < 2 * _FEW_ENTRIES:
             info = list(table.info(self.idx))
             update(info)
             self.node[_TABLE_KEY[self.type]] = table.with_info(self.idx, tuple(info))

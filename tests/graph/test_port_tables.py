@@ -82,3 +82,12 @@ def test_update_node_grows_a_shared_table() -> None:
     a["in_ports_count"] = 1
     a.update_node()  # as before: update_node never drops a port
     assert list(a.in_ports()) == [0, 1, 2]
+
+
+def test_a_node_with_many_named_ports_gets_dicts() -> None:
+    graph = Graph()
+    a = _node(graph, "a", 0, 40)
+    for i in range(40):
+        a.out_port(i).add_tensor_names([f"t{i}"])
+    assert type(a["_out_ports"]) is dict
+    assert [a.out_port(i).get_tensor_names() for i in (0, 39)] == [["t0"], ["t39"]]
