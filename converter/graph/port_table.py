@@ -3,6 +3,7 @@ port while the ports hold nothing but tensor names."""
 
 from __future__ import annotations
 
+import itertools
 import operator
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
@@ -38,9 +39,10 @@ class PortTable(Mapping):
         return table
 
     def _entry(self, idx: object) -> tuple[bool, tuple | None]:
-        for i, info in self._entries():
-            if i == idx:
-                return True, info
+        if self.extra:
+            for i, info in self._entries():
+                if i == idx:
+                    return True, info
         try:
             return 0 <= operator.index(idx) < self.count, None  # type: ignore[arg-type]
         except TypeError:
@@ -53,11 +55,13 @@ class PortTable(Mapping):
         return _NO_ATTRS if info is None else MappingProxyType(_info_dict(info))
 
     def __contains__(self, idx: object) -> bool:
+        if not self.extra and type(idx) is int:
+            return 0 <= idx < self.count
         return self._entry(idx)[0]
 
     def __iter__(self) -> Iterator[int]:
-        yield from range(self.count)
-        yield from (i for i, _ in self._entries() if not 0 <= i < self.count)
+        past = [i for i, _ in self._entries() if not 0 <= i < self.count] if self.extra else []
+        return itertools.chain(range(self.count), past)
 
     def __len__(self) -> int:
         return sum(1 for _ in self)
@@ -89,9 +93,11 @@ class PortTable(Mapping):
         the ports would differ from that dict's (a port past count came first)."""
         if count <= self.count:
             return self
+        if not self.extra:
+            return PortTable.of(count)
         if any(i >= self.count for i, _ in self._entries()):
             return None
-        return PortTable(count, self.extra) if self.extra else PortTable.of(count)
+        return PortTable(count, self.extra)
 
     def as_dicts(self) -> dict[int, dict]:
         """The node's own table: a dict per port."""
