@@ -31,7 +31,7 @@ def fold_constants(graph: Graph) -> None:
                 {"name": name if len(outs) == 1 else f"{name}/{port}",
                  "value": np.asarray(data.value)}
             )
-            names = node._ports("out").get(port, {}).get("fw_tensor_debug_info")
+            names = node._port_view("out").get(port, {}).get("fw_tensor_debug_info")
             if names:
                 const.out_port(0).add_tensor_names([t for _, t in names])
             graph.remove_edge(node.id, data.id)

@@ -8,15 +8,18 @@ Middle and back stages: op -> data (`out`) and data -> op (`in`) edges; a data n
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import networkx as nx
 
 from converter.errors import ConversionError, UsageError
 from converter.graph.port import Port
+from converter.graph.port_table import PortTable
 
 __all__ = ["Graph", "Node", "rename_nodes"]
+
+_NONE = PortTable.of(0)
 
 
 class Graph(nx.MultiDiGraph):
@@ -236,34 +239,42 @@ class Node:
 
     # -- ports ----------------------------------------------------------------------------
     def update_node(self) -> None:
-        """Create port bookkeeping from in_ports_count/out_ports_count (MO's update_node)."""
+        """Create port bookkeeping from in_ports_count/out_ports_count (MO's update_node): a
+        shared read-only table of empty ports until a port is written (see _ports)."""
         attrs = self.attrs()
-        attrs.setdefault("_in_ports", {})
-        attrs.setdefault("_out_ports", {})
-        for i in range(attrs.get("in_ports_count") or 0):
-            attrs["_in_ports"].setdefault(i, {})
-        for i in range(attrs.get("out_ports_count") or 0):
-            attrs["_out_ports"].setdefault(i, {})
+        for key, count_key in (("_in_ports", "in_ports_count"), ("_out_ports", "out_ports_count")):
+            count = attrs.get(count_key) or 0
+            ports = attrs.get(key, _NONE)
+            if isinstance(ports, PortTable):
+                grown = ports.grown(count)
+                if grown is not None:
+                    attrs[key] = grown
+                    continue
+                ports = attrs[key] = ports.as_dicts()
+            for i in range(count):
+                ports.setdefault(i, {})
+
+    def _port_view(self, kind: str) -> Mapping[int, Mapping]:
+        """The port table of one side, to read: possibly the shared table of empty ports."""
+        return self.graph._node[self.id].get("_in_ports" if kind == "in" else "_out_ports", _NONE)
 
     def _ports(self, kind: str) -> dict[int, dict]:
+        """The port table of one side, to write: a shared empty table becomes the node's own."""
         attrs = self.graph._node[self.id]
         key = "_in_ports" if kind == "in" else "_out_ports"
-        try:  # not setdefault: its default would be a new dict per call
-            return attrs[key]
-        except KeyError:
-            ports = attrs[key] = {}
-            return ports
+        ports = attrs.get(key, _NONE)
+        if isinstance(ports, PortTable):
+            ports = attrs[key] = ports.as_dicts()
+        return ports
 
     def in_port(self, idx: int = 0) -> Port:
-        ports = self._ports("in")
-        if idx not in ports:
-            ports[idx] = {}
+        if idx not in self._port_view("in"):
+            self._ports("in")[idx] = {}
         return Port(self, idx, "in")
 
     def out_port(self, idx: int = 0) -> Port:
-        ports = self._ports("out")
-        if idx not in ports:
-            ports[idx] = {}
+        if idx not in self._port_view("out"):
+            self._ports("out")[idx] = {}
         return Port(self, idx, "out")
 
     def _connected_idx(self, kind: str) -> set[int]:
@@ -274,11 +285,11 @@ class Node:
         return {d["out"] for *_, d in self.graph.out_data(self.id) if "out" in d}
 
     def in_ports(self, control_flow: bool = False) -> dict[int, Port]:
-        idx = set(self._ports("in")) | self._connected_idx("in")
+        idx = set(self._port_view("in")) | self._connected_idx("in")
         return {i: self.in_port(i) for i in sorted(idx)}
 
     def out_ports(self, control_flow: bool = False) -> dict[int, Port]:
-        idx = set(self._ports("out")) | self._connected_idx("out")
+        idx = set(self._port_view("out")) | self._connected_idx("out")
         return {i: self.out_port(i) for i in sorted(idx)}
 
     def add_input_port(self, idx: int, skip_if_exist: bool = False) -> Port:

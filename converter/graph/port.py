@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
+
+from converter.graph.port_table import PortTable
 
 if TYPE_CHECKING:
     from converter.graph.graph import Node
 
 __all__ = ["Connection", "Port", "PortData"]
+
+_TABLE_KEY = {"in": "_in_ports", "out": "_out_ports"}
+_FEW_ENTRIES = 16
 
 
 class Port:
@@ -148,20 +154,60 @@ class Port:
     def _port_attrs(self) -> dict[str, Any]:
         return self.node._ports(self.type).setdefault(self.idx, {})
 
+    def _port_info(self) -> Mapping[str, Any]:
+        """This port's attributes, to read (the port is registered if it was not)."""
+        info = self.node._port_view(self.type).get(self.idx)
+        return self._port_attrs() if info is None else info
+
     def get_tensor_names(self, port_renumber: bool = False) -> list[str]:
         port = self if self.type == "out" else self.get_source()
         if port is None:
             return []
-        return [t for _, t in port._port_attrs().get("fw_tensor_debug_info", [])]
+        return [t for _, t in port._port_info().get("fw_tensor_debug_info", [])]
 
     def add_tensor_names(self, names: list[str], op_name: str | None = None) -> None:
-        info = self._port_attrs().setdefault("fw_tensor_debug_info", [])
-        for name in names:
-            if all(t != name for _, t in info):
-                info.append((op_name or self.node.soft_get("name", ""), name))
+        def add(info: list) -> None:
+            for name in names:
+                if all(t != name for _, t in info):
+                    info.append((op_name or self.node.soft_get("name", ""), name))
+
+        self._update_info(add)
 
     def remove_tensor_names(self) -> None:
-        self._port_attrs().pop("fw_tensor_debug_info", None)
+        table = self.node._port_view(self.type)
+        if isinstance(table, PortTable):
+            self.node[_TABLE_KEY[self.type]] = table.with_info(self.idx, None)
+        else:
+            self._port_attrs().pop("fw_tensor_debug_info", None)
+
+    def _update_info(self, update: Callable[[list], None]) -> None:
+        """update(the port's list of (op name, tensor name) pairs, created empty if absent);
+        a read-only port table stays one (a new table holds the new pairs) while it has few
+        entries (a table is searched and rebuilt whole: a node with many named ports gets
+        dicts)."""
+        table = self.node._port_view(self.type)
+        if isinstance(table, PortTable) and len(table.extra) < 2 * _FEW_ENTRIES:
+            info = list(table.info(self.idx))
+            update(info)
+            self.node[_TABLE_KEY[self.type]] = table.with_info(self.idx, tuple(info))
+        else:
+            update(self._port_attrs().setdefault("fw_tensor_debug_info", []))
+
+
+_SHAPES: dict[tuple, tuple] = {}
+
+
+def _shared(shape: tuple | None) -> tuple | None:
+    """One tuple per distinct shape (most tensors of a graph share a few shapes; a tuple is
+    immutable), up to a few thousand shapes."""
+    if shape is None:
+        return None
+    shared = _SHAPES.get(shape)
+    if shared is None:
+        if len(_SHAPES) >= 4096:
+            return shape
+        shared = _SHAPES[shape] = shape
+    return shared
 
 
 class PortData:
@@ -197,7 +243,7 @@ class PortData:
     def set_shape(self, shape: Any) -> None:
         from converter.graph.shape import as_shape
 
-        self.set_attr("shape", as_shape(shape))  # numpy and MO's masked shapes too
+        self.set_attr("shape", _shared(as_shape(shape)))  # numpy and MO's masked shapes too
 
     def get_value(self) -> Any:
         return self.get_attr("value")
@@ -259,10 +305,9 @@ class Connection:
         for dst in self.destinations:
             port.connect(dst)
         if old is not None and attributes_save_mode in ("merge", "source"):
-            names = old._port_attrs().get("fw_tensor_debug_info", [])
+            names = old._port_info().get("fw_tensor_debug_info", [])
             if names:
-                target = port._port_attrs().setdefault("fw_tensor_debug_info", [])
-                target.extend(n for n in names if n not in target)
+                port._update_info(lambda target: target.extend(n for n in names if n not in target))
                 old.remove_tensor_names()
         if old is not None and attributes_save_mode == "merge":
             _carry_tensor_facts(old, port)

@@ -160,14 +160,14 @@ def _layer(node: Node, lid: int, bin_writer: _BinWriter, sources: dict) -> ET.El
                 msg = f"no element type known for output {idx} of '{node.soft_get('name')}'"
                 raise ConversionError(msg)
             port = ET.SubElement(out, "port", id=str(pid), precision=precision(dtype))
-            names = node._ports("out").get(idx, {}).get("fw_tensor_debug_info", [])
+            names = node._port_view("out").get(idx, {}).get("fw_tensor_debug_info", [])
             if names:
                 port.set("names", ",".join(t.replace(",", "\\,") for _, t in names))
             shape = d.get("shape")
             if shape is None and d.get("value") is not None:
                 shape = np.asarray(d["value"]).shape
             _dims(port, shape)
-            _rt_info(port, node._ports("out").get(idx, {}).get("rt_info"))  # e.g. layout
+            _rt_info(port, node._port_view("out").get(idx, {}).get("rt_info"))  # e.g. layout
             port_ids["out", idx] = pid
             sources[data] = (lid, pid)
             pid += 1

@@ -89,3 +89,16 @@ def test_infer_falls_back_to_shapes_when_evaluate_is_not_written_yet() -> None:
 def test_an_unknown_op_name_is_an_extension_error() -> None:
     with pytest.raises(ExtensionError, match="no Op class is registered for op 'NoSuchOp'"):
         Op.get_op_class_by_name("NoSuchOp")
+
+
+def test_nodes_of_one_class_share_its_infer_until_it_is_replaced(monkeypatch) -> None:
+    graph = chain("front")
+    a, b = (Relu(graph, {"name": n}).create_node() for n in ("r1", "r2"))
+    assert a["infer"] is b["infer"] and a["infer"] == Relu.infer
+
+    def other(node: Node) -> None:
+        pass
+
+    monkeypatch.setattr(Relu, "infer", staticmethod(other))
+    assert Relu(graph, {"name": "r3"}).create_node()["infer"] is other
+    assert a["infer"] != other  # nodes made before keep theirs

@@ -189,7 +189,8 @@ def _add_node(graph: Graph, pb: onnx.NodeProto, index: int,
         src.out_port(out).connect(node.in_port(port))
     for port, tensor in enumerate(pb.output):
         if tensor:
-            node.out_port(port).add_tensor_names([tensor])
+            # the node's name is often its first output's: one string for both
+            node.out_port(port).add_tensor_names([name if tensor == name else tensor])
             producers[tensor] = (node, port)
 
 
