@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Shim latency vs onnxruntime on the same model, same thread count, same run.
 
-Usage: shim_bench.py [--threads N] [--runs N] [--profile] [MODEL ...]   (default: all models)
+Usage: shim_bench.py [--threads N] [--runs N] [--block N] [--profile] [MODEL ...]
+(default: all models)
 The light zoo plus bert_base and convnext_tiny (benchmarks/transformer_zoo.py). Runs of the two
-engines alternate so that a busy machine slows both alike; prints the medians, their ratio
-shim/onnxruntime (target: at most 2x; also that of the fastest runs, steadier on a busy
-machine), the shim's error against onnxruntime's output and the
-BLAS kernel numpy runs on. OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE pin an old kernel, so the script
-restarts itself without them. --profile adds the shim's top op types by time per model.
+engines alternate in blocks so that a busy machine slows both alike; prints the medians, their
+ratio shim/onnxruntime (target: at most 2x; also that of the fastest runs, steadier on a busy
+machine), the shim's error against onnxruntime's output and the BLAS kernel numpy runs on.
+OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE pin an old kernel, so the script restarts itself without
+them. --profile adds the shim's top op types by time per model.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ _PINNED = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 def _parse() -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--runs", type=int, default=10)
+    ap.add_argument("--runs", type=int, default=20)
+    ap.add_argument("--block", type=int, default=5, help="runs of one engine before the other")
     ap.add_argument("--profile", action="store_true", help="print the shim's time per op type")
     ap.add_argument("models", nargs="*")
     return ap.parse_args()
@@ -52,16 +54,19 @@ def _blas_kernel() -> str:
                      f"{i['num_threads']} threads" for i in infos) or "unknown"
 
 
-def _alternate(shim, ort_run, runs: int) -> tuple[list[float], list[float]]:
-    """Milliseconds of each run of each, runs interleaved (one warm-up each first)."""
+def _alternate(shim, ort_run, runs: int, block: int) -> tuple[list[float], list[float]]:
+    """Milliseconds of each run of each, in alternating blocks of `block` runs (one warm-up
+    each first). Blocks, not single runs: both engines' thread pools spin a while after a
+    run, and on two cores that tail lands on the next run of the other engine."""
     shim()
     ort_run()
     ours, theirs = [], []
-    for _ in range(runs):
+    while len(ours) < runs:
         for fn, times in ((shim, ours), (ort_run, theirs)):
-            start = time.perf_counter()
-            fn()
-            times.append((time.perf_counter() - start) * 1000)
+            for _ in range(min(block, runs - len(times))):
+                start = time.perf_counter()
+                fn()
+                times.append((time.perf_counter() - start) * 1000)
     return ours, theirs
 
 
@@ -92,7 +97,8 @@ def main() -> None:
     names = args.models or [*ZOO, *TRANSFORMERS]
     materialize([n for n in names if n in ZOO])
     materialize_transformers([n for n in names if n in TRANSFORMERS])
-    print(f"BLAS: {_blas_kernel()}; threads={args.threads} runs={args.runs}")
+    print(f"BLAS: {_blas_kernel()}; threads={args.threads} runs={args.runs} "
+          f"in blocks of {args.block}")
     print("| model | shim | onnxruntime | ratio | ratio of fastest | max error |\n"
           "|---|---|---|---|---|---|")
     notes = []
@@ -111,7 +117,8 @@ def main() -> None:
             got = next(iter(shim.run(feed).values()))
             error = float(np.max(np.abs(got - expected)) / (np.max(np.abs(expected)) or 1))
             ours, theirs = _alternate(lambda: shim.run(feed),
-                                      lambda: session.run(None, {feed_name: x}), args.runs)
+                                      lambda: session.run(None, {feed_name: x}), args.runs,
+                                      args.block)
             if args.profile:
                 notes.append(f"{name}: {_profile(shim, feed, max(1, args.runs // 2))}")
         mine, other = statistics.median(ours), statistics.median(theirs)
