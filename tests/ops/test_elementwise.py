@@ -21,6 +21,22 @@ def run(op: str, *inputs, **attrs) -> np.ndarray:
 
 
 # -- evaluate ------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("shape", "dtype"), [
+    ((2, 3, 41, 57), np.float32),  # rows of zeros and a tail
+    ((4096,), np.float64), ((7,), np.float32), ((3, 5000), np.int32),
+])
+def test_relu_in_rows_matches_maximum_with_zero(shape, dtype):
+    x = (np.random.default_rng(3).standard_normal(shape) * 4).astype(dtype)
+    if dtype != np.int32:
+        x.flat[[0, -1]] = np.nan, -0.0
+    expected = np.maximum(x, np.zeros((), dtype))
+    np.testing.assert_array_equal(run("ReLU", x), expected)
+    np.testing.assert_array_equal(run("ReLU", x[..., ::2]), expected[..., ::2])  # strided
+    y = x.copy()
+    OPS["ReLU"].inplace({}, [None])(y)
+    np.testing.assert_array_equal(y, expected)
+
+
 def test_divide_integer_truncates_or_floors():
     a = np.array([7, -7, 7, -7, 6], np.int32)
     b = np.array([2, 2, -2, -2, 3], np.int32)

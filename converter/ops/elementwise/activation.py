@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from converter.ops.elementwise._base import UnaryOp, scalar_like
-from converter.ops.elementwise.functions import hardsigmoid, sigmoid, softplus, softsign
+from converter.ops.elementwise.functions import hardsigmoid, relu, sigmoid, softplus, softsign
 from converter.ops.elementwise.special import erf, gelu32, gelu_tanh32
 
 __all__ = [
@@ -24,11 +24,11 @@ def _relu6_over_6(x: np.ndarray) -> np.ndarray:
 class Relu(UnaryOp):
     op = type = "ReLU"
     version = "opset1"
-    fn = staticmethod(lambda x: np.maximum(x, np.zeros((), x.dtype)))
+    fn = staticmethod(relu)
 
     @classmethod
     def inplace(cls, attrs, values):
-        return lambda x: np.maximum(x, np.zeros((), x.dtype), out=x)
+        return lambda x: relu(x, out=x)
 
 
 class Sigmoid(UnaryOp):
