@@ -77,6 +77,9 @@ def _windows64(x, kernel, strides, dilations, pads_begin, pads_end, fill=0.0):
     ((1, 6, 12, 12), (7, 7), (1, 1), (1, 1), ((3, 3), (3, 3)), np.float32),  # convnext's
     ((1, 3, 5, 6), (1, 3), (1, 2), (1, 2), ((0, 0), (0, 0)), np.float32),
     ((1, 4, 8, 8), (3, 3), (2, 2), (1, 1), ((1, 1), (1, 1)), np.float16),  # GEMM path
+    ((2, 40, 9, 8), (3, 3), (1, 1), (1, 1), ((1, 1), (1, 1)), np.float32),  # channels last
+    ((1, 33, 11, 7), (3, 3), (2, 2), (1, 1), ((1, 0), (2, 1)), np.float32),  # ... in phases
+    ((2, 32, 10, 13), (2, 5), (3, 1), (2, 1), ((0, 2), (1, 0)), np.float64),
 ])
 def test_depthwise_plan_and_evaluate_on_odd_geometry(shape, k, strides, dilations, pads, dtype):
     x = RNG.standard_normal(shape).astype(dtype)

@@ -2,7 +2,9 @@
 copy of the data flattened per channel: every kernel position reads one contiguous run per
 channel, so numpy loops over whole output rows at once instead of a few elements at a time.
 Strides split the padded data into phases (rows and columns by position modulo the stride),
-where each kernel position is again a plain shift."""
+where each kernel position is again a plain shift. Many channels of small maps go channels
+last instead: each kernel position is then one contiguous block times one row of weights
+(numpy multiplies two arrays faster than rows by a per-row scalar)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,9 @@ from converter.ops.nn._window import phases, scratch
 
 __all__ = ["depthwise2d"]
 
+_SHORT_ROWS = 1024  # output elements per channel (rows as wide as the padded data) ...
+_MANY_CHANNELS = 32  # ... at most, and channels at least, for the channels-last layout
+
 
 def depthwise2d(x: np.ndarray, w: np.ndarray, kernel: Sequence[int], strides: Sequence[int],
                 dilations: Sequence[int], pads_begin: Sequence[int],
@@ -24,25 +29,35 @@ def depthwise2d(x: np.ndarray, w: np.ndarray, kernel: Sequence[int], strides: Se
     oh, ow = out
     cols = ow + max(b for _, (b, _) in taps)
     rows = oh + max(a for (a, _), _ in taps) + 1  # + 1: the last row's shifts run past it
-    data = phases(x, strides, pads_begin, rows, cols, "depthwise.data")
-    data = data.reshape(*data.shape[:4], rows * cols)
+    last = oh * cols <= _SHORT_ROWS and x.shape[1] >= _MANY_CHANNELS
+    data = phases(x, strides, pads_begin, rows, cols, "depthwise.data", channels_last=last)
     result = np.empty((*x.shape[:2], oh, ow), np.result_type(x, w))
     offsets = [(a * cols + b, r, q) for (a, r), (b, q) in taps]
-    _accumulate(data, w, offsets, cols, result)
+    if last:
+        data = data.reshape(*data.shape[:3], rows * cols, x.shape[1])
+    else:
+        data = data.reshape(*data.shape[:4], rows * cols).transpose(0, 2, 3, 4, 1)
+    _accumulate(data, w.T, offsets, cols, result.transpose(0, 2, 3, 1), last)
     return result
 
 
 def _accumulate(data: np.ndarray, w: np.ndarray, offsets: list[tuple[int, int, int]],
-                cols: int, result: np.ndarray) -> None:
-    """result [N, C, oh, ow] = the sum over kernel positions t of phase (r, q) from offset
-    start on, weighted by w[:, t]: each output row cols wide, its last cols - ow dropped."""
-    wide = result.shape[2] * cols
-    total = scratch("depthwise.sum", (*result.shape[:2], wide), data.dtype)
-    term = scratch("depthwise.term", total.shape, data.dtype)
-    weights = w[:, :, None]
+                cols: int, result: np.ndarray, channels_last: bool) -> None:
+    """result [N, oh, ow, C] = the sum over kernel positions t of phase (r, q) of data
+    [N, sh, sw, rows * cols, C] from offset start on, weighted by w[t] (w [K, C]): each output
+    row cols wide, its last cols - ow dropped. Partial sums lie in memory as the data does."""
+    n, oh, ow, c = result.shape
+    wide = oh * cols
+    if channels_last:
+        total = scratch("depthwise.sum", (n, wide, c), data.dtype)
+        term = scratch("depthwise.term", (n, wide, c), data.dtype)
+        w = np.ascontiguousarray(w)
+    else:
+        total = scratch("depthwise.sum", (n, c, wide), data.dtype).transpose(0, 2, 1)
+        term = scratch("depthwise.term", (n, c, wide), data.dtype).transpose(0, 2, 1)
     for t, (start, r, q) in enumerate(offsets):
-        np.multiply(data[:, :, r, q, start:start + wide], weights[:, t], out=term if t else total)
+        np.multiply(data[:, r, q, start:start + wide], w[t], out=term if t else total)
         if 0 < t < len(offsets) - 1:
             np.add(total, term, out=total)
-    shape, ow = (*result.shape[:3], cols), result.shape[3]
-    np.add(total.reshape(shape)[..., :ow], term.reshape(shape)[..., :ow], out=result)
+    shape = (n, oh, cols, c)
+    np.add(total.reshape(shape)[:, :, :ow], term.reshape(shape)[:, :, :ow], out=result)

@@ -104,13 +104,19 @@ def _span(phase: int, stride: int, pad: int, size: int, length: int) -> tuple[in
 
 
 def phases(x: np.ndarray, strides: Sequence[int], pads: Sequence[int], rows: int, cols: int,
-           slot: str) -> np.ndarray:
+           slot: str, channels_last: bool = False) -> np.ndarray:
     """x [N, C, H, W] zero-padded and split by position modulo the strides into phases
     [N, C, sh, sw, rows, cols] (phase (r, q) row u, column v: padded row u * sh + r, column
-    v * sw + q), in the scratch `slot`: a strided window is a plain shift within one phase."""
+    v * sw + q), in the scratch `slot`: a strided window is a plain shift within one phase.
+    channels_last: laid out [N, sh, sw, rows, cols, C] instead."""
     (sh, sw), (ph, pw) = strides, pads
-    out = scratch(slot, (*x.shape[:2], sh, sw, rows, cols), x.dtype)
-    out.fill(0)
+    n, c = x.shape[:2]
+    if channels_last:
+        buffer = scratch(slot, (n, sh, sw, rows, cols, c), x.dtype)
+        out = buffer.transpose(0, 5, 1, 2, 3, 4)
+    else:
+        buffer = out = scratch(slot, (n, c, sh, sw, rows, cols), x.dtype)
+    buffer.fill(0)
     for r in range(sh):
         u, y, nu = _span(r, sh, ph, x.shape[2], rows)
         for q in range(sw):
@@ -118,7 +124,7 @@ def phases(x: np.ndarray, strides: Sequence[int], pads: Sequence[int], rows: int
             if nu and nv:
                 out[:, :, r, q, u:u + nu, v:v + nv] = x[:, :, y:y + (nu - 1) * sh + 1:sh,
                                                         z:z + (nv - 1) * sw + 1:sw]
-    return out
+    return buffer
 
 
 def tap_views(
