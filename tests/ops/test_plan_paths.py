@@ -36,6 +36,8 @@ def _conv_ref(x, w, group, **kw):
     (6, 6, 6, 1, {"strides": [2, 2]}),  # depthwise 1x1: a per-channel scale
     (6, 6, 12, 3, {"pads": [1, 1, 1, 1]}),  # two filters per channel: grouped GEMM
     (6, 2, 4, 3, {}),  # grouped
+    (8, 1, 4, 3, {"pads": [1, 2, 0, 1], "dilations": [2, 1]}),  # narrowing: tap sums
+    (6, 1, 5, 3, {}),  # unpadded: tap sums over the data itself
 ])
 def test_convolution_plan_and_evaluate_match_reference(channels, group, out, k, kw):
     x = RNG.standard_normal((2, channels, 9, 8)).astype(np.float32)
@@ -57,6 +59,22 @@ def test_convolution_plan_and_evaluate_match_reference(channels, group, out, k, 
     smaller = x[:, :, :7, :7]
     np.testing.assert_allclose(planned([smaller, weights])[0],
                                cls.compute(attrs, [smaller, weights])[0], atol=1e-5)
+
+
+@pytest.mark.parametrize(("shape", "k", "pads"), [
+    ((2, 5, 11), (3,), [1, 2]),
+    ((1, 6, 5, 6, 4), (3, 2, 3), [1, 0, 1, 1, 1, 0]),
+])
+def test_tap_sums_in_one_and_three_dimensions(shape, k, pads):
+    x = RNG.standard_normal(shape).astype(np.float32)
+    w = RNG.standard_normal((3, shape[1], *k)).astype(np.float32)
+    n = len(k)
+    attrs = _attrs("Convolution", strides=[1] * n, dilations=[1] * n, pads_begin=pads[:n],
+                   pads_end=pads[n:])
+    expected = _conv_ref(x, w, 1, pads=pads)
+    got = OPS["Convolution"].plan(attrs, [None, w], [True])([x, w])[0]
+    np.testing.assert_allclose(got, expected, atol=1e-4)
+    np.testing.assert_allclose(OPS["Convolution"].compute(attrs, [x, w])[0], expected, atol=1e-4)
 
 
 def _windows64(x, kernel, strides, dilations, pads_begin, pads_end, fill=0.0):
