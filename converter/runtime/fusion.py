@@ -3,8 +3,9 @@ Convolution, MatMul, BatchNorm, Add, ... (alone, or with layers already fused in
 only non-constant input, and is its only reader, runs in place at the end of that step when
 its op has an in-place path (`Op.inplace`: bias Add, Multiply, BatchNormInference, ReLU,
 Clamp, ...) and keeps the shape and element type. Per-channel affine layers (BatchNorm, Multiply
-and Add by per-channel constants) right after a Convolution fold into its filters and a bias
-instead: one pass over the output where each would take one or two."""
+and Add by per-channel constants) right after a Convolution fold into its filters and a bias,
+after a BatchNormInference into its own scale and shift: one pass over the output where each
+would take one or two."""
 
 from __future__ import annotations
 
@@ -64,13 +65,21 @@ def _same_port(a, b) -> bool:
             and a.precision == b.precision)
 
 
+def _scalable(head: Step, initial: list[np.ndarray | None]) -> bool:
+    """Whether head can take a per-channel scale and shift after it into its own constants:
+    float convolution filters, or the statistics of a BatchNormInference-5."""
+    consts = [initial[n] for n in head.inputs[1:]]
+    if not consts or any(c is None or c.dtype not in (np.float32, np.float64) for c in consts):
+        return False
+    return head.layer.type in FOLDS or (
+        head.layer.type == "BatchNormInference" and head.layer.version == "opset5")
+
+
 def _per_channel(step: Step, head: Step, initial: list[np.ndarray | None]) -> bool:
     """Whether step maps its input x to x * a + b with a, b constant along all but axis 1,
-    after a head whose float filters can take a per-channel scale."""
+    after a head that can take a per-channel scale and shift (_scalable)."""
     dims = head.layer.outputs[0].dims
-    w = initial[head.inputs[1]] if len(head.inputs) > 1 else None
-    if (step.layer.type not in AFFINE or head.layer.type not in FOLDS or w is None
-            or w.dtype not in (np.float32, np.float64) or len(dims) < 3):
+    if step.layer.type not in AFFINE or len(dims) < 3 or not _scalable(head, initial):
         return False
     if step.layer.type == "BatchNormInference":
         return True
@@ -79,17 +88,30 @@ def _per_channel(step: Step, head: Step, initial: list[np.ndarray | None]) -> bo
     return len(shape) == len(dims) and all(d == 1 for i, d in enumerate(shape) if i != 1)
 
 
-def _fold(head: Step, affine: list[Callable],
-          initial: list[np.ndarray | None]) -> tuple[Kernel, Callable | None]:
-    """head's kernel with the in-place paths `affine` (each x * a + b per channel) folded into
-    its filters (scaled per output channel), and the bias add left (None if no bias)."""
-    w = initial[head.inputs[1]]
-    dims = head.layer.outputs[0].dims
+def _compose(affine: list[Callable], dims: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """(scale, shift) per channel, shaped [1, C, 1, ...], of the in-place paths `affine`
+    applied in order (each x * a + b per channel), in float64: exact to the constants'
+    precision."""
     probe = np.zeros((2, dims[1]) + (1,) * (len(dims) - 2))
     probe[1] = 1
-    for fn in affine:  # in float64: the scale is exact to the constants' precision
+    for fn in affine:
         fn(probe)
-    shift, scale = probe[:1], probe[1] - probe[0]
+    return probe[1:] - probe[:1], probe[:1]
+
+
+def _fold(head: Step, affine: list[Callable],
+          initial: list[np.ndarray | None]) -> tuple[Kernel, Callable | None]:
+    """head's kernel with the in-place paths `affine` folded in, and the bias add left (None
+    if none): a convolution's filters scaled per output channel, or a BatchNormInference's
+    own scale and shift composed with them (one multiply and one add per element)."""
+    dims = head.layer.outputs[0].dims
+    w = initial[head.inputs[1]]
+    if head.layer.type == "BatchNormInference":
+        scale, shift = _compose([_epilogue(head, initial), *affine], dims)
+        scale, shift = scale.astype(w.dtype), shift.astype(w.dtype)
+        return (lambda inputs: [np.multiply(inputs[0], scale)]), (
+            lambda y: np.add(y, shift, out=y))
+    scale, shift = _compose(affine, dims)
     cls = ir_op_class(head.layer.type, head.layer.version)
     attrs = typed_attrs(cls, head.layer.attrs, f"layer '{head.layer.name}'")
     lead = 2 if head.layer.type == "GroupConvolution" else 1  # [G, Og, ...] or [O, ...]

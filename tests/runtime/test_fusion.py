@@ -106,3 +106,32 @@ def test_per_channel_affine_layers_fold_into_the_convolution_filters(tmp_path: P
         expected = session.run(None, {"x": x})[0]
         np.testing.assert_allclose(executor.run({"x": x})["y"], expected, rtol=1e-5, atol=1e-5)
 
+
+
+def test_per_channel_affine_layers_fold_into_a_batch_norm_before_them(tmp_path: Path) -> None:
+    c = 8  # DenseNet's pre-activation: Concat, then BatchNorm, Mul, Add (caffe2's scale), Relu
+    nodes = [
+        helper.make_node("Concat", ["x", "x"], ["j"], axis=1),
+        helper.make_node("BatchNormalization", ["j", "g", "b", "m", "v"], ["n"]),
+        helper.make_node("Mul", ["n", "scale"], ["s"]),
+        helper.make_node("Add", ["s", "shift"], ["a"]),
+        helper.make_node("Relu", ["a"], ["y"]),
+    ]
+    inits = {"g": RNG.standard_normal(c).astype(np.float32),
+             "b": RNG.standard_normal(c).astype(np.float32),
+             "m": RNG.standard_normal(c).astype(np.float32),
+             "v": RNG.uniform(0.5, 2, c).astype(np.float32),
+             "scale": RNG.standard_normal((c, 1, 1)).astype(np.float32),
+             "shift": RNG.standard_normal((1, c, 1, 1)).astype(np.float32)}
+    model = make_model(nodes, [("x", TensorProto.FLOAT, [1, c // 2, 5, 5])],
+                       [("y", TensorProto.FLOAT, [1, c, 5, 5])], inits)
+    onnx.save(model, tmp_path / "bn.onnx")
+    xml = convert(ConvertOptions(tmp_path / "bn.onnx", output_dir=tmp_path / "ir")).xml
+    executor = Executor(read_ir(xml), [CpuDevice([])])
+    fused = {step.layer.type: step.fused for step in executor.steps if step.fused}
+    assert fused["BatchNormInference"] == ["Multiply", "Add", "ReLU"]
+    session = ort.InferenceSession(str(tmp_path / "bn.onnx"), providers=["CPUExecutionProvider"])
+    for _ in range(2):
+        x = RNG.standard_normal((1, c // 2, 5, 5)).astype(np.float32)
+        expected = session.run(None, {"x": x})[0]
+        np.testing.assert_allclose(executor.run({"x": x})["y"], expected, rtol=1e-5, atol=1e-5)
