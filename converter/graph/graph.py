@@ -14,6 +14,7 @@ from typing import Any
 import networkx as nx
 
 from converter.errors import ConversionError, UsageError
+from converter.graph.edges import EdgeStore
 from converter.graph.port import Port
 from converter.graph.port_table import PortTable
 
@@ -22,8 +23,9 @@ __all__ = ["Graph", "Node", "rename_nodes"]
 _NONE = PortTable.of(0)
 
 
-class Graph(nx.MultiDiGraph):
-    """The model being converted. `graph.graph` holds model-level facts (fw, layout, cmd_params)."""
+class Graph(EdgeStore):
+    """The model being converted (a networkx MultiDiGraph whose equal edges share their
+    attribute dicts). `graph.graph` holds model-level facts (fw, layout, cmd_params)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -313,11 +315,21 @@ class Node:
         return not self.out_port(idx).disconnected()
 
     # -- legacy edge access -----------------------------------------------------------------
+    def _own_edges(self, side: str) -> dict[int, dict]:
+        """Port -> attributes of each edge on that side with a port number, each its own dict
+        (MO code writes into them: 'bin' on weights)."""
+        g, nid = self.graph, self.id
+        adjacency = g._pred[nid] if side == "in" else g._succ[nid]
+        edges = [(other, k) for other, keyed in adjacency.items() for k, d in keyed.items()
+                 if side in d]
+        owned = (g.own_edge_attrs(*((o, nid) if side == "in" else (nid, o)), k) for o, k in edges)
+        return {d[side]: d for d in owned}
+
     def in_edges(self) -> dict[int, dict]:
-        return {d["in"]: d for *_, d in self.graph.in_data(self.id) if "in" in d}
+        return self._own_edges("in")
 
     def out_edges(self) -> dict[int, dict]:
-        return {d["out"]: d for *_, d in self.graph.out_data(self.id) if "out" in d}
+        return self._own_edges("out")
 
     def in_edge(self, idx: int = 0) -> dict:
         return self.in_edges()[idx]
