@@ -223,7 +223,7 @@ def _serialize(element: ET.Element, level: int, write: Callable[[str], Any]) -> 
 
 
 def _ops(graph: Graph) -> list[Node]:
-    ops = [n for n in graph.topological_order() if n.kind == "op"]
+    ops = [Node(graph, n) for n in graph.topological_ids() if graph.nodes[n].get("kind") == "op"]
     _check_supported(ops)
     return ops
 
