@@ -1,5 +1,6 @@
 """EdgeStore: a networkx MultiDiGraph whose equal edges share one attribute dict and one key
-dict (read-only), instead of two dicts per edge.
+dict (read-only), instead of two dicts per edge, and whose nodes keep one neighbour per side
+without a dict (Neighbours).
 
 Most edges carry one of a few tiny attribute sets ({'out': 0}, {'in': 1}, ...): a 100k-node
 graph spent ~115 MiB on copies of them. A shared dict refuses writes with one line naming what
@@ -8,11 +9,12 @@ to do; `own_edge_attrs` (what Node.in_edge() and friends return) gives an edge i
 
 from __future__ import annotations
 
+from collections.abc import ItemsView, Iterator, KeysView, MutableMapping, ValuesView
 from typing import Any, NoReturn
 
 import networkx as nx
 
-__all__ = ["EdgeStore", "SharedDict"]
+__all__ = ["EdgeStore", "Neighbours", "SharedDict"]
 
 _LIMIT = 4096  # distinct shared dicts kept; past that, edges get their own
 _PLAIN = frozenset({int, str, type(None)})  # no two values of these types are equal across types
@@ -73,9 +75,103 @@ def _key_dict(keyed: dict) -> dict:
     return keyed
 
 
+_MANY = object()  # Neighbours._key when _value is a dict of them
+
+
+class Neighbours(MutableMapping):
+    """A node's neighbours on one side, neighbour -> key dict (networkx's inner adjacency
+    dict): one neighbour in two slots (48 bytes; a dict takes 192, and most nodes of a graph
+    with data nodes have one producer or one consumer), more in a dict. items(), keys() and
+    values() of one neighbour are tuples (iteration, len, membership)."""
+
+    __slots__ = ("_key", "_value")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._key: Any = None  # no neighbour (None is never a node)
+        self._value: Any = None
+        if args or kwargs:
+            self.update(*args, **kwargs)
+
+    def __len__(self) -> int:
+        key = self._key
+        return 0 if key is None else len(self._value) if key is _MANY else 1
+
+    def __iter__(self) -> Iterator:
+        key = self._key
+        return iter(self._value if key is _MANY else () if key is None else (key,))
+
+    def __contains__(self, node: object) -> bool:
+        key = self._key
+        if key is _MANY:
+            return node in self._value
+        return key is not None and (key is node or key == node)
+
+    def __getitem__(self, node: Any) -> Any:
+        key = self._key
+        if key is _MANY:
+            return self._value[node]
+        if key is not None and (key is node or key == node):
+            return self._value
+        raise KeyError(node)
+
+    def get(self, node: Any, default: Any = None) -> Any:
+        key = self._key
+        if key is _MANY:
+            return self._value.get(node, default)
+        return self._value if key is not None and (key is node or key == node) else default
+
+    def __setitem__(self, node: Any, keyed: Any) -> None:
+        key = self._key
+        if key is _MANY:
+            self._value[node] = keyed
+        elif key is None or key is node or key == node:
+            self._key, self._value = node, keyed
+        else:
+            self._key, self._value = _MANY, {key: self._value, node: keyed}
+
+    def __delitem__(self, node: Any) -> None:
+        key = self._key
+        if key is _MANY:
+            many = self._value
+            del many[node]
+            if len(many) == 1:
+                ((self._key, self._value),) = many.items()
+        elif key is not None and (key is node or key == node):
+            self._key = self._value = None
+        else:
+            raise KeyError(node)
+
+    def clear(self) -> None:
+        self._key = self._value = None
+
+    def items(self) -> ItemsView | tuple:
+        key = self._key
+        return self._value.items() if key is _MANY else () if key is None else (
+            (key, self._value),)
+
+    def keys(self) -> KeysView | tuple:
+        key = self._key
+        return self._value.keys() if key is _MANY else () if key is None else (key,)
+
+    def values(self) -> ValuesView | tuple:
+        key = self._key
+        return self._value.values() if key is _MANY else () if key is None else (self._value,)
+
+    def copy(self) -> dict:
+        return dict(self.items())
+
+    def __reduce__(self) -> tuple:  # copies and pickles rebuild the slots (_MANY is this run's)
+        return Neighbours, (dict(self.items()),)
+
+    def __repr__(self) -> str:
+        return repr(dict(self.items()))
+
+
 class EdgeStore(nx.MultiDiGraph):
     """MultiDiGraph with shared edge dicts: networkx's edge-writing methods replace an edge's
-    dicts instead of writing into them."""
+    dicts instead of writing into them. A node's neighbours are a Neighbours."""
+
+    adjlist_inner_dict_factory = Neighbours
 
     def add_edge(self, u_for_edge: Any, v_for_edge: Any, key: Any = None, **attr: Any) -> Any:
         return self._put_edge(u_for_edge, v_for_edge, key, attr)

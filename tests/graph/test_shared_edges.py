@@ -10,6 +10,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
+from converter.graph.edges import Neighbours
 from converter.graph.graph import Graph, Node
 from tests.graph.conftest import chain, op_node
 
@@ -78,8 +79,43 @@ def test_graph_copies_and_pickles() -> None:
     graph = Graph()
     op_node(graph, "a", "Parameter")
     graph.add_edge("a", "b", out=0)
+    graph.add_edge("a", "c", out=1)  # two neighbours: a dict in the Neighbours
     for twin in (graph.copy(), copy.deepcopy(graph), pickle.loads(pickle.dumps(graph))):
         assert twin.get_edge_data("a", "b", 0) == {"out": 0}
+        assert list(twin.successors("a")) == ["b", "c"]
+        assert twin._succ["a"]["c"] is twin._pred["c"]["a"]
         twin.add_edge("a", "b", 0, out=1)
         assert graph.get_edge_data("a", "b", 0) == {"out": 0}
     assert nx.relabel_nodes(graph, {"a": "z"}).get_edge_data("z", "b", 0) == {"out": 0}
+
+
+def test_a_node_keeps_one_neighbour_without_a_dict() -> None:
+    graph = Graph()
+    graph.add_edge("a", "b", out=0)
+    succ = graph._succ["a"]
+    assert type(succ) is Neighbours and type(succ._value) is not dict  # one neighbour: slots
+    graph.add_edge("a", "c", out=0)
+    graph.add_edge("a", "d", out=1)
+    assert list(succ) == ["b", "c", "d"] and len(succ) == 3 and "c" in succ
+    assert succ == {"b": {0: {"out": 0}}, "c": {0: {"out": 0}}, "d": {0: {"out": 1}}}
+    graph.remove_node("b")
+    graph.remove_edge("a", "d")
+    assert dict(succ.items()) == {"c": {0: {"out": 0}}} and type(succ._value) is not dict
+    assert list(graph.successors("a")) == ["c"] and list(graph.predecessors("c")) == ["a"]
+    graph.remove_edge("a", "c")
+    assert len(succ) == 0 and list(succ.items()) == [] and succ.get("c") is None
+    with pytest.raises(KeyError):
+        succ["c"]
+
+
+def test_networkx_algorithms_walk_the_neighbours() -> None:
+    graph = Graph()
+    graph.add_edges_from([("a", "b"), ("b", "c"), ("a", "c"), ("c", "d")])
+    assert nx.descendants(graph, "a") == {"b", "c", "d"}
+    assert list(nx.lexicographical_topological_sort(graph)) == ["a", "b", "c", "d"]
+    assert sorted(graph.subgraph(["a", "c", "d"]).edges()) == [("a", "c"), ("c", "d")]
+    assert dict(graph.in_degree()) == {"a": 0, "b": 1, "c": 2, "d": 1}
+    graph.add_edge("d", "a")
+    assert nx.find_cycle(graph)
+    twin = copy.deepcopy(graph)
+    assert sorted(twin.edges()) == sorted(graph.edges()) and type(twin._pred["c"]) is Neighbours
