@@ -229,6 +229,16 @@ class EdgeStore(nx.MultiDiGraph):
             self._succ[u][v] = self._pred[v][u] = _key_dict(rest)
         nx._clear_cache(self)
 
+    def own_port_edges(self, nid: Any, side: str) -> dict[int, dict]:
+        """Port -> attributes of each edge into (side 'in') or out of ('out') nid that has a
+        port number on that side, each its own dict (MO code writes into them: 'bin')."""
+        adjacency = self._pred[nid] if side == "in" else self._succ[nid]
+        edges = [(other, k) for other, keyed in adjacency.items() for k, d in keyed.items()
+                 if side in d]
+        own = self.own_edge_attrs
+        owned = (own(*((o, nid) if side == "in" else (nid, o)), k) for o, k in edges)
+        return {d[side]: d for d in owned}
+
     def own_edge_attrs(self, u: Any, v: Any, key: Any = 0) -> dict:
         """The attributes of edge (u, v, key) as a dict of its own, to write in place."""
         keyed = self._succ[u][v]

@@ -321,21 +321,11 @@ class Node:
         return not self.out_port(idx).disconnected()
 
     # -- legacy edge access -----------------------------------------------------------------
-    def _own_edges(self, side: str) -> dict[int, dict]:
-        """Port -> attributes of each edge on that side with a port number, each its own dict
-        (MO code writes into them: 'bin' on weights)."""
-        g, nid = self.graph, self.id
-        adjacency = g._pred[nid] if side == "in" else g._succ[nid]
-        edges = [(other, k) for other, keyed in adjacency.items() for k, d in keyed.items()
-                 if side in d]
-        owned = (g.own_edge_attrs(*((o, nid) if side == "in" else (nid, o)), k) for o, k in edges)
-        return {d[side]: d for d in owned}
-
     def in_edges(self) -> dict[int, dict]:
-        return self._own_edges("in")
+        return self.graph.own_port_edges(self.id, "in")
 
     def out_edges(self) -> dict[int, dict]:
-        return self._own_edges("out")
+        return self.graph.own_port_edges(self.id, "out")
 
     def in_edge(self, idx: int = 0) -> dict:
         return self.in_edges()[idx]
