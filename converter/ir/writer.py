@@ -181,9 +181,9 @@ def _inputs(graph: Graph, nid: str) -> list[tuple[int, str]]:
     return sorted((d["in"], u) for u, _, d in graph.in_data(nid))
 
 
-def _check_supported(ops: list[Node]) -> None:
+def _check_supported(graph: Graph, ops: list[str]) -> None:
     bad: dict[str, list[str]] = {}
-    for node in ops:
+    for node in (Node(graph, nid) for nid in ops):
         if not node.has_valid("type"):
             bad.setdefault(node.soft_get("op", "?"), []).append(node.soft_get("name", node.id))
     if bad:
@@ -222,17 +222,18 @@ def _serialize(element: ET.Element, level: int, write: Callable[[str], Any]) -> 
         write(f"{pad}<{tag}{attrs} />\n")
 
 
-def _ops(graph: Graph) -> list[Node]:
-    ops = [n for n in graph.topological_order() if n.kind == "op"]
-    _check_supported(ops)
+def _ops(graph: Graph) -> list[str]:
+    """The op node ids in layer id order (ids, not Nodes: 5 MiB on 100k nodes)."""
+    ops = [n for n in graph.topological_ids() if graph.nodes[n].get("kind") == "op"]
+    _check_supported(graph, ops)
     return ops
 
 
-def _edges(graph: Graph, ops: list[Node], sources: dict) -> Iterator[dict[str, str]]:
+def _edges(graph: Graph, ops: list[str], sources: dict) -> Iterator[dict[str, str]]:
     """The <edge> attributes of graph, by destination layer and port: each op's inputs (ops
     in layer id order) from the output port that produced their data."""
-    for lid, node in enumerate(ops):
-        for pid, (_, data) in enumerate(_inputs(graph, node.id)):
+    for lid, nid in enumerate(ops):
+        for pid, (_, data) in enumerate(_inputs(graph, nid)):
             if data in sources:
                 src_lid, src_pid = sources[data]
                 yield {"from-layer": str(src_lid), "from-port": str(src_pid),
@@ -244,12 +245,12 @@ def _fill(parent: ET.Element, graph: Graph, bin_writer: _BinWriter) -> dict[str,
     layers = ET.SubElement(parent, "layers")
     ops = _ops(graph)
     sources: dict[str, tuple[int, int]] = {}
-    for lid, node in enumerate(ops):
-        layers.append(_layer(node, lid, bin_writer, sources))
+    for lid, nid in enumerate(ops):
+        layers.append(_layer(Node(graph, nid), lid, bin_writer, sources))
     edges = ET.SubElement(parent, "edges")
     for attrs in _edges(graph, ops, sources):
         ET.SubElement(edges, "edge", attrs)
-    return {node.id: lid for lid, node in enumerate(ops)}
+    return {nid: lid for lid, nid in enumerate(ops)}
 
 
 def _bodies(layer: ET.Element, node: Node, bin_writer: _BinWriter, port_ids: dict) -> None:
@@ -281,8 +282,8 @@ def build_xml(graph: Graph, bin_writer: _BinWriter, rt_info: dict[str, Any],
     write("  <layers>\n")
     ops = _ops(graph)
     sources: dict[str, tuple[int, int]] = {}
-    for lid, node in enumerate(ops):
-        _serialize(_layer(node, lid, bin_writer, sources), 2, write)
+    for lid, nid in enumerate(ops):
+        _serialize(_layer(Node(graph, nid), lid, bin_writer, sources), 2, write)
     write("  </layers>\n  <edges>\n")
     for attrs in _edges(graph, ops, sources):
         _serialize(ET.Element("edge", attrs), 2, write)

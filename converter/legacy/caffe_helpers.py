@@ -67,9 +67,9 @@ def input_as_const(node: Node, attrs: dict, port: int, bin: str, value: Any) -> 
     """A Const (with attrs) on node's input port, the edge marked with `bin`."""
     const = const_into(node, port, value, attrs.get("name") or
                        f"{node.soft_get('name', node.id)}/{bin}", attrs)
-    for _, _, data in node.graph.in_edges(node.id, data=True):
+    for u, v, key, data in list(node.graph.in_edges(node.id, keys=True, data=True)):
         if data.get("in") == port:
-            data["bin"] = bin
+            node.graph.add_edge(u, v, key, bin=bin)
     return const
 
 

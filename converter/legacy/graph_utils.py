@@ -186,18 +186,19 @@ def get_edge_attribute_between_nodes(node1: Node, node2: Node, attr_name: str) -
 
 def set_edge_attribute_between_nodes(node1: Node, node2: Node, attr_name: str,
                                      new_value: Any) -> None:
-    for data in _edges_between(node1, node2):
-        data[attr_name] = new_value
+    graph = node1.graph
+    for key in list(graph._succ[node1.id].get(node2.id, {})):
+        graph.own_edge_attrs(node1.id, node2.id, key)[attr_name] = new_value
 
 
 def clear_tensor_names_info(nodes: list[Node]) -> None:
     """Drop the framework tensor names from the nodes' outgoing edges (a pass that changed
     what the tensor holds); the names of the nodes stay."""
     for node in nodes:
-        for _, _, data in node.graph.out_edges(node.id, data=True):
+        for u, v, key, data in list(node.graph.out_edges(node.id, keys=True, data=True)):
             infos = data.get("fw_tensor_debug_info") or []
-            data["fw_tensor_debug_info"] = [(i[0], i[1], None) for i in infos
-                                            if i is not None and len(i) >= 2]
+            node.graph.add_edge(u, v, key, fw_tensor_debug_info=[
+                (i[0], i[1], None) for i in infos if i is not None and len(i) >= 2])
 
 
 def find_pattern_matches(graph: Graph, nodes: list, edges: list) -> list[dict[str, Node]]:

@@ -122,11 +122,10 @@ def shape_insert(shape: Any, pos: int, obj: Any) -> np.ma.MaskedArray:
 
 def mark_input_bins(node: Node, names: tuple = ("weights", "biases"), start_port: int = 1) -> None:
     """Name the constant inputs from start_port on (MO's edge 'bin' attribute)."""
-    for i, name in enumerate(names):
-        port = start_port + i
-        for u, _, d in node.graph.in_data(node.id):
-            if d.get("in") == port:
-                d["bin"] = name
+    bins = {start_port + i: name for i, name in enumerate(names)}
+    for u, v, key, d in list(node.graph.in_edges(node.id, keys=True, data=True)):
+        if d.get("in") in bins:
+            node.graph.add_edge(u, v, key, bin=bins[d["in"]])
 
 
 # -- partial-infer helpers (mo.front.common.partial_infer.elemental / eltwise) ----------------

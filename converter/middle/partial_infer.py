@@ -53,6 +53,7 @@ def _settle_outputs(node: Node) -> None:
 
 
 def partial_infer(graph: Graph) -> None:
-    for node in graph.topological_order():
-        if node.kind == "op":
-            infer_node(node)
+    nodes = graph._node
+    for nid in graph.topological_ids():
+        if nodes[nid].get("kind") == "op":
+            infer_node(Node(graph, nid))

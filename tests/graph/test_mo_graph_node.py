@@ -36,6 +36,18 @@ def test_pseudo_topological_sort_and_its_reverse(graph: Graph) -> None:
     ops = [n.id for n in graph.pseudo_topological_sort() if n.kind == "op"]
     assert ops.index("x") < ops.index("relu") < ops.index("tanh") < ops.index("out2")
     assert graph.pseudo_topological_sort(reverse=True) == graph.pseudo_topological_sort()[::-1]
+    assert graph.topological_ids() == [n.id for n in graph.topological_order()]
+
+
+def test_topological_order_takes_the_ready_node_added_first() -> None:
+    graph = Graph()
+    for nid in "dcba":
+        op_node(graph, nid, "Op")
+    graph.add_edges_from([("d", "a"), ("c", "b"), ("b", "a")])
+    assert graph.topological_ids() == ["d", "c", "b", "a"]
+    graph.add_edge("a", "c")
+    with pytest.raises(ConversionError, match="cycle: "):
+        graph.topological_ids()
 
 
 def test_node_identity_membership_and_repr(graph: Graph) -> None:

@@ -102,3 +102,17 @@ def test_nodes_of_one_class_share_its_infer_until_it_is_replaced(monkeypatch) ->
     monkeypatch.setattr(Relu, "infer", staticmethod(other))
     assert Relu(graph, {"name": "r3"}).create_node()["infer"] is other
     assert a["infer"] != other  # nodes made before keep theirs
+
+
+def test_nodes_of_one_op_share_a_read_only_ie_list() -> None:
+    import copy
+    import pickle
+
+    graph = chain("front")
+    a, b = Relu(graph, {"name": "a"}).create_node(), Relu(graph, {"name": "b"}).create_node()
+    assert a["IE"] is b["IE"] and a["IE"] == list(Relu.attr_types)
+    with pytest.raises(TypeError, match="assign a new list"):
+        a["IE"].append("extra")
+    a["IE"] = [*a["IE"], "extra"]
+    assert a["IE"][-1] == "extra" and "extra" not in b["IE"]
+    assert copy.deepcopy(b["IE"]) == pickle.loads(pickle.dumps(b["IE"])) == b["IE"]

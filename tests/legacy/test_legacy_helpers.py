@@ -419,3 +419,30 @@ def test_registry_and_edge_helpers() -> None:
                                             "fw_tensor_debug_info") == [("t", 0, None)]
     log.debug("MO's extension code logs through the logging module")
     assert reduce_map["ReduceL2"](np.array([3.0, 4.0]), axis=0, keepdims=False) == 5.0
+
+
+def test_edge_helpers_write_one_of_equal_edges() -> None:
+    """Equal edges share one read-only dict: MO's helpers that write an edge change it alone."""
+    from converter.graph.graph import Graph, Node
+    from converter.legacy import legacy_imports
+    from converter.legacy.mo_ops._base import move_inputs
+
+    with legacy_imports():
+        from mo.front.common.partial_infer.utils import mark_input_bins
+        from mo.graph.graph import (
+            get_edge_attribute_between_nodes,
+            set_edge_attribute_between_nodes,
+        )
+
+    graph = Graph()
+    for src, dst in (("w", "conv"), ("w2", "conv2")):
+        graph.add_edge(src, dst, **{"out": 0, "in": 1})
+    mark_input_bins(Node(graph, "conv"))
+    assert graph.get_edge_data("w", "conv", 0) == {"out": 0, "in": 1, "bin": "weights"}
+    assert graph.get_edge_data("w2", "conv2", 0) == {"out": 0, "in": 1}
+    set_edge_attribute_between_nodes(Node(graph, "w2"), Node(graph, "conv2"), "x", 5)
+    assert get_edge_attribute_between_nodes(Node(graph, "w2"), Node(graph, "conv2"), "x") == 5
+    assert "x" not in graph.get_edge_data("w", "conv", 0)
+    move_inputs(Node(graph, "conv"), [1])
+    assert graph.get_edge_data("w", "conv", 0)["in"] == 0
+    assert graph.get_edge_data("w2", "conv2", 0)["in"] == 1

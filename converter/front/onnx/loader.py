@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -150,10 +151,11 @@ def implicit_inputs(g: onnx.GraphProto) -> list[str]:
     return list(dict.fromkeys(n for n in used if n and n not in defined))
 
 
-def _captures(pb: onnx.NodeProto) -> list[str]:
-    """What pb's sub-graphs (If branches, Loop/Scan bodies) read from outside them."""
+def _captures(pb: onnx.NodeProto) -> tuple[str, ...]:
+    """What pb's sub-graphs (If branches, Loop/Scan bodies) read from outside them (most nodes:
+    the one empty tuple, shared)."""
     graphs = [g for a in pb.attribute for g in ([a.g] if a.HasField("g") else list(a.graphs))]
-    return list(dict.fromkeys(name for g in graphs for name in implicit_inputs(g)))
+    return tuple(dict.fromkeys(name for g in graphs for name in implicit_inputs(g)))
 
 
 def add_op(graph: Graph, op: str, name: str, **attrs) -> Node:
@@ -165,7 +167,8 @@ def _add_node(graph: Graph, pb: onnx.NodeProto, index: int,
               producers: dict[str, tuple[Node, int]]) -> None:
     """One framework node for pb, fed by the producers of its inputs, then of the outer values
     its sub-graphs read (`captures`, after the inputs); it produces its outputs."""
-    op = pb.op_type if pb.domain in ("", "ai.onnx") else f"{pb.domain}::{pb.op_type}"
+    # one string per op type, not one per node
+    op = sys.intern(pb.op_type if pb.domain in ("", "ai.onnx") else f"{pb.domain}::{pb.op_type}")
     name = pb.name or (pb.output[0] if pb.output and pb.output[0] else f"{pb.op_type}_{index}")
     _check_attribute_types(pb, name, graph.graph["fw_opset_version"])
     node_id = graph.unique_id(name)

@@ -83,7 +83,7 @@ def move_inputs(node: Node, ports: Sequence[int | None]) -> None:
         if data.get("in") not in new_of:
             graph.remove_edge(src, dst, key)
         else:
-            data["in"] = new_of[data["in"]]
+            graph.add_edge(src, dst, key, **{**data, "in": new_of[data["in"]]})
     node.update_node()
 
 
