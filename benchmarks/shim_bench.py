@@ -3,25 +3,31 @@
 
 Usage: shim_bench.py [--threads N] [--runs N] [--block N] [--profile] [MODEL ...]
 (default: all models)
-The light zoo plus bert_base and convnext_tiny (benchmarks/transformer_zoo.py). Runs of the two
-engines alternate in blocks so that a busy machine slows both alike; prints the medians, their
-ratio shim/onnxruntime (target: at most 2x; also that of the fastest runs, steadier on a busy
-machine), the shim's error against onnxruntime's output and the BLAS kernel numpy runs on.
-OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE pin an old kernel, so the script restarts itself without
-them. --profile adds the shim's top op types by time per model.
+The light zoo plus bert_base and convnext_tiny (benchmarks/transformer_zoo.py). onnxruntime runs
+in a process of its own; runs of the two engines alternate in blocks, so that a busy machine
+slows both alike, with a short pause and one unmeasured run before each block: both engines'
+thread pools spin a while after a run, and in one process onnxruntime's spinning threads
+slowed the shim's squeezenet from 5.4 to 14.4 ms. Prints the medians, their ratio
+shim/onnxruntime (target: at most 2x; also that of the fastest runs), the shim's error against
+onnxruntime's output and the BLAS kernel numpy runs on. OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE pin
+an old kernel, so the script restarts itself without them. --profile adds the shim's top op
+types by time per model.
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import statistics
 import sys
 import tempfile
 import time
+from multiprocessing.connection import Connection
 from pathlib import Path
 
 _PINNED = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+_SETTLE_S = 0.05  # pause before each block of runs
 
 
 def _parse() -> argparse.Namespace:
@@ -54,19 +60,45 @@ def _blas_kernel() -> str:
                      f"{i['num_threads']} threads" for i in infos) or "unknown"
 
 
-def _alternate(shim, ort_run, runs: int, block: int) -> tuple[list[float], list[float]]:
-    """Milliseconds of each run of each, in alternating blocks of `block` runs (one warm-up
-    each first). Blocks, not single runs: both engines' thread pools spin a while after a
-    run, and on two cores that tail lands on the next run of the other engine."""
+def _ort_server(conn: Connection, model: str, threads: int) -> None:
+    """onnxruntime in a process of its own: per request n, the model's n run times in ms."""
+    import numpy as np
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    session = ort.InferenceSession(model, opts, providers=["CPUExecutionProvider"])
+    x = np.load(model.removesuffix(".onnx") + ".input.npy")
+    feed = {session.get_inputs()[0].name: x}
+    session.run(None, feed)  # warm-up
+    while count := conn.recv():
+        conn.send(_timed(lambda: session.run(None, feed), count)[1:])
+
+
+def _timed(fn, count: int) -> list[float]:
+    """Milliseconds of count + 1 runs of fn: the first wakes the engine's threads."""
+    times = []
+    for _ in range(count + 1):
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1000)
+    return times
+
+
+def _alternate(shim, ort_conn: Connection, runs: int,
+               block: int) -> tuple[list[float], list[float]]:
+    """Milliseconds of each run of each, in alternating blocks of `block` runs, each block
+    after a pause that lets the other engine's threads stop spinning and one unmeasured run
+    that wakes its own: each engine as it runs in a loop of its own."""
     shim()
-    ort_run()
     ours, theirs = [], []
     while len(ours) < runs:
-        for fn, times in ((shim, ours), (ort_run, theirs)):
-            for _ in range(min(block, runs - len(times))):
-                start = time.perf_counter()
-                fn()
-                times.append((time.perf_counter() - start) * 1000)
+        count = min(block, runs - len(ours))
+        time.sleep(_SETTLE_S)
+        ort_conn.send(count)
+        theirs += ort_conn.recv()
+        time.sleep(_SETTLE_S)
+        ours += _timed(shim, count)[1:]
     return ours, theirs
 
 
@@ -86,7 +118,6 @@ def main() -> None:
     _clean_env(args.threads)
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import numpy as np
-    import onnxruntime as ort
     from _common import ZOO, ZOO_DIR, materialize
     from transformer_zoo import TRANSFORMERS, materialize_transformers
 
@@ -102,23 +133,23 @@ def main() -> None:
     print("| model | shim | onnxruntime | ratio | ratio of fastest | max error |\n"
           "|---|---|---|---|---|---|")
     notes = []
+    spawn = multiprocessing.get_context("spawn")
     for name in names:
         model = ZOO_DIR / f"{name}.onnx"
         x = np.load(ZOO_DIR / f"{name}.input.npy")
         expected = np.load(ZOO_DIR / f"{name}.expected.npy")
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = args.threads
-        session = ort.InferenceSession(str(model), opts, providers=["CPUExecutionProvider"])
-        feed_name = session.get_inputs()[0].name
+        ort_conn, child_conn = spawn.Pipe()
+        server = spawn.Process(target=_ort_server, args=(child_conn, str(model), args.threads))
+        server.start()
         with tempfile.TemporaryDirectory() as tmp:
             xml = convert(ConvertOptions(model, output_dir=Path(tmp))).xml
             shim = open_engine("shim", xml)
             feed = {shim.inputs()[0].name: x}
             got = next(iter(shim.run(feed).values()))
             error = float(np.max(np.abs(got - expected)) / (np.max(np.abs(expected)) or 1))
-            ours, theirs = _alternate(lambda: shim.run(feed),
-                                      lambda: session.run(None, {feed_name: x}), args.runs,
-                                      args.block)
+            ours, theirs = _alternate(lambda: shim.run(feed), ort_conn, args.runs, args.block)
+            ort_conn.send(0)
+            server.join()
             if args.profile:
                 notes.append(f"{name}: {_profile(shim, feed, max(1, args.runs // 2))}")
         mine, other = statistics.median(ours), statistics.median(theirs)
