@@ -47,7 +47,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="shim: extgen's runtime (default); openvino: the real OpenVINO runtime")
     p.add_argument("--benchmark", type=int, default=0, metavar="N",
                    help="run N times and print latency min/median/max, then the time per op type "
-                   "(as benchmark_app -pc) to show where a custom op's kernel sits")
+                   "(as benchmark_app -pc) to show where a custom op's kernel sits; the shim's "
+                   "GEMMs use OPENBLAS_NUM_THREADS threads: on a busy machine set it to 1")
     p.add_argument("--compare", action="store_true",
                    help="run both engines and print the max abs difference per output")
 
