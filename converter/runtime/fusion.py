@@ -72,7 +72,8 @@ def _scalable(head: Step, initial: list[np.ndarray | None]) -> bool:
     if not consts or any(c is None or c.dtype not in (np.float32, np.float64) for c in consts):
         return False
     return head.layer.type in FOLDS or (
-        head.layer.type == "BatchNormInference" and head.layer.version == "opset5")
+        head.layer.type == "BatchNormInference" and head.layer.version == "opset5"
+        and _epilogue(head, initial) is not None)
 
 
 def _per_channel(step: Step, head: Step, initial: list[np.ndarray | None]) -> bool:
