@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
-__all__ = ["write_atomic", "write_pair", "write_temp"]
+__all__ = ["cache_dir", "write_atomic", "write_pair", "write_temp"]
 
 Writer = Callable[[BinaryIO], None]
 PairWriter = Callable[[BinaryIO, BinaryIO], None]
@@ -40,6 +40,14 @@ def _temp_file(path: Path) -> Iterator[tuple[BinaryIO, Path]]:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def cache_dir(kind: str) -> Path:
+    """Where extgen keeps what it builds once per machine (OpenCL binaries, native kernels):
+    $EXTGEN_CACHE_DIR/kind, else $XDG_CACHE_HOME/extgen/kind, else ~/.cache/extgen/kind."""
+    if os.environ.get("EXTGEN_CACHE_DIR"):
+        return Path(os.environ["EXTGEN_CACHE_DIR"]) / kind
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "extgen" / kind
 
 
 def write_temp(path: Path, write: Writer) -> Path:

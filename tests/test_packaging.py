@@ -50,6 +50,9 @@ def test_the_wheel_runs_the_cosh_example_from_another_folder(installed: Path, tm
                   "print(extgen.__file__, converter.__file__)"], work, env)
     assert str(ROOT) not in where and "site-packages" in where
     assert _run([installed / "python", "-m", "extgen", "--version"], work, env).startswith("extgen")
+    # the shim's native kernels build from the source the wheel ships
+    _run([installed / "python", "-c", "from converter.ops.native import kernels; "
+          "assert kernels() is not None"], work, env)
 
     _run([sys.executable, ROOT / "examples/cosh/make_model.py", work], work)  # needs onnxruntime
     config = work / "cosh.extgen.json"

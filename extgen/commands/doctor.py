@@ -10,14 +10,16 @@ import subprocess
 import time
 from collections.abc import Callable
 
-HELP = "check the C++ compiler, cmake, the OpenCL device, Oclgrind and OpenVINO"
+HELP = ("check the C++ compiler, cmake, the shim's native kernels, the OpenCL device, Oclgrind "
+        "and OpenVINO")
 DESCRIPTION = (
     "Check what extgen's targets need on this machine and print one line per tool: 'ok' with\n"
-    "what was found, or 'missing' with the command that installs it. The OpenCL check builds a\n"
-    "probe kernel on each device until one works (always afresh here) and remembers the\n"
-    "verdicts, so the GPU/VPU devices of `extgen run` start at once later. Oclgrind is the\n"
-    "kernel debugger (EXTGEN_OPENCL_DEVICE=oclgrind). Exit status 0 when every checked tool\n"
-    "is there, 1 otherwise."
+    "what was found, or 'missing' with the command that installs it. The native check builds\n"
+    "the shim's C kernels with the C compiler ($CC, else cc) once per machine (without them the\n"
+    "shim runs slower numpy paths). The OpenCL check builds a probe kernel on each device until\n"
+    "one works (always afresh here) and remembers the verdicts, so the GPU/VPU devices of\n"
+    "`extgen run` start at once later. Oclgrind is the kernel debugger\n"
+    "(EXTGEN_OPENCL_DEVICE=oclgrind). Exit status 0 when every checked tool is there, 1 otherwise."
 )
 EPILOG = "examples:\n  extgen doctor\n  extgen doctor opencl      # only the OpenCL device"
 
@@ -70,6 +72,19 @@ def _cmake() -> tuple[bool, str]:
     return _tool(("cmake",), "cmake", "cmake", "needed to build the CPU target")
 
 
+def _native() -> tuple[bool, str]:
+    from converter.ops import native
+    from converter.system import install_command
+
+    native.kernels.cache_clear()
+    found = native.kernels()
+    if found is not None:
+        return True, f"the shim's native kernels ({found.path})"
+    how = install_command("gcc", "gcc") or "install gcc from your system's packages"
+    return False, (f"no native kernels ({native.why_not()}); the shim runs its slower numpy "
+                   f"paths. For a C compiler: {how}")
+
+
 def _opencl() -> tuple[bool, str]:
     from converter.runtime.opencl import build
     from extgen.errors import ExtgenError
@@ -98,5 +113,5 @@ def _openvino() -> tuple[bool, str]:
     return True, f"OpenVINO runtime {version} (--engine openvino, CPU extension builds)"
 
 
-_CHECKS: dict[str, Check] = {"c++": _cxx, "cmake": _cmake, "opencl": _opencl,
+_CHECKS: dict[str, Check] = {"c++": _cxx, "cmake": _cmake, "native": _native, "opencl": _opencl,
                              "oclgrind": _oclgrind, "openvino": _openvino}

@@ -102,7 +102,8 @@ def _windows64(x, kernel, strides, dilations, pads_begin, pads_end, fill=0.0):
     ((1, 33, 11, 7), (3, 3), (2, 2), (1, 1), ((1, 0), (2, 1)), np.float32),  # ... in phases
     ((2, 32, 10, 13), (2, 5), (3, 1), (2, 1), ((0, 2), (1, 0)), np.float64),
 ])
-def test_depthwise_plan_and_evaluate_on_odd_geometry(shape, k, strides, dilations, pads, dtype):
+def test_depthwise_plan_and_evaluate_on_odd_geometry(shape, k, strides, dilations, pads, dtype,
+                                                    either_path):
     x = RNG.standard_normal(shape).astype(dtype)
     w = RNG.standard_normal((shape[1], 1, 1, *k)).astype(dtype)
     attrs = {"strides": list(strides), "dilations": list(dilations), "pads_begin": list(pads[0]),
@@ -116,7 +117,7 @@ def test_depthwise_plan_and_evaluate_on_odd_geometry(shape, k, strides, dilation
     assert evaluated.dtype == dtype and evaluated.flags.c_contiguous
     np.testing.assert_allclose(evaluated, expected, rtol=tol, atol=tol)
     for _ in range(2):  # scratch memory reused from the call before
-        got = planned([x, w])[0]  # wide kernels at unit strides: banded GEMMs
+        got = planned([x, w])[0]  # unit strides: native, or banded GEMMs if wide
         assert got.dtype == dtype and got.flags.c_contiguous
         np.testing.assert_allclose(got, expected, rtol=tol, atol=tol)
 

@@ -9,6 +9,7 @@ import numpy as np
 from converter.ops.elementwise._base import UnaryOp, scalar_like
 from converter.ops.elementwise.functions import hardsigmoid, relu, sigmoid, softplus, softsign
 from converter.ops.elementwise.special import erf, gelu32, gelu_tanh32
+from converter.ops.native import kernels
 
 __all__ = [
     "Clamp", "Elu", "Gelu", "HSigmoid", "HSwish", "HardSigmoid", "Mish", "PRelu", "Relu",
@@ -121,7 +122,8 @@ class PRelu(UnaryOp):
 
 class Gelu(UnaryOp):
     """Gelu-7: approximation_mode 'erf' (exact) or 'tanh'. float32 and float16 in float32 by
-    cache-sized blocks (`special.gelu32`), other types in float64."""
+    cache-sized blocks (`special.gelu32`), other types in float64; the shim's float32 erf form
+    through the native kernel where there is one (the same formula in one pass)."""
 
     op = type = "Gelu"
     version = "opset7"
@@ -143,14 +145,33 @@ class Gelu(UnaryOp):
         return 0.5 * v * (1 + erf(v / math.sqrt(2)))
 
     @classmethod
+    def plan(cls, attrs, values, used):
+        native = None if cls._tanh(attrs) else kernels()
+        if native is None:
+            return super().plan(attrs, values, used)
+
+        def run(inputs: list[np.ndarray]) -> list[np.ndarray]:
+            x = inputs[0]
+            if x.dtype != np.float32:
+                return cls.compute(attrs, inputs)
+            x = np.ascontiguousarray(x)
+            out = np.empty_like(x)
+            native.gelu(x, out)
+            return [out]
+        return run
+
+    @classmethod
     def inplace(cls, attrs, values):
         fn = gelu_tanh32 if cls._tanh(attrs) else gelu32
+        native = None if cls._tanh(attrs) else kernels()
 
         def gelu(x: np.ndarray) -> None:
-            if x.dtype == np.float32:
-                fn(x, out=x)
-            else:
+            if x.dtype != np.float32:
                 x[...] = cls.evaluate(attrs, [x])[0]
+            elif native is not None and x.flags.c_contiguous:
+                native.gelu(x, x)
+            else:
+                fn(x, out=x)
         return gelu
 
 

@@ -4,7 +4,8 @@ channel, so numpy loops over whole output rows at once instead of a few elements
 Strides split the padded data into phases (rows and columns by position modulo the stride),
 where each kernel position is again a plain shift. Many channels of small maps go channels
 last instead: each kernel position is then one contiguous block times one row of weights
-(numpy multiplies two arrays faster than rows by a per-row scalar)."""
+(numpy multiplies two arrays faster than rows by a per-row scalar). NativeDepthwise runs the
+unit-stride float32 case through the native kernel where there is one."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from converter.ops.native import Kernels
 from converter.ops.nn._window import phases, scratch
 
-__all__ = ["depthwise2d"]
+__all__ = ["NativeDepthwise", "depthwise2d"]
 
 _SHORT_ROWS = 1024  # output elements per channel (rows as wide as the padded data) ...
 _MANY_CHANNELS = 32  # ... at most, and channels at least, for the channels-last layout
@@ -61,3 +63,27 @@ def _accumulate(data: np.ndarray, w: np.ndarray, offsets: list[tuple[int, int, i
             np.add(total, term, out=total)
     shape = (n, oh, cols, c)
     np.add(total.reshape(shape)[:, :, :ow], term.reshape(shape)[:, :, :ow], out=result)
+
+
+class NativeDepthwise:
+    """w [C, kh, kw] float32 at unit strides and dilations through the native kernel; with the
+    interface of BandedDepthwise (call with x [N, C, H, W], pads_begin and the output dims)."""
+
+    def __init__(self, w: np.ndarray, native: Kernels) -> None:
+        self.w = np.ascontiguousarray(w, np.float32)
+        self._native = native
+
+    @staticmethod
+    def fits(kernel: Sequence[int], strides: Sequence[int], dilations: Sequence[int]) -> bool:
+        return len(kernel) == 2 and all(s == 1 for s in [*strides, *dilations])
+
+    def pays(self, out: Sequence[int]) -> bool:
+        return True
+
+    def __call__(self, x: np.ndarray, pads_begin: Sequence[int],
+                 out: Sequence[int]) -> np.ndarray:
+        if min(pads_begin) < 0:  # a crop: the numpy path takes it
+            c, kh, kw = self.w.shape
+            return depthwise2d(x, self.w.reshape(c, -1), [kh, kw], [1, 1], [1, 1], pads_begin,
+                               out)
+        return self._native.depthwise2d(np.ascontiguousarray(x), self.w, pads_begin, out)

@@ -7,8 +7,9 @@ import math
 import numpy as np
 
 from converter.graph.shape import DYN
+from converter.ops.native import kernels
 from converter.ops.nn._banded import BandedDepthwise
-from converter.ops.nn._depthwise import depthwise2d
+from converter.ops.nn._depthwise import NativeDepthwise, depthwise2d
 from converter.ops.nn._tap_sums import tap_matrix, tap_sums, tap_sums_fit, tap_sums_pay
 from converter.ops.nn._window import out_dim, resolve_pads, scratch, spatial_attrs, tap_views
 from converter.ops.op import Op
@@ -49,14 +50,15 @@ def _geometry(attrs: dict, shape: tuple, kernel: list[int]) -> tuple[list[int], 
 
 
 def _conv(x: np.ndarray, w: np.ndarray, kernel: list[int], geometry: tuple,
-          by_tap: np.ndarray | None = None, banded: BandedDepthwise | None = None) -> np.ndarray:
+          by_tap: np.ndarray | None = None,
+          planned_dw: BandedDepthwise | NativeDepthwise | None = None) -> np.ndarray:
     """x [N, G*Cg, ...] convolved with w [G, Og, Cg*K] -> [N, G*Og, *out]: columns
     [N, G, Cg*K, P] (one strided copy per kernel position; none for a 1x1 kernel), then one
     batched matmul that lands in NCHW order; a depthwise w (Og = Cg = 1) instead sums the
     data at each kernel position weighted per channel, with no columns at all, and a
     unit-stride layer narrowing the channels sums its per-position products (by_tap: w as
-    tap_matrix, when the caller made it once), and a depthwise one with a wide kernel may run
-    as banded GEMMs (`banded`, made by the caller for w)."""
+    tap_matrix, when the caller made it once), and a depthwise one may run the native kernel
+    or, with a wide kernel, banded GEMMs (`planned_dw`, made by the caller for w)."""
     strides, dilations, pb, out = geometry
     n, groups, og = len(kernel), w.shape[0], w.shape[1]
     taps = math.prod(kernel)
@@ -67,8 +69,8 @@ def _conv(x: np.ndarray, w: np.ndarray, kernel: list[int], geometry: tuple,
         return tap_sums(x, matrix, kernel, dilations, pb, out)
     depthwise = og == 1 and w.shape[2] == taps and groups > 1
     if depthwise and n == 2 and taps > 1 and x.dtype in _WIDE:
-        if banded is not None and x.dtype == banded.w.dtype and banded.pays(out):
-            return banded(x, pb, out)
+        if planned_dw is not None and x.dtype == planned_dw.w.dtype and planned_dw.pays(out):
+            return planned_dw(x, pb, out)
         return depthwise2d(x, w.reshape(groups, taps), kernel, strides, dilations, pb, out)
     views = tap_views(x, kernel, strides, dilations, pb, out, slot="conv.data")
     batch, positions = x.shape[0], math.prod(out)
@@ -117,9 +119,8 @@ def planned_conv(attrs: dict, w: np.ndarray):
     strides, dilations = spatial_attrs(attrs, len(kernel), kernel)[:2]
     by_tap = (tap_matrix(matrix[0], kernel)
               if groups == 1 and tap_sums_fit(og, cg, strides, math.prod(kernel)) else None)
-    banded = (BandedDepthwise(w.reshape(groups, *kernel))
-              if og == cg == 1 and groups > 1 and w.dtype in _WIDE
-              and BandedDepthwise.fits(kernel, strides, dilations) else None)
+    planned_dw = (_planned_depthwise(w.reshape(groups, *kernel), strides, dilations)
+                  if og == cg == 1 and groups > 1 and w.dtype in _WIDE else None)
     geometry: dict[tuple, tuple] = {}
 
     def run(inputs: list[np.ndarray]) -> list[np.ndarray]:
@@ -127,8 +128,21 @@ def planned_conv(attrs: dict, w: np.ndarray):
         geo = geometry.get(x.shape)
         if geo is None:
             geo = geometry[x.shape] = _geometry(attrs, x.shape, kernel)
-        return [_conv(x, matrix, kernel, geo, by_tap, banded)]
+        return [_conv(x, matrix, kernel, geo, by_tap, planned_dw)]
     return run
+
+
+def _planned_depthwise(w: np.ndarray, strides: list[int], dilations: list[int]
+                       ) -> BandedDepthwise | NativeDepthwise | None:
+    """The native kernel for float32 filters where it fits and there is one, else the banded
+    GEMMs where they fit, else None (the shifted multiply-adds)."""
+    kernel = list(w.shape[1:])
+    native = kernels() if w.dtype == np.float32 else None
+    if native is not None and NativeDepthwise.fits(kernel, strides, dilations):
+        return NativeDepthwise(w, native)
+    if BandedDepthwise.fits(kernel, strides, dilations):
+        return BandedDepthwise(w)
+    return None
 
 
 def conv_input_problem(x: tuple | None, w: tuple | None, grouped: bool) -> str | None:

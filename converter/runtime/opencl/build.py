@@ -9,6 +9,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from converter import files
 from converter.errors import KernelBuildError, KernelConfigError
 from converter.files import write_atomic
 from converter.progress import activity
@@ -87,11 +88,7 @@ def has_fp16() -> bool:
 
 
 def cache_dir() -> Path:
-    """$EXTGEN_CACHE_DIR, else $XDG_CACHE_HOME/extgen/opencl, else ~/.cache/extgen/opencl."""
-    if os.environ.get("EXTGEN_CACHE_DIR"):
-        return Path(os.environ["EXTGEN_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "extgen" / "opencl"
+    return files.cache_dir("opencl")
 
 
 def _key(source: str, options: str) -> str:

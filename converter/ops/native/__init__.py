@@ -1,0 +1,127 @@
+"""The shim's native kernels (kernels.c): faster paths of a few built-in ops, compiled once per
+machine with its C compiler ($CC, else cc, gcc or clang) for its own CPU, cached by source,
+compiler and CPU, and loaded with ctypes. `kernels()` is None where there is no compiler, the
+build fails or EXTGEN_NATIVE=0; every caller then keeps its numpy path. Each kernel is tested
+against that path (tests/ops/test_native.py)."""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import hashlib
+import logging
+import os
+import platform
+import shutil
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from converter.files import cache_dir, write_temp
+
+__all__ = ["Kernels", "kernels", "why_not"]
+
+log = logging.getLogger("extgen")
+
+_SOURCE = Path(__file__).with_name("kernels.c")
+_FLAGS = ["-O3", "-march=native", "-shared", "-fPIC"]
+_COMPILE_SECONDS = 120
+_P, _N = ctypes.c_void_p, ctypes.c_size_t
+_why_not = ""
+
+
+class Kernels:
+    """The loaded library's functions, over float32 C-contiguous arrays."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        lib = ctypes.CDLL(str(path))
+        self._gelu = lib.extgen_gelu
+        self._gelu.argtypes, self._gelu.restype = [_P, _P, _N], None
+        self._depthwise = lib.extgen_depthwise2d
+        self._depthwise.argtypes, self._depthwise.restype = [_P, _P, _P] + [_N] * 9, ctypes.c_int
+
+    def gelu(self, x: np.ndarray, out: np.ndarray) -> None:
+        """out = x Phi(x) (erf form); out may be x."""
+        _check(x, out)
+        self._gelu(x.ctypes.data, out.ctypes.data, x.size)
+
+    def depthwise2d(self, x: np.ndarray, w: np.ndarray, pads_begin: Sequence[int],
+                    out: Sequence[int]) -> np.ndarray:
+        """x [N, C, H, W] convolved per channel with w [C, kh, kw], unit strides and dilations,
+        zero padding pads_begin before and as much as out [oh, ow] needs after."""
+        _check(x, w)
+        n, c, h, wd = x.shape
+        result = np.empty((n, c, *out), np.float32)
+        for i in range(n):
+            if self._depthwise(x[i].ctypes.data, w.ctypes.data, result[i].ctypes.data, c, h, wd,
+                               *out, *w.shape[1:], *pads_begin):
+                raise MemoryError("native depthwise convolution: out of memory")
+        return result
+
+
+def _check(*arrays: np.ndarray) -> None:
+    if any(a.dtype != np.float32 or not a.flags.c_contiguous for a in arrays):
+        raise TypeError("native kernels take C-contiguous float32 arrays")
+
+
+@functools.cache
+def kernels() -> Kernels | None:
+    """The native kernels, built on first use; None where they cannot be had here."""
+    global _why_not
+    if os.environ.get("EXTGEN_NATIVE", "1").strip() == "0":
+        _why_not = "switched off by EXTGEN_NATIVE=0"
+        return None
+    try:
+        return Kernels(_library())
+    except (OSError, subprocess.SubprocessError, RuntimeError) as err:
+        _why_not = str(err)
+        log.debug("extgen: native kernels unavailable, numpy paths run instead: %s", err)
+        return None
+
+
+def why_not() -> str:
+    """Why kernels() gave None (after it did)."""
+    return _why_not
+
+
+def _compiler() -> str:
+    for name in (os.environ.get("CC", "").strip(), "cc", "gcc", "clang"):
+        if name and (path := shutil.which(name)):
+            return path
+    raise RuntimeError("no C compiler found (set CC)")
+
+
+def _cpu() -> str:
+    """The CPU's name and feature flags, which -march=native compiles for."""
+    try:
+        lines = Path("/proc/cpuinfo").read_text().splitlines()
+    except OSError:
+        return platform.processor()
+    return "\n".join(sorted({ln for ln in lines if ln.startswith(("model name", "flags"))}))
+
+
+def _library() -> Path:
+    """The compiled library in the cache, built there (atomically) if missing."""
+    cc = _compiler()
+    probe = subprocess.run([cc, "--version"], capture_output=True, text=True, timeout=30)
+    if probe.returncode:
+        raise RuntimeError(f"the C compiler {cc} does not run (`{cc} --version` failed)")
+    version = probe.stdout
+    source = _SOURCE.read_bytes()
+    key = hashlib.sha256(b"\0".join(
+        [source, version.encode(), " ".join(_FLAGS).encode(), _cpu().encode()])).hexdigest()
+    path = cache_dir("native") / f"kernels-{key[:20]}.so"
+    if not path.exists():
+        tmp = write_temp(path, lambda f: None)
+        try:
+            done = subprocess.run([cc, *_FLAGS, "-o", str(tmp), str(_SOURCE)],
+                                  capture_output=True, text=True, timeout=_COMPILE_SECONDS)
+            if done.returncode:
+                raise RuntimeError(f"{cc} failed: {done.stderr.strip()[-400:]}")
+            os.replace(tmp, path)
+        finally:
+            tmp.unlink(missing_ok=True)
+    return path

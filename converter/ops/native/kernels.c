@@ -1,0 +1,98 @@
+/* The shim's native kernels: faster paths of built-in ops, compiled on the machine that runs
+   them (converter/ops/native/__init__.py). GCC/Clang vector extensions, so any x86-64 (or other)
+   target the compiler knows gets its widest registers. Each function mirrors a numpy path in
+   converter/ops and is tested against it. */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LANES 16
+typedef float vf __attribute__((vector_size(4 * LANES)));
+typedef int vi __attribute__((vector_size(4 * LANES)));
+
+static inline vf load(const float *p) { vf v; memcpy(&v, p, sizeof v); return v; }
+static inline void store(float *p, vf v) { memcpy(p, &v, sizeof v); }
+static inline vf splat(float s) { return (vf){0} + s; }
+static inline vf pick(vi mask, vf yes, vf no) { return (vf)((mask & (vi)yes) | (~mask & (vi)no)); }
+
+/* e^q, float32: q = n ln2 + r with |r| <= ln2/2, e^r by its Taylor series to r^7 (truncation
+   below 1e-8 relative), 2^n through the exponent bits, in two steps where 2^n is subnormal
+   (rounded once, at the end). 0 below -104, NaN stays NaN. */
+static inline vf exp_v(vf q) {
+    const float shifter = 12582912.0f; /* 1.5 * 2^23: adding it rounds to an integer */
+    vi nan = q != q, zero = q < -104.0f;
+    q = pick(zero, splat(-104.0f), q);
+    q = pick(q > 88.0f, splat(88.0f), q);
+    vf t = q * 1.44269504f + shifter;
+    vf n = t - shifter;
+    vf r = q - n * 0.693359375f + n * 2.12194440e-4f;
+    vf p = splat(1.0f / 5040);
+    p = p * r + 1.0f / 720; p = p * r + 1.0f / 120; p = p * r + 1.0f / 24;
+    p = p * r + 1.0f / 6; p = p * r + 0.5f; p = p * r + 1.0f; p = p * r + 1.0f;
+    vi tiny = n < -120.0f, lift = tiny & 64;
+    vi bits = ((vi)t - 0x4B400000 + 127 + lift) << 23;
+    vf e = p * (vf)bits;
+    e = pick(tiny, e * 5.42101086e-20f, e); /* 2^-64 */
+    e = pick(zero, splat(0.0f), e);
+    return pick(nan, q, e);
+}
+
+/* Polynomial of special.py's _GELU_TAIL_POLY, highest power first. */
+static const float TAIL[9] = {0.031854976f, -0.114638396f, 0.11839442f, -0.0392869078f,
+                              0.0830917209f, 0.0171143282f, -0.229446575f, -0.795783639f,
+                              8.3889006e-08f};
+
+static inline vf gelu_v(vf x) {
+    vf a = pick(x < 0.0f, -x, x), c = a * 0.5f;
+    vf v = 1.0f / (0.8f + 1.0f / c);
+    vf q = splat(TAIL[0]);
+    for (int k = 1; k < 9; k++) q = q * v + TAIL[k];
+    q -= a * c;
+    return (x * 0.5f + c) - v * exp_v(q);
+}
+
+/* special._gelu_block over n values: x Phi(x) = max(x, 0) - a Phi(-a), a = |x|. out may be x. */
+void extgen_gelu(const float *x, float *out, size_t n) {
+    size_t i = 0;
+    for (; i + LANES <= n; i += LANES) store(out + i, gelu_v(load(x + i)));
+    if (i < n) {
+        float tail[LANES] = {0};
+        memcpy(tail, x + i, (n - i) * sizeof(float));
+        store(tail, gelu_v(load(tail)));
+        memcpy(out + i, tail, (n - i) * sizeof(float));
+    }
+}
+
+/* Depthwise 2-D convolution, unit strides and dilations: out[c] (oh x ow) = the kh x kw window
+   sums of x[c] (h x w, zero-padded by top and left, and by whatever oh and ow need beyond) with
+   w[c]. Each channel goes through a padded copy whose rows are whole vectors wide. Returns 0, or
+   -1 if memory ran out. */
+int extgen_depthwise2d(const float *x, const float *w, float *out, size_t channels, size_t h,
+                       size_t wd, size_t oh, size_t ow, size_t kh, size_t kw, size_t top,
+                       size_t left) {
+    size_t blocks = (ow + LANES - 1) / LANES, stride = blocks * LANES + kw - 1, rows = oh + kh - 1;
+    float *pad = calloc(rows * stride + LANES, sizeof(float));
+    float *row = malloc(blocks * LANES * sizeof(float));
+    if (!pad || !row) { free(pad); free(row); return -1; }
+    size_t copy_w = wd < stride - left ? wd : stride - left;
+    for (size_t c = 0; c < channels; c++) {
+        const float *xc = x + c * h * wd, *wc = w + c * kh * kw;
+        for (size_t r = 0; r + top < rows && r < h; r++)
+            memcpy(pad + (r + top) * stride + left, xc + r * wd, copy_w * sizeof(float));
+        float *oc = out + c * oh * ow;
+        for (size_t y = 0; y < oh; y++) {
+            for (size_t b = 0; b < blocks; b++) {
+                vf acc = {0};
+                for (size_t i = 0; i < kh; i++) {
+                    const float *src = pad + (y + i) * stride + b * LANES;
+                    for (size_t j = 0; j < kw; j++) acc += wc[i * kw + j] * load(src + j);
+                }
+                store(row + b * LANES, acc);
+            }
+            memcpy(oc + y * ow, row, ow * sizeof(float));
+        }
+    }
+    free(pad);
+    free(row);
+    return 0;
+}

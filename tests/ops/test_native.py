@@ -1,0 +1,100 @@
+"""The native kernels (converter/ops/native): built here (CI has a C compiler), cached by
+source, compiler and CPU, switched off by EXTGEN_NATIVE=0 or a missing or failing compiler
+(numpy's paths then run), and each equal to the numpy path it replaces."""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pytest
+
+from converter.ops import native
+from converter.ops.nn._depthwise import NativeDepthwise, depthwise2d
+from converter.ops.op import Op
+from extgen.cli import main
+from tests.ops.test_erf_gelu import WIDE, _assert_relative, _exact
+
+GELU = Op.registered_ops["Gelu"]
+RNG = np.random.default_rng(11)
+
+
+@pytest.fixture
+def fresh(monkeypatch, tmp_path):
+    """An empty cache folder and no library loaded yet in this process."""
+    monkeypatch.setenv("EXTGEN_CACHE_DIR", str(tmp_path))
+    native.kernels.cache_clear()
+    yield tmp_path / "native"
+    monkeypatch.undo()
+    native.kernels.cache_clear()
+
+
+def test_built_once_and_cached(fresh):
+    assert native.kernels() is not None
+    (lib,) = fresh.iterdir()  # one library, no temporary file left beside it
+    stamp = lib.stat().st_mtime_ns
+    native.kernels.cache_clear()
+    assert native.kernels() is not None
+    assert [p.stat().st_mtime_ns for p in fresh.iterdir()] == [stamp]
+
+
+@pytest.mark.parametrize("env", [{"EXTGEN_NATIVE": "0"}, {"CC": "false"},
+                                 {"CC": "nonexistent-cc", "PATH": ""}])
+def test_switched_off_or_no_compiler_gives_numpy_paths(fresh, monkeypatch, caplog, env):
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    with caplog.at_level(logging.DEBUG, logger="extgen"):
+        assert native.kernels() is None
+    assert not fresh.exists() or not any(fresh.iterdir())
+    x = RNG.standard_normal((3, 50)).astype(np.float32)
+    plan = GELU.plan({"approximation_mode": "erf"}, [None], [True])
+    np.testing.assert_allclose(plan([x])[0], GELU.evaluate({}, [x])[0], rtol=1e-6)
+    if "EXTGEN_NATIVE" not in env:
+        assert "native kernels unavailable" in caplog.text
+
+
+def test_gelu_is_accurate_over_the_whole_range():
+    out = np.empty_like(WIDE)
+    native.kernels().gelu(WIDE, out)
+    normal = np.abs(_exact(WIDE)) >= np.finfo(np.float32).tiny
+    _assert_relative(out[normal], _exact(WIDE)[normal], WIDE[normal],
+                     [(0, 3e-7), (-2, 4e-7), (-3, 7e-7), (-9, 5e-6), (-20, 2e-5)])
+    assert np.abs(out[~normal]).max() < 1e-37
+    specials = np.float32([np.inf, -np.inf, np.nan, 0.0, -0.0])
+    native.kernels().gelu(specials, got := np.empty_like(specials))
+    np.testing.assert_array_equal(got, GELU.evaluate({}, [specials])[0])
+
+
+@pytest.mark.parametrize("size", [1, 15, 16, 17, 1000])
+def test_gelu_plan_and_in_place_match_numpy(size):
+    x = RNG.standard_normal((size, 3)).astype(np.float32).T  # not contiguous
+    expected = GELU.evaluate({}, [x])[0]
+    np.testing.assert_allclose(GELU.plan({}, [None], [True])([x])[0], expected, rtol=1e-6,
+                               atol=1e-30)
+    y = np.ascontiguousarray(x)
+    GELU.inplace({}, [None])(y)
+    np.testing.assert_allclose(y, expected, rtol=1e-6, atol=1e-30)
+
+
+@pytest.mark.parametrize(("shape", "k", "pads", "out"), [
+    ((1, 5, 9, 8), (3, 3), (1, 1), (9, 8)),
+    ((2, 3, 20, 37), (7, 7), (3, 3), (20, 37)),  # two vectors and a tail per row
+    ((1, 2, 6, 6), (2, 5), (0, 4), (7, 9)),  # more padding after than the data fills
+    ((1, 2, 8, 8), (3, 3), (-1, 1), (5, 8)),  # a negative pad: the numpy path crops
+])
+def test_depthwise_matches_numpy(shape, k, pads, out):
+    x = RNG.standard_normal(shape).astype(np.float32)
+    w = RNG.standard_normal((shape[1], *k)).astype(np.float32)
+    expected = depthwise2d(x, w.reshape(shape[1], -1), k, [1, 1], [1, 1], pads, out)
+    got = NativeDepthwise(w, native.kernels())(x, pads, out)
+    assert got.shape == expected.shape and got.dtype == np.float32
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_doctor_reports_the_native_kernels(fresh, monkeypatch, capsys):
+    assert main(["doctor", "native"]) == 0
+    assert capsys.readouterr().out.startswith("ok       native    the shim's native kernels (")
+    monkeypatch.setenv("CC", "false")
+    assert main(["doctor", "native"]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("missing  native") and "`" in out and "numpy paths" in out
