@@ -29,6 +29,20 @@ def fresh(monkeypatch, tmp_path):
     native.kernels.cache_clear()
 
 
+@pytest.fixture
+def numpy_only_plan(monkeypatch):
+    """plan(name, attrs, x): the op's planned output with the native kernels switched off."""
+    def plan(name: str, attrs: dict, x: np.ndarray) -> np.ndarray:
+        with monkeypatch.context() as patch:
+            patch.setenv("EXTGEN_NATIVE", "0")
+            native.kernels.cache_clear()
+            out = Op.registered_ops[name].plan(attrs, [None], [True, False])([x])[0]
+        native.kernels.cache_clear()
+        assert native.kernels() is not None
+        return out
+    return plan
+
+
 def test_built_once_and_cached(fresh):
     assert native.kernels() is not None
     (lib,) = fresh.iterdir()  # one library, no temporary file left beside it
@@ -98,3 +112,13 @@ def test_doctor_reports_the_native_kernels(fresh, monkeypatch, capsys):
     assert main(["doctor", "native"]) == 1
     out = capsys.readouterr().out
     assert out.startswith("missing  native") and "`" in out and "numpy paths" in out
+
+
+@pytest.mark.parametrize("name", ["MaxPool", "AvgPool"])
+def test_pools_match_numpy_with_nan_and_infinities(name, numpy_only_plan):
+    x = RNG.standard_normal((2, 3, 11, 9)).astype(np.float32)
+    x[0, 0, 4, 4], x[0, 1, 0, 0], x[1, 2, 10, 8] = np.nan, np.inf, -np.inf
+    attrs = {**Op.registered_ops[name].defaults, "kernel": [3, 3], "strides": [2, 2],
+             "pads_begin": [1, 1], "pads_end": [1, 1], "exclude-pad": True}
+    fast = Op.registered_ops[name].plan(attrs, [None], [True, False])([x])[0]
+    np.testing.assert_array_equal(fast, numpy_only_plan(name, attrs, x))

@@ -160,7 +160,7 @@ _POOLS = [  # kernel, strides, dilations, pads_begin, pads_end, rounding, shape
                          _POOLS)
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])
 def test_pools_axis_by_axis_match_whole_windows(kernel, strides, dilations, pb, pe, rounding,
-                                                shape, dtype):
+                                                shape, dtype, either_path):
     x = RNG.standard_normal(shape).astype(dtype)
     if shape[0] == 1:  # a strided view: the pools read any layout
         x = np.repeat(x, 2, axis=-1)[..., ::2]

@@ -38,10 +38,10 @@ class Kernels:
     def __init__(self, path: Path) -> None:
         self.path = path
         lib = ctypes.CDLL(str(path))
-        self._gelu = lib.extgen_gelu
-        self._gelu.argtypes, self._gelu.restype = [_P, _P, _N], None
-        self._depthwise = lib.extgen_depthwise2d
-        self._depthwise.argtypes, self._depthwise.restype = [_P, _P, _P] + [_N] * 9, ctypes.c_int
+        self._gelu = _bind(lib.extgen_gelu, [_P, _P, _N], None)
+        self._depthwise = _bind(lib.extgen_depthwise2d, [_P, _P, _P] + [_N] * 9, ctypes.c_int)
+        self._pool = _bind(lib.extgen_pool2d, [_P, _P] + [_N] * 11 + [ctypes.c_int],
+                           ctypes.c_int)
 
     def gelu(self, x: np.ndarray, out: np.ndarray) -> None:
         """out = x Phi(x) (erf form); out may be x."""
@@ -60,6 +60,24 @@ class Kernels:
                                *out, *w.shape[1:], *pads_begin):
                 raise MemoryError("native depthwise convolution: out of memory")
         return result
+
+
+    def pool2d(self, x: np.ndarray, kernel: Sequence[int], strides: Sequence[int],
+               pads_begin: Sequence[int], out: Sequence[int], is_max: bool) -> np.ndarray:
+        """Max (-inf padding) or sum (0 padding) over the windows of x [N, C, H, W], unit
+        dilations, pads_begin before and as much as out [oh, ow] needs after."""
+        _check(x)
+        n, c, h, w = x.shape
+        result = np.empty((n, c, *out), np.float32)
+        if self._pool(x.ctypes.data, result.ctypes.data, n * c, h, w, *out, *kernel, *strides,
+                      *pads_begin, int(is_max)):
+            raise MemoryError("native pooling: out of memory")
+        return result
+
+
+def _bind(fn: ctypes._CFuncPtr, argtypes: list, restype: type | None) -> ctypes._CFuncPtr:
+    fn.argtypes, fn.restype = argtypes, restype
+    return fn
 
 
 def _check(*arrays: np.ndarray) -> None:

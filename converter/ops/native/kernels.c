@@ -96,3 +96,50 @@ int extgen_depthwise2d(const float *x, const float *w, float *out, size_t channe
     free(row);
     return 0;
 }
+
+static inline vf pool_max_v(vf a, vf b) { return pick((a > b) | (a != a), a, b); } /* NaN wins */
+
+/* dst[i] = reduce over k taps t of src[i + t * step], for i < n, taps in order; whole vectors,
+   so dst and src hold LANES values more than they use. */
+static void pool_taps(float *restrict dst, const float *restrict src, size_t n, size_t k,
+                      size_t step, int is_max) {
+    for (size_t i = 0; i < n; i += LANES) {
+        vf acc = load(src + i);
+        for (size_t t = 1; t < k; t++) {
+            vf v = load(src + i + t * step);
+            acc = is_max ? pool_max_v(acc, v) : acc + v;
+        }
+        store(dst + i, acc);
+    }
+}
+
+/* 2-D max or sum pooling, unit dilations: out[p] (oh x ow) over the kh x kw windows, strides
+   sh, sw, of x[p] (h x w) padded by top and left and by whatever oh and ow need beyond, with
+   -inf (max) or 0 (sum). Columns of windows first, then rows, each in tap order: the sums
+   pooling.py's axis-by-axis path makes, bit for bit. Returns 0, or -1 if memory ran out. */
+int extgen_pool2d(const float *x, float *out, size_t planes, size_t h, size_t w, size_t oh,
+                  size_t ow, size_t kh, size_t kw, size_t sh, size_t sw, size_t top, size_t left,
+                  int is_max) {
+    size_t rows = (oh - 1) * sh + kh, cols = (ow - 1) * sw + kw, span = (ow - 1) * sw + 1;
+    float fill = is_max ? -__builtin_inff() : 0.0f;
+    float *pad = malloc((rows * cols + LANES) * sizeof(float));
+    float *column = calloc(cols + LANES, sizeof(float)), *run = calloc(span + LANES, sizeof(float));
+    if (!pad || !column || !run) { free(pad); free(column); free(run); return -1; }
+    for (size_t i = 0; i < rows * cols + LANES; i++) pad[i] = fill;
+    size_t copy_h = h < rows - top ? h : rows - top, copy_w = w < cols - left ? w : cols - left;
+    for (size_t p = 0; p < planes; p++) {
+        const float *xp = x + p * h * w;
+        for (size_t r = 0; r < copy_h; r++)
+            memcpy(pad + (r + top) * cols + left, xp + r * w, copy_w * sizeof(float));
+        float *op = out + p * oh * ow;
+        for (size_t y = 0; y < oh; y++) {
+            pool_taps(column, pad + y * sh * cols, cols, kh, cols, is_max);
+            pool_taps(run, column, span, kw, 1, is_max);
+            for (size_t o = 0; o < ow; o++) op[y * ow + o] = run[o * sw];
+        }
+    }
+    free(pad);
+    free(column);
+    free(run);
+    return 0;
+}

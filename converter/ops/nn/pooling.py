@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from converter.graph.shape import normalize_axis
+from converter.ops.native import Kernels, kernels
 from converter.ops.nn._window import fit, resolve_pads, scratch, spatial_attrs, windows
 from converter.ops.nn.convolution import conv_shape
 from converter.ops.op import Op
@@ -120,11 +121,15 @@ class MaxPool(Op):
             return super().plan(attrs, values, used)
         geometries: dict[tuple, tuple] = {}
 
+        native = kernels()
+
         def run(inputs: list[np.ndarray]) -> list[np.ndarray]:  # no indices
             x = inputs[0]
             geometry = geometries.get(x.shape)
             if geometry is None:
                 geometry = geometries[x.shape] = _geometry(attrs, x)
+            if native is not None and _native_fits(x, geometry):
+                return [_native_pool(native, x, geometry, True), None]
             return [_max_values(x, geometry), None]
         return run
 
@@ -152,6 +157,19 @@ class MaxPool(Op):
         for j in range(axis, x.ndim):
             index = index * x.shape[j] + coords[j]
         return [values, index]
+
+
+def _native_fits(x: np.ndarray, geometry: tuple) -> bool:
+    """Whether the native kernel takes this pool: float32 [N, C, H, W], unit dilations, windows
+    the axis-by-axis path takes (its sums, bit for bit), each begin pad inside the first."""
+    kernel, _, dilations, pb, _, _ = geometry
+    return (x.dtype == np.float32 and x.ndim == 4 and all(d == 1 for d in dilations)
+            and max(kernel) <= _SEPARABLE and all(0 <= p < k for p, k in zip(pb, kernel)))
+
+
+def _native_pool(native: Kernels, x: np.ndarray, geometry: tuple, is_max: bool) -> np.ndarray:
+    kernel, strides, _, pb, _, out = geometry
+    return native.pool2d(np.ascontiguousarray(x), kernel, strides, pb, out, is_max)
 
 
 def _window_sum(x: np.ndarray, geometry: tuple, dtype: np.dtype) -> np.ndarray:
@@ -185,11 +203,18 @@ class AvgPool(Op):
     def plan(cls, attrs, values, used):
         divisors: dict[tuple, tuple] = {}  # geometry and counts per data shape and type
 
+        native = kernels()
+
         def run(inputs: list[np.ndarray]) -> list[np.ndarray]:
             x = inputs[0]
             key = (x.shape, x.dtype)
             if key not in divisors:
                 divisors[key] = _divisor(attrs, x)
+            geometry, _, count = divisors[key]
+            if native is not None and _native_fits(x, geometry):
+                total = _native_pool(native, x, geometry, False)
+                total /= count
+                return [total]
             return [_average(x, divisors[key])]
         return run
 
