@@ -11,6 +11,7 @@ import pytest
 
 from converter.ops import native
 from converter.ops.nn._depthwise import NativeDepthwise, depthwise2d
+from converter.ops.nn._window import tap_views
 from converter.ops.op import Op
 from extgen.cli import main
 from tests.ops.test_erf_gelu import WIDE, _assert_relative, _exact
@@ -122,3 +123,17 @@ def test_pools_match_numpy_with_nan_and_infinities(name, numpy_only_plan):
              "pads_begin": [1, 1], "pads_end": [1, 1], "exclude-pad": True}
     fast = Op.registered_ops[name].plan(attrs, [None], [True, False])([x])[0]
     np.testing.assert_array_equal(fast, numpy_only_plan(name, attrs, x))
+
+
+@pytest.mark.parametrize(("shape", "k", "strides", "pads", "out"), [
+    ((2, 3, 9, 8), (3, 3), (1, 1), (1, 1), (9, 8)),
+    ((1, 2, 7, 9), (2, 4), (3, 2), (2, 3), (4, 6)),  # more padding after than the data fills
+    ((1, 2, 2, 2), (3, 5), (2, 3), (2, 4), (2, 2)),  # kernel columns wholly in the padding
+    ((1, 4, 12, 11), (7, 7), (2, 2), (3, 3), (6, 6)),  # a stem
+])
+def test_im2col_matches_the_padded_views(shape, k, strides, pads, out):
+    x = RNG.standard_normal(shape).astype(np.float32)
+    want = np.stack(tap_views(x, k, strides, [1, 1], pads, out), axis=2)
+    cols = np.full((*shape[:2], len(want[0, 0]), int(np.prod(out))), np.nan, np.float32)
+    native.kernels().im2col(x, cols, k, strides, pads, out)
+    np.testing.assert_array_equal(cols.reshape(want.shape), want)

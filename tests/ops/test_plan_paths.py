@@ -39,7 +39,8 @@ def _conv_ref(x, w, group, **kw):
     (8, 1, 4, 3, {"pads": [1, 2, 0, 1], "dilations": [2, 1]}),  # narrowing: tap sums
     (6, 1, 5, 3, {}),  # unpadded: tap sums over the data itself
 ])
-def test_convolution_plan_and_evaluate_match_reference(channels, group, out, k, kw):
+def test_convolution_plan_and_evaluate_match_reference(channels, group, out, k, kw,
+                                                       either_path):
     x = RNG.standard_normal((2, channels, 9, 8)).astype(np.float32)
     w = RNG.standard_normal((out, channels // group, k, k)).astype(np.float32)
     attrs = {"strides": kw.get("strides", [1, 1]), "dilations": kw.get("dilations", [1, 1]),

@@ -42,6 +42,7 @@ class Kernels:
         self._depthwise = _bind(lib.extgen_depthwise2d, [_P, _P, _P] + [_N] * 9, ctypes.c_int)
         self._pool = _bind(lib.extgen_pool2d, [_P, _P] + [_N] * 11 + [ctypes.c_int],
                            ctypes.c_int)
+        self._im2col = _bind(lib.extgen_im2col, [_P, _P] + [_N] * 11, None)
 
     def gelu(self, x: np.ndarray, out: np.ndarray) -> None:
         """out = x Phi(x) (erf form); out may be x."""
@@ -73,6 +74,17 @@ class Kernels:
                       *pads_begin, int(is_max)):
             raise MemoryError("native pooling: out of memory")
         return result
+
+
+    def im2col(self, x: np.ndarray, cols: np.ndarray, kernel: Sequence[int],
+               strides: Sequence[int], pads_begin: Sequence[int], out: Sequence[int]) -> None:
+        """cols [N, C, kh * kw, oh * ow] = x [N, C, H, W] at each kernel position (unit
+        dilations, zero padding pads_begin before and as much as out needs after)."""
+        _check(x, cols)
+        n, c, h, w = x.shape
+        for i in range(n):
+            self._im2col(x[i].ctypes.data, cols[i].ctypes.data, c, h, w, *out, *kernel,
+                         *strides, *pads_begin)
 
 
 def _bind(fn: ctypes._CFuncPtr, argtypes: list, restype: type | None) -> ctypes._CFuncPtr:

@@ -143,3 +143,39 @@ int extgen_pool2d(const float *x, float *out, size_t planes, size_t h, size_t w,
     free(run);
     return 0;
 }
+
+/* Columns for a 2-D convolution, unit dilations: cols[c][i][j] (oh x ow) = x[c] (h x w) at
+   (y sh + i - top, x sw + j - left), 0 outside it: kh * kw rows per channel, in the order
+   convolution.py's GEMM takes them. */
+void extgen_im2col(const float *x, float *cols, size_t channels, size_t h, size_t w, size_t oh,
+                   size_t ow, size_t kh, size_t kw, size_t sh, size_t sw, size_t top,
+                   size_t left) {
+    for (size_t c = 0; c < channels; c++) {
+        const float *xc = x + c * h * w;
+        for (size_t i = 0; i < kh; i++) {
+            for (size_t j = 0; j < kw; j++) {
+                float *dst = cols + ((c * kh + i) * kw + j) * oh * ow;
+                /* output columns whose input column x sw + j - left lies in [0, w) */
+                size_t lo = j >= left ? 0 : (left - j + sw - 1) / sw;
+                size_t hi = w + left > j ? (w + left - j + sw - 1) / sw : 0;
+                if (hi > ow) hi = ow;
+                if (lo > hi) lo = hi;
+                for (size_t y = 0; y < oh; y++, dst += ow) {
+                    size_t iy = y * sh + i;
+                    if (iy < top || iy - top >= h) {
+                        memset(dst, 0, ow * sizeof(float));
+                        continue;
+                    }
+                    const float *src = xc + (iy - top) * w + lo * sw + j - left;
+                    memset(dst, 0, lo * sizeof(float));
+                    if (sw == 1) {
+                        memcpy(dst + lo, src, (hi - lo) * sizeof(float));
+                    } else {
+                        for (size_t o = lo; o < hi; o++) dst[o] = src[(o - lo) * sw];
+                    }
+                    memset(dst + hi, 0, (ow - hi) * sizeof(float));
+                }
+            }
+        }
+    }
+}

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from converter.graph.shape import DYN
-from converter.ops.native import kernels
+from converter.ops.native import Kernels, kernels
 from converter.ops.nn._banded import BandedDepthwise
 from converter.ops.nn._depthwise import NativeDepthwise, depthwise2d
 from converter.ops.nn._tap_sums import tap_matrix, tap_sums, tap_sums_fit, tap_sums_pay
@@ -51,14 +51,16 @@ def _geometry(attrs: dict, shape: tuple, kernel: list[int]) -> tuple[list[int], 
 
 def _conv(x: np.ndarray, w: np.ndarray, kernel: list[int], geometry: tuple,
           by_tap: np.ndarray | None = None,
-          planned_dw: BandedDepthwise | NativeDepthwise | None = None) -> np.ndarray:
+          planned_dw: BandedDepthwise | NativeDepthwise | None = None,
+          native: Kernels | None = None) -> np.ndarray:
     """x [N, G*Cg, ...] convolved with w [G, Og, Cg*K] -> [N, G*Og, *out]: columns
     [N, G, Cg*K, P] (one strided copy per kernel position; none for a 1x1 kernel), then one
     batched matmul that lands in NCHW order; a depthwise w (Og = Cg = 1) instead sums the
     data at each kernel position weighted per channel, with no columns at all, and a
     unit-stride layer narrowing the channels sums its per-position products (by_tap: w as
     tap_matrix, when the caller made it once), and a depthwise one may run the native kernel
-    or, with a wide kernel, banded GEMMs (`planned_dw`, made by the caller for w)."""
+    or, with a wide kernel, banded GEMMs (`planned_dw`, made by the caller for w); the native
+    kernels, where the caller passes them, copy the columns."""
     strides, dilations, pb, out = geometry
     n, groups, og = len(kernel), w.shape[0], w.shape[1]
     taps = math.prod(kernel)
@@ -72,8 +74,12 @@ def _conv(x: np.ndarray, w: np.ndarray, kernel: list[int], geometry: tuple,
         if planned_dw is not None and x.dtype == planned_dw.w.dtype and planned_dw.pays(out):
             return planned_dw(x, pb, out)
         return depthwise2d(x, w.reshape(groups, taps), kernel, strides, dilations, pb, out)
-    views = tap_views(x, kernel, strides, dilations, pb, out, slot="conv.data")
     batch, positions = x.shape[0], math.prod(out)
+    if taps > 1 and not depthwise and native is not None and _native_columns(x, dilations, pb):
+        cols = scratch("conv.columns", (batch, x.shape[1], taps, positions), x.dtype)
+        native.im2col(np.ascontiguousarray(x), cols, kernel, strides, pb, out)
+        return _gemm(w, cols, out)
+    views = tap_views(x, kernel, strides, dilations, pb, out, slot="conv.data")
     if taps == 1:
         if depthwise:  # 1x1: a per-channel scale
             return views[0] * w.reshape(groups, *([1] * n))
@@ -84,9 +90,20 @@ def _conv(x: np.ndarray, w: np.ndarray, kernel: list[int], geometry: tuple,
         cols = scratch("conv.columns", (batch, x.shape[1], taps, *out), x.dtype)
         for t, view in enumerate(views):
             cols[:, :, t] = view
+    return _gemm(w, cols, out)
+
+
+def _native_columns(x: np.ndarray, dilations: list[int], pads_begin: list[int]) -> bool:
+    return (x.dtype == np.float32 and x.ndim == 4 and dilations == [1, 1]
+            and min(pads_begin) >= 0)
+
+
+def _gemm(w: np.ndarray, cols: np.ndarray, out: list[int]) -> np.ndarray:
+    """w [G, Og, Cg*K] times columns [N, G*Cg, K, *out] -> [N, G*Og, *out]."""
+    batch, groups, positions = cols.shape[0], w.shape[0], math.prod(out)
     cols = cols.reshape(batch, groups, -1, positions)
     res = np.matmul(w, cols)  # [N, G, Og, P]
-    return res.reshape(batch, groups * og, *out)
+    return res.reshape(batch, groups * w.shape[1], *out)
 
 
 def _depthwise(views: list[np.ndarray], w: np.ndarray) -> np.ndarray:
@@ -121,6 +138,7 @@ def planned_conv(attrs: dict, w: np.ndarray):
               if groups == 1 and tap_sums_fit(og, cg, strides, math.prod(kernel)) else None)
     planned_dw = (_planned_depthwise(w.reshape(groups, *kernel), strides, dilations)
                   if og == cg == 1 and groups > 1 and w.dtype in _WIDE else None)
+    native = kernels() if w.dtype == np.float32 else None
     geometry: dict[tuple, tuple] = {}
 
     def run(inputs: list[np.ndarray]) -> list[np.ndarray]:
@@ -128,7 +146,7 @@ def planned_conv(attrs: dict, w: np.ndarray):
         geo = geometry.get(x.shape)
         if geo is None:
             geo = geometry[x.shape] = _geometry(attrs, x.shape, kernel)
-        return [_conv(x, matrix, kernel, geo, by_tap, planned_dw)]
+        return [_conv(x, matrix, kernel, geo, by_tap, planned_dw, native)]
     return run
 
 
