@@ -91,28 +91,22 @@ def test_gelu_plan_and_in_place_match_numpy(size):
     np.testing.assert_allclose(y, expected, rtol=1e-6, atol=1e-30)
 
 
-@pytest.mark.parametrize(("shape", "k", "pads", "out"), [
-    ((1, 5, 9, 8), (3, 3), (1, 1), (9, 8)),
-    ((2, 3, 20, 37), (7, 7), (3, 3), (20, 37)),  # two vectors and a tail per row
-    ((1, 2, 6, 6), (2, 5), (0, 4), (7, 9)),  # more padding after than the data fills
-    ((1, 2, 8, 8), (3, 3), (-1, 1), (5, 8)),  # a negative pad: the numpy path crops
+@pytest.mark.parametrize(("shape", "k", "strides", "pads", "out"), [
+    ((1, 5, 9, 8), (3, 3), (1, 1), (1, 1), (9, 8)),
+    ((2, 3, 20, 37), (7, 7), (1, 1), (3, 3), (20, 37)),  # two vectors and a tail per row
+    ((1, 2, 6, 6), (2, 5), (1, 1), (0, 4), (7, 9)),  # more padding after than the data fills
+    ((1, 2, 8, 8), (3, 3), (1, 1), (-1, 1), (5, 8)),  # a negative pad: the numpy path crops
+    ((1, 3, 56, 56), (3, 3), (2, 2), (1, 1), (28, 28)),  # shufflenet's downsampling
+    ((1, 2, 11, 40), (3, 5), (3, 2), (2, 1), (4, 19)),
+    ((1, 2, 4, 4), (3, 3), (1, 1), (5, 6), (4, 4)),  # pads past the window: all zero
 ])
-def test_depthwise_matches_numpy(shape, k, pads, out):
+def test_depthwise_matches_numpy(shape, k, strides, pads, out):
     x = RNG.standard_normal(shape).astype(np.float32)
     w = RNG.standard_normal((shape[1], *k)).astype(np.float32)
-    expected = depthwise2d(x, w.reshape(shape[1], -1), k, [1, 1], [1, 1], pads, out)
-    got = NativeDepthwise(w, native.kernels())(x, pads, out)
+    expected = depthwise2d(x, w.reshape(shape[1], -1), k, strides, [1, 1], pads, out)
+    got = NativeDepthwise(w, strides, native.kernels())(x, pads, out)
     assert got.shape == expected.shape and got.dtype == np.float32
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
-
-
-def test_doctor_reports_the_native_kernels(fresh, monkeypatch, capsys):
-    assert main(["doctor", "native"]) == 0
-    assert capsys.readouterr().out.startswith("ok       native    the shim's native kernels (")
-    monkeypatch.setenv("CC", "false")
-    assert main(["doctor", "native"]) == 1
-    out = capsys.readouterr().out
-    assert out.startswith("missing  native") and "`" in out and "numpy paths" in out
 
 
 @pytest.mark.parametrize("name", ["MaxPool", "AvgPool"])
@@ -137,3 +131,12 @@ def test_im2col_matches_the_padded_views(shape, k, strides, pads, out):
     cols = np.full((*shape[:2], len(want[0, 0]), int(np.prod(out))), np.nan, np.float32)
     native.kernels().im2col(x, cols, k, strides, pads, out)
     np.testing.assert_array_equal(cols.reshape(want.shape), want)
+
+
+def test_doctor_reports_the_native_kernels(fresh, monkeypatch, capsys):
+    assert main(["doctor", "native"]) == 0
+    assert capsys.readouterr().out.startswith("ok       native    the shim's native kernels (")
+    monkeypatch.setenv("CC", "false")
+    assert main(["doctor", "native"]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("missing  native") and "`" in out and "numpy paths" in out

@@ -39,7 +39,7 @@ class Kernels:
         self.path = path
         lib = ctypes.CDLL(str(path))
         self._gelu = _bind(lib.extgen_gelu, [_P, _P, _N], None)
-        self._depthwise = _bind(lib.extgen_depthwise2d, [_P, _P, _P] + [_N] * 9, ctypes.c_int)
+        self._depthwise = _bind(lib.extgen_depthwise2d, [_P, _P, _P] + [_N] * 11, ctypes.c_int)
         self._pool = _bind(lib.extgen_pool2d, [_P, _P] + [_N] * 11 + [ctypes.c_int],
                            ctypes.c_int)
         self._im2col = _bind(lib.extgen_im2col, [_P, _P] + [_N] * 11, None)
@@ -49,19 +49,18 @@ class Kernels:
         _check(x, out)
         self._gelu(x.ctypes.data, out.ctypes.data, x.size)
 
-    def depthwise2d(self, x: np.ndarray, w: np.ndarray, pads_begin: Sequence[int],
-                    out: Sequence[int]) -> np.ndarray:
-        """x [N, C, H, W] convolved per channel with w [C, kh, kw], unit strides and dilations,
-        zero padding pads_begin before and as much as out [oh, ow] needs after."""
+    def depthwise2d(self, x: np.ndarray, w: np.ndarray, strides: Sequence[int],
+                    pads_begin: Sequence[int], out: Sequence[int]) -> np.ndarray:
+        """x [N, C, H, W] convolved per channel with w [C, kh, kw], unit dilations, zero
+        padding pads_begin before and as much as out [oh, ow] needs after."""
         _check(x, w)
         n, c, h, wd = x.shape
         result = np.empty((n, c, *out), np.float32)
         for i in range(n):
             if self._depthwise(x[i].ctypes.data, w.ctypes.data, result[i].ctypes.data, c, h, wd,
-                               *out, *w.shape[1:], *pads_begin):
+                               *out, *w.shape[1:], *strides, *pads_begin):
                 raise MemoryError("native depthwise convolution: out of memory")
         return result
-
 
     def pool2d(self, x: np.ndarray, kernel: Sequence[int], strides: Sequence[int],
                pads_begin: Sequence[int], out: Sequence[int], is_max: bool) -> np.ndarray:

@@ -63,33 +63,36 @@ void extgen_gelu(const float *x, float *out, size_t n) {
     }
 }
 
-/* Depthwise 2-D convolution, unit strides and dilations: out[c] (oh x ow) = the kh x kw window
-   sums of x[c] (h x w, zero-padded by top and left, and by whatever oh and ow need beyond) with
-   w[c]. Each channel goes through a padded copy whose rows are whole vectors wide. Returns 0, or
-   -1 if memory ran out. */
+/* Depthwise 2-D convolution, unit dilations: out[c] (oh x ow) = the kh x kw window sums, at
+   strides sh and sw, of x[c] (h x w, zero-padded by top and left, and by whatever oh and ow need
+   beyond) with w[c]. Each channel goes through a padded copy whose rows are whole vectors wide;
+   a row's sums are made at every column and taken at every sw-th. Returns 0, or -1 if memory
+   ran out. */
 int extgen_depthwise2d(const float *x, const float *w, float *out, size_t channels, size_t h,
-                       size_t wd, size_t oh, size_t ow, size_t kh, size_t kw, size_t top,
-                       size_t left) {
-    size_t blocks = (ow + LANES - 1) / LANES, stride = blocks * LANES + kw - 1, rows = oh + kh - 1;
+                       size_t wd, size_t oh, size_t ow, size_t kh, size_t kw, size_t sh,
+                       size_t sw, size_t top, size_t left) {
+    size_t span = (ow - 1) * sw + 1, blocks = (span + LANES - 1) / LANES;
+    size_t stride = blocks * LANES + kw - 1, rows = (oh - 1) * sh + kh;
     float *pad = calloc(rows * stride + LANES, sizeof(float));
     float *row = malloc(blocks * LANES * sizeof(float));
     if (!pad || !row) { free(pad); free(row); return -1; }
-    size_t copy_w = wd < stride - left ? wd : stride - left;
+    size_t copy_h = top >= rows ? 0 : h < rows - top ? h : rows - top;
+    size_t copy_w = left >= stride ? 0 : wd < stride - left ? wd : stride - left;
     for (size_t c = 0; c < channels; c++) {
         const float *xc = x + c * h * wd, *wc = w + c * kh * kw;
-        for (size_t r = 0; r + top < rows && r < h; r++)
+        for (size_t r = 0; r < copy_h; r++)
             memcpy(pad + (r + top) * stride + left, xc + r * wd, copy_w * sizeof(float));
         float *oc = out + c * oh * ow;
         for (size_t y = 0; y < oh; y++) {
             for (size_t b = 0; b < blocks; b++) {
                 vf acc = {0};
                 for (size_t i = 0; i < kh; i++) {
-                    const float *src = pad + (y + i) * stride + b * LANES;
+                    const float *src = pad + (y * sh + i) * stride + b * LANES;
                     for (size_t j = 0; j < kw; j++) acc += wc[i * kw + j] * load(src + j);
                 }
                 store(row + b * LANES, acc);
             }
-            memcpy(oc + y * ow, row, ow * sizeof(float));
+            for (size_t o = 0; o < ow; o++) oc[y * ow + o] = row[o * sw];
         }
     }
     free(pad);
@@ -126,7 +129,8 @@ int extgen_pool2d(const float *x, float *out, size_t planes, size_t h, size_t w,
     float *column = calloc(cols + LANES, sizeof(float)), *run = calloc(span + LANES, sizeof(float));
     if (!pad || !column || !run) { free(pad); free(column); free(run); return -1; }
     for (size_t i = 0; i < rows * cols + LANES; i++) pad[i] = fill;
-    size_t copy_h = h < rows - top ? h : rows - top, copy_w = w < cols - left ? w : cols - left;
+    size_t copy_h = top >= rows ? 0 : h < rows - top ? h : rows - top;
+    size_t copy_w = left >= cols ? 0 : w < cols - left ? w : cols - left;
     for (size_t p = 0; p < planes; p++) {
         const float *xp = x + p * h * w;
         for (size_t r = 0; r < copy_h; r++)

@@ -5,7 +5,7 @@ Strides split the padded data into phases (rows and columns by position modulo t
 where each kernel position is again a plain shift. Many channels of small maps go channels
 last instead: each kernel position is then one contiguous block times one row of weights
 (numpy multiplies two arrays faster than rows by a per-row scalar). NativeDepthwise runs the
-unit-stride float32 case through the native kernel where there is one."""
+float32 case with unit dilations through the native kernel where there is one."""
 
 from __future__ import annotations
 
@@ -66,16 +66,18 @@ def _accumulate(data: np.ndarray, w: np.ndarray, offsets: list[tuple[int, int, i
 
 
 class NativeDepthwise:
-    """w [C, kh, kw] float32 at unit strides and dilations through the native kernel; with the
-    interface of BandedDepthwise (call with x [N, C, H, W], pads_begin and the output dims)."""
+    """w [C, kh, kw] float32 at unit dilations and the given strides through the native kernel;
+    with the interface of BandedDepthwise (call with x [N, C, H, W], pads_begin and the output
+    dims)."""
 
-    def __init__(self, w: np.ndarray, native: Kernels) -> None:
+    def __init__(self, w: np.ndarray, strides: Sequence[int], native: Kernels) -> None:
         self.w = np.ascontiguousarray(w, np.float32)
+        self.strides = list(strides)
         self._native = native
 
     @staticmethod
-    def fits(kernel: Sequence[int], strides: Sequence[int], dilations: Sequence[int]) -> bool:
-        return len(kernel) == 2 and all(s == 1 for s in [*strides, *dilations])
+    def fits(kernel: Sequence[int], dilations: Sequence[int]) -> bool:
+        return len(kernel) == 2 and all(d == 1 for d in dilations)
 
     def pays(self, out: Sequence[int]) -> bool:
         return True
@@ -84,6 +86,7 @@ class NativeDepthwise:
                  out: Sequence[int]) -> np.ndarray:
         if min(pads_begin) < 0:  # a crop: the numpy path takes it
             c, kh, kw = self.w.shape
-            return depthwise2d(x, self.w.reshape(c, -1), [kh, kw], [1, 1], [1, 1], pads_begin,
-                               out)
-        return self._native.depthwise2d(np.ascontiguousarray(x), self.w, pads_begin, out)
+            return depthwise2d(x, self.w.reshape(c, -1), [kh, kw], self.strides, [1, 1],
+                               pads_begin, out)
+        return self._native.depthwise2d(np.ascontiguousarray(x), self.w, self.strides,
+                                        pads_begin, out)

@@ -156,8 +156,8 @@ def _planned_depthwise(w: np.ndarray, strides: list[int], dilations: list[int]
     GEMMs where they fit, else None (the shifted multiply-adds)."""
     kernel = list(w.shape[1:])
     native = kernels() if w.dtype == np.float32 else None
-    if native is not None and NativeDepthwise.fits(kernel, strides, dilations):
-        return NativeDepthwise(w, native)
+    if native is not None and NativeDepthwise.fits(kernel, dilations):
+        return NativeDepthwise(w, strides, native)
     if BandedDepthwise.fits(kernel, strides, dilations):
         return BandedDepthwise(w)
     return None
