@@ -1,4 +1,6 @@
-"""Shared fixtures: tiny ONNX models built in the test itself."""
+"""Shared fixtures: tiny ONNX models built in the test itself; `numpy_only` and `either_path`
+for the shim's native kernels (EXTGEN_NATIVE=0 switches them off, so the numpy plan paths stay
+covered where a compiler is present)."""
 
 from __future__ import annotations
 
@@ -8,6 +10,8 @@ import numpy as np
 import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
+
+from converter.ops.native import kernels
 
 
 def make_model(nodes, inputs, outputs, initializers=(), opset=17, domains=()) -> onnx.ModelProto:
@@ -34,3 +38,20 @@ def relu_add_model(tmp_path: Path) -> Path:
     path = tmp_path / "relu_add.onnx"
     onnx.save(model, path)
     return path
+
+
+@pytest.fixture
+def numpy_only(monkeypatch):
+    monkeypatch.setenv("EXTGEN_NATIVE", "0")
+    kernels.cache_clear()
+    yield
+    monkeypatch.undo()
+    kernels.cache_clear()
+
+
+@pytest.fixture(params=["native", "numpy"])
+def either_path(request):
+    """Run once with the native kernels (where built) and once with numpy's paths."""
+    if request.param == "numpy":
+        request.getfixturevalue("numpy_only")
+    return request.param

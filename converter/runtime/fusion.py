@@ -18,6 +18,7 @@ import numpy as np
 from converter.errors import ExtgenError
 from converter.ir.attrs import typed_attrs
 from converter.ir.reader import IRModel
+from converter.ops.native import kernels
 from converter.ops.op import ir_op_class
 
 if TYPE_CHECKING:
@@ -119,7 +120,26 @@ def _fold(head: Step, affine: list[Callable],
     scaled = w * scale.reshape(w.shape[:lead] + (1,) * (w.ndim - lead))
     kernel = cls.plan(attrs, [None, scaled.astype(w.dtype)], [True])
     bias = shift.astype(w.dtype)
-    return kernel, (lambda y: np.add(y, bias, out=y)) if shift.any() else None
+    return kernel, _BiasAdd(bias) if shift.any() else None
+
+
+class _BiasAdd:
+    """A folded per-channel bias (shaped [1, C, 1, ...]) added in place; with a ReLU after it
+    (`relu`), both in one pass of the native kernel over float32, where there is one."""
+
+    def __init__(self, bias: np.ndarray) -> None:
+        self.bias = bias
+        self.native = kernels() if bias.dtype == np.float32 else None
+        self.flat = np.ascontiguousarray(bias.reshape(-1))
+        self.relu: Callable[[np.ndarray], None] | None = None
+
+    def __call__(self, y: np.ndarray) -> None:
+        if self.native is not None and y.flags.c_contiguous and y.ndim >= 2:
+            self.native.bias_relu(y, self.flat, self.relu is not None)
+            return
+        np.add(y, self.bias, out=y)
+        if self.relu is not None:
+            self.relu(y)
 
 
 def fuse(steps: list[Step], model: IRModel, initial: list[np.ndarray | None]) -> list[Step]:
@@ -146,17 +166,20 @@ def fuse(steps: list[Step], model: IRModel, initial: list[np.ndarray | None]) ->
         if not epilogues and _per_channel(step, head, initial):
             affine.append(epilogue)  # folds into the filters
         else:
-            epilogues.append(epilogue)
+            epilogues.append((step.layer.type, epilogue))
         head.outputs = list(step.outputs)
         head.fused.append(step.layer.type)
         producer[step.outputs[0]] = head
     for step in kept:
         if id(step) in tails:
             affine, epilogues = tails[id(step)]
+            fns = [fn for _, fn in epilogues]
             if affine:
                 step.kernel, bias = _fold(step, affine, initial)
+                if isinstance(bias, _BiasAdd) and epilogues and epilogues[0][0] == "ReLU":
+                    bias.relu = fns.pop(0)
                 if bias is not None:
-                    epilogues.insert(0, bias)
-            if epilogues:
-                step.kernel = _then(step.kernel, epilogues)
+                    fns.insert(0, bias)
+            if fns:
+                step.kernel = _then(step.kernel, fns)
     return kept

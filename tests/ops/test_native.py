@@ -140,3 +140,16 @@ def test_doctor_reports_the_native_kernels(fresh, monkeypatch, capsys):
     assert main(["doctor", "native"]) == 1
     out = capsys.readouterr().out
     assert out.startswith("missing  native") and "`" in out and "numpy paths" in out
+
+
+@pytest.mark.parametrize("relu", [True, False])
+@pytest.mark.parametrize("shape", [(2, 3, 7, 7), (1, 5, 33)])  # vectors and a tail per row
+def test_bias_relu_gives_numpys_bits(relu, shape):
+    y = RNG.standard_normal(shape).astype(np.float32)
+    y[0, 1, 3], y[-1, -1, -1] = np.nan, -np.inf
+    bias = RNG.standard_normal(shape[1]).astype(np.float32)
+    want = y + bias.reshape(-1, *[1] * (len(shape) - 2))
+    if relu:
+        want = np.maximum(want, np.float32(0))
+    native.kernels().bias_relu(y, bias, relu)
+    np.testing.assert_array_equal(y, want)

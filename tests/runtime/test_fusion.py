@@ -48,7 +48,7 @@ def _model(tmp_path: Path) -> Path:
     return tmp_path / "m.onnx"
 
 
-def test_bias_and_activation_fuse_into_the_op_before_them(tmp_path: Path) -> None:
+def test_bias_and_activation_fuse_into_the_op_before_them(tmp_path: Path, either_path) -> None:
     path = _model(tmp_path)
     xml = convert(ConvertOptions(path, output_dir=tmp_path / "ir")).xml
     executor = Executor(read_ir(xml), [CpuDevice([])])
@@ -93,7 +93,8 @@ def _affine_model(tmp_path: Path) -> Path:
     return tmp_path / "affine.onnx"
 
 
-def test_per_channel_affine_layers_fold_into_the_convolution_filters(tmp_path: Path) -> None:
+def test_per_channel_affine_layers_fold_into_the_convolution_filters(tmp_path: Path,
+                                                                  either_path) -> None:
     path = _affine_model(tmp_path)
     xml = convert(ConvertOptions(path, output_dir=tmp_path / "ir")).xml
     executor = Executor(read_ir(xml), [CpuDevice([])])
@@ -135,3 +136,4 @@ def test_per_channel_affine_layers_fold_into_a_batch_norm_before_them(tmp_path: 
         x = RNG.standard_normal((1, c // 2, 5, 5)).astype(np.float32)
         expected = session.run(None, {"x": x})[0]
         np.testing.assert_allclose(executor.run({"x": x})["y"], expected, rtol=1e-5, atol=1e-5)
+

@@ -43,6 +43,7 @@ class Kernels:
         self._pool = _bind(lib.extgen_pool2d, [_P, _P] + [_N] * 11 + [ctypes.c_int],
                            ctypes.c_int)
         self._im2col = _bind(lib.extgen_im2col, [_P, _P] + [_N] * 11, None)
+        self._bias_relu = _bind(lib.extgen_bias_relu, [_P, _P, _N, _N, _N, ctypes.c_int], None)
 
     def gelu(self, x: np.ndarray, out: np.ndarray) -> None:
         """out = x Phi(x) (erf form); out may be x."""
@@ -84,6 +85,13 @@ class Kernels:
         for i in range(n):
             self._im2col(x[i].ctypes.data, cols[i].ctypes.data, c, h, w, *out, *kernel,
                          *strides, *pads_begin)
+
+
+    def bias_relu(self, y: np.ndarray, bias: np.ndarray, relu: bool) -> None:
+        """y [N, C, ...] += bias [C] per channel, then max(y, 0) if relu, in place."""
+        _check(y, bias)
+        self._bias_relu(y.ctypes.data, bias.ctypes.data, y.shape[0], y.shape[1],
+                        y[0, 0].size, int(relu))
 
 
 def _bind(fn: ctypes._CFuncPtr, argtypes: list, restype: type | None) -> ctypes._CFuncPtr:

@@ -183,3 +183,22 @@ void extgen_im2col(const float *x, float *cols, size_t channels, size_t h, size_
         }
     }
 }
+
+/* y[p][c][i] += bias[c] over outer x channels x inner values, then max(y, 0) if relu (NaN
+   stays NaN): a convolution's folded bias and its ReLU in one pass. */
+void extgen_bias_relu(float *y, const float *bias, size_t outer, size_t channels, size_t inner,
+                      int relu) {
+    for (size_t p = 0; p < outer * channels; p++) {
+        float *row = y + p * inner;
+        vf b = splat(bias[p % channels]), zero = {0};
+        size_t i = 0;
+        for (; i + LANES <= inner; i += LANES) {
+            vf v = load(row + i) + b;
+            store(row + i, relu ? pick((v > 0.0f) | (v != v), v, zero) : v);
+        }
+        for (; i < inner; i++) {
+            float v = row[i] + bias[p % channels];
+            row[i] = relu && !(v > 0.0f) && v == v ? 0.0f : v;
+        }
+    }
+}
