@@ -110,9 +110,7 @@ def _fold(head: Step, affine: list[Callable],
     w = initial[head.inputs[1]]
     if head.layer.type == "BatchNormInference":
         scale, shift = _compose([_epilogue(head, initial), *affine], dims)
-        scale, shift = scale.astype(w.dtype), shift.astype(w.dtype)
-        return (lambda inputs: [np.multiply(inputs[0], scale)]), (
-            lambda y: np.add(y, shift, out=y))
+        return _Affine(scale.astype(w.dtype), shift.astype(w.dtype)), None
     scale, shift = _compose(affine, dims)
     cls = ir_op_class(head.layer.type, head.layer.version)
     attrs = typed_attrs(cls, head.layer.attrs, f"layer '{head.layer.name}'")
@@ -123,23 +121,64 @@ def _fold(head: Step, affine: list[Callable],
     return kernel, _BiasAdd(bias) if shift.any() else None
 
 
-class _BiasAdd:
-    """A folded per-channel bias (shaped [1, C, 1, ...]) added in place; with a ReLU after it
-    (`relu`), both in one pass of the native kernel over float32, where there is one."""
+class _TakesRelu:
+    """A fused kernel or epilogue that can run the ReLU after it in its own pass (`relu`, the
+    ReLU's in-place path), through the native kernels over float32 where there are any."""
 
-    def __init__(self, bias: np.ndarray) -> None:
-        self.bias = bias
-        self.native = kernels() if bias.dtype == np.float32 else None
-        self.flat = np.ascontiguousarray(bias.reshape(-1))
-        self.relu: Callable[[np.ndarray], None] | None = None
+    relu: Callable[[np.ndarray], None] | None = None
 
-    def __call__(self, y: np.ndarray) -> None:
-        if self.native is not None and y.flags.c_contiguous and y.ndim >= 2:
-            self.native.bias_relu(y, self.flat, self.relu is not None)
-            return
-        np.add(y, self.bias, out=y)
+    def _native(self, *arrays: np.ndarray):
+        return (self.native if self.native is not None and arrays[0].ndim >= 2
+                and all(a.dtype == np.float32 and a.flags.c_contiguous for a in arrays)
+                else None)
+
+    def _then_relu(self, y: np.ndarray) -> np.ndarray:
         if self.relu is not None:
             self.relu(y)
+        return y
+
+
+class _BiasAdd(_TakesRelu):
+    """A folded per-channel bias (shaped [1, C, 1, ...]) added in place."""
+
+    def __init__(self, bias: np.ndarray) -> None:
+        self.bias, self.flat = bias, np.ascontiguousarray(bias.reshape(-1))
+        self.native = kernels()
+
+    def __call__(self, y: np.ndarray) -> None:
+        if native := self._native(y, self.flat):
+            native.bias_relu(y, self.flat, self.relu is not None)
+        else:
+            self._then_relu(np.add(y, self.bias, out=y))
+
+
+class _Affine(_TakesRelu):
+    """A BatchNormInference with per-channel layers folded in: x * scale + shift ([1, C, ...])."""
+
+    def __init__(self, scale: np.ndarray, shift: np.ndarray) -> None:
+        self.scale, self.shift = scale, shift
+        self.flat = [np.ascontiguousarray(a.reshape(-1)) for a in (scale, shift)]
+        self.native = kernels()
+
+    def __call__(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
+        x = inputs[0]
+        if native := self._native(x, *self.flat):
+            return [native.affine_relu(x, *self.flat, self.relu is not None)]
+        y = np.multiply(x, self.scale)
+        return [self._then_relu(np.add(y, self.shift, out=y))]
+
+
+class _AddRelu(_TakesRelu):
+    """An Add (a residual: two tensors of one shape natively) with the ReLU after it."""
+
+    def __init__(self, kernel: Kernel) -> None:
+        self.kernel, self.native = kernel, kernels()
+
+    def __call__(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
+        a, b = inputs
+        if a.shape == b.shape and (native := self._native(a, b)):
+            return [native.add_relu(a, b, self.relu is not None)]
+        return [self._then_relu(self.kernel(inputs)[0])]
 
 
 def fuse(steps: list[Step], model: IRModel, initial: list[np.ndarray | None]) -> list[Step]:
@@ -174,12 +213,16 @@ def fuse(steps: list[Step], model: IRModel, initial: list[np.ndarray | None]) ->
         if id(step) in tails:
             affine, epilogues = tails[id(step)]
             fns = [fn for _, fn in epilogues]
+            bias = None
             if affine:
                 step.kernel, bias = _fold(step, affine, initial)
-                if isinstance(bias, _BiasAdd) and epilogues and epilogues[0][0] == "ReLU":
-                    bias.relu = fns.pop(0)
-                if bias is not None:
-                    fns.insert(0, bias)
+            elif step.layer.type == "Add" and epilogues and epilogues[0][0] == "ReLU":
+                step.kernel = _AddRelu(step.kernel)
+            takes = bias if bias is not None else step.kernel
+            if isinstance(takes, _TakesRelu) and epilogues and epilogues[0][0] == "ReLU":
+                takes.relu = fns.pop(0)
+            if bias is not None:
+                fns.insert(0, bias)
             if fns:
                 step.kernel = _then(step.kernel, fns)
     return kept

@@ -153,3 +153,18 @@ def test_bias_relu_gives_numpys_bits(relu, shape):
         want = np.maximum(want, np.float32(0))
     native.kernels().bias_relu(y, bias, relu)
     np.testing.assert_array_equal(y, want)
+
+
+@pytest.mark.parametrize("relu", [True, False])
+def test_affine_and_add_relu_match_numpy(relu):
+    x, other = RNG.standard_normal((2, 2, 3, 7, 7)).astype(np.float32)
+    x[0, 1, 3, 3] = np.nan
+    scale, shift = RNG.standard_normal((2, 3)).astype(np.float32)
+    kernels = native.kernels()
+    affine = x * scale[:, None, None] + shift[:, None, None]
+    total = x + other
+    if relu:
+        affine, total = np.maximum(affine, np.float32(0)), np.maximum(total, np.float32(0))
+    np.testing.assert_allclose(kernels.affine_relu(x, scale, shift, relu), affine, rtol=1e-6,
+                               atol=1e-6)  # one rounding where the CPU fuses multiply-adds
+    np.testing.assert_array_equal(kernels.add_relu(x, other, relu), total)

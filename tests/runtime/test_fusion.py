@@ -109,7 +109,8 @@ def test_per_channel_affine_layers_fold_into_the_convolution_filters(tmp_path: P
 
 
 
-def test_per_channel_affine_layers_fold_into_a_batch_norm_before_them(tmp_path: Path) -> None:
+def test_per_channel_affine_layers_fold_into_a_batch_norm_before_them(tmp_path: Path,
+                                                                     either_path) -> None:
     c = 8  # DenseNet's pre-activation: Concat, then BatchNorm, Mul, Add (caffe2's scale), Relu
     nodes = [
         helper.make_node("Concat", ["x", "x"], ["j"], axis=1),

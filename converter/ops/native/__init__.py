@@ -44,6 +44,9 @@ class Kernels:
                            ctypes.c_int)
         self._im2col = _bind(lib.extgen_im2col, [_P, _P] + [_N] * 11, None)
         self._bias_relu = _bind(lib.extgen_bias_relu, [_P, _P, _N, _N, _N, ctypes.c_int], None)
+        self._affine_relu = _bind(lib.extgen_affine_relu, [_P] * 4 + [_N] * 3 + [ctypes.c_int],
+                                  None)
+        self._add_relu = _bind(lib.extgen_add_relu, [_P, _P, _P, _N, ctypes.c_int], None)
 
     def gelu(self, x: np.ndarray, out: np.ndarray) -> None:
         """out = x Phi(x) (erf form); out may be x."""
@@ -92,6 +95,23 @@ class Kernels:
         _check(y, bias)
         self._bias_relu(y.ctypes.data, bias.ctypes.data, y.shape[0], y.shape[1],
                         y[0, 0].size, int(relu))
+
+
+    def affine_relu(self, x: np.ndarray, scale: np.ndarray, shift: np.ndarray,
+                    relu: bool) -> np.ndarray:
+        """x [N, C, ...] * scale [C] + shift [C] per channel, then max(., 0) if relu: new."""
+        _check(x, scale, shift)
+        y = np.empty_like(x)
+        self._affine_relu(x.ctypes.data, y.ctypes.data, scale.ctypes.data, shift.ctypes.data,
+                          x.shape[0], x.shape[1], x[0, 0].size, int(relu))
+        return y
+
+    def add_relu(self, a: np.ndarray, b: np.ndarray, relu: bool) -> np.ndarray:
+        """a + b (same shape), then max(., 0) if relu: new."""
+        _check(a, b)
+        y = np.empty_like(a)
+        self._add_relu(a.ctypes.data, b.ctypes.data, y.ctypes.data, a.size, int(relu))
+        return y
 
 
 def _bind(fn: ctypes._CFuncPtr, argtypes: list, restype: type | None) -> ctypes._CFuncPtr:

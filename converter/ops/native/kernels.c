@@ -184,21 +184,47 @@ void extgen_im2col(const float *x, float *cols, size_t channels, size_t h, size_
     }
 }
 
+static inline vf relu_v(vf v) { vf zero = {0}; return pick((v > 0.0f) | (v != v), v, zero); }
+static inline float relu_s(float v) { return !(v > 0.0f) && v == v ? 0.0f : v; }
+
+/* y[p][c][i] = x[p][c][i] * scale[c] + shift[c] over outer x channels x inner values (one
+   rounding where the CPU fuses multiply-adds), then max(y, 0) if relu: a BatchNorm with the
+   per-channel layers folded into it, and the ReLU after it, in one pass. y may be x. */
+void extgen_affine_relu(const float *x, float *y, const float *scale, const float *shift,
+                        size_t outer, size_t channels, size_t inner, int relu) {
+    for (size_t p = 0; p < outer * channels; p++) {
+        const float *src = x + p * inner;
+        float *dst = y + p * inner, s = scale[p % channels], b = shift[p % channels];
+        size_t i = 0;
+        for (; i + LANES <= inner; i += LANES) {
+            vf v = load(src + i) * s + b;
+            store(dst + i, relu ? relu_v(v) : v);
+        }
+        for (; i < inner; i++) dst[i] = relu ? relu_s(src[i] * s + b) : src[i] * s + b;
+    }
+}
+
 /* y[p][c][i] += bias[c] over outer x channels x inner values, then max(y, 0) if relu (NaN
    stays NaN): a convolution's folded bias and its ReLU in one pass. */
 void extgen_bias_relu(float *y, const float *bias, size_t outer, size_t channels, size_t inner,
                       int relu) {
     for (size_t p = 0; p < outer * channels; p++) {
-        float *row = y + p * inner;
-        vf b = splat(bias[p % channels]), zero = {0};
+        float *row = y + p * inner, b = bias[p % channels];
         size_t i = 0;
         for (; i + LANES <= inner; i += LANES) {
             vf v = load(row + i) + b;
-            store(row + i, relu ? pick((v > 0.0f) | (v != v), v, zero) : v);
+            store(row + i, relu ? relu_v(v) : v);
         }
-        for (; i < inner; i++) {
-            float v = row[i] + bias[p % channels];
-            row[i] = relu && !(v > 0.0f) && v == v ? 0.0f : v;
-        }
+        for (; i < inner; i++) row[i] = relu ? relu_s(row[i] + b) : row[i] + b;
     }
+}
+
+/* y = a + b over n values, then max(y, 0) if relu: a residual Add and its ReLU in one pass. */
+void extgen_add_relu(const float *a, const float *b, float *y, size_t n, int relu) {
+    size_t i = 0;
+    for (; i + LANES <= n; i += LANES) {
+        vf v = load(a + i) + load(b + i);
+        store(y + i, relu ? relu_v(v) : v);
+    }
+    for (; i < n; i++) y[i] = relu ? relu_s(a[i] + b[i]) : a[i] + b[i];
 }
