@@ -7,7 +7,9 @@ The light zoo plus bert_base and convnext_tiny (benchmarks/transformer_zoo.py). 
 in a process of its own; runs of the two engines alternate in blocks, so that a busy machine
 slows both alike, with a short pause and one unmeasured run before each block: both engines'
 thread pools spin a while after a run, and in one process onnxruntime's spinning threads
-slowed the shim's squeezenet from 5.4 to 14.4 ms. Prints the medians, their ratio
+slowed the shim's squeezenet from 5.4 to 14.4 ms, and the shim's idle OpenBLAS workers,
+spinning for about 0.1 s after its last GEMM, slowed onnxruntime's from 2.0 to 7 ms.
+Prints the medians, their ratio
 shim/onnxruntime (target: at most 2x; also that of the fastest runs), the shim's error against
 onnxruntime's output and the BLAS kernel numpy runs on. OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE pin
 an old kernel, so the script restarts itself without them. --profile adds the shim's top op
@@ -27,7 +29,9 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 
 _PINNED = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
-_SETTLE_S = 0.05  # pause before each block of runs
+# pause before each block of runs: OpenBLAS's idle workers spin for 2^28 cycles (about 0.1 s)
+# after the shim's last GEMM, and with 0.05 s they slowed onnxruntime's squeezenet 2.0 -> 7 ms
+_SETTLE_S = 0.3
 
 
 def _parse() -> argparse.Namespace:
