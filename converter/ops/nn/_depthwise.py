@@ -84,7 +84,7 @@ class NativeDepthwise:
 
     def __call__(self, x: np.ndarray, pads_begin: Sequence[int],
                  out: Sequence[int]) -> np.ndarray:
-        if min(pads_begin) < 0:  # a crop: the numpy path takes it
+        if min(pads_begin) < 0 or min(out) < 1 or x.size == 0:  # a crop, or nothing to sum
             c, kh, kw = self.w.shape
             return depthwise2d(x, self.w.reshape(c, -1), [kh, kw], self.strides, [1, 1],
                                pads_begin, out)

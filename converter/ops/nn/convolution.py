@@ -75,7 +75,8 @@ def _conv(x: np.ndarray, w: np.ndarray, kernel: list[int], geometry: tuple,
             return planned_dw(x, pb, out)
         return depthwise2d(x, w.reshape(groups, taps), kernel, strides, dilations, pb, out)
     batch, positions = x.shape[0], math.prod(out)
-    if taps > 1 and not depthwise and native is not None and _native_columns(x, dilations, pb):
+    if (taps > 1 and not depthwise and native is not None and min(out) >= 1
+            and _native_columns(x, dilations, pb)):
         cols = scratch("conv.columns", (batch, x.shape[1], taps, positions), x.dtype)
         native.im2col(np.ascontiguousarray(x), cols, kernel, strides, pb, out)
         return _gemm(w, cols, out)

@@ -162,9 +162,10 @@ class MaxPool(Op):
 def _native_fits(x: np.ndarray, geometry: tuple) -> bool:
     """Whether the native kernel takes this pool: float32 [N, C, H, W], unit dilations, windows
     the axis-by-axis path takes (its sums, bit for bit), each begin pad inside the first."""
-    kernel, _, dilations, pb, _, _ = geometry
+    kernel, _, dilations, pb, _, out = geometry
     return (x.dtype == np.float32 and x.ndim == 4 and all(d == 1 for d in dilations)
-            and max(kernel) <= _SEPARABLE and all(0 <= p < k for p, k in zip(pb, kernel)))
+            and max(kernel) <= _SEPARABLE and all(0 <= p < k for p, k in zip(pb, kernel))
+            and min(out) >= 1 and x.size > 0)
 
 
 def _native_pool(native: Kernels, x: np.ndarray, geometry: tuple, is_max: bool) -> np.ndarray:
