@@ -10,11 +10,14 @@ float32 case with unit dilations through the native kernel where there is one.""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from converter.ops.native import Kernels
 from converter.ops.nn._window import phases, scratch
+
+if TYPE_CHECKING:
+    from converter.ops.native.library import Kernels
 
 __all__ = ["NativeDepthwise", "depthwise2d"]
 

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from converter.graph.shape import DYN
-from converter.ops.native import Kernels, kernels
+from converter.ops.native import kernels
 from converter.ops.nn._banded import BandedDepthwise
 from converter.ops.nn._depthwise import NativeDepthwise, depthwise2d
 from converter.ops.nn._tap_sums import tap_matrix, tap_sums, tap_sums_fit, tap_sums_pay
 from converter.ops.nn._window import out_dim, resolve_pads, scratch, spatial_attrs, tap_views
 from converter.ops.op import Op
+
+if TYPE_CHECKING:
+    from converter.ops.native.library import Kernels
 
 __all__ = ["Convolution", "GroupConvolution", "conv_shape"]
 

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from converter.graph.shape import normalize_axis
-from converter.ops.native import Kernels, kernels
+from converter.ops.native import kernels
 from converter.ops.nn._window import fit, resolve_pads, scratch, spatial_attrs, windows
 from converter.ops.nn.convolution import conv_shape
 from converter.ops.op import Op
+
+if TYPE_CHECKING:
+    from converter.ops.native.library import Kernels
 
 __all__ = ["AvgPool", "MaxPool"]
 
