@@ -168,3 +168,18 @@ def test_affine_and_add_relu_match_numpy(relu):
     np.testing.assert_allclose(kernels.affine_relu(x, scale, shift, relu), affine, rtol=1e-6,
                                atol=1e-6)  # one rounding where the CPU fuses multiply-adds
     np.testing.assert_array_equal(kernels.add_relu(x, other, relu), total)
+
+
+@pytest.mark.parametrize("n", [7, 33, 96, 768])
+@pytest.mark.parametrize("mode", ["inside_sqrt", "outside_sqrt"])
+def test_layer_norm_plan_matches_mvn(n, mode, either_path):
+    mvn = Op.registered_ops["MVN"]
+    x = (RNG.standard_normal((2, 5, n)) * 3 + 100).astype(np.float32)  # an offset to cancel
+    attrs = {**mvn.defaults, "eps": 1e-5, "eps_mode": mode}
+    axes = np.int64([-1])
+    planned = mvn.plan(attrs, [None, axes], [True])([x, axes])[0]
+    assert planned.dtype == np.float32 and planned.shape == x.shape
+    np.testing.assert_allclose(planned, mvn.evaluate(attrs, [x, axes])[0], rtol=2e-5, atol=2e-5)
+    other = np.int64([1, 2])  # not the last axis alone: numpy's path
+    np.testing.assert_array_equal(mvn.plan(attrs, [None, other], [True])([x, other])[0],
+                                  mvn.evaluate(attrs, [x, other])[0])

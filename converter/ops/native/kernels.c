@@ -228,3 +228,36 @@ void extgen_add_relu(const float *a, const float *b, float *y, size_t n, int rel
     }
     for (; i < n; i++) y[i] = relu ? relu_s(a[i] + b[i]) : a[i] + b[i];
 }
+
+static inline float sum_v(vf v) {
+    float total = 0.0f;
+    for (int i = 0; i < LANES; i++) total += v[i];
+    return total;
+}
+
+/* MVN over the last axis of rows x n values (a LayerNorm without its scale and shift), two
+   passes as normalization.py's mvn: y = (x - mean) / sqrt(var + eps) if inside, else
+   / (sqrt(var) + eps). y may be x. */
+void extgen_layer_norm(const float *x, float *y, size_t rows, size_t n, float eps, int inside) {
+    size_t body = n - n % LANES;
+    for (size_t r = 0; r < rows; r++) {
+        const float *xr = x + r * n;
+        float *yr = y + r * n;
+        vf acc = {0};
+        float tail = 0.0f;
+        for (size_t i = 0; i < body; i += LANES) acc += load(xr + i);
+        for (size_t i = body; i < n; i++) tail += xr[i];
+        float mean = (sum_v(acc) + tail) / (float)n;
+        vf sq = {0};
+        tail = 0.0f;
+        for (size_t i = 0; i < body; i += LANES) {
+            vf d = load(xr + i) - mean;
+            sq += d * d;
+        }
+        for (size_t i = body; i < n; i++) tail += (xr[i] - mean) * (xr[i] - mean);
+        float var = (sum_v(sq) + tail) / (float)n;
+        float denominator = inside ? __builtin_sqrtf(var + eps) : __builtin_sqrtf(var) + eps;
+        for (size_t i = 0; i < body; i += LANES) store(yr + i, (load(xr + i) - mean) / denominator);
+        for (size_t i = body; i < n; i++) yr[i] = (xr[i] - mean) / denominator;
+    }
+}

@@ -29,6 +29,8 @@ class Kernels:
         self._affine_relu = _bind(lib.extgen_affine_relu, [_P] * 4 + [_N] * 3 + [ctypes.c_int],
                                   None)
         self._add_relu = _bind(lib.extgen_add_relu, [_P, _P, _P, _N, ctypes.c_int], None)
+        self._layer_norm = _bind(lib.extgen_layer_norm,
+                                 [_P, _P, _N, _N, ctypes.c_float, ctypes.c_int], None)
 
     def gelu(self, x: np.ndarray, out: np.ndarray) -> None:
         """out = x Phi(x) (erf form); out may be x."""
@@ -93,6 +95,16 @@ class Kernels:
         _check(a, b)
         y = np.empty_like(a)
         self._add_relu(a.ctypes.data, b.ctypes.data, y.ctypes.data, a.size, int(relu))
+        return y
+
+
+    def layer_norm(self, x: np.ndarray, eps: float, inside: bool) -> np.ndarray:
+        """MVN of x over its last axis: (x - mean) / sqrt(var + eps) if inside, else
+        / (sqrt(var) + eps); new."""
+        _check(x)
+        y = np.empty_like(x)
+        n = x.shape[-1]
+        self._layer_norm(x.ctypes.data, y.ctypes.data, x.size // n, n, eps, int(inside))
         return y
 
 

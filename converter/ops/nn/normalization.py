@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from converter.ops.native import kernels
 from converter.ops.op import Op
 
 __all__ = ["GRN", "GroupNormalization", "MVN", "NormalizeL2"]
@@ -54,6 +55,22 @@ class MVN(Op):
         x = inputs[0]
         return [mvn(x, _axes(inputs[1], x.ndim), attrs["eps"], attrs["eps_mode"] == "inside_sqrt",
                     attrs["normalize_variance"])]
+
+    @classmethod
+    def plan(cls, attrs, values, used):
+        """Over the last axis alone (a LayerNorm) of float32, the native kernel's two passes
+        where there is one."""
+        native = kernels() if values[1] is not None and attrs["normalize_variance"] else None
+        if native is None:
+            return super().plan(attrs, values, used)
+
+        def run(inputs: list[np.ndarray]) -> list[np.ndarray]:
+            x = inputs[0]
+            if x.dtype != np.float32 or x.size == 0 or _axes(values[1], x.ndim) != (x.ndim - 1,):
+                return cls.compute(attrs, inputs)
+            return [native.layer_norm(np.ascontiguousarray(x), attrs["eps"],
+                                      attrs["eps_mode"] == "inside_sqrt")]
+        return run
 
 
 class NormalizeL2(Op):
