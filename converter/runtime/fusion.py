@@ -22,6 +22,7 @@ from converter.ops.native import kernels
 from converter.ops.op import ir_op_class
 
 if TYPE_CHECKING:
+    from converter.ops.native.library import Kernels
     from converter.runtime.executor import Kernel, Step
 
 __all__ = ["HEADS", "fuse"]
@@ -126,8 +127,9 @@ class _TakesRelu:
     ReLU's in-place path), through the native kernels over float32 where there are any."""
 
     relu: Callable[[np.ndarray], None] | None = None
+    native: Kernels | None = None
 
-    def _native(self, *arrays: np.ndarray):
+    def _native(self, *arrays: np.ndarray) -> Kernels | None:
         return (self.native if self.native is not None and arrays[0].ndim >= 2
                 and all(a.dtype == np.float32 and a.flags.c_contiguous for a in arrays)
                 else None)
@@ -213,13 +215,14 @@ def fuse(steps: list[Step], model: IRModel, initial: list[np.ndarray | None]) ->
         if id(step) in tails:
             affine, epilogues = tails[id(step)]
             fns = [fn for _, fn in epilogues]
+            relu_first = bool(epilogues) and epilogues[0][0] == "ReLU"
             bias = None
             if affine:
                 step.kernel, bias = _fold(step, affine, initial)
-            elif step.layer.type == "Add" and epilogues and epilogues[0][0] == "ReLU":
+            elif step.layer.type == "Add" and relu_first:
                 step.kernel = _AddRelu(step.kernel)
             takes = bias if bias is not None else step.kernel
-            if isinstance(takes, _TakesRelu) and epilogues and epilogues[0][0] == "ReLU":
+            if relu_first and isinstance(takes, _TakesRelu):
                 takes.relu = fns.pop(0)
             if bias is not None:
                 fns.insert(0, bias)

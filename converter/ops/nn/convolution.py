@@ -79,8 +79,7 @@ def _conv(x: np.ndarray, w: np.ndarray, kernel: list[int], geometry: tuple,
             return planned_dw(x, pb, out)
         return depthwise2d(x, w.reshape(groups, taps), kernel, strides, dilations, pb, out)
     batch, positions = x.shape[0], math.prod(out)
-    if (taps > 1 and not depthwise and native is not None and min(out) >= 1
-            and _native_columns(x, dilations, pb)):
+    if taps > 1 and not depthwise and native is not None and _native_columns(x, geometry):
         cols = scratch("conv.columns", (batch, x.shape[1], taps, positions), x.dtype)
         native.im2col(np.ascontiguousarray(x), cols, kernel, strides, pb, out)
         return _gemm(w, cols, out)
@@ -98,9 +97,12 @@ def _conv(x: np.ndarray, w: np.ndarray, kernel: list[int], geometry: tuple,
     return _gemm(w, cols, out)
 
 
-def _native_columns(x: np.ndarray, dilations: list[int], pads_begin: list[int]) -> bool:
+def _native_columns(x: np.ndarray, geometry: tuple) -> bool:
+    """Whether the native kernel copies these columns: float32 [N, C, H, W], unit dilations,
+    no crop, something to copy."""
+    _, dilations, pads_begin, out = geometry
     return (x.dtype == np.float32 and x.ndim == 4 and dilations == [1, 1]
-            and min(pads_begin) >= 0)
+            and min(pads_begin) >= 0 and min(out) >= 1)
 
 
 def _gemm(w: np.ndarray, cols: np.ndarray, out: list[int]) -> np.ndarray:
@@ -141,9 +143,9 @@ def planned_conv(attrs: dict, w: np.ndarray):
     strides, dilations = spatial_attrs(attrs, len(kernel), kernel)[:2]
     by_tap = (tap_matrix(matrix[0], kernel)
               if groups == 1 and tap_sums_fit(og, cg, strides, math.prod(kernel)) else None)
-    planned_dw = (_planned_depthwise(w.reshape(groups, *kernel), strides, dilations)
-                  if og == cg == 1 and groups > 1 and w.dtype in _WIDE else None)
     native = kernels() if w.dtype == np.float32 else None
+    planned_dw = (_planned_depthwise(w.reshape(groups, *kernel), strides, dilations, native)
+                  if og == cg == 1 and groups > 1 and w.dtype in _WIDE else None)
     geometry: dict[tuple, tuple] = {}
 
     def run(inputs: list[np.ndarray]) -> list[np.ndarray]:
@@ -155,12 +157,11 @@ def planned_conv(attrs: dict, w: np.ndarray):
     return run
 
 
-def _planned_depthwise(w: np.ndarray, strides: list[int], dilations: list[int]
-                       ) -> BandedDepthwise | NativeDepthwise | None:
-    """The native kernel for float32 filters where it fits and there is one, else the banded
-    GEMMs where they fit, else None (the shifted multiply-adds)."""
+def _planned_depthwise(w: np.ndarray, strides: list[int], dilations: list[int],
+                       native: Kernels | None) -> BandedDepthwise | NativeDepthwise | None:
+    """The native kernel (for float32 filters) where it fits and there is one, else the
+    banded GEMMs where they fit, else None (the shifted multiply-adds)."""
     kernel = list(w.shape[1:])
-    native = kernels() if w.dtype == np.float32 else None
     if native is not None and NativeDepthwise.fits(kernel, dilations):
         return NativeDepthwise(w, strides, native)
     if BandedDepthwise.fits(kernel, strides, dilations):
