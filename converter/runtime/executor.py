@@ -15,7 +15,9 @@ from converter.errors import ExtgenError, ModelFormatError, UsageError
 from converter.ir.attrs import typed_attrs
 from converter.ir.reader import IRLayer, IRModel
 from converter.ir.types import dtype_of, parse_attr
+from converter.ops import native
 from converter.ops.control._body import Spec
+from converter.ops.native.blas import one_blas_thread
 from converter.ops.op import Op, ir_op_class
 from converter.runtime.fusion import fuse
 from converter.system import keep_freed_memory
@@ -306,7 +308,15 @@ class Executor:
 
     def execute(self, buffers: dict[tuple[int, int], np.ndarray],
                 times: OpTimes | None = None) -> dict[int, np.ndarray]:
-        """Run on the Parameters' values ((layer id, 0) -> value); each Result's by layer id."""
+        """Run on the Parameters' values ((layer id, 0) -> value); each Result's by layer id.
+        With the native kernels, which run on threads of their own, numpy's BLAS keeps to one."""
+        if native.kernels() is None or native.threads() < 2:
+            return self._execute(buffers, times)
+        with one_blas_thread():
+            return self._execute(buffers, times)
+
+    def _execute(self, buffers: dict[tuple[int, int], np.ndarray],
+                 times: OpTimes | None) -> dict[int, np.ndarray]:
         slots = list(self._initial)
         for ref, value in buffers.items():
             slots[self.slot[ref]] = value

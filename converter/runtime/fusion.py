@@ -19,6 +19,7 @@ from converter.errors import ExtgenError
 from converter.ir.attrs import typed_attrs
 from converter.ir.reader import IRModel
 from converter.ops.native import kernels
+from converter.ops.nn.convolution import PlannedConv
 from converter.ops.op import ir_op_class
 
 if TYPE_CHECKING:
@@ -119,7 +120,12 @@ def _fold(head: Step, affine: list[Callable],
     scaled = w * scale.reshape(w.shape[:lead] + (1,) * (w.ndim - lead))
     kernel = cls.plan(attrs, [None, scaled.astype(w.dtype)], [True])
     bias = shift.astype(w.dtype)
-    return kernel, _BiasAdd(bias) if shift.any() else None
+    if not shift.any():
+        return kernel, None
+    if isinstance(kernel, PlannedConv) and kernel.takes_bias:  # added in the GEMM's pass
+        kernel.bias = np.ascontiguousarray(bias.reshape(-1))
+        return kernel, None
+    return kernel, _BiasAdd(bias)
 
 
 class _TakesRelu:
@@ -222,7 +228,7 @@ def fuse(steps: list[Step], model: IRModel, initial: list[np.ndarray | None]) ->
             elif step.layer.type == "Add" and relu_first:
                 step.kernel = _AddRelu(step.kernel)
             takes = bias if bias is not None else step.kernel
-            if relu_first and isinstance(takes, _TakesRelu):
+            if relu_first and isinstance(takes, (_TakesRelu, PlannedConv)):
                 takes.relu = fns.pop(0)
             if bias is not None:
                 fns.insert(0, bias)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from converter.ops.native.library import Kernels
 
-__all__ = ["kernels", "why_not"]
+__all__ = ["kernels", "threads", "why_not"]
 
 log = logging.getLogger("extgen")
 _why_not = ""
@@ -44,3 +44,14 @@ def why_not() -> str:
     """Why kernels() gave None (after it did)."""
     return _why_not
 
+
+
+@functools.cache
+def threads() -> int:
+    """How many threads a native GEMM may use: OPENBLAS_NUM_THREADS or OMP_NUM_THREADS, as
+    numpy's BLAS does, else the CPUs this process may run on."""
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
+        value = os.environ.get(name, "").strip()
+        if value.isdigit() and int(value) > 0:
+            return int(value)
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1

@@ -1,6 +1,6 @@
-"""Building kernels.c once per machine: the C compiler ($CC, else cc, gcc or clang) with
--march=native, the library cached under cache_dir("native") by source, compiler and CPU, and
-written there atomically."""
+"""Building the C sources here into one library once per machine: the C compiler ($CC, else cc,
+gcc or clang) with -march=native, the library cached under cache_dir("native") by sources,
+compiler and CPU, and written there atomically."""
 
 from __future__ import annotations
 
@@ -15,8 +15,9 @@ from converter.files import cache_dir, write_temp
 
 __all__ = ["built_library"]
 
-_SOURCE = Path(__file__).with_name("kernels.c")
-_FLAGS = ["-O3", "-march=native", "-fno-math-errno", "-shared", "-fPIC"]  # sqrt inline, no libm
+_HERE = Path(__file__).parent
+_FLAGS = ["-O3", "-march=native", "-fno-math-errno", "-shared", "-fPIC",  # sqrt inline, no libm
+          "-pthread"]
 _COMPILE_SECONDS = 120
 
 
@@ -43,14 +44,15 @@ def built_library() -> Path:
     if probe.returncode:
         raise RuntimeError(f"the C compiler {cc} does not run (`{cc} --version` failed)")
     version = probe.stdout
-    source = _SOURCE.read_bytes()
+    sources = sorted(_HERE.glob("*.c"))
+    texts = [p.read_bytes() for p in sorted([*sources, *_HERE.glob("*.h")])]
     key = hashlib.sha256(b"\0".join(
-        [source, version.encode(), " ".join(_FLAGS).encode(), _cpu().encode()])).hexdigest()
+        [*texts, version.encode(), " ".join(_FLAGS).encode(), _cpu().encode()])).hexdigest()
     path = cache_dir("native") / f"kernels-{key[:20]}.so"
     if not path.exists():
         tmp = write_temp(path, lambda f: None)
         try:
-            done = subprocess.run([cc, *_FLAGS, "-o", str(tmp), str(_SOURCE)],
+            done = subprocess.run([cc, *_FLAGS, "-o", str(tmp), *map(str, sources)],
                                   capture_output=True, text=True, timeout=_COMPILE_SECONDS)
             if done.returncode:
                 raise RuntimeError(f"{cc} failed: {done.stderr.strip()[-400:]}")

@@ -2,18 +2,12 @@
    them (converter/ops/native/__init__.py). GCC/Clang vector extensions, so any x86-64 (or other)
    target the compiler knows gets its widest registers. Each function mirrors a numpy path in
    converter/ops and is tested against it. */
-#include <stddef.h>
-#include <stdlib.h>
-#include <string.h>
+#include "parallel.h"
+#include "vector.h"
 
-#define LANES 16
-typedef float vf __attribute__((vector_size(4 * LANES)));
-typedef int vi __attribute__((vector_size(4 * LANES)));
+#include <stdatomic.h>
 
-static inline vf load(const float *p) { vf v; memcpy(&v, p, sizeof v); return v; }
-static inline void store(float *p, vf v) { memcpy(p, &v, sizeof v); }
-static inline vf splat(float s) { return (vf){0} + s; }
-static inline vf pick(vi mask, vf yes, vf no) { return (vf)((mask & (vi)yes) | (~mask & (vi)no)); }
+#define GRAIN 32768 /* output values per thread below which fewer threads split the work */
 
 /* e^q, float32: q = n ln2 + r with |r| <= ln2/2, e^r by its Taylor series to r^7 (truncation
    below 1e-8 relative), 2^n through the exponent bits, in two steps where 2^n is subnormal
@@ -52,7 +46,7 @@ static inline vf gelu_v(vf x) {
 }
 
 /* special._gelu_block over n values: x Phi(x) = max(x, 0) - a Phi(-a), a = |x|. out may be x. */
-void extgen_gelu(const float *x, float *out, size_t n) {
+static void gelu(const float *x, float *out, size_t n) {
     size_t i = 0;
     for (; i + LANES <= n; i += LANES) store(out + i, gelu_v(load(x + i)));
     if (i < n) {
@@ -68,7 +62,7 @@ void extgen_gelu(const float *x, float *out, size_t n) {
    beyond) with w[c]. Each channel goes through a padded copy whose rows are whole vectors wide;
    a row's sums are made at every column and taken at every sw-th. Returns 0, or -1 if memory
    ran out. */
-int extgen_depthwise2d(const float *x, const float *w, float *out, size_t channels, size_t h,
+static int depthwise2d(const float *x, const float *w, float *out, size_t channels, size_t h,
                        size_t wd, size_t oh, size_t ow, size_t kh, size_t kw, size_t sh,
                        size_t sw, size_t top, size_t left) {
     size_t span = (ow - 1) * sw + 1, blocks = (span + LANES - 1) / LANES;
@@ -120,7 +114,7 @@ static void pool_taps(float *restrict dst, const float *restrict src, size_t n, 
    sh, sw, of x[p] (h x w) padded by top and left and by whatever oh and ow need beyond, with
    -inf (max) or 0 (sum). Columns of windows first, then rows, each in tap order: the sums
    pooling.py's axis-by-axis path makes, bit for bit. Returns 0, or -1 if memory ran out. */
-int extgen_pool2d(const float *x, float *out, size_t planes, size_t h, size_t w, size_t oh,
+static int pool2d(const float *x, float *out, size_t planes, size_t h, size_t w, size_t oh,
                   size_t ow, size_t kh, size_t kw, size_t sh, size_t sw, size_t top, size_t left,
                   int is_max) {
     size_t rows = (oh - 1) * sh + kh, cols = (ow - 1) * sw + kw, span = (ow - 1) * sw + 1;
@@ -151,7 +145,7 @@ int extgen_pool2d(const float *x, float *out, size_t planes, size_t h, size_t w,
 /* Columns for a 2-D convolution, unit dilations: cols[c][i][j] (oh x ow) = x[c] (h x w) at
    (y sh + i - top, x sw + j - left), 0 outside it: kh * kw rows per channel, in the order
    convolution.py's GEMM takes them. */
-void extgen_im2col(const float *x, float *cols, size_t channels, size_t h, size_t w, size_t oh,
+static void im2col(const float *x, float *cols, size_t channels, size_t h, size_t w, size_t oh,
                    size_t ow, size_t kh, size_t kw, size_t sh, size_t sw, size_t top,
                    size_t left) {
     for (size_t c = 0; c < channels; c++) {
@@ -184,8 +178,101 @@ void extgen_im2col(const float *x, float *cols, size_t channels, size_t h, size_
     }
 }
 
-static inline vf relu_v(vf v) { vf zero = {0}; return pick((v > 0.0f) | (v != v), v, zero); }
-static inline float relu_s(float v) { return !(v > 0.0f) && v == v ? 0.0f : v; }
+/* How many threads to split `items` (of `work` output values in all) over. */
+static size_t parts_for(size_t work, size_t items, size_t threads) {
+    size_t parts = work / GRAIN;
+    parts = parts < threads ? parts : threads;
+    parts = parts < items ? parts : items;
+    return parts ? parts : 1;
+}
+
+/* The arguments of a window kernel above, split over threads by channels (planes). */
+typedef struct {
+    const float *x, *w;
+    float *out;
+    size_t channels, h, wd, oh, ow, kh, kw, sh, sw, top, left;
+    int is_max;
+    atomic_int failed;
+} window_job;
+
+static void window_range(const window_job *job, size_t part, size_t parts, size_t *lo,
+                         size_t *hi) {
+    *lo = job->channels * part / parts, *hi = job->channels * (part + 1) / parts;
+}
+
+static void depthwise_part(void *arg, size_t part, size_t parts) {
+    window_job *j = arg;
+    size_t lo, hi;
+    window_range(j, part, parts, &lo, &hi);
+    if (depthwise2d(j->x + lo * j->h * j->wd, j->w + lo * j->kh * j->kw,
+                    j->out + lo * j->oh * j->ow, hi - lo, j->h, j->wd, j->oh, j->ow, j->kh,
+                    j->kw, j->sh, j->sw, j->top, j->left))
+        atomic_store(&j->failed, 1);
+}
+
+static void pool_part(void *arg, size_t part, size_t parts) {
+    window_job *j = arg;
+    size_t lo, hi;
+    window_range(j, part, parts, &lo, &hi);
+    if (pool2d(j->x + lo * j->h * j->wd, j->out + lo * j->oh * j->ow, hi - lo, j->h, j->wd,
+               j->oh, j->ow, j->kh, j->kw, j->sh, j->sw, j->top, j->left, j->is_max))
+        atomic_store(&j->failed, 1);
+}
+
+static void im2col_part(void *arg, size_t part, size_t parts) {
+    window_job *j = arg;
+    size_t lo, hi;
+    window_range(j, part, parts, &lo, &hi);
+    im2col(j->x + lo * j->h * j->wd, j->out + lo * j->kh * j->kw * j->oh * j->ow, hi - lo, j->h,
+           j->wd, j->oh, j->ow, j->kh, j->kw, j->sh, j->sw, j->top, j->left);
+}
+
+/* The window kernels above over up to `threads` threads; 0, or -1 if memory ran out. */
+static int run_window(extgen_task task, window_job *job, size_t per_channel, size_t threads) {
+    extgen_parallel(task, job, parts_for(job->channels * per_channel, job->channels, threads));
+    return atomic_load(&job->failed) ? -1 : 0;
+}
+
+int extgen_depthwise2d(const float *x, const float *w, float *out, size_t channels, size_t h,
+                       size_t wd, size_t oh, size_t ow, size_t kh, size_t kw, size_t sh,
+                       size_t sw, size_t top, size_t left, size_t threads) {
+    window_job job = {x, w, out, channels, h, wd, oh, ow, kh, kw, sh, sw, top, left, 0, 0};
+    return run_window(depthwise_part, &job, oh * ow * kh * kw, threads);
+}
+
+int extgen_pool2d(const float *x, float *out, size_t planes, size_t h, size_t w, size_t oh,
+                  size_t ow, size_t kh, size_t kw, size_t sh, size_t sw, size_t top, size_t left,
+                  int is_max, size_t threads) {
+    window_job job = {x, NULL, out, planes, h, w, oh, ow, kh, kw, sh, sw, top, left, is_max, 0};
+    return run_window(pool_part, &job, oh * ow * kh * kw, threads);
+}
+
+void extgen_im2col(const float *x, float *cols, size_t channels, size_t h, size_t w, size_t oh,
+                   size_t ow, size_t kh, size_t kw, size_t sh, size_t sw, size_t top,
+                   size_t left, size_t threads) {
+    window_job job = {x, NULL, cols, channels, h, w, oh, ow, kh, kw, sh, sw, top, left, 0, 0};
+    run_window(im2col_part, &job, oh * ow * kh * kw, threads);
+}
+
+typedef struct {
+    const float *x;
+    float *out;
+    size_t n;
+} gelu_job;
+
+static void gelu_part(void *arg, size_t part, size_t parts) {
+    const gelu_job *j = arg;
+    size_t vectors = (j->n + LANES - 1) / LANES;
+    size_t lo = vectors * part / parts * LANES, hi = vectors * (part + 1) / parts * LANES;
+    hi = hi < j->n ? hi : j->n;
+    if (lo < hi) gelu(j->x + lo, j->out + lo, hi - lo);
+}
+
+/* gelu over up to `threads` threads. */
+void extgen_gelu(const float *x, float *out, size_t n, size_t threads) {
+    gelu_job job = {x, out, n};
+    extgen_parallel(gelu_part, &job, parts_for(n * 8, n, threads)); /* ~8 plain passes' work */
+}
 
 /* y[p][c][i] = x[p][c][i] * scale[c] + shift[c] over outer x channels x inner values (one
    rounding where the CPU fuses multiply-adds), then max(y, 0) if relu: a BatchNorm with the

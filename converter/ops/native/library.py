@@ -1,5 +1,5 @@
 """The loaded native library's functions, over float32 C-contiguous arrays (ctypes drops the
-GIL for each call)."""
+GIL for each call), each over up to native.threads() threads."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+
+from converter.ops.native import threads
 
 __all__ = ["Kernels"]
 
@@ -20,22 +22,29 @@ class Kernels:
     def __init__(self, path: Path) -> None:
         self.path = path
         lib = ctypes.CDLL(str(path))
-        self._gelu = _bind(lib.extgen_gelu, [_P, _P, _N], None)
-        self._depthwise = _bind(lib.extgen_depthwise2d, [_P, _P, _P] + [_N] * 11, ctypes.c_int)
-        self._pool = _bind(lib.extgen_pool2d, [_P, _P] + [_N] * 11 + [ctypes.c_int],
+        self._gelu = _bind(lib.extgen_gelu, [_P, _P, _N, _N], None)
+        self._depthwise = _bind(lib.extgen_depthwise2d, [_P, _P, _P] + [_N] * 12, ctypes.c_int)
+        self._pool = _bind(lib.extgen_pool2d, [_P, _P] + [_N] * 11 + [ctypes.c_int, _N],
                            ctypes.c_int)
-        self._im2col = _bind(lib.extgen_im2col, [_P, _P] + [_N] * 11, None)
+        self._im2col = _bind(lib.extgen_im2col, [_P, _P] + [_N] * 12, None)
         self._bias_relu = _bind(lib.extgen_bias_relu, [_P, _P, _N, _N, _N, ctypes.c_int], None)
         self._affine_relu = _bind(lib.extgen_affine_relu, [_P] * 4 + [_N] * 3 + [ctypes.c_int],
                                   None)
         self._add_relu = _bind(lib.extgen_add_relu, [_P, _P, _P, _N, ctypes.c_int], None)
         self._layer_norm = _bind(lib.extgen_layer_norm,
                                  [_P, _P, _N, _N, ctypes.c_float, ctypes.c_int], None)
+        self._packed_size = _bind(lib.extgen_packed_size, [_N, _N], _N)
+        self._pack_rows = _bind(lib.extgen_pack_rows, [_P, _N, _N, _P], None)
+        self._gemm = _bind(lib.extgen_gemm, [_P] * 4 + [_N] * 4 + [ctypes.c_int, _N], None)
+        self._columns_size = _bind(lib.extgen_packed_columns_size, [_N, _N], _N)
+        self._pack_columns = _bind(lib.extgen_pack_columns, [_P, _N, _N, _P], None)
+        self._gemm_packed_b = _bind(lib.extgen_gemm_packed_b,
+                                    [_P] * 4 + [_N] * 3 + [ctypes.c_int, _N], None)
 
     def gelu(self, x: np.ndarray, out: np.ndarray) -> None:
         """out = x Phi(x) (erf form); out may be x."""
         _check(x, out)
-        self._gelu(x.ctypes.data, out.ctypes.data, x.size)
+        self._gelu(x.ctypes.data, out.ctypes.data, x.size, threads())
 
     def depthwise2d(self, x: np.ndarray, w: np.ndarray, strides: Sequence[int],
                     pads_begin: Sequence[int], out: Sequence[int]) -> np.ndarray:
@@ -46,7 +55,7 @@ class Kernels:
         result = np.empty((n, c, *out), np.float32)
         for i in range(n):
             if self._depthwise(x[i].ctypes.data, w.ctypes.data, result[i].ctypes.data, c, h, wd,
-                               *out, *w.shape[1:], *strides, *pads_begin):
+                               *out, *w.shape[1:], *strides, *pads_begin, threads()):
                 raise MemoryError("native depthwise convolution: out of memory")
         return result
 
@@ -58,7 +67,7 @@ class Kernels:
         n, c, h, w = x.shape
         result = np.empty((n, c, *out), np.float32)
         if self._pool(x.ctypes.data, result.ctypes.data, n * c, h, w, *out, *kernel, *strides,
-                      *pads_begin, int(is_max)):
+                      *pads_begin, int(is_max), threads()):
             raise MemoryError("native pooling: out of memory")
         return result
 
@@ -71,7 +80,7 @@ class Kernels:
         n, c, h, w = x.shape
         for i in range(n):
             self._im2col(x[i].ctypes.data, cols[i].ctypes.data, c, h, w, *out, *kernel,
-                         *strides, *pads_begin)
+                         *strides, *pads_begin, threads())
 
 
     def bias_relu(self, y: np.ndarray, bias: np.ndarray, relu: bool) -> None:
@@ -106,6 +115,48 @@ class Kernels:
         n = x.shape[-1]
         self._layer_norm(x.ctypes.data, y.ctypes.data, x.size // n, n, eps, int(inside))
         return y
+
+
+    def pack_rows(self, a: np.ndarray) -> np.ndarray:
+        """a [G, M, K] packed for gemm, group by group (once per constant matrix)."""
+        _check(a)
+        size = self._packed_size(*a.shape[1:])
+        packed = np.empty((a.shape[0], size), np.float32)
+        for group, rows in zip(packed, a):
+            self._pack_rows(rows.ctypes.data, *a.shape[1:], group.ctypes.data)
+        return packed
+
+    def gemm(self, packed: np.ndarray, b: np.ndarray, out: np.ndarray,
+             bias: np.ndarray | None, relu: bool) -> None:
+        """For each group g: out[g] [M, N] = a[g] [M, K] (as pack_rows made `packed`) @ b[g]
+        [K, N], + bias[g] [M] per row if bias, then max(., 0) if relu."""
+        _check(b, out, packed, *([] if bias is None else [bias]))
+        (groups, k, n), m = b.shape, out.shape[1]
+        if out.shape != (groups, m, n) or packed.shape != (groups, self._packed_size(m, k)) or (
+                bias is not None and bias.shape != (groups, m)):
+            raise ValueError("native gemm: the shapes do not fit")
+        self._gemm(packed.ctypes.data, b.ctypes.data, None if bias is None else bias.ctypes.data,
+                   out.ctypes.data, m, k, n, groups, int(relu), threads())
+
+    def pack_columns(self, b: np.ndarray) -> np.ndarray:
+        """b [K, N] packed for gemm_packed_b (once per constant matrix)."""
+        _check(b)
+        packed = np.empty(self._columns_size(*b.shape), np.float32)
+        self._pack_columns(b.ctypes.data, *b.shape, packed.ctypes.data)
+        return packed
+
+    def gemm_packed_b(self, a: np.ndarray, packed: np.ndarray, out: np.ndarray,
+                      bias: np.ndarray | None, relu: bool) -> None:
+        """out [M, N] = a [M, K] @ b [K, N] (as pack_columns made `packed`), + bias [N] per
+        column if bias, then max(., 0) if relu."""
+        _check(a, out, packed, *([] if bias is None else [bias]))
+        (m, k), n = a.shape, out.shape[1]
+        if out.shape != (m, n) or packed.size != self._columns_size(k, n) or (
+                bias is not None and bias.shape != (n,)):
+            raise ValueError("native gemm: the shapes do not fit")
+        self._gemm_packed_b(a.ctypes.data, packed.ctypes.data,
+                            None if bias is None else bias.ctypes.data, out.ctypes.data, m, k, n,
+                            int(relu), threads())
 
 
 def _bind(fn: ctypes._CFuncPtr, argtypes: list, restype: type | None) -> ctypes._CFuncPtr:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -11,6 +12,7 @@ from converter.graph.shape import DYN
 from converter.ops.native import kernels
 from converter.ops.nn._banded import BandedDepthwise
 from converter.ops.nn._depthwise import NativeDepthwise, depthwise2d
+from converter.ops.nn._native_conv import NativeConv
 from converter.ops.nn._tap_sums import tap_matrix, tap_sums, tap_sums_fit, tap_sums_pay
 from converter.ops.nn._window import out_dim, resolve_pads, scratch, spatial_attrs, tap_views
 from converter.ops.op import Op
@@ -55,16 +57,15 @@ def _geometry(attrs: dict, shape: tuple, kernel: list[int]) -> tuple[list[int], 
 
 def _conv(x: np.ndarray, w: np.ndarray, kernel: list[int], geometry: tuple,
           by_tap: np.ndarray | None = None,
-          planned_dw: BandedDepthwise | NativeDepthwise | None = None,
-          native: Kernels | None = None) -> np.ndarray:
+          planned_dw: BandedDepthwise | NativeDepthwise | None = None) -> np.ndarray:
     """x [N, G*Cg, ...] convolved with w [G, Og, Cg*K] -> [N, G*Og, *out]: columns
     [N, G, Cg*K, P] (one strided copy per kernel position; none for a 1x1 kernel), then one
     batched matmul that lands in NCHW order; a depthwise w (Og = Cg = 1) instead sums the
     data at each kernel position weighted per channel, with no columns at all, and a
     unit-stride layer narrowing the channels sums its per-position products (by_tap: w as
     tap_matrix, when the caller made it once), and a depthwise one may run the native kernel
-    or, with a wide kernel, banded GEMMs (`planned_dw`, made by the caller for w); the native
-    kernels, where the caller passes them, copy the columns."""
+    or, with a wide kernel, banded GEMMs (`planned_dw`, made by the caller for w). PlannedConv
+    runs float32 2-D filters through the native GEMM instead, where there is one."""
     strides, dilations, pb, out = geometry
     n, groups, og = len(kernel), w.shape[0], w.shape[1]
     taps = math.prod(kernel)
@@ -78,11 +79,7 @@ def _conv(x: np.ndarray, w: np.ndarray, kernel: list[int], geometry: tuple,
         if planned_dw is not None and x.dtype == planned_dw.w.dtype and planned_dw.pays(out):
             return planned_dw(x, pb, out)
         return depthwise2d(x, w.reshape(groups, taps), kernel, strides, dilations, pb, out)
-    batch, positions = x.shape[0], math.prod(out)
-    if taps > 1 and not depthwise and native is not None and _native_columns(x, geometry):
-        cols = scratch("conv.columns", (batch, x.shape[1], taps, positions), x.dtype)
-        native.im2col(np.ascontiguousarray(x), cols, kernel, strides, pb, out)
-        return _gemm(w, cols, out)
+    batch = x.shape[0]
     views = tap_views(x, kernel, strides, dilations, pb, out, slot="conv.data")
     if taps == 1:
         if depthwise:  # 1x1: a per-channel scale
@@ -95,14 +92,6 @@ def _conv(x: np.ndarray, w: np.ndarray, kernel: list[int], geometry: tuple,
         for t, view in enumerate(views):
             cols[:, :, t] = view
     return _gemm(w, cols, out)
-
-
-def _native_columns(x: np.ndarray, geometry: tuple) -> bool:
-    """Whether the native kernel copies these columns: float32 [N, C, H, W], unit dilations,
-    no crop, something to copy."""
-    _, dilations, pads_begin, out = geometry
-    return (x.dtype == np.float32 and x.ndim == 4 and dilations == [1, 1]
-            and min(pads_begin) >= 0 and min(out) >= 1)
 
 
 def _gemm(w: np.ndarray, cols: np.ndarray, out: list[int]) -> np.ndarray:
@@ -135,26 +124,44 @@ def grouped_conv(attrs: dict, x: np.ndarray, w: np.ndarray) -> np.ndarray:
     return _conv(x, w.reshape(groups, og, -1), kernel, _geometry(attrs, x.shape, kernel))
 
 
-def planned_conv(attrs: dict, w: np.ndarray):
+class PlannedConv:
     """grouped_conv with constant filters w [G, Og, Cg, *k]: the filter matrix made once and
-    the window geometry once per data shape."""
-    groups, og, cg, *kernel = w.shape
-    matrix = np.ascontiguousarray(w.reshape(groups, og, -1))
-    strides, dilations = spatial_attrs(attrs, len(kernel), kernel)[:2]
-    by_tap = (tap_matrix(matrix[0], kernel)
-              if groups == 1 and tap_sums_fit(og, cg, strides, math.prod(kernel)) else None)
-    native = kernels() if w.dtype == np.float32 else None
-    planned_dw = (_planned_depthwise(w.reshape(groups, *kernel), strides, dilations, native)
-                  if og == cg == 1 and groups > 1 and w.dtype in _WIDE else None)
-    geometry: dict[tuple, tuple] = {}
+    the window geometry once per data shape; float32 2-D filters through the native GEMM where
+    there is one, which also adds `bias` (per output channel, flat) and runs `relu` (the ReLU's
+    in-place path) in its own pass when the runtime's fusion hands them over (`takes_bias`)."""
 
-    def run(inputs: list[np.ndarray]) -> list[np.ndarray]:
+    bias: np.ndarray | None = None
+    relu: Callable[[np.ndarray], None] | None = None
+
+    def __init__(self, attrs: dict, w: np.ndarray) -> None:
+        groups, og, cg, *kernel = w.shape
+        self.attrs, self.kernel = attrs, kernel
+        self.matrix = np.ascontiguousarray(w.reshape(groups, og, -1))
+        strides, dilations = spatial_attrs(attrs, len(kernel), kernel)[:2]
+        self.by_tap = (tap_matrix(self.matrix[0], kernel) if groups == 1
+                       and tap_sums_fit(og, cg, strides, math.prod(kernel)) else None)
+        self.native = kernels() if w.dtype == np.float32 else None
+        self.planned_dw = (
+            _planned_depthwise(w.reshape(groups, *kernel), strides, dilations, self.native)
+            if og == cg == 1 and groups > 1 and w.dtype in _WIDE else None)
+        self.gemm = (NativeConv(self.matrix, kernel, self.native)
+                     if self.native is not None and NativeConv.fits(self.matrix, kernel) else None)
+        self.takes_bias = self.gemm is not None
+        self.geometry: dict[tuple, tuple] = {}
+
+    def __call__(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
         x = inputs[0]
-        geo = geometry.get(x.shape)
+        geo = self.geometry.get(x.shape)
         if geo is None:
-            geo = geometry[x.shape] = _geometry(attrs, x.shape, kernel)
-        return [_conv(x, matrix, kernel, geo, by_tap, planned_dw, native)]
-    return run
+            geo = self.geometry[x.shape] = _geometry(self.attrs, x.shape, self.kernel)
+        if self.gemm is not None and NativeConv.takes(x, geo):
+            return [self.gemm(x, geo, self.bias, self.relu is not None)]
+        y = _conv(x, self.matrix, self.kernel, geo, self.by_tap, self.planned_dw)
+        if self.bias is not None:
+            np.add(y, self.bias.reshape(1, -1, *([1] * (y.ndim - 2))), out=y)
+        if self.relu is not None:
+            self.relu(y)
+        return [y]
 
 
 def _planned_depthwise(w: np.ndarray, strides: list[int], dilations: list[int],
@@ -213,7 +220,7 @@ class Convolution(Op):
         w = values[1]
         if w is None or w.dtype.kind != "f":
             return super().plan(attrs, values, used)
-        return planned_conv(attrs, w[None])
+        return PlannedConv(attrs, w[None])
 
 
 class GroupConvolution(Op):
@@ -247,4 +254,4 @@ class GroupConvolution(Op):
         w = values[1]
         if w is None or w.dtype.kind != "f":
             return super().plan(attrs, values, used)
-        return planned_conv(attrs, w)
+        return PlannedConv(attrs, w)

@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from converter.graph.shape import DYN, broadcast
+from converter.ops.native import kernels
 from converter.ops.op import Op
 
+if TYPE_CHECKING:
+    from converter.ops.native.library import Kernels
+
 __all__ = ["MatMul"]
+
+_PACKED_BYTES = 64 << 20  # constant weights up to this size are packed for the native GEMM
 
 
 def _swap(shape: tuple, flag: bool) -> tuple:
@@ -62,3 +69,31 @@ class MatMul(Op):
             rows = a.reshape(math.prod(a.shape[:-1]), a.shape[-1])
             return [np.matmul(rows, b).reshape(*a.shape[:-1], b.shape[-1])]
         return [np.matmul(a, b)]
+
+    @classmethod
+    def plan(cls, attrs, values, used):
+        b = values[1]
+        native = kernels() if b is not None and b.dtype == np.float32 else None
+        if (native is None or b.ndim != 2 or attrs["transpose_a"] or 0 in b.shape
+                or b.nbytes > _PACKED_BYTES):
+            return super().plan(attrs, values, used)
+        return NativeMatMul(b.T if attrs["transpose_b"] else b, native)
+
+
+class NativeMatMul:
+    """MatMul by constant float32 weights w [K, N] through the native GEMM: w packed once, the
+    data's rows [..., K] multiplied as one matrix, on the native kernels' threads."""
+
+    def __init__(self, w: np.ndarray, native: Kernels) -> None:
+        self.native, self.k, self.n = native, *w.shape
+        self.packed = native.pack_columns(np.ascontiguousarray(w))
+        self.w = w
+
+    def __call__(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
+        a = inputs[0]
+        if a.dtype != np.float32 or a.ndim == 0 or a.shape[-1] != self.k:
+            return [np.matmul(a, self.w)]  # numpy's errors and promotions
+        out = np.empty((*a.shape[:-1], self.n), np.float32)
+        rows = np.ascontiguousarray(a).reshape(-1, self.k)
+        self.native.gemm_packed_b(rows, self.packed, out.reshape(-1, self.n), None, False)
+        return [out]

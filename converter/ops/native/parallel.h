@@ -1,0 +1,13 @@
+/* A pool of worker threads for the native kernels (parallel.c). */
+#ifndef EXTGEN_PARALLEL_H
+#define EXTGEN_PARALLEL_H
+#include <stddef.h>
+
+typedef void (*extgen_task)(void *arg, size_t part, size_t parts);
+
+/* task(arg, p, parts) for every p < parts, part 0 on the calling thread and the others on the
+   pool's workers (started on first need), returning when all are done. Where the pool is busy
+   with another caller's task, or a worker cannot be started, the caller runs every part. */
+void extgen_parallel(extgen_task task, void *arg, size_t parts);
+
+#endif
