@@ -41,8 +41,9 @@ def _reference(a, b, bias, relu) -> np.ndarray:
 
 @pytest.mark.parametrize(("m", "k", "n"), [
     (1, 1, 1), (7, 5, 3), (8, 32, 32), (9, 257, 33),  # one past a panel, a K block
-    (17, 600, 1100),  # several K blocks and column blocks, edge tiles on both sides
+    (17, 600, 1100),  # several column panels, edge tiles on both sides
     (300, 40, 20),  # more row panels than column panels: split by rows
+    (600, 300, 100),  # rows enough to pack b too, in blocks
 ])
 @pytest.mark.parametrize(("with_bias", "relu"), [(False, False), (True, True), (True, False)])
 def test_gemm_matches_float64_products(m, k, n, with_bias, relu, split):

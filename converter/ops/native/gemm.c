@@ -1,10 +1,11 @@
 /* Single-precision GEMM for the shim's convolutions and MatMuls: c (m x n) = a (m x k) b (k x n),
    plus a bias per row or per column and a ReLU in the same pass. a goes in panels of MR rows,
    b in panels of NR columns; each MR x NR tile of c sums in registers. A convolution's filters
-   (a) are packed once, at plan time, and its data (b) per block of KC rows and NC columns, which
-   stays in cache while every panel of a passes over it. A MatMul's weights (b) are packed whole
-   at plan time, its data (a) on each call. The work is split over threads by panels of columns
-   (or of rows, where those are more), each thread packing its own part of b. */
+   (a) are packed once, at plan time; its data (b) is read where it lies, a panel of columns
+   over the whole k at a time, or, with more than DIRECT_ROWS rows of filters to reuse it, packed
+   per block of KC rows and NC columns, which stays in cache while every panel of a passes over
+   it. A MatMul's weights (b) are packed whole at plan time, its data (a) read where it lies.
+   The work is split over threads by panels of columns (or of rows, where those are more). */
 #include "parallel.h"
 #include "vector.h"
 
@@ -12,6 +13,7 @@
 #define NR (2 * LANES)
 #define KC 256
 #define NC 512
+#define DIRECT_ROWS 512 /* rows of a up to which b is read where it lies */
 #define SMALL (1 << 17) /* multiply-adds below which one thread does it all */
 
 size_t extgen_packed_size(size_t m, size_t k) { return (m + MR - 1) / MR * MR * k; }
@@ -52,8 +54,8 @@ typedef struct {
    times the packed panel b; R a constant in each call, so the sums stay in registers. */
 static inline __attribute__((always_inline)) void sum_rows(vf acc[MR][2], int R, size_t kc,
                                                            const float *const *a, size_t cs,
-                                                           const float *restrict b) {
-    for (size_t p = 0; p < kc; p++, b += NR) {
+                                                           const float *restrict b, size_t bs) {
+    for (size_t p = 0; p < kc; p++, b += bs) {
         vf b0 = load(b), b1 = load(b + LANES);
         for (int i = 0; i < R; i++) {
             float ai = a[i][p * cs];
@@ -66,15 +68,15 @@ static inline __attribute__((always_inline)) void sum_rows(vf acc[MR][2], int R,
 /* One tile of c, up to MR x NR, over kc terms from a (row i at a + i * rs, terms cs apart),
    added to c if `add`; with `last`, the bias and ReLU after. */
 static void tile(const gemm_job *job, size_t kc, const float *a, size_t rs, size_t cs,
-                 const float *restrict b, size_t row, size_t col, int add, int last) {
+                 const float *restrict b, size_t bs, size_t row, size_t col, int add, int last) {
     vf acc[MR][2] = {{{0}}};
     size_t rows = job->m - row < MR ? job->m - row : MR;
     const float *ar[MR];
     for (size_t i = 0; i < MR; i++) ar[i] = a + (i < rows ? i : rows - 1) * rs;
-    if (rows == 1) sum_rows(acc, 1, kc, ar, cs, b);
-    else if (rows == 2) sum_rows(acc, 2, kc, ar, cs, b);
-    else if (rows <= 4) sum_rows(acc, 4, kc, ar, cs, b);
-    else sum_rows(acc, MR, kc, ar, cs, b);
+    if (rows == 1) sum_rows(acc, 1, kc, ar, cs, b, bs);
+    else if (rows == 2) sum_rows(acc, 2, kc, ar, cs, b, bs);
+    else if (rows <= 4) sum_rows(acc, 4, kc, ar, cs, b, bs);
+    else sum_rows(acc, MR, kc, ar, cs, b, bs);
     size_t cols = job->n - col < NR ? job->n - col : NR;
     for (size_t i = 0; i < rows; i++) {
         float *c = job->c + (row + i) * job->n + col;
@@ -99,9 +101,37 @@ static void tile(const gemm_job *job, size_t kc, const float *a, size_t rs, size
     }
 }
 
+/* Rows [r0, r1) and columns [c0, c1) of c with b read where it lies (few rows of a reuse each
+   packed panel too little to pay for packing it): each panel of columns over the whole k, the
+   last one, where narrower than NR, through a packed copy. */
+static void direct_block(const gemm_job *job, size_t r0, size_t r1, size_t c0, size_t c1) {
+    static _Thread_local float *edge;
+    static _Thread_local size_t edge_size;
+    size_t k = job->k, n = job->n;
+    for (size_t j = c0; j < c1; j += NR) {
+        const float *b = job->b + j;
+        size_t bs = n;
+        if (n - j < NR) {
+            if (edge_size < k * NR) {
+                free(edge);
+                if (!(edge = aligned_alloc(64, k * NR * sizeof(float)))) abort();
+                edge_size = k * NR;
+            }
+            pack_columns(b, n, k, n - j, edge);
+            b = edge, bs = NR;
+        }
+        for (size_t i = r0; i < r1; i += MR)
+            tile(job, k, job->a + i * k, 1, MR, b, bs, i, j, 0, 1);
+    }
+}
+
 /* Rows [r0, r1) and columns [c0, c1) of c, r0 and c0 on panel edges. */
 static void block(const gemm_job *job, size_t r0, size_t r1, size_t c0, size_t c1) {
     static _Thread_local float *packed;
+    if (job->b && job->m <= DIRECT_ROWS) {
+        direct_block(job, r0, r1, c0, c1);
+        return;
+    }
     if (!job->packed_b && !packed && !(packed = aligned_alloc(64, KC * NC * sizeof(float))))
         abort();
     const float *a = job->a;
@@ -115,7 +145,7 @@ static void block(const gemm_job *job, size_t r0, size_t r1, size_t c0, size_t c
                 for (size_t j = 0; j < nc; j += NR) {
                     const float *b = job->packed_b ? job->packed_b + (jc + j) * job->k + pc * NR
                                                    : packed + j * kc;
-                    tile(job, kc, a + i * job->k + pc * cs, rs, cs, b, i, jc + j, pc > 0,
+                    tile(job, kc, a + i * job->k + pc * cs, rs, cs, b, NR, i, jc + j, pc > 0,
                          pc + kc == job->k);
                 }
         }
