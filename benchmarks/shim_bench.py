@@ -40,6 +40,8 @@ def _parse() -> argparse.Namespace:
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--block", type=int, default=5, help="runs of one engine before the other")
     ap.add_argument("--profile", action="store_true", help="print the shim's time per op type")
+    ap.add_argument("--pause", type=float, default=_SETTLE_S,
+                    help="seconds of pause before each block (default %(default)s)")
     ap.add_argument("models", nargs="*")
     return ap.parse_args()
 
@@ -89,8 +91,8 @@ def _timed(fn, count: int) -> list[float]:
     return times
 
 
-def _alternate(shim, ort_conn: Connection, runs: int,
-               block: int) -> tuple[list[float], list[float]]:
+def _alternate(shim, ort_conn: Connection, runs: int, block: int,
+               pause: float) -> tuple[list[float], list[float]]:
     """Milliseconds of each run of each, in alternating blocks of `block` runs, each block
     after a pause that lets the other engine's threads stop spinning and one unmeasured run
     that wakes its own: each engine as it runs in a loop of its own."""
@@ -98,10 +100,10 @@ def _alternate(shim, ort_conn: Connection, runs: int,
     ours, theirs = [], []
     while len(ours) < runs:
         count = min(block, runs - len(ours))
-        time.sleep(_SETTLE_S)
+        time.sleep(pause)
         ort_conn.send(count)
         theirs += ort_conn.recv()
-        time.sleep(_SETTLE_S)
+        time.sleep(pause)
         ours += _timed(shim, count)[1:]
     return ours, theirs
 
@@ -151,7 +153,8 @@ def main() -> None:
             feed = {shim.inputs()[0].name: x}
             got = next(iter(shim.run(feed).values()))
             error = float(np.max(np.abs(got - expected)) / (np.max(np.abs(expected)) or 1))
-            ours, theirs = _alternate(lambda: shim.run(feed), ort_conn, args.runs, args.block)
+            ours, theirs = _alternate(lambda: shim.run(feed), ort_conn, args.runs, args.block,
+                                      args.pause)
             ort_conn.send(0)
             server.join()
             if args.profile:

@@ -209,10 +209,13 @@ def test_numpys_blas_keeps_to_one_thread_inside_the_block():
 @pytest.mark.parametrize(("x_shape", "w_shape", "strides", "pads"), [
     ((2, 6, 9, 11), (5, 6, 1, 1), [1, 1], [0, 0]),  # 1x1: the data is the GEMM's operand
     ((1, 6, 9, 11), (5, 6, 1, 1), [2, 2], [0, 0]),
-    ((2, 6, 9, 11), (10, 6, 3, 3), [1, 1], [1, 1]),
+    ((2, 6, 9, 11), (10, 6, 3, 3), [1, 1], [1, 1]),  # wide enough: shifted rows, no columns
+    ((1, 3, 20, 30), (9, 3, 3, 3), [1, 1], [0, 2]),  # shifted, padding on one side only
+    ((1, 5, 6, 6), (4, 5, 3, 3), [1, 1], [1, 1]),  # narrow map: columns
     ((1, 4, 12, 12), (7, 4, 3, 5), [2, 1], [2, 0]),
     ((2, 12, 8, 8), (3, 4, 4, 1, 1), [1, 1], [0, 0]),  # grouped
     ((1, 12, 8, 8), (4, 5, 3, 3, 3), [2, 2], [1, 1]),
+    ((2, 12, 16, 16), (2, 9, 6, 3, 3), [1, 1], [1, 1]),  # grouped, shifted
 ])
 @pytest.mark.parametrize("relu", [False, True])
 def test_convolution_through_the_gemm_matches_evaluate(x_shape, w_shape, strides, pads, relu):

@@ -45,18 +45,22 @@ void extgen_pack_columns(const float *b, size_t k, size_t n, float *out) {
 
 typedef struct {
     const float *a, *b, *packed_b, *bias; /* a packed and b, or a as it is and packed_b */
+    const size_t *shifts; /* if set, row p of b starts at b + shifts[p] */
     float *c;
-    size_t m, k, n, groups; /* groups of a, b, c and a row bias, one after another */
+    size_t m, k, n, groups, b_group; /* groups of a, b, c and a row bias, one after another */
     int relu, bias_per_column;
 } gemm_job;
 
 /* acc[i] (NR wide) += the kc terms of row i of a (rows R, rows apart by `rs`, terms by `cs`)
-   times the packed panel b; R a constant in each call, so the sums stay in registers. */
+   times the panel b (its rows bs apart, or at `shifts`); R a constant in each call, and shifts
+   NULL or not, so the sums stay in registers. */
 static inline __attribute__((always_inline)) void sum_rows(vf acc[MR][2], int R, size_t kc,
                                                            const float *const *a, size_t cs,
-                                                           const float *restrict b, size_t bs) {
-    for (size_t p = 0; p < kc; p++, b += bs) {
-        vf b0 = load(b), b1 = load(b + LANES);
+                                                           const float *restrict b, size_t bs,
+                                                           const size_t *shifts) {
+    for (size_t p = 0; p < kc; p++) {
+        const float *row = shifts ? b + shifts[p] : b + p * bs;
+        vf b0 = load(row), b1 = load(row + LANES);
         for (int i = 0; i < R; i++) {
             float ai = a[i][p * cs];
             acc[i][0] += ai * b0;
@@ -68,15 +72,17 @@ static inline __attribute__((always_inline)) void sum_rows(vf acc[MR][2], int R,
 /* One tile of c, up to MR x NR, over kc terms from a (row i at a + i * rs, terms cs apart),
    added to c if `add`; with `last`, the bias and ReLU after. */
 static void tile(const gemm_job *job, size_t kc, const float *a, size_t rs, size_t cs,
-                 const float *restrict b, size_t bs, size_t row, size_t col, int add, int last) {
+                 const float *restrict b, size_t bs, const size_t *shifts, size_t row, size_t col,
+                 int add, int last) {
     vf acc[MR][2] = {{{0}}};
     size_t rows = job->m - row < MR ? job->m - row : MR;
     const float *ar[MR];
     for (size_t i = 0; i < MR; i++) ar[i] = a + (i < rows ? i : rows - 1) * rs;
-    if (rows == 1) sum_rows(acc, 1, kc, ar, cs, b, bs);
-    else if (rows == 2) sum_rows(acc, 2, kc, ar, cs, b, bs);
-    else if (rows <= 4) sum_rows(acc, 4, kc, ar, cs, b, bs);
-    else sum_rows(acc, MR, kc, ar, cs, b, bs);
+    if (shifts) sum_rows(acc, MR, kc, ar, cs, b, 0, shifts);
+    else if (rows == 1) sum_rows(acc, 1, kc, ar, cs, b, bs, NULL);
+    else if (rows == 2) sum_rows(acc, 2, kc, ar, cs, b, bs, NULL);
+    else if (rows <= 4) sum_rows(acc, 4, kc, ar, cs, b, bs, NULL);
+    else sum_rows(acc, MR, kc, ar, cs, b, bs, NULL);
     size_t cols = job->n - col < NR ? job->n - col : NR;
     for (size_t i = 0; i < rows; i++) {
         float *c = job->c + (row + i) * job->n + col;
@@ -103,7 +109,7 @@ static void tile(const gemm_job *job, size_t kc, const float *a, size_t rs, size
 
 /* Rows [r0, r1) and columns [c0, c1) of c with b read where it lies (few rows of a reuse each
    packed panel too little to pay for packing it): each panel of columns over the whole k, the
-   last one, where narrower than NR, through a packed copy. */
+   last one, where narrower than NR, through a packed copy (shifted rows have room after them). */
 static void direct_block(const gemm_job *job, size_t r0, size_t r1, size_t c0, size_t c1) {
     static _Thread_local float *edge;
     static _Thread_local size_t edge_size;
@@ -111,7 +117,7 @@ static void direct_block(const gemm_job *job, size_t r0, size_t r1, size_t c0, s
     for (size_t j = c0; j < c1; j += NR) {
         const float *b = job->b + j;
         size_t bs = n;
-        if (n - j < NR) {
+        if (n - j < NR && !job->shifts) {
             if (edge_size < k * NR) {
                 free(edge);
                 if (!(edge = aligned_alloc(64, k * NR * sizeof(float)))) abort();
@@ -121,14 +127,14 @@ static void direct_block(const gemm_job *job, size_t r0, size_t r1, size_t c0, s
             b = edge, bs = NR;
         }
         for (size_t i = r0; i < r1; i += MR)
-            tile(job, k, job->a + i * k, 1, MR, b, bs, i, j, 0, 1);
+            tile(job, k, job->a + i * k, 1, MR, b, bs, job->shifts, i, j, 0, 1);
     }
 }
 
 /* Rows [r0, r1) and columns [c0, c1) of c, r0 and c0 on panel edges. */
 static void block(const gemm_job *job, size_t r0, size_t r1, size_t c0, size_t c1) {
     static _Thread_local float *packed;
-    if (job->b && job->m <= DIRECT_ROWS) {
+    if (job->b && (job->m <= DIRECT_ROWS || job->shifts)) {
         direct_block(job, r0, r1, c0, c1);
         return;
     }
@@ -145,8 +151,8 @@ static void block(const gemm_job *job, size_t r0, size_t r1, size_t c0, size_t c
                 for (size_t j = 0; j < nc; j += NR) {
                     const float *b = job->packed_b ? job->packed_b + (jc + j) * job->k + pc * NR
                                                    : packed + j * kc;
-                    tile(job, kc, a + i * job->k + pc * cs, rs, cs, b, NR, i, jc + j, pc > 0,
-                         pc + kc == job->k);
+                    tile(job, kc, a + i * job->k + pc * cs, rs, cs, b, NR, NULL, i, jc + j,
+                         pc > 0, pc + kc == job->k);
                 }
         }
     }
@@ -165,7 +171,7 @@ static void gemm_part(void *arg, size_t part, size_t parts) {
         gemm_job one = *job;
         if (g) {
             one.a += g * extgen_packed_size(job->m, job->k);
-            one.b += g * job->k * job->n;
+            one.b += g * job->b_group;
             one.c += g * job->m * job->n;
             if (one.bias) one.bias += g * job->m;
         }
@@ -189,7 +195,17 @@ static void run(const gemm_job *job, size_t threads) {
    bias one after another. Over up to `threads` threads. */
 void extgen_gemm(const float *packed, const float *b, const float *bias, float *c, size_t m,
                  size_t k, size_t n, size_t groups, int relu, size_t threads) {
-    gemm_job job = {packed, b, NULL, bias, c, m, k, n, groups, relu, 0};
+    gemm_job job = {packed, b, NULL, bias, NULL, c, m, k, n, groups, k * n, relu, 0};
+    run(&job, threads);
+}
+
+/* extgen_gemm with row p of b_g at b + g * b_group + shifts[p], each readable NR values past n:
+   a unit-stride convolution over padded data, its rows wide by the kernel's width less one, with
+   no columns copied (row (c, i, j) is the data shifted by i rows and j columns). */
+void extgen_gemm_shifted(const float *packed, const float *b, const size_t *shifts,
+                         size_t b_group, const float *bias, float *c, size_t m, size_t k, size_t n,
+                         size_t groups, int relu, size_t threads) {
+    gemm_job job = {packed, b, NULL, bias, shifts, c, m, k, n, groups, b_group, relu, 0};
     run(&job, threads);
 }
 
@@ -197,6 +213,6 @@ void extgen_gemm(const float *packed, const float *b, const float *bias, float *
    (if bias), then max(c, 0) if relu, over up to `threads` threads. */
 void extgen_gemm_packed_b(const float *a, const float *packed_b, const float *bias, float *c,
                           size_t m, size_t k, size_t n, int relu, size_t threads) {
-    gemm_job job = {a, NULL, packed_b, bias, c, m, k, n, 1, relu, 1};
+    gemm_job job = {a, NULL, packed_b, bias, NULL, c, m, k, n, 1, 0, relu, 1};
     run(&job, threads);
 }

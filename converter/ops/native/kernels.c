@@ -348,3 +348,30 @@ void extgen_layer_norm(const float *x, float *y, size_t rows, size_t n, float ep
         for (size_t i = body; i < n; i++) yr[i] = (xr[i] - mean) / denominator;
     }
 }
+
+/* Data x [blocks][channels][h][w] into padded [blocks][stride] (stride >= channels * rows *
+   width): each channel as rows x width with x at (top, left), zeros around it and after the
+   channels: a convolution's input for extgen_gemm_shifted. */
+void extgen_pad_channels(const float *x, float *padded, size_t blocks, size_t channels, size_t h,
+                         size_t w, size_t rows, size_t width, size_t top, size_t left,
+                         size_t stride) {
+    size_t copy_h = top >= rows ? 0 : h < rows - top ? h : rows - top;
+    size_t copy_w = left >= width ? 0 : w < width - left ? w : width - left;
+    for (size_t b = 0; b < blocks; b++) {
+        float *block = padded + b * stride;
+        for (size_t c = 0; c < channels; c++) {
+            const float *xc = x + (b * channels + c) * h * w;
+            float *pc = block + c * rows * width;
+            memset(pc, 0, top * width * sizeof(float));
+            for (size_t r = 0; r < copy_h; r++) {
+                float *row = pc + (top + r) * width;
+                memset(row, 0, left * sizeof(float));
+                memcpy(row + left, xc + r * w, copy_w * sizeof(float));
+                memset(row + left + copy_w, 0, (width - left - copy_w) * sizeof(float));
+            }
+            memset(pc + (top + copy_h) * width, 0, (rows - top - copy_h) * width * sizeof(float));
+        }
+        memset(block + channels * rows * width, 0,
+               (stride - channels * rows * width) * sizeof(float));
+    }
+}

@@ -36,6 +36,9 @@ class Kernels:
         self._packed_size = _bind(lib.extgen_packed_size, [_N, _N], _N)
         self._pack_rows = _bind(lib.extgen_pack_rows, [_P, _N, _N, _P], None)
         self._gemm = _bind(lib.extgen_gemm, [_P] * 4 + [_N] * 4 + [ctypes.c_int, _N], None)
+        self._gemm_shifted = _bind(lib.extgen_gemm_shifted,
+                                   [_P] * 3 + [_N] + [_P] * 2 + [_N] * 4 + [ctypes.c_int, _N], None)
+        self._pad_channels = _bind(lib.extgen_pad_channels, [_P, _P] + [_N] * 9, None)
         self._columns_size = _bind(lib.extgen_packed_columns_size, [_N, _N], _N)
         self._pack_columns = _bind(lib.extgen_pack_columns, [_P, _N, _N, _P], None)
         self._gemm_packed_b = _bind(lib.extgen_gemm_packed_b,
@@ -138,6 +141,23 @@ class Kernels:
         self._gemm(packed.ctypes.data, b.ctypes.data, None if bias is None else bias.ctypes.data,
                    out.ctypes.data, m, k, n, groups, int(relu), threads())
 
+    def pad_channels(self, x: np.ndarray, padded: np.ndarray, pads_begin: Sequence[int],
+                     rows: int, width: int) -> None:
+        """x [N, G * C, H, W] into padded [N, G, L] (L >= C * rows * width): each channel as
+        rows x width with x at pads_begin and zeros around it, zeros after each group's."""
+        _check(x, padded)
+        n, groups, stride = padded.shape
+        channels = x.shape[1] // groups
+        if x.shape[1] != channels * groups or stride < channels * rows * width:
+            raise ValueError("native padding: the shapes do not fit")
+        self._pad_channels(x.ctypes.data, padded.ctypes.data, n * groups, channels,
+                           *x.shape[2:], rows, width, *pads_begin, stride)
+
+    def shifted_gemm(self, packed: np.ndarray, shifts: np.ndarray, bias: np.ndarray | None,
+                     relu: bool) -> ShiftedGemm:
+        """gemm over shifted rows of padded data, its constants checked once (ShiftedGemm)."""
+        return ShiftedGemm(self, packed, shifts, bias, relu)
+
     def pack_columns(self, b: np.ndarray) -> np.ndarray:
         """b [K, N] packed for gemm_packed_b (once per constant matrix)."""
         _check(b)
@@ -157,6 +177,34 @@ class Kernels:
         self._gemm_packed_b(a.ctypes.data, packed.ctypes.data,
                             None if bias is None else bias.ctypes.data, out.ctypes.data, m, k, n,
                             int(relu), threads())
+
+
+class ShiftedGemm:
+    """f(b, out): out [G, M, N] = a[g] (as pack_rows made `packed`) times the [K, N] matrix whose
+    row p is b[g, shifts[p]:][:N] (b [G, L], each shift + N + 32 <= L), + bias [G, M] per row if
+    bias, then max(., 0) if relu: a unit-stride convolution over padded rows (pad_channels),
+    one call per batch item. The constants' checks and addresses are made once."""
+
+    def __init__(self, kernels: Kernels, packed: np.ndarray, shifts: np.ndarray,
+                 bias: np.ndarray | None, relu: bool) -> None:
+        _check(packed, *([] if bias is None else [bias]))
+        if shifts.dtype != np.uint64 or shifts.ndim != 1 or not shifts.size or (
+                bias is not None and bias.shape[0] != packed.shape[0]):
+            raise ValueError("native gemm: the shapes do not fit")
+        self.kernels, self.arrays, self.relu = kernels, (packed, shifts, bias), int(relu)
+        self.reach = int(shifts.max()) + 32
+        self.at = (packed.ctypes.data, shifts.ctypes.data,
+                   None if bias is None else bias.ctypes.data)
+
+    def __call__(self, b: np.ndarray, out: np.ndarray) -> None:
+        _check(b, out)
+        packed, shifts, bias = self.arrays
+        (groups, m, n), k = out.shape, shifts.size
+        if (b.shape[0] != groups or packed.shape != (groups, self.kernels._packed_size(m, k))
+                or self.reach + n > b.shape[1] or (bias is not None and bias.shape[1] != m)):
+            raise ValueError("native gemm: the shapes do not fit")
+        self.kernels._gemm_shifted(self.at[0], b.ctypes.data, self.at[1], b.shape[1], self.at[2],
+                                   out.ctypes.data, m, k, n, groups, self.relu, threads())
 
 
 def _bind(fn: ctypes._CFuncPtr, argtypes: list, restype: type | None) -> ctypes._CFuncPtr:

@@ -1,7 +1,8 @@
 """Convolution of float32 [N, C, H, W] data through the native GEMM (converter/ops/native/
-gemm.c): each group's filters packed once, at plan time; the columns copied by the native
-im2col, or none at all for a 1x1 kernel at unit strides without padding; a bias per output
-channel and a ReLU added in the GEMM's own pass over the output."""
+gemm.c): each group's filters packed once, at plan time; no columns for a 1x1 kernel at unit
+strides without padding (the data is the operand) or for a unit-stride kernel on maps wide
+enough (shifted rows of the padded data are), else columns copied by the native im2col; a bias
+per output channel and a ReLU added in the GEMM's own pass over the output."""
 
 from __future__ import annotations
 
@@ -13,9 +14,12 @@ import numpy as np
 from converter.ops.nn._window import scratch
 
 if TYPE_CHECKING:
-    from converter.ops.native.library import Kernels
+    from converter.ops.native.library import Kernels, ShiftedGemm
 
 __all__ = ["NativeConv"]
+
+_WIDER = 1.2  # the padded rows' width over the output's up to which no columns are copied
+_ROOM = 32  # values readable after a shifted row's last: a GEMM panel's width
 
 
 class NativeConv:
@@ -25,6 +29,7 @@ class NativeConv:
         self.native, self.kernel, self.taps = native, kernel, math.prod(kernel)
         self.groups, self.out_channels = matrix.shape[:2]
         self.packed = native.pack_rows(np.ascontiguousarray(matrix))
+        self.shifted: dict[tuple, ShiftedGemm] = {}
 
     @staticmethod
     def fits(matrix: np.ndarray, kernel: list[int]) -> bool:
@@ -46,17 +51,53 @@ class NativeConv:
         """x convolved, + bias [G * Og] if bias, then max(., 0) if relu."""
         strides, _, pads_begin, out = geometry
         x = np.ascontiguousarray(x)
-        batch, positions, og, groups = x.shape[0], math.prod(out), self.out_channels, self.groups
-        direct = (self.taps == 1 and strides == [1, 1] and pads_begin == [0, 0]
-                  and list(x.shape[2:]) == list(out))
-        if direct:
-            cols = x.reshape(batch, groups, -1, positions)
+        if self.taps > 1 and strides == [1, 1] and out[1] + self.kernel[1] - 1 <= out[1] * _WIDER:
+            return self._shifted(x, pads_begin, out, bias, relu)
+        bias = None if bias is None else bias.reshape(self.groups, self.out_channels)
+        batch, positions, groups = x.shape[0], math.prod(out), self.groups
+        if self.taps == 1 and strides == [1, 1] and pads_begin == [0, 0] and list(
+                x.shape[2:]) == list(out):
+            cols = x.reshape(batch, groups, -1, positions)  # the data is the GEMM's operand
         else:
             cols = scratch("conv.columns", (batch, x.shape[1], self.taps, positions), x.dtype)
             self.native.im2col(x, cols, self.kernel, strides, pads_begin, out)
             cols = cols.reshape(batch, groups, -1, positions)
-        y = np.empty((batch, groups, og, positions), np.float32)
-        bias = None if bias is None else bias.reshape(groups, og)
+        y = np.empty((batch, groups, self.out_channels, positions), np.float32)
         for i in range(batch):
             self.native.gemm(self.packed, cols[i], y[i], bias, relu)
-        return y.reshape(batch, groups * og, *out)
+        return y.reshape(batch, -1, *out)
+
+    def _shifted(self, x: np.ndarray, pads_begin: list[int], out: list[int],
+                 bias: np.ndarray | None, relu: bool) -> np.ndarray:
+        """A unit-stride convolution with no columns: the data padded to rows as wide as the
+        output's plus the kernel's less one, whose kernel position (i, j) is the padded data
+        shifted by i rows and j columns; the output made that wide and cropped."""
+        (oh, ow), (kh, kw) = out, self.kernel
+        rows, width = oh + kh - 1, ow + kw - 1
+        batch, channels = x.shape[:2]
+        per_group = channels // self.groups * rows * width
+        padded = scratch("conv.shifted", (batch, self.groups, per_group + width + _ROOM),
+                         x.dtype)
+        self.native.pad_channels(x, padded, pads_begin, rows, width)
+        gemm = self._shifted_gemm(channels // self.groups, rows, width, bias, relu)
+        wide = scratch("conv.wide", (batch, self.groups, self.out_channels, oh * width),
+                       np.float32)
+        for i in range(batch):
+            gemm(padded[i], wide[i])
+        y = np.empty((batch, self.groups * self.out_channels, oh, ow), np.float32)
+        np.copyto(y, wide.reshape(y.shape[:3] + (width,))[..., :ow])
+        return y
+
+    def _shifted_gemm(self, channels: int, rows: int, width: int, bias: np.ndarray | None,
+                      relu: bool) -> ShiftedGemm:
+        """The GEMM over shifted rows for this data shape, bias (flat, kept by the caller) and
+        ReLU, made once."""
+        key = (channels, rows, width, id(bias), relu)
+        if key not in self.shifted:
+            kh, kw = self.kernel
+            c, i, j = np.meshgrid(np.arange(channels), np.arange(kh), np.arange(kw),
+                                  indexing="ij")
+            shifts = (c * rows * width + i * width + j).astype(np.uint64).ravel()
+            rows_bias = None if bias is None else bias.reshape(self.groups, self.out_channels)
+            self.shifted[key] = self.native.shifted_gemm(self.packed, shifts, rows_bias, relu)
+        return self.shifted[key]
