@@ -16,8 +16,7 @@ from converter.files import cache_dir, write_temp
 __all__ = ["built_library"]
 
 _HERE = Path(__file__).parent
-_FLAGS = ["-O3", "-march=native", "-fno-math-errno", "-shared", "-fPIC",  # sqrt inline, no libm
-          "-pthread"]
+_FLAGS = ["-O3", "-fno-math-errno", "-shared", "-fPIC", "-pthread"]  # sqrt inline, no libm
 _COMPILE_SECONDS = 120
 
 
@@ -37,9 +36,11 @@ def _cpu() -> str:
     return "\n".join(sorted({ln for ln in lines if ln.startswith(("model name", "flags"))}))
 
 
-def built_library() -> Path:
-    """The compiled library in the cache, built there (atomically) if missing."""
+def built_library(target: str = "native") -> Path:
+    """The compiled library for this CPU (or for the -march `target`: the tests build older
+    ones), in the cache, built there (atomically) if missing."""
     cc = _compiler()
+    flags = [*_FLAGS, f"-march={target}"]
     probe = subprocess.run([cc, "--version"], capture_output=True, text=True, timeout=30)
     if probe.returncode:
         raise RuntimeError(f"the C compiler {cc} does not run (`{cc} --version` failed)")
@@ -47,12 +48,12 @@ def built_library() -> Path:
     sources = sorted(_HERE.glob("*.c"))
     texts = [p.read_bytes() for p in sorted([*sources, *_HERE.glob("*.h")])]
     key = hashlib.sha256(b"\0".join(
-        [*texts, version.encode(), " ".join(_FLAGS).encode(), _cpu().encode()])).hexdigest()
+        [*texts, version.encode(), " ".join(flags).encode(), _cpu().encode()])).hexdigest()
     path = cache_dir("native") / f"kernels-{key[:20]}.so"
     if not path.exists():
         tmp = write_temp(path, lambda f: None)
         try:
-            done = subprocess.run([cc, *_FLAGS, "-o", str(tmp), *map(str, sources)],
+            done = subprocess.run([cc, *flags, "-o", str(tmp), *map(str, sources)],
                                   capture_output=True, text=True, timeout=_COMPILE_SECONDS)
             if done.returncode:
                 raise RuntimeError(f"{cc} failed: {done.stderr.strip()[-400:]}")

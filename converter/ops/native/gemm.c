@@ -9,7 +9,11 @@
 #include "parallel.h"
 #include "vector.h"
 
-#define MR 8
+#if defined(__AVX512F__)
+#define MR 8 /* 16 of the 32 registers hold a tile's sums */
+#else
+#define MR 6 /* 12 of 16 */
+#endif
 #define NR (2 * LANES)
 #define KC 256
 #define NC 512

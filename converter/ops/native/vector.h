@@ -1,12 +1,19 @@
-/* What the native kernels share: GCC/Clang vectors of LANES floats (the compiler splits them
-   where the target's registers are narrower) and the ReLU that keeps NaN. */
+/* What the native kernels share: GCC/Clang vectors of LANES floats, as wide as the target's
+   registers (wider ones, split by the compiler, starve the GEMM of registers), and the ReLU that
+   keeps NaN. */
 #ifndef EXTGEN_VECTOR_H
 #define EXTGEN_VECTOR_H
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__AVX512F__)
 #define LANES 16
+#elif defined(__AVX__)
+#define LANES 8
+#else
+#define LANES 4
+#endif
 typedef float vf __attribute__((vector_size(4 * LANES)));
 typedef int vi __attribute__((vector_size(4 * LANES)));
 
