@@ -211,7 +211,8 @@ def test_numpys_blas_keeps_to_one_thread_inside_the_block():
     ((1, 6, 9, 11), (5, 6, 1, 1), [2, 2], [0, 0]),
     ((2, 6, 9, 11), (10, 6, 3, 3), [1, 1], [1, 1]),  # wide enough: shifted rows, no columns
     ((1, 3, 20, 30), (9, 3, 3, 3), [1, 1], [0, 2]),  # shifted, padding on one side only
-    ((1, 5, 6, 6), (4, 5, 3, 3), [1, 1], [1, 1]),  # narrow map: columns
+    ((1, 5, 6, 6), (4, 5, 3, 3), [1, 1], [1, 1]),  # small map: still shifted
+    ((1, 5, 3, 3), (4, 5, 3, 3), [1, 1], [0, 0]),  # 1x1 output: columns
     ((1, 4, 12, 12), (7, 4, 3, 5), [2, 1], [2, 0]),
     ((2, 12, 8, 8), (3, 4, 4, 1, 1), [1, 1], [0, 0]),  # grouped
     ((1, 12, 8, 8), (4, 5, 3, 3, 3), [2, 2], [1, 1]),

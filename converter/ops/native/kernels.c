@@ -60,8 +60,8 @@ static void gelu(const float *x, float *out, size_t n) {
 /* Depthwise 2-D convolution, unit dilations: out[c] (oh x ow) = the kh x kw window sums, at
    strides sh and sw, of x[c] (h x w, zero-padded by top and left, and by whatever oh and ow need
    beyond) with w[c]. Each channel goes through a padded copy whose rows are whole vectors wide;
-   a row's sums are made at every column and taken at every sw-th. Returns 0, or -1 if memory
-   ran out. */
+   a row's sums are made at every column and taken at every sw-th (stored whole where sw is 1).
+   Returns 0, or -1 if memory ran out. */
 static int depthwise2d(const float *x, const float *w, float *out, size_t channels, size_t h,
                        size_t wd, size_t oh, size_t ow, size_t kh, size_t kw, size_t sh,
                        size_t sw, size_t top, size_t left) {
@@ -84,9 +84,15 @@ static int depthwise2d(const float *x, const float *w, float *out, size_t channe
                     const float *src = pad + (y * sh + i) * stride + b * LANES;
                     for (size_t j = 0; j < kw; j++) acc += wc[i * kw + j] * load(src + j);
                 }
-                store(row + b * LANES, acc);
+                if (sw == 1 && (b + 1) * LANES <= ow) store(oc + y * ow + b * LANES, acc);
+                else store(row + b * LANES, acc);
             }
-            for (size_t o = 0; o < ow; o++) oc[y * ow + o] = row[o * sw];
+            if (sw == 1) { /* whole vectors went straight to the output: the rest */
+                size_t done = ow / LANES * LANES;
+                memcpy(oc + y * ow + done, row + done, (ow - done) * sizeof(float));
+            } else {
+                for (size_t o = 0; o < ow; o++) oc[y * ow + o] = row[o * sw];
+            }
         }
     }
     free(pad);

@@ -7,6 +7,7 @@
 #include "parallel.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <time.h>
@@ -124,7 +125,10 @@ void extgen_parallel(extgen_task task, void *arg, size_t parts) {
         pthread_cond_broadcast(&pool.wake);
         pthread_mutex_unlock(&pool.lock);
         run_parts();
-        while (atomic_load_explicit(&pool.done, memory_order_acquire) < parts) relax();
+        /* a worker just woken may share the caller's CPU until the OS moves it: yield to it */
+        for (unsigned i = 1; atomic_load_explicit(&pool.done, memory_order_acquire) < parts; i++)
+            if (i % 256 == 0) sched_yield();
+            else relax();
     } else {
         for (size_t p = 0; p < parts; p++) task(arg, p, parts);
     }
