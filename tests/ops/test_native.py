@@ -183,3 +183,21 @@ def test_layer_norm_plan_matches_mvn(n, mode, either_path):
     other = np.int64([1, 2])  # not the last axis alone: numpy's path
     np.testing.assert_array_equal(mvn.plan(attrs, [None, other], [True])([x, other])[0],
                                   mvn.evaluate(attrs, [x, other])[0])
+
+
+@pytest.mark.parametrize("name", ["ReduceMean", "ReduceSum"])
+@pytest.mark.parametrize(("shape", "axes", "keep"), [
+    ((2, 1000, 13, 13), [2, 3], True),  # global average pooling: the native row sums
+    ((3, 5, 7), [-1], False),
+    ((3, 5, 7), [0], True),  # not trailing: numpy's path
+    ((2, 3, 5000), [2], False),  # rows too long for 16 running sums: numpy's path
+])
+def test_trailing_sums_plan_matches_evaluate(name, shape, axes, keep):
+    op = Op.registered_ops[name]
+    x = RNG.standard_normal(shape).astype(np.float32)
+    x.reshape(-1)[3] = np.nan
+    attrs, axes = {"keep_dims": keep}, np.array(axes)
+    got = op.plan(attrs, [None, axes], [True])([x, axes])[0]
+    want = op.evaluate(attrs, [x, axes])[0]
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, rtol=2e-6, atol=2e-5)  # sums of 169 values near 13

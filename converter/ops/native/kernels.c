@@ -381,3 +381,31 @@ void extgen_pad_channels(const float *x, float *padded, size_t blocks, size_t ch
                (stride - channels * rows * width) * sizeof(float));
     }
 }
+
+typedef struct {
+    const float *x;
+    float *out;
+    size_t rows, n;
+    float divisor;
+} rows_job;
+
+static void row_sums_part(void *arg, size_t part, size_t parts) {
+    const rows_job *j = arg;
+    size_t body = j->n - j->n % LANES;
+    for (size_t r = j->rows * part / parts; r < j->rows * (part + 1) / parts; r++) {
+        const float *xr = j->x + r * j->n;
+        vf acc = {0};
+        float tail = 0.0f;
+        for (size_t i = 0; i < body; i += LANES) acc += load(xr + i);
+        for (size_t i = body; i < j->n; i++) tail += xr[i];
+        j->out[r] = (sum_v(acc) + tail) / j->divisor;
+    }
+}
+
+/* out[r] = the sum of row r of x (rows x n) / divisor, over up to `threads` threads: ReduceSum
+   and ReduceMean over trailing axes, as global average pooling ends a CNN. */
+void extgen_row_sums(const float *x, float *out, size_t rows, size_t n, float divisor,
+                     size_t threads) {
+    rows_job job = {x, out, rows, n, divisor};
+    extgen_parallel(row_sums_part, &job, parts_for(rows * n, rows, threads));
+}

@@ -38,6 +38,7 @@ class Kernels:
         self._gemm = _bind(lib.extgen_gemm, [_P] * 4 + [_N] * 4 + [ctypes.c_int, _N], None)
         self._gemm_shifted = _bind(lib.extgen_gemm_shifted,
                                    [_P] * 3 + [_N] + [_P] * 2 + [_N] * 4 + [ctypes.c_int, _N], None)
+        self._row_sums = _bind(lib.extgen_row_sums, [_P, _P, _N, _N, ctypes.c_float, _N], None)
         self._pad_channels = _bind(lib.extgen_pad_channels, [_P, _P] + [_N] * 9, None)
         self._columns_size = _bind(lib.extgen_packed_columns_size, [_N, _N], _N)
         self._pack_columns = _bind(lib.extgen_pack_columns, [_P, _N, _N, _P], None)
@@ -140,6 +141,13 @@ class Kernels:
             raise ValueError("native gemm: the shapes do not fit")
         self._gemm(packed.ctypes.data, b.ctypes.data, None if bias is None else bias.ctypes.data,
                    out.ctypes.data, m, k, n, groups, int(relu), threads())
+
+    def row_sums(self, x: np.ndarray, divisor: float) -> np.ndarray:
+        """Sums of x [R, N] along its rows, each / divisor: [R], new."""
+        _check(x)
+        out = np.empty(x.shape[0], np.float32)
+        self._row_sums(x.ctypes.data, out.ctypes.data, *x.shape, divisor, threads())
+        return out
 
     def pad_channels(self, x: np.ndarray, padded: np.ndarray, pads_begin: Sequence[int],
                      rows: int, width: int) -> None:

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+import math
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
+from converter.ops.native import kernels
 from converter.ops.op import Op
 from converter.ops.reduce._private import axes_of, highest, lowest, reduced_shape
+
+if TYPE_CHECKING:
+    from converter.ops.native.library import Kernels
+
+_NATIVE_ROW = 4096  # values per row up to which the native sums (16 running sums) stay accurate
 
 
 class ReduceOp(Op):
@@ -48,7 +55,40 @@ def _l2(x: np.ndarray, axes: tuple, keep: bool) -> np.ndarray:
     return np.sqrt(np.sum(np.square(x), axis=axes, keepdims=keep))
 
 
-class ReduceSum(ReduceOp):
+class _TrailingSums:
+    """ReduceSum or ReduceMean (`mean`) of float32 data over its trailing axes, up to
+    _NATIVE_ROW values each (global average pooling), by the native row sums; else fn."""
+
+    def __init__(self, fn, axes: np.ndarray, keep: bool, mean: bool, native: Kernels) -> None:
+        self.fn, self.axes, self.keep, self.mean, self.native = fn, axes, keep, mean, native
+
+    def __call__(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
+        x = inputs[0]
+        axes = axes_of(self.axes, x.ndim) if x.ndim else ()
+        lead = x.ndim - len(axes)
+        n = math.prod(x.shape[lead:])
+        if (x.dtype != np.float32 or not axes or axes != tuple(range(lead, x.ndim))
+                or not 0 < n <= _NATIVE_ROW):
+            return [self.fn(x, axes, self.keep)]
+        sums = self.native.row_sums(np.ascontiguousarray(x).reshape(-1, n),
+                                    n if self.mean else 1)
+        return [sums.reshape(x.shape[:lead] + (1,) * len(axes) * self.keep)]
+
+
+class _Summing(ReduceOp):
+    """ReduceSum and ReduceMean: a native path for trailing axes where the axes are constant."""
+
+    mean: ClassVar = False
+
+    @classmethod
+    def plan(cls, attrs, values, used):
+        native = kernels()
+        if native is None or values[1] is None:
+            return super().plan(attrs, values, used)
+        return _TrailingSums(cls.fn, values[1], bool(attrs["keep_dims"]), cls.mean, native)
+
+
+class ReduceSum(_Summing):
     op = type = "ReduceSum"
     version = "opset1"
     fn = staticmethod(lambda x, axes, keep: np.sum(x, axis=axes, keepdims=keep, dtype=x.dtype))
@@ -60,10 +100,11 @@ class ReduceProd(ReduceOp):
     fn = staticmethod(lambda x, axes, keep: np.prod(x, axis=axes, keepdims=keep, dtype=x.dtype))
 
 
-class ReduceMean(ReduceOp):
+class ReduceMean(_Summing):
     op = type = "ReduceMean"
     version = "opset1"
     fn = staticmethod(_mean)
+    mean = True
 
 
 class ReduceMax(ReduceOp):
