@@ -1,4 +1,4 @@
-"""The shim's native kernels (kernels.c): faster paths of a few built-in ops, compiled once per
+"""The shim's native kernels (the C files here): faster paths of built-in ops, compiled once per
 machine with its C compiler for its own CPU (build.py) and loaded with ctypes (library.py).
 `kernels()` is None where there is no compiler, the build fails or EXTGEN_NATIVE=0; every caller
 then keeps its numpy path. Each kernel is tested against that path (tests/ops/test_native.py).

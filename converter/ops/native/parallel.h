@@ -10,4 +10,14 @@ typedef void (*extgen_task)(void *arg, size_t part, size_t parts);
    with another caller's task, or a worker cannot be started, the caller runs every part. */
 void extgen_parallel(extgen_task task, void *arg, size_t parts);
 
+#define GRAIN 32768 /* output values per thread below which fewer threads split the work */
+
+/* How many threads to split `items` (of `work` output values in all) over. */
+static inline size_t parts_for(size_t work, size_t items, size_t threads) {
+    size_t parts = work / GRAIN;
+    parts = parts < threads ? parts : threads;
+    parts = parts < items ? parts : items;
+    return parts ? parts : 1;
+}
+
 #endif

@@ -14,6 +14,7 @@
 #else
 #define LANES 4
 #endif
+
 typedef float vf __attribute__((vector_size(4 * LANES)));
 typedef int vi __attribute__((vector_size(4 * LANES)));
 
@@ -25,5 +26,12 @@ static inline vf pick(vi mask, vf yes, vf no) { return (vf)((mask & (vi)yes) | (
 /* max(v, 0); NaN stays NaN */
 static inline vf relu_v(vf v) { vf zero = {0}; return pick((v > 0.0f) | (v != v), v, zero); }
 static inline float relu_s(float v) { return !(v > 0.0f) && v == v ? 0.0f : v; }
+
+/* the sum of v's lanes */
+static inline float sum_v(vf v) {
+    float total = 0.0f;
+    for (int i = 0; i < LANES; i++) total += v[i];
+    return total;
+}
 
 #endif
