@@ -4,6 +4,7 @@ GIL for each call), each over up to native.threads() threads."""
 from __future__ import annotations
 
 import ctypes
+import math
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -39,7 +40,7 @@ class Kernels:
         self._gemm_shifted = _bind(lib.extgen_gemm_shifted,
                                    [_P] * 3 + [_N] + [_P] * 2 + [_N] * 4 + [ctypes.c_int, _N], None)
         self._row_sums = _bind(lib.extgen_row_sums, [_P, _P, _N, _N, ctypes.c_float, _N], None)
-        self._pad_channels = _bind(lib.extgen_pad_channels, [_P, _P] + [_N] * 9, None)
+        self._pad_channels = _bind(lib.extgen_pad_channels, [_P, _P] + [_N] * 12, None)
         self._columns_size = _bind(lib.extgen_packed_columns_size, [_N, _N], _N)
         self._pack_columns = _bind(lib.extgen_pack_columns, [_P, _N, _N, _P], None)
         self._gemm_packed_b = _bind(lib.extgen_gemm_packed_b,
@@ -150,16 +151,18 @@ class Kernels:
         return out
 
     def pad_channels(self, x: np.ndarray, padded: np.ndarray, pads_begin: Sequence[int],
-                     rows: int, width: int) -> None:
-        """x [N, G * C, H, W] into padded [N, G, L] (L >= C * rows * width): each channel as
-        rows x width with x at pads_begin and zeros around it, zeros after each group's."""
+                     rows: int, width: int, strides: Sequence[int] = (1, 1)) -> None:
+        """x [N, G * C, H, W] into padded [N, G, L] (L >= sh * sw * C * rows * width): for each
+        phase (a, b) of the strides, each channel as rows x width holding x at (r sh + a,
+        q sw + b) less pads_begin, zero outside x; zeros after each group's phases."""
         _check(x, padded)
         n, groups, stride = padded.shape
         channels = x.shape[1] // groups
-        if x.shape[1] != channels * groups or stride < channels * rows * width:
+        if (x.shape[1] != channels * groups or min(strides) < 1
+                or stride < math.prod(strides) * channels * rows * width):
             raise ValueError("native padding: the shapes do not fit")
         self._pad_channels(x.ctypes.data, padded.ctypes.data, n * groups, channels,
-                           *x.shape[2:], rows, width, *pads_begin, stride)
+                           *x.shape[2:], rows, width, *pads_begin, *strides, stride, threads())
 
     def shifted_gemm(self, packed: np.ndarray, shifts: np.ndarray, bias: np.ndarray | None,
                      relu: bool) -> ShiftedGemm:

@@ -201,29 +201,60 @@ void extgen_im2col(const float *x, float *cols, size_t channels, size_t h, size_
     run_window(im2col_part, &job, oh * ow * kh * kw, threads);
 }
 
-/* Data x [blocks][channels][h][w] into padded [blocks][stride] (stride >= channels * rows *
-   width): each channel as rows x width with x at (top, left), zeros around it and after the
-   channels: a convolution's input for extgen_gemm_shifted. */
-void extgen_pad_channels(const float *x, float *padded, size_t blocks, size_t channels, size_t h,
-                         size_t w, size_t rows, size_t width, size_t top, size_t left,
-                         size_t stride) {
-    size_t copy_h = top >= rows ? 0 : h < rows - top ? h : rows - top;
-    size_t copy_w = left >= width ? 0 : w < width - left ? w : width - left;
-    for (size_t b = 0; b < blocks; b++) {
-        float *block = padded + b * stride;
-        for (size_t c = 0; c < channels; c++) {
-            const float *xc = x + (b * channels + c) * h * w;
-            float *pc = block + c * rows * width;
-            memset(pc, 0, top * width * sizeof(float));
-            for (size_t r = 0; r < copy_h; r++) {
-                float *row = pc + (top + r) * width;
-                memset(row, 0, left * sizeof(float));
-                memcpy(row + left, xc + r * w, copy_w * sizeof(float));
-                memset(row + left + copy_w, 0, (width - left - copy_w) * sizeof(float));
-            }
-            memset(pc + (top + copy_h) * width, 0, (rows - top - copy_h) * width * sizeof(float));
+/* One phase (a, b) of channel xc (h x w) as rows x width: row r, column q holding
+   xc[r sh + a - top][q sw + b - left], zero outside it. */
+static void pad_phase(const float *xc, float *out, long h, long w, long rows, long width,
+                      long top, long left, long sh, long sw, long a, long b) {
+    long lo = left > b ? (left - b + sw - 1) / sw : 0; /* first column inside */
+    long hi = w + left > b ? (w + left - b + sw - 1) / sw : 0; /* past the last */
+    hi = hi < width ? hi : width;
+    lo = lo < hi ? lo : hi;
+    for (long r = 0; r < rows; r++, out += width) {
+        long iy = r * sh + a - top;
+        if (iy < 0 || iy >= h) {
+            memset(out, 0, width * sizeof(float));
+            continue;
         }
-        memset(block + channels * rows * width, 0,
-               (stride - channels * rows * width) * sizeof(float));
+        const float *src = xc + iy * w + lo * sw + b - left;
+        memset(out, 0, lo * sizeof(float));
+        if (sw == 1) memcpy(out + lo, src, (hi - lo) * sizeof(float));
+        else for (long q = lo; q < hi; q++) out[q] = src[(q - lo) * sw];
+        memset(out + hi, 0, (width - hi) * sizeof(float));
     }
+}
+
+typedef struct {
+    const float *x;
+    float *padded;
+    size_t blocks, channels, h, w, rows, width, top, left, sh, sw, stride;
+} pad_job;
+
+/* Units (block, phase, channel) in order, a run of them per part; a block's tail after its
+   last unit. */
+static void pad_part(void *arg, size_t part, size_t parts) {
+    const pad_job *j = arg;
+    size_t phases = j->sh * j->sw, per_block = phases * j->channels, units = j->blocks * per_block;
+    size_t plane = j->rows * j->width;
+    for (size_t u = units * part / parts; u < units * (part + 1) / parts; u++) {
+        size_t blk = u / per_block, phase = u % per_block / j->channels, c = u % j->channels;
+        float *block = j->padded + blk * j->stride;
+        pad_phase(j->x + (blk * j->channels + c) * j->h * j->w,
+                  block + (phase * j->channels + c) * plane, j->h, j->w, j->rows, j->width,
+                  j->top, j->left, j->sh, j->sw, phase / j->sw, phase % j->sw);
+        if (u % per_block == per_block - 1)
+            memset(block + per_block * plane, 0, (j->stride - per_block * plane) * sizeof(float));
+    }
+}
+
+/* Data x [blocks][channels][h][w] into padded [blocks][stride] (stride >= sh sw channels rows
+   width): for each phase (a, b) of the strides, a < sh, b < sw, each channel as rows x width
+   holding x[c][r sh + a - top][q sw + b - left] (zero outside x), zeros after the phases: a
+   convolution's input for extgen_gemm_shifted, where kernel position (i, j) reads phase
+   (i % sh, j % sw) shifted by i / sh rows and j / sw columns. Over up to `threads` threads. */
+void extgen_pad_channels(const float *x, float *padded, size_t blocks, size_t channels, size_t h,
+                         size_t w, size_t rows, size_t width, size_t top, size_t left, size_t sh,
+                         size_t sw, size_t stride, size_t threads) {
+    pad_job job = {x, padded, blocks, channels, h, w, rows, width, top, left, sh, sw, stride};
+    size_t units = blocks * sh * sw * channels;
+    extgen_parallel(pad_part, &job, parts_for(units * rows * width, units, threads));
 }

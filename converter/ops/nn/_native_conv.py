@@ -1,8 +1,9 @@
 """Convolution of float32 [N, C, H, W] data through the native GEMM (converter/ops/native/
 gemm.c): each group's filters packed once, at plan time; no columns for a 1x1 kernel at unit
-strides without padding (the data is the operand) or for a unit-stride kernel on all but the
-narrowest maps (shifted rows of the padded data are), else columns copied by the native im2col;
-a bias per output channel and a ReLU added in the GEMM's own pass over the output."""
+strides without padding (the data is the operand) or for a wider kernel on all but the
+narrowest maps (shifted rows of the padded data, split into phases by the strides, are), else
+columns copied by the native im2col; a bias per output channel and a ReLU added in the GEMM's
+own pass over the output."""
 
 from __future__ import annotations
 
@@ -54,8 +55,8 @@ class NativeConv:
         """x convolved, + bias [G * Og] if bias, then max(., 0) if relu."""
         strides, _, pads_begin, out = geometry
         x = np.ascontiguousarray(x)
-        if self.taps > 1 and strides == [1, 1] and out[1] + self.kernel[1] - 1 <= out[1] * _WIDER:
-            return self._shifted(x, pads_begin, out, bias, relu)
+        if self.taps > 1 and out[1] + (self.kernel[1] - 1) // strides[1] <= out[1] * _WIDER:
+            return self._shifted(x, strides, pads_begin, out, bias, relu)
         bias = None if bias is None else bias.reshape(self.groups, self.out_channels)
         batch, positions, groups = x.shape[0], math.prod(out), self.groups
         if self.taps == 1 and strides == [1, 1] and pads_begin == [0, 0] and list(
@@ -70,19 +71,20 @@ class NativeConv:
             self.native.gemm(self.packed, cols[i], y[i], bias, relu)
         return y.reshape(batch, -1, *out)
 
-    def _shifted(self, x: np.ndarray, pads_begin: list[int], out: list[int],
-                 bias: np.ndarray | None, relu: bool) -> np.ndarray:
-        """A unit-stride convolution with no columns: the data padded to rows as wide as the
-        output's plus the kernel's less one, whose kernel position (i, j) is the padded data
-        shifted by i rows and j columns; the output made that wide and cropped."""
-        (oh, ow), (kh, kw) = out, self.kernel
-        rows, width = oh + kh - 1, ow + kw - 1
+    def _shifted(self, x: np.ndarray, strides: list[int], pads_begin: list[int],
+                 out: list[int], bias: np.ndarray | None, relu: bool) -> np.ndarray:
+        """A convolution with no columns: the data padded and split by the strides into phases
+        whose rows are as wide as the output's plus what the kernel reaches beyond it; kernel
+        position (i, j) is phase (i % sh, j % sw) shifted by i // sh rows and j // sw columns.
+        The output is made that wide and cropped."""
+        (oh, ow), (kh, kw), (sh, sw) = out, self.kernel, strides
+        rows, width = oh + (kh - 1) // sh, ow + (kw - 1) // sw
         batch, channels = x.shape[:2]
-        per_group = channels // self.groups * rows * width
+        per_group = sh * sw * channels // self.groups * rows * width
         padded = scratch("conv.shifted", (batch, self.groups, per_group + width + _ROOM),
                          x.dtype)
-        self.native.pad_channels(x, padded, pads_begin, rows, width)
-        gemm = self._shifted_gemm(channels // self.groups, rows, width, bias, relu)
+        self.native.pad_channels(x, padded, pads_begin, rows, width, strides)
+        gemm = self._shifted_gemm(channels // self.groups, rows, width, strides, bias, relu)
         wide = scratch("conv.wide", (batch, self.groups, self.out_channels, oh * width),
                        np.float32)
         for i in range(batch):
@@ -91,16 +93,18 @@ class NativeConv:
         np.copyto(y, wide.reshape(y.shape[:3] + (width,))[..., :ow])
         return y
 
-    def _shifted_gemm(self, channels: int, rows: int, width: int, bias: np.ndarray | None,
-                      relu: bool) -> ShiftedGemm:
-        """The GEMM over shifted rows for this data shape, bias (flat, kept by the caller) and
-        ReLU, made once."""
-        key = (channels, rows, width, id(bias), relu)
+    def _shifted_gemm(self, channels: int, rows: int, width: int, strides: list[int],
+                      bias: np.ndarray | None, relu: bool) -> ShiftedGemm:
+        """The GEMM over shifted rows for this data shape, strides, bias (flat, kept by the
+        caller) and ReLU, made once."""
+        key = (channels, rows, width, *strides, id(bias), relu)
         if key not in self.shifted:
-            kh, kw = self.kernel
+            (kh, kw), (sh, sw), plane = self.kernel, strides, rows * width
             c, i, j = np.meshgrid(np.arange(channels), np.arange(kh), np.arange(kw),
                                   indexing="ij")
-            shifts = (c * rows * width + i * width + j).astype(np.uint64).ravel()
+            phase = (i % sh) * sw + j % sw
+            shifts = ((phase * channels + c) * plane + i // sh * width + j // sw)
+            shifts = shifts.astype(np.uint64).ravel()
             rows_bias = None if bias is None else bias.reshape(self.groups, self.out_channels)
             self.shifted[key] = self.native.shifted_gemm(self.packed, shifts, rows_bias, relu)
         return self.shifted[key]
