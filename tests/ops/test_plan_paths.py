@@ -266,3 +266,19 @@ def test_lrn_shifted_sums_match_the_definition(size, beta):
     expected = x / (2.0 + 0.02 / size * total) ** beta
     np.testing.assert_allclose(y, expected, rtol=1e-6, atol=1e-7)
 
+
+
+@pytest.mark.parametrize(("shapes", "target", "special_zero"), [
+    ([(1, 112, 28, 28)], [1, 4, 28, 28, 28], False),
+    ([(2, 3, 4), (5, 3, 4)], [0, -1], True),  # a second input shape: worked out afresh
+    ([(2, 3, 4), (7, 2)], [-1], False),
+])
+def test_reshape_plan_matches_evaluate_for_each_input_shape(shapes, target, special_zero):
+    op = Op.registered_ops["Reshape"]
+    attrs, target = {"special_zero": special_zero}, np.array(target)
+    planned = op.plan(attrs, [None, target], [True])
+    for shape in shapes:
+        x = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+        got, want = planned([x, target])[0], op.evaluate(attrs, [x, target])[0]
+        assert got.shape == want.shape
+        np.testing.assert_array_equal(got, want)

@@ -10,6 +10,8 @@ from converter.ops.op import Op
 
 __all__ = ["Reshape", "reshape_target"]
 
+_SHAPES_KEPT = 64  # input shapes a planned Reshape remembers its output shape for
+
 
 def reshape_target(shape: Shape, target: list[int], special_zero: bool) -> Shape:
     """The output shape: 0 copies the input dim (special_zero), -1 takes what is left."""
@@ -52,3 +54,19 @@ class Reshape(Op):
     def evaluate(cls, attrs, inputs):
         x = inputs[0]
         return [x.reshape(reshape_target(x.shape, as_ints(inputs[1]), attrs["special_zero"]))]
+
+    @classmethod
+    def plan(cls, attrs, values, used):
+        if values[1] is None:
+            return super().plan(attrs, values, used)
+        target, special, shapes = as_ints(values[1]), attrs["special_zero"], {}
+
+        def run(inputs: list) -> list:  # evaluate, the target worked out once per input shape
+            x = inputs[0]
+            out = shapes.get(x.shape)
+            if out is None:
+                if len(shapes) > _SHAPES_KEPT:
+                    shapes.clear()
+                out = shapes[x.shape] = reshape_target(x.shape, target, special)
+            return [x.reshape(out)]
+        return run
