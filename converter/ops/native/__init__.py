@@ -45,10 +45,9 @@ def why_not() -> str:
     return _why_not
 
 
-
 @functools.cache
 def threads() -> int:
-    """How many threads a native GEMM may use: OPENBLAS_NUM_THREADS or OMP_NUM_THREADS, as
+    """How many threads the native kernels may use: OPENBLAS_NUM_THREADS or OMP_NUM_THREADS, as
     numpy's BLAS does, else the CPUs this process may run on."""
     for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
         value = os.environ.get(name, "").strip()

@@ -138,14 +138,14 @@ class PlannedConv:
         self.attrs, self.kernel = attrs, kernel
         self.matrix = np.ascontiguousarray(w.reshape(groups, og, -1))
         strides, dilations = spatial_attrs(attrs, len(kernel), kernel)[:2]
-        self.by_tap = (tap_matrix(self.matrix[0], kernel) if groups == 1
-                       and tap_sums_fit(og, cg, strides, math.prod(kernel)) else None)
         self.native = kernels() if w.dtype == np.float32 else None
+        self.gemm = (NativeConv(self.matrix, kernel, self.native)
+                     if self.native is not None and NativeConv.fits(self.matrix, kernel) else None)
+        self.by_tap = (tap_matrix(self.matrix[0], kernel) if self.gemm is None and groups == 1
+                       and tap_sums_fit(og, cg, strides, math.prod(kernel)) else None)
         self.planned_dw = (
             _planned_depthwise(w.reshape(groups, *kernel), strides, dilations, self.native)
             if og == cg == 1 and groups > 1 and w.dtype in _WIDE else None)
-        self.gemm = (NativeConv(self.matrix, kernel, self.native)
-                     if self.native is not None and NativeConv.fits(self.matrix, kernel) else None)
         self.takes_bias = self.gemm is not None
         self.geometry: dict[tuple, tuple] = {}
 
