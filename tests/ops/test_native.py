@@ -109,12 +109,21 @@ def test_depthwise_matches_numpy(shape, k, strides, pads, out):
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize(("shape", "kernel", "strides", "pads"), [
+    ((2, 3, 11, 9), [3, 3], [2, 2], [1, 1]),  # rows narrower than a vector: a padded copy
+    ((1, 4, 37, 41), [3, 3], [2, 2], [0, 0]),  # squeezenet's: the max reads the rows in place
+    ((1, 3, 20, 35), [3, 2], [1, 1], [1, 0]),
+    ((1, 3, 21, 40), [2, 5], [3, 3], [0, 2]),
+    ((2, 2, 19, 17), [3, 3], [2, 2], [2, 2]),  # windows wholly in the padding on the edges
+])
 @pytest.mark.parametrize("name", ["MaxPool", "AvgPool"])
-def test_pools_match_numpy_with_nan_and_infinities(name, numpy_only_plan):
-    x = RNG.standard_normal((2, 3, 11, 9)).astype(np.float32)
-    x[0, 0, 4, 4], x[0, 1, 0, 0], x[1, 2, 10, 8] = np.nan, np.inf, -np.inf
-    attrs = {**Op.registered_ops[name].defaults, "kernel": [3, 3], "strides": [2, 2],
-             "pads_begin": [1, 1], "pads_end": [1, 1], "exclude-pad": True}
+def test_pools_match_numpy_with_nan_and_infinities(name, shape, kernel, strides, pads,
+                                                   numpy_only_plan):
+    x = RNG.standard_normal(shape).astype(np.float32)
+    x[0, 0, 4, 4], x[0, 1, 0, 0], x[-1, -1, -1, -1] = np.nan, np.inf, -np.inf
+    x[0, -1, 5, 3:9] = [np.nan, 1, -np.inf, np.nan, np.inf, -0.0]
+    attrs = {**Op.registered_ops[name].defaults, "kernel": kernel, "strides": strides,
+             "pads_begin": pads, "pads_end": pads, "exclude-pad": True, "rounding_type": "ceil"}
     fast = Op.registered_ops[name].plan(attrs, [None], [True, False])([x])[0]
     np.testing.assert_array_equal(fast, numpy_only_plan(name, attrs, x))
 

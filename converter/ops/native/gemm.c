@@ -53,6 +53,8 @@ typedef struct {
     float *c;
     size_t m, k, n, groups, b_group; /* groups of a, b, c and a row bias, one after another */
     int relu, bias_per_column;
+    size_t width, kept; /* if kept: c keeps the first `kept` of each `width` columns, cropped */
+    size_t ldc; /* c's row stride: n, or n / width * kept */
 } gemm_job;
 
 /* acc[i] (NR wide) += the kc terms of row i of a (rows R, rows apart by `rs`, terms by `cs`)
@@ -73,6 +75,26 @@ static inline __attribute__((always_inline)) void sum_rows(vf acc[MR][2], int R,
     }
 }
 
+/* Where the tile's columns [col, col + cols) go in a row of c: run r, its columns [from[r],
+   from[r + 1]) of the tile, to at[r] on; the number of runs. One run unless c is cropped. */
+static size_t crop_runs(const gemm_job *job, size_t col, size_t cols, size_t *at, size_t *from) {
+    size_t runs = 0;
+    if (!job->kept) {
+        at[0] = col, from[0] = 0, from[1] = cols;
+        return 1;
+    }
+    for (size_t j = 0; j < cols;) {
+        size_t line = (col + j) / job->width, x = (col + j) % job->width;
+        size_t next = j + job->width - x < cols ? j + job->width - x : cols;
+        if (x < job->kept) {
+            at[runs] = line * job->kept + x, from[runs] = j;
+            from[++runs] = j + job->kept - x < next ? j + job->kept - x : next;
+        }
+        j = next;
+    }
+    return runs;
+}
+
 /* One tile of c, up to MR x NR, over kc terms from a (row i at a + i * rs, terms cs apart),
    added to c if `add`; with `last`, the bias and ReLU after. */
 static void tile(const gemm_job *job, size_t kc, const float *a, size_t rs, size_t cs,
@@ -88,26 +110,40 @@ static void tile(const gemm_job *job, size_t kc, const float *a, size_t rs, size
     else if (rows <= 4) sum_rows(acc, 4, kc, ar, cs, b, bs, NULL);
     else sum_rows(acc, MR, kc, ar, cs, b, bs, NULL);
     size_t cols = job->n - col < NR ? job->n - col : NR;
+    size_t at[NR + 1], from[NR + 1], runs = crop_runs(job, col, cols, at, from);
     for (size_t i = 0; i < rows; i++) {
-        float *c = job->c + (row + i) * job->n + col;
+        float *c = job->c + (row + i) * job->ldc;
         int biased = last && job->bias, relu = last && job->relu, per_column = job->bias_per_column;
         float bias = biased && !per_column ? job->bias[row + i] : 0.0f;
         const float *column_bias = job->bias + col;
-        if (cols == NR) {
+        if (cols == NR && runs == 1 && from[1] - from[0] == NR) {
+            c += at[0];
             vf lo = acc[i][0], hi = acc[i][1];
             if (add) lo += load(c), hi += load(c + LANES);
             if (biased && per_column) lo += load(column_bias), hi += load(column_bias + LANES);
             if (biased && !per_column) lo += bias, hi += bias;
             store(c, relu ? relu_v(lo) : lo);
             store(c + LANES, relu ? relu_v(hi) : hi);
-        } else {
-            for (size_t j = 0; j < cols; j++) {
-                float v = acc[i][j / LANES][j % LANES];
-                if (add) v += c[j];
-                if (biased) v += per_column ? column_bias[j] : bias;
-                c[j] = relu ? relu_s(v) : v;
-            }
+            continue;
         }
+        float v[NR]; /* the row's sums, stored for the runs (acc stays in registers) */
+        if (!add && !(biased && per_column)) {
+            vf lo = acc[i][0] + bias, hi = acc[i][1] + bias;
+            store(v, relu ? relu_v(lo) : lo);
+            store(v + LANES, relu ? relu_v(hi) : hi);
+            for (size_t r = 0; r < runs; r++)
+                memcpy(c + at[r], v + from[r], (from[r + 1] - from[r]) * sizeof(float));
+            continue;
+        }
+        store(v, acc[i][0]);
+        store(v + LANES, acc[i][1]);
+        for (size_t r = 0; r < runs; r++)
+            for (size_t j = from[r], to = at[r]; j < from[r + 1]; j++, to++) {
+                float x = v[j];
+                if (add) x += c[to];
+                if (biased) x += per_column ? column_bias[j] : bias;
+                c[to] = relu ? relu_s(x) : x;
+            }
     }
 }
 
@@ -176,7 +212,7 @@ static void gemm_part(void *arg, size_t part, size_t parts) {
         if (g) {
             one.a += g * extgen_packed_size(job->m, job->k);
             one.b += g * job->b_group;
-            one.c += g * job->m * job->n;
+            one.c += g * job->m * job->ldc;
             if (one.bias) one.bias += g * job->m;
         }
         if (by_columns)
@@ -199,17 +235,19 @@ static void run(const gemm_job *job, size_t threads) {
    bias one after another. Over up to `threads` threads. */
 void extgen_gemm(const float *packed, const float *b, const float *bias, float *c, size_t m,
                  size_t k, size_t n, size_t groups, int relu, size_t threads) {
-    gemm_job job = {packed, b, NULL, bias, NULL, c, m, k, n, groups, k * n, relu, 0};
+    gemm_job job = {packed, b, NULL, bias, NULL, c, m, k, n, groups, k * n, relu, 0, 0, 0, n};
     run(&job, threads);
 }
 
 /* extgen_gemm with row p of b_g at b + g * b_group + shifts[p], each readable NR values past n:
    a unit-stride convolution over padded data, its rows wide by the kernel's width less one, with
-   no columns copied (row (c, i, j) is the data shifted by i rows and j columns). */
+   no columns copied (row (c, i, j) is the data shifted by i rows and j columns). c_g is cropped
+   to m x (n / width * kept): of each `width` columns, the first `kept`. */
 void extgen_gemm_shifted(const float *packed, const float *b, const size_t *shifts,
                          size_t b_group, const float *bias, float *c, size_t m, size_t k, size_t n,
-                         size_t groups, int relu, size_t threads) {
-    gemm_job job = {packed, b, NULL, bias, shifts, c, m, k, n, groups, b_group, relu, 0};
+                         size_t groups, int relu, size_t width, size_t kept, size_t threads) {
+    gemm_job job = {packed, b, NULL, bias, shifts, c, m, k, n, groups, b_group, relu, 0,
+                    width, kept, n / width * kept};
     run(&job, threads);
 }
 
@@ -217,6 +255,6 @@ void extgen_gemm_shifted(const float *packed, const float *b, const size_t *shif
    (if bias), then max(c, 0) if relu, over up to `threads` threads. */
 void extgen_gemm_packed_b(const float *a, const float *packed_b, const float *bias, float *c,
                           size_t m, size_t k, size_t n, int relu, size_t threads) {
-    gemm_job job = {a, NULL, packed_b, bias, NULL, c, m, k, n, 1, 0, relu, 1};
+    gemm_job job = {a, NULL, packed_b, bias, NULL, c, m, k, n, 1, 0, relu, 1, 0, 0, n};
     run(&job, threads);
 }

@@ -37,8 +37,9 @@ class Kernels:
         self._packed_size = _bind(lib.extgen_packed_size, [_N, _N], _N)
         self._pack_rows = _bind(lib.extgen_pack_rows, [_P, _N, _N, _P], None)
         self._gemm = _bind(lib.extgen_gemm, [_P] * 4 + [_N] * 4 + [ctypes.c_int, _N], None)
-        self._gemm_shifted = _bind(lib.extgen_gemm_shifted,
-                                   [_P] * 3 + [_N] + [_P] * 2 + [_N] * 4 + [ctypes.c_int, _N], None)
+        self._gemm_shifted = _bind(
+            lib.extgen_gemm_shifted, [_P] * 3 + [_N] + [_P] * 2 + [_N] * 4 + [ctypes.c_int]
+            + [_N] * 3, None)
         self._row_sums = _bind(lib.extgen_row_sums, [_P, _P, _N, _N, ctypes.c_float, _N], None)
         self._pad_channels = _bind(lib.extgen_pad_channels, [_P, _P] + [_N] * 12, None)
         self._columns_size = _bind(lib.extgen_packed_columns_size, [_N, _N], _N)
@@ -165,9 +166,9 @@ class Kernels:
                            *x.shape[2:], rows, width, *pads_begin, *strides, stride, threads())
 
     def shifted_gemm(self, packed: np.ndarray, shifts: np.ndarray, bias: np.ndarray | None,
-                     relu: bool) -> ShiftedGemm:
+                     relu: bool, crop: tuple[int, int]) -> ShiftedGemm:
         """gemm over shifted rows of padded data, its constants checked once (ShiftedGemm)."""
-        return ShiftedGemm(self, packed, shifts, bias, relu)
+        return ShiftedGemm(self, packed, shifts, bias, relu, crop)
 
     def pack_columns(self, b: np.ndarray) -> np.ndarray:
         """b [K, N] packed for gemm_packed_b (once per constant matrix)."""
@@ -191,19 +192,23 @@ class Kernels:
 
 
 class ShiftedGemm:
-    """f(b, out): out [G, M, N] = a[g] (as pack_rows made `packed`) times the [K, N] matrix whose
-    row p is b[g, shifts[p]:][:N] (b [G, L], each shift + N + 32 <= L), + bias [G, M] per row if
-    bias, then max(., 0) if relu: a unit-stride convolution over padded rows (pad_channels),
+    """f(b, out): a[g] (as pack_rows made `packed`) times the [K, N] matrix whose row p is
+    b[g, shifts[p]:][:N] (b [G, L], each shift + N + 32 <= L), + bias [G, M] per row if bias,
+    then max(., 0) if relu, cropped to the first `kept` of each `width` columns (crop) into
+    out [G, M, N / width * kept]: a unit-stride convolution over padded rows (pad_channels),
     one call per batch item. The constants' checks and addresses are made once."""
 
     def __init__(self, kernels: Kernels, packed: np.ndarray, shifts: np.ndarray,
-                 bias: np.ndarray | None, relu: bool) -> None:
+                 bias: np.ndarray | None, relu: bool, crop: tuple[int, int]) -> None:
         _check(packed, *([] if bias is None else [bias]))
         if shifts.dtype != np.uint64 or shifts.ndim != 1 or not shifts.size or (
                 bias is not None and bias.shape[0] != packed.shape[0]):
             raise ValueError("native gemm: the shapes do not fit")
         self.kernels, self.arrays, self.relu = kernels, (packed, shifts, bias), int(relu)
         self.reach = int(shifts.max()) + 32
+        self.width, self.kept = crop
+        if not 0 < self.kept <= self.width:
+            raise ValueError("native gemm: the crop does not fit")
         self.at = (packed.ctypes.data, shifts.ctypes.data,
                    None if bias is None else bias.ctypes.data)
 
@@ -211,11 +216,15 @@ class ShiftedGemm:
         _check(b, out)
         packed, shifts, bias = self.arrays
         (groups, m, n), k = out.shape, shifts.size
-        if (b.shape[0] != groups or packed.shape != (groups, self.kernels._packed_size(m, k))
-                or self.reach + n > b.shape[1] or (bias is not None and bias.shape[1] != m)):
+        lines, cropped = divmod(n, self.kept)
+        n = lines * self.width
+        if (cropped or b.shape[0] != groups or self.reach + n > b.shape[1]
+                or packed.shape != (groups, self.kernels._packed_size(m, k))
+                or (bias is not None and bias.shape[1] != m)):
             raise ValueError("native gemm: the shapes do not fit")
         self.kernels._gemm_shifted(self.at[0], b.ctypes.data, self.at[1], b.shape[1], self.at[2],
-                                   out.ctypes.data, m, k, n, groups, self.relu, threads())
+                                   out.ctypes.data, m, k, n, groups, self.relu, self.width,
+                                   self.kept, threads())
 
 
 def _bind(fn: ctypes._CFuncPtr, argtypes: list, restype: type | None) -> ctypes._CFuncPtr:

@@ -65,35 +65,154 @@ static void pool_taps(float *restrict dst, const float *restrict src, size_t n, 
     }
 }
 
+/* even[i], odd[i] = src[2 i], src[2 i + 1] for i < LANES */
+#if defined(__clang__) || __GNUC__ >= 12
+#if LANES == 16
+#define EVENS 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30
+#define ODDS 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31
+#elif LANES == 8
+#define EVENS 0, 2, 4, 6, 8, 10, 12, 14
+#define ODDS 1, 3, 5, 7, 9, 11, 13, 15
+#else
+#define EVENS 0, 2, 4, 6
+#define ODDS 1, 3, 5, 7
+#endif
+static inline void split_pairs(const float *src, float *even, float *odd) {
+    vf a = load(src), b = load(src + LANES);
+    store(even, __builtin_shufflevector(a, b, EVENS));
+    store(odd, __builtin_shufflevector(a, b, ODDS));
+}
+#else
+static inline void split_pairs(const float *src, float *even, float *odd) {
+    for (int i = 0; i < LANES; i++) even[i] = src[2 * i], odd[i] = src[2 * i + 1];
+}
+#endif
+
+/* out[o] (o < ow) = reduce over the k taps t, in order, of src[o + t] (phases 1) or of
+   src[o + t / 2], from the odd values `gap` on for odd t (phases 2), a vector at a time. Whole
+   vectors are stored past ow while within `room` (the next rows, made later, overwrite them).
+   Inlined where k and phases are constants, for the loop over the taps to unroll. */
+static inline __attribute__((always_inline)) void reduce_taps(
+    float *out, size_t ow, size_t room, const float *src, size_t k, size_t phases, size_t gap,
+    int is_max) {
+    for (size_t o = 0; o < ow; o += LANES) {
+        vf acc = load(src + o);
+        for (size_t t = 1; t < k; t++) {
+            vf v = load(src + o + (phases == 2 ? (t & 1) * gap + (t >> 1) : t));
+            acc = is_max ? pool_max_v(acc, v) : acc + v;
+        }
+        if (o + LANES <= room) {
+            store(out + o, acc);
+        } else {
+            float last[LANES];
+            store(last, acc);
+            memcpy(out + o, last, (ow - o) * sizeof(float));
+        }
+    }
+}
+
+/* column[c] (c < n, n >= LANES) = the max over the k rows of x (w wide) at c */
+static inline __attribute__((always_inline)) void max_rows_of(float *column, const float *x,
+                                                              size_t w, size_t n, size_t k) {
+    size_t c = 0;
+    for (; c + 2 * LANES <= n; c += 2 * LANES) { /* two chains at a time */
+        const float *at = x + c;
+        vf lo = load(at), hi = load(at + LANES);
+        for (size_t r = 1; r < k; r++)
+            at += w, lo = pool_max_v(lo, load(at)), hi = pool_max_v(hi, load(at + LANES));
+        store(column + c, lo), store(column + c + LANES, hi);
+    }
+    for (; c < n; c += LANES) {
+        if (c + LANES > n) c = n - LANES; /* the last vector overlaps the one before */
+        vf acc = load(x + c);
+        for (size_t r = 1; r < k; r++) acc = pool_max_v(acc, load(x + r * w + c));
+        store(column + c, acc);
+    }
+}
+
+/* max_rows_of, unrolled for the common window heights */
+static void max_rows(float *column, const float *x, size_t w, size_t n, size_t k) {
+    if (k == 3) max_rows_of(column, x, w, n, 3);
+    else if (k == 2) max_rows_of(column, x, w, n, 2);
+    else max_rows_of(column, x, w, n, k);
+}
+
+/* Each of the plane's oh rows of column maxima or sums (`stride` apart, read back whole once
+   all are made: a vector read straight after the stores that made it would wait for them) pooled
+   along the row into out (oh x ow), split into even and odd values first where sw is 2. */
+static inline __attribute__((always_inline)) void pool_rows_of(
+    float *out, const float *sums, size_t stride, size_t oh, size_t ow, size_t kw, size_t sw,
+    size_t cols, float *scratch, int is_max) {
+    size_t half = stride / 2, gap = oh * half + kw + LANES;
+    if (sw == 2) {
+        for (size_t y = 0; y < oh; y++)
+            for (size_t i = 0; i < cols; i += 2 * LANES)
+                split_pairs(sums + y * stride + i, scratch + y * half + i / 2,
+                            scratch + gap + y * half + i / 2);
+    }
+    for (size_t y = 0; y < oh; y++) {
+        float *row = out + y * ow;
+        if (sw <= 2) {
+            reduce_taps(row, ow, (oh - y) * ow, sw == 2 ? scratch + y * half : sums + y * stride,
+                        kw, sw, gap, is_max);
+        } else {
+            size_t span = (ow - 1) * sw + 1;
+            reduce_taps(scratch, span, span + LANES, sums + y * stride, kw, 1, 0, is_max);
+            for (size_t o = 0; o < ow; o++) row[o] = scratch[o * sw];
+        }
+    }
+}
+
+/* pool_rows_of, unrolled for the common window widths and strides */
+static void pool_rows(float *out, const float *sums, size_t stride, size_t oh, size_t ow,
+                      size_t kw, size_t sw, size_t cols, float *scratch, int is_max) {
+    if (kw == 3 && sw == 2) pool_rows_of(out, sums, stride, oh, ow, 3, 2, cols, scratch, is_max);
+    else if (kw == 3 && sw == 1)
+        pool_rows_of(out, sums, stride, oh, ow, 3, 1, cols, scratch, is_max);
+    else if (kw == 2 && sw == 2)
+        pool_rows_of(out, sums, stride, oh, ow, 2, 2, cols, scratch, is_max);
+    else pool_rows_of(out, sums, stride, oh, ow, kw, sw, cols, scratch, is_max);
+}
+
 /* 2-D max or sum pooling, unit dilations: out[p] (oh x ow) over the kh x kw windows, strides
    sh, sw, of x[p] (h x w) padded by top and left and by whatever oh and ow need beyond, with
    -inf (max) or 0 (sum). Columns of windows first, then rows, each in tap order: the sums
-   pooling.py's axis-by-axis path makes, bit for bit. Returns 0, or -1 if memory ran out. */
+   pooling.py's axis-by-axis path makes, bit for bit. A max over rows at least a vector wide
+   reads x in place, skipping padded rows (no max changes for -inf); else the plane goes
+   through a padded copy. Returns 0, or -1 if memory ran out. */
 static int pool2d(const float *x, float *out, size_t planes, size_t h, size_t w, size_t oh,
                   size_t ow, size_t kh, size_t kw, size_t sh, size_t sw, size_t top, size_t left,
                   int is_max) {
-    size_t rows = (oh - 1) * sh + kh, cols = (ow - 1) * sw + kw, span = (ow - 1) * sw + 1;
-    float fill = is_max ? -__builtin_inff() : 0.0f;
-    float *pad = malloc((rows * cols + LANES) * sizeof(float));
-    float *column = calloc(cols + LANES, sizeof(float)), *run = calloc(span + LANES, sizeof(float));
-    if (!pad || !column || !run) { free(pad); free(column); free(run); return -1; }
-    for (size_t i = 0; i < rows * cols + LANES; i++) pad[i] = fill;
+    size_t rows = (oh - 1) * sh + kh, cols = (ow - 1) * sw + kw;
     size_t copy_h = top >= rows ? 0 : h < rows - top ? h : rows - top;
     size_t copy_w = left >= cols ? 0 : w < cols - left ? w : cols - left;
+    size_t stride = (cols + 3 * LANES) / LANES * LANES; /* a row of sums and 2 LANES after */
+    int in_place = is_max && copy_w >= LANES;
+    float fill = is_max ? -__builtin_inff() : 0.0f;
+    float *pad = in_place ? NULL : malloc((rows * cols + LANES) * sizeof(float));
+    float *sums = malloc(oh * stride * sizeof(float));
+    float *scratch = calloc(oh * stride + 2 * (kw + LANES) + cols, sizeof(float));
+    if ((!in_place && !pad) || !sums || !scratch) {
+        free(pad), free(sums), free(scratch);
+        return -1;
+    }
+    for (size_t i = 0; i < oh * stride; i++) sums[i] = fill; /* rows wholly in the padding stay */
+    for (size_t i = 0; !in_place && i < rows * cols + LANES; i++) pad[i] = fill;
     for (size_t p = 0; p < planes; p++) {
         const float *xp = x + p * h * w;
-        for (size_t r = 0; r < copy_h; r++)
+        for (size_t r = 0; !in_place && r < copy_h; r++)
             memcpy(pad + (r + top) * cols + left, xp + r * w, copy_w * sizeof(float));
-        float *op = out + p * oh * ow;
         for (size_t y = 0; y < oh; y++) {
-            pool_taps(column, pad + y * sh * cols, cols, kh, cols, is_max);
-            pool_taps(run, column, span, kw, 1, is_max);
-            for (size_t o = 0; o < ow; o++) op[y * ow + o] = run[o * sw];
+            size_t r0 = y * sh > top ? y * sh - top : 0, r1 = y * sh + kh - top;
+            r1 = y * sh + kh <= top ? 0 : r1 < copy_h ? r1 : copy_h;
+            if (!in_place)
+                pool_taps(sums + y * stride, pad + y * sh * cols, cols, kh, cols, is_max);
+            else if (r0 < r1)
+                max_rows(sums + y * stride + left, xp + r0 * w, w, copy_w, r1 - r0);
         }
+        pool_rows(out + p * oh * ow, sums, stride, oh, ow, kw, sw, cols, scratch, is_max);
     }
-    free(pad);
-    free(column);
-    free(run);
+    free(pad), free(sums), free(scratch);
     return 0;
 }
 

@@ -76,7 +76,7 @@ class NativeConv:
         """A convolution with no columns: the data padded and split by the strides into phases
         whose rows are as wide as the output's plus what the kernel reaches beyond it; kernel
         position (i, j) is phase (i % sh, j % sw) shifted by i // sh rows and j // sw columns.
-        The output is made that wide and cropped."""
+        The GEMM's output is that wide; it stores only the output's columns."""
         (oh, ow), (kh, kw), (sh, sw) = out, self.kernel, strides
         rows, width = oh + (kh - 1) // sh, ow + (kw - 1) // sw
         batch, channels = x.shape[:2]
@@ -85,13 +85,10 @@ class NativeConv:
                          x.dtype)
         self.native.pad_channels(x, padded, pads_begin, rows, width, strides)
         gemm = self._shifted_gemm(channels // self.groups, rows, width, strides, bias, relu)
-        wide = scratch("conv.wide", (batch, self.groups, self.out_channels, oh * width),
-                       np.float32)
+        y = np.empty((batch, self.groups, self.out_channels, oh * ow), np.float32)
         for i in range(batch):
-            gemm(padded[i], wide[i])
-        y = np.empty((batch, self.groups * self.out_channels, oh, ow), np.float32)
-        np.copyto(y, wide.reshape(y.shape[:3] + (width,))[..., :ow])
-        return y
+            gemm(padded[i], y[i])
+        return y.reshape(batch, -1, oh, ow)
 
     def _shifted_gemm(self, channels: int, rows: int, width: int, strides: list[int],
                       bias: np.ndarray | None, relu: bool) -> ShiftedGemm:
@@ -106,5 +103,7 @@ class NativeConv:
             shifts = ((phase * channels + c) * plane + i // sh * width + j // sw)
             shifts = shifts.astype(np.uint64).ravel()
             rows_bias = None if bias is None else bias.reshape(self.groups, self.out_channels)
-            self.shifted[key] = self.native.shifted_gemm(self.packed, shifts, rows_bias, relu)
+            ow = width - (kw - 1) // sw
+            self.shifted[key] = self.native.shifted_gemm(self.packed, shifts, rows_bias, relu,
+                                                         (width, ow))
         return self.shifted[key]
