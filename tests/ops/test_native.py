@@ -210,3 +210,14 @@ def test_trailing_sums_plan_matches_evaluate(name, shape, axes, keep):
     want = op.evaluate(attrs, [x, axes])[0]
     assert got.shape == want.shape and got.dtype == want.dtype
     np.testing.assert_allclose(got, want, rtol=2e-6, atol=2e-5)  # sums of 169 values near 13
+
+
+def test_kernels_take_read_only_arrays_and_refuse_other_types():
+    x = RNG.standard_normal((1, 2, 20, 20)).astype(np.float32)
+    want = native.kernels().pool2d(x, [2, 2], [2, 2], [0, 0], [10, 10], True)
+    x.flags.writeable = False  # a constant read from a mapped .bin
+    np.testing.assert_array_equal(native.kernels().pool2d(x, [2, 2], [2, 2], [0, 0], [10, 10],
+                                                          True), want)
+    for bad in (x.astype(np.float64), np.asfortranarray(x[0, 0])[None, None]):
+        with pytest.raises(TypeError, match="C-contiguous float32"):
+            native.kernels().pool2d(bad, [2, 2], [2, 2], [0, 0], [10, 10], True)
