@@ -20,6 +20,7 @@ from converter.ops.control._body import Spec
 from converter.ops.native.blas import one_blas_thread
 from converter.ops.op import Op, ir_op_class
 from converter.runtime.fusion import fuse
+from converter.runtime.joined import join_concats
 from converter.system import keep_freed_memory
 
 __all__ = ["Device", "Executor", "KernelNotFoundError", "OpTimes", "Step"]
@@ -178,8 +179,9 @@ class Executor:
 
     def _plan(self) -> list[Step]:
         """Steps over numbered buffer slots: Const values sit in their slots before a run,
-        layers fuse at plan time (converter.runtime.fusion), each slot is freed after the
-        step that reads it last."""
+        layers fuse at plan time (converter.runtime.fusion), convolutions write into the
+        Concat that reads them (converter.runtime.joined), each slot is freed after the step
+        that reads it last."""
         order = _topological(self.model)
         refs = [(lay.id, i) for lay in order for i in range(max(1, len(lay.outputs)))]
         self.slot = {ref: n for n, ref in enumerate(refs)}
@@ -206,7 +208,7 @@ class Executor:
             outputs = [self.slot[(layer.id, i)] for i in range(max(1, len(layer.outputs)))]
             steps.append(Step(layer, kernel, [self.slot[r] for r in refs], device, outputs,
                               builtin=builtin))
-        steps = fuse(steps, self.model, self._initial)
+        steps = join_concats(fuse(steps, self.model, self._initial), self.model)
         consts = {n for n, v in enumerate(self._initial) if v is not None}
         last_use: dict[int, Step] = {}
         for step in steps:

@@ -50,15 +50,20 @@ class NativeConv:
         return (x.dtype == np.float32 and x.ndim == 4 and dilations == [1, 1]
                 and min(pads_begin) >= 0 and min(out) >= 1)
 
-    def __call__(self, x: np.ndarray, geometry: tuple, bias: np.ndarray | None,
-                 relu: bool) -> np.ndarray:
-        """x convolved, + bias [G * Og] if bias, then max(., 0) if relu."""
+    def __call__(self, x: np.ndarray, geometry: tuple, bias: np.ndarray | None, relu: bool,
+                 into: np.ndarray | None = None) -> np.ndarray:
+        """x convolved, + bias [G * Og] if bias, then max(., 0) if relu; written into `into`
+        (C-contiguous, the output's shape) if given."""
         strides, _, pads_begin, out = geometry
         x = np.ascontiguousarray(x)
+        batch = x.shape[0]
+        y = (np.empty((batch, self.groups * self.out_channels, *out), np.float32)
+             if into is None else into)
         if self.taps > 1 and out[1] + (self.kernel[1] - 1) // strides[1] <= out[1] * _WIDER:
-            return self._shifted(x, strides, pads_begin, out, bias, relu)
+            self._shifted(x, strides, pads_begin, out, bias, relu, y)
+            return y
         bias = None if bias is None else bias.reshape(self.groups, self.out_channels)
-        batch, positions, groups = x.shape[0], math.prod(out), self.groups
+        positions, groups = math.prod(out), self.groups
         if self.taps == 1 and strides == [1, 1] and pads_begin == [0, 0] and list(
                 x.shape[2:]) == list(out):
             cols = x.reshape(batch, groups, -1, positions)  # the data is the GEMM's operand
@@ -66,13 +71,13 @@ class NativeConv:
             cols = scratch("conv.columns", (batch, x.shape[1], self.taps, positions), x.dtype)
             self.native.im2col(x, cols, self.kernel, strides, pads_begin, out)
             cols = cols.reshape(batch, groups, -1, positions)
-        y = np.empty((batch, groups, self.out_channels, positions), np.float32)
+        planes = y.reshape(batch, groups, self.out_channels, positions)
         for i in range(batch):
-            self.native.gemm(self.packed, cols[i], y[i], bias, relu)
-        return y.reshape(batch, -1, *out)
+            self.native.gemm(self.packed, cols[i], planes[i], bias, relu)
+        return y
 
     def _shifted(self, x: np.ndarray, strides: list[int], pads_begin: list[int],
-                 out: list[int], bias: np.ndarray | None, relu: bool) -> np.ndarray:
+                 out: list[int], bias: np.ndarray | None, relu: bool, y: np.ndarray) -> None:
         """A convolution with no columns: the data padded and split by the strides into phases
         whose rows are as wide as the output's plus what the kernel reaches beyond it; kernel
         position (i, j) is phase (i % sh, j % sw) shifted by i // sh rows and j // sw columns.
@@ -85,10 +90,9 @@ class NativeConv:
                          x.dtype)
         self.native.pad_channels(x, padded, pads_begin, rows, width, strides)
         gemm = self._shifted_gemm(channels // self.groups, rows, width, strides, bias, relu)
-        y = np.empty((batch, self.groups, self.out_channels, oh * ow), np.float32)
+        planes = y.reshape(batch, self.groups, self.out_channels, oh * ow)
         for i in range(batch):
-            gemm(padded[i], y[i])
-        return y.reshape(batch, -1, oh, ow)
+            gemm(padded[i], planes[i])
 
     def _shifted_gemm(self, channels: int, rows: int, width: int, strides: list[int],
                       bias: np.ndarray | None, relu: bool) -> ShiftedGemm:

@@ -149,11 +149,26 @@ class PlannedConv:
         self.takes_bias = self.gemm is not None
         self.geometry: dict[tuple, tuple] = {}
 
-    def __call__(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
-        x = inputs[0]
+    def _geometry(self, x: np.ndarray) -> tuple:
         geo = self.geometry.get(x.shape)
         if geo is None:
             geo = self.geometry[x.shape] = _geometry(self.attrs, x.shape, self.kernel)
+        return geo
+
+    def into(self, inputs: list[np.ndarray], out: np.ndarray) -> np.ndarray:
+        """The output written into `out` (C-contiguous float32) where the native GEMM takes
+        the layer and the output has out's shape (then out), else a new array."""
+        x = inputs[0]
+        geo = self._geometry(x)
+        shape = (x.shape[0], self.matrix.shape[0] * self.matrix.shape[1], *geo[3])
+        if (self.gemm is not None and NativeConv.takes(x, geo) and out.shape == shape
+                and out.dtype == np.float32 and out.flags.c_contiguous):
+            return self.gemm(x, geo, self.bias, self.relu is not None, out)
+        return self(inputs)[0]
+
+    def __call__(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
+        x = inputs[0]
+        geo = self._geometry(x)
         if self.gemm is not None and NativeConv.takes(x, geo):
             return [self.gemm(x, geo, self.bias, self.relu is not None)]
         y = _conv(x, self.matrix, self.kernel, geo, self.by_tap, self.planned_dw)
