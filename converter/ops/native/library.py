@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import ctypes
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
 
 from converter.ops.native import threads
 
-__all__ = ["Kernels"]
+__all__ = ["Kernels", "address"]
 
 _P, _N = ctypes.c_void_p, ctypes.c_size_t
 _FLOAT, _BYTE = np.dtype(np.float32), ctypes.c_char
@@ -50,7 +50,7 @@ class Kernels:
 
     def gelu(self, x: np.ndarray, out: np.ndarray) -> None:
         """out = x Phi(x) (erf form); out may be x."""
-        self._gelu(_address(x), _address(out), x.size, threads())
+        self._gelu(address(x), address(out), x.size, threads())
 
     def depthwise2d(self, x: np.ndarray, w: np.ndarray, strides: Sequence[int],
                     pads_begin: Sequence[int], out: Sequence[int]) -> np.ndarray:
@@ -59,7 +59,7 @@ class Kernels:
         n, c, h, wd = x.shape
         result = np.empty((n, c, *out), np.float32)
         for i in range(n):
-            if self._depthwise(_address(x[i]), _address(w), _address(result[i]), c, h, wd,
+            if self._depthwise(address(x[i]), address(w), address(result[i]), c, h, wd,
                                *out, *w.shape[1:], *strides, *pads_begin, threads()):
                 raise MemoryError("native depthwise convolution: out of memory")
         return result
@@ -70,7 +70,7 @@ class Kernels:
         dilations, pads_begin before and as much as out [oh, ow] needs after."""
         n, c, h, w = x.shape
         result = np.empty((n, c, *out), np.float32)
-        if self._pool(_address(x), _address(result), n * c, h, w, *out, *kernel, *strides,
+        if self._pool(address(x), address(result), n * c, h, w, *out, *kernel, *strides,
                       *pads_begin, int(is_max), threads()):
             raise MemoryError("native pooling: out of memory")
         return result
@@ -81,26 +81,26 @@ class Kernels:
         dilations, zero padding pads_begin before and as much as out needs after)."""
         n, c, h, w = x.shape
         for i in range(n):
-            self._im2col(_address(x[i]), _address(cols[i]), c, h, w, *out, *kernel,
+            self._im2col(address(x[i]), address(cols[i]), c, h, w, *out, *kernel,
                          *strides, *pads_begin, threads())
 
     def bias_relu(self, y: np.ndarray, bias: np.ndarray, relu: bool) -> None:
         """y [N, C, ...] += bias [C] per channel, then max(y, 0) if relu, in place."""
-        self._bias_relu(_address(y), _address(bias), y.shape[0], y.shape[1],
+        self._bias_relu(address(y), address(bias), y.shape[0], y.shape[1],
                         y[0, 0].size, int(relu))
 
     def affine_relu(self, x: np.ndarray, scale: np.ndarray, shift: np.ndarray,
                     relu: bool) -> np.ndarray:
         """x [N, C, ...] * scale [C] + shift [C] per channel, then max(., 0) if relu: new."""
         y = np.empty_like(x)
-        self._affine_relu(_address(x), _address(y), _address(scale), _address(shift),
+        self._affine_relu(address(x), address(y), address(scale), address(shift),
                           x.shape[0], x.shape[1], x[0, 0].size, int(relu))
         return y
 
     def add_relu(self, a: np.ndarray, b: np.ndarray, relu: bool) -> np.ndarray:
         """a + b (same shape), then max(., 0) if relu: new."""
         y = np.empty_like(a)
-        self._add_relu(_address(a), _address(b), _address(y), a.size, int(relu))
+        self._add_relu(address(a), address(b), address(y), a.size, int(relu))
         return y
 
     def layer_norm(self, x: np.ndarray, eps: float, inside: bool) -> np.ndarray:
@@ -108,7 +108,7 @@ class Kernels:
         / (sqrt(var) + eps); new."""
         y = np.empty_like(x)
         n = x.shape[-1]
-        self._layer_norm(_address(x), _address(y), x.size // n, n, eps, int(inside))
+        self._layer_norm(address(x), address(y), x.size // n, n, eps, int(inside))
         return y
 
     def pack_rows(self, a: np.ndarray) -> np.ndarray:
@@ -116,24 +116,33 @@ class Kernels:
         size = self._packed_size(*a.shape[1:])
         packed = np.empty((a.shape[0], size), np.float32)
         for group, rows in zip(packed, a):
-            self._pack_rows(_address(rows), *a.shape[1:], _address(group))
+            self._pack_rows(address(rows), *a.shape[1:], address(group))
         return packed
 
     def gemm(self, packed: np.ndarray, b: np.ndarray, out: np.ndarray,
              bias: np.ndarray | None, relu: bool) -> None:
         """For each group g: out[g] [M, N] = a[g] [M, K] (as pack_rows made `packed`) @ b[g]
         [K, N], + bias[g] [M] per row if bias, then max(., 0) if relu."""
-        (groups, k, n), m = b.shape, out.shape[1]
-        if out.shape != (groups, m, n) or packed.shape != (groups, self._packed_size(m, k)) or (
+        if not b.shape[0] == out.shape[0] == packed.shape[0] or b.shape[2] != out.shape[2]:
+            raise ValueError("native gemm: the shapes do not fit")
+        self.gemm_call(packed, bias, relu, out.shape[1], *b.shape[1:])(address(b), address(out))
+
+    def gemm_call(self, packed: np.ndarray, bias: np.ndarray | None, relu: bool, m: int, k: int,
+                  n: int) -> Callable[[int, int], None]:
+        """f(b, out) on addresses: gemm of data [G, K, N] into out [G, M, N], the constants
+        and shapes checked once."""
+        groups = packed.shape[0]
+        if packed.shape != (groups, self._packed_size(m, k)) or (
                 bias is not None and bias.shape != (groups, m)):
             raise ValueError("native gemm: the shapes do not fit")
-        self._gemm(_address(packed), _address(b), _address(bias), _address(out), m, k, n, groups,
-                   int(relu), threads())
+        fn, a, bias_at = self._gemm, address(packed), address(bias)
+        consts = (m, k, n, groups, int(relu), threads())
+        return lambda b, out, alive=(packed, bias): fn(a, b, bias_at, out, *consts)
 
     def row_sums(self, x: np.ndarray, divisor: float) -> np.ndarray:
         """Sums of x [R, N] along its rows, each / divisor: [R], new."""
         out = np.empty(x.shape[0], np.float32)
-        self._row_sums(_address(x), _address(out), *x.shape, divisor, threads())
+        self._row_sums(address(x), address(out), *x.shape, divisor, threads())
         return out
 
     def pad_channels(self, x: np.ndarray, padded: np.ndarray, pads_begin: Sequence[int],
@@ -141,13 +150,23 @@ class Kernels:
         """x [N, G * C, H, W] into padded [N, G, L] (L >= sh * sw * C * rows * width): for each
         phase (a, b) of the strides, each channel as rows x width holding x at (r sh + a,
         q sw + b) less pads_begin, zero outside x; zeros after each group's phases."""
-        n, groups, stride = padded.shape
-        channels = x.shape[1] // groups
-        if (x.shape[1] != channels * groups or min(strides) < 1
-                or stride < math.prod(strides) * channels * rows * width):
+        call = self.pad_channels_call(x.shape, padded.shape, pads_begin, rows, width, strides)
+        call(address(x), address(padded))
+
+    def pad_channels_call(self, shape: Sequence[int], padded: Sequence[int],
+                          pads_begin: Sequence[int], rows: int, width: int,
+                          strides: Sequence[int]) -> Callable[[int, int], None]:
+        """f(x, padded) on addresses: pad_channels of data of `shape` into an array of shape
+        `padded`, the shapes checked once."""
+        n, groups, stride = padded
+        channels = shape[1] // groups
+        if (len(shape) != 4 or shape[0] != n or shape[1] != channels * groups
+                or min(strides) < 1 or stride < math.prod(strides) * channels * rows * width):
             raise ValueError("native padding: the shapes do not fit")
-        self._pad_channels(_address(x), _address(padded), n * groups, channels,
-                           *x.shape[2:], rows, width, *pads_begin, *strides, stride, threads())
+        fn = self._pad_channels
+        consts = (n * groups, channels, *shape[2:], rows, width, *pads_begin, *strides, stride,
+                  threads())
+        return lambda x, out: fn(x, out, *consts)
 
     def shifted_gemm(self, packed: np.ndarray, shifts: np.ndarray, bias: np.ndarray | None,
                      relu: bool, crop: tuple[int, int]) -> ShiftedGemm:
@@ -157,7 +176,7 @@ class Kernels:
     def pack_columns(self, b: np.ndarray) -> np.ndarray:
         """b [K, N] packed for gemm_packed_b (once per constant matrix)."""
         packed = np.empty(self._columns_size(*b.shape), np.float32)
-        self._pack_columns(_address(b), *b.shape, _address(packed))
+        self._pack_columns(address(b), *b.shape, address(packed))
         return packed
 
     def gemm_packed_b(self, a: np.ndarray, packed: np.ndarray, out: np.ndarray,
@@ -168,7 +187,7 @@ class Kernels:
         if out.shape != (m, n) or packed.size != self._columns_size(k, n) or (
                 bias is not None and bias.shape != (n,)):
             raise ValueError("native gemm: the shapes do not fit")
-        self._gemm_packed_b(_address(a), _address(packed), _address(bias), _address(out), m, k,
+        self._gemm_packed_b(address(a), address(packed), address(bias), address(out), m, k,
                             n, int(relu), threads())
 
 
@@ -189,24 +208,27 @@ class ShiftedGemm:
         self.width, self.kept = crop
         if not 0 < self.kept <= self.width:
             raise ValueError("native gemm: the crop does not fit")
-        self.at = (_address(packed), shifts.ctypes.data, _address(bias))
-        self.rows: set[int] = set()  # output rows whose packed size has been checked
 
     def __call__(self, b: np.ndarray, out: np.ndarray) -> None:
+        if not b.shape[0] == out.shape[0] == self.arrays[0].shape[0]:
+            raise ValueError("native gemm: the shapes do not fit")
+        self.call(*out.shape[1:], b.shape[1])(address(b), address(out))
+
+    def call(self, m: int, n: int, length: int) -> Callable[[int, int], None]:
+        """f(b, out) on addresses, for b [G, length] and out [G, m, n], the shapes checked once."""
         packed, shifts, bias = self.arrays
-        (groups, m, n), k = out.shape, shifts.size
+        groups, k = packed.shape[0], shifts.size
         lines, cropped = divmod(n, self.kept)
         n = lines * self.width
-        if m not in self.rows:
-            if packed.shape != (groups, self.kernels._packed_size(m, k)) or (
-                    bias is not None and bias.shape[1] != m):
-                raise ValueError("native gemm: the shapes do not fit")
-            self.rows.add(m)
-        if cropped or b.shape[0] != groups or self.reach + n > b.shape[1]:
+        if (cropped or self.reach + n > length
+                or packed.shape != (groups, self.kernels._packed_size(m, k))
+                or (bias is not None and bias.shape[1] != m)):
             raise ValueError("native gemm: the shapes do not fit")
-        self.kernels._gemm_shifted(self.at[0], _address(b), self.at[1], b.shape[1], self.at[2],
-                                   _address(out), m, k, n, groups, self.relu, self.width,
-                                   self.kept, threads())
+        fn, a, at_shifts, at_bias = (self.kernels._gemm_shifted, address(packed),
+                                     shifts.ctypes.data, address(bias))
+        consts = (m, k, n, groups, self.relu, self.width, self.kept, threads())
+        return lambda b, out, alive=self.arrays: fn(a, b, at_shifts, length, at_bias, out,
+                                                      *consts)
 
 
 def _bind(fn: ctypes._CFuncPtr, argtypes: list, restype: type | None) -> ctypes._CFuncPtr:
@@ -214,7 +236,7 @@ def _bind(fn: ctypes._CFuncPtr, argtypes: list, restype: type | None) -> ctypes.
     return fn
 
 
-def _address(a: np.ndarray | None) -> int | None:
+def address(a: np.ndarray | None) -> int | None:
     """The address of a C-contiguous float32 array (None for None): through a ctypes view of
     its buffer, 5x quicker than a.ctypes.data, which stays for read-only arrays."""
     if a is None:

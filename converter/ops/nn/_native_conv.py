@@ -8,10 +8,13 @@ own pass over the output."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from converter.ops.native.library import address
 from converter.ops.nn._window import scratch
 
 if TYPE_CHECKING:
@@ -50,49 +53,69 @@ class NativeConv:
         return (x.dtype == np.float32 and x.ndim == 4 and dilations == [1, 1]
                 and min(pads_begin) >= 0 and min(out) >= 1)
 
-    def __call__(self, x: np.ndarray, geometry: tuple, bias: np.ndarray | None, relu: bool,
-                 into: np.ndarray | None = None) -> np.ndarray:
-        """x convolved, + bias [G * Og] if bias, then max(., 0) if relu; written into `into`
-        (C-contiguous, the output's shape) if given."""
+    def bound(self, shape: tuple[int, ...], geometry: tuple, bias: np.ndarray | None,
+              relu: bool) -> Callable[[np.ndarray, np.ndarray | None], np.ndarray]:
+        """f(x, into): data x (C-contiguous, of `shape`) convolved, + bias [G * Og] if bias,
+        then max(., 0) if relu, into `into` (C-contiguous, the output's shape) or a new array;
+        every shape's work done here, once."""
         strides, _, pads_begin, out = geometry
-        x = np.ascontiguousarray(x)
-        batch = x.shape[0]
-        y = (np.empty((batch, self.groups * self.out_channels, *out), np.float32)
-             if into is None else into)
+        batch, channels = shape[:2]
+        y_shape = (batch, self.groups * self.out_channels, *out)
+        x_item, y_item = (4 * math.prod(s[1:]) for s in (shape, y_shape))
         if self.taps > 1 and out[1] + (self.kernel[1] - 1) // strides[1] <= out[1] * _WIDER:
-            self._shifted(x, strides, pads_begin, out, bias, relu, y)
-            return y
-        bias = None if bias is None else bias.reshape(self.groups, self.out_channels)
-        positions, groups = math.prod(out), self.groups
-        if self.taps == 1 and strides == [1, 1] and pads_begin == [0, 0] and list(
-                x.shape[2:]) == list(out):
-            cols = x.reshape(batch, groups, -1, positions)  # the data is the GEMM's operand
+            gemm, pad, padded = self._shifted(shape, strides, pads_begin, out, bias, relu)
+            item = 4 * math.prod(padded[1:])
+        elif self.taps == 1 and strides == [1, 1] and pads_begin == [0, 0] and list(
+                shape[2:]) == list(out):
+            rows = None if bias is None else bias.reshape(self.groups, self.out_channels)
+            gemm = self.native.gemm_call(self.packed, rows, relu, self.out_channels,
+                                         channels // self.groups, math.prod(out))
+            pad, padded, item = None, None, x_item  # the data is the GEMM's operand
         else:
-            cols = scratch("conv.columns", (batch, x.shape[1], self.taps, positions), x.dtype)
-            self.native.im2col(x, cols, self.kernel, strides, pads_begin, out)
-            cols = cols.reshape(batch, groups, -1, positions)
+            return partial(self._through_columns, geometry=geometry, bias=bias, relu=relu)
+
+        def run(x: np.ndarray, into: np.ndarray | None) -> np.ndarray:
+            y = np.empty(y_shape, np.float32) if into is None else into
+            operand = x if pad is None else scratch("conv.shifted", padded, np.float32)
+            at, y_at = address(operand), address(y)
+            if pad is not None:
+                pad(address(x), at)
+            for i in range(batch):
+                gemm(at + i * item, y_at + i * y_item)
+            return y
+        return run
+
+    def _through_columns(self, x: np.ndarray, into: np.ndarray | None, geometry: tuple,
+                         bias: np.ndarray | None, relu: bool) -> np.ndarray:
+        """The convolution over columns copied by the native im2col."""
+        strides, _, pads_begin, out = geometry
+        batch, positions, groups = x.shape[0], math.prod(out), self.groups
+        y = (np.empty((batch, groups * self.out_channels, *out), np.float32)
+             if into is None else into)
+        cols = scratch("conv.columns", (batch, x.shape[1], self.taps, positions), x.dtype)
+        self.native.im2col(x, cols, self.kernel, strides, pads_begin, out)
+        cols = cols.reshape(batch, groups, -1, positions)
         planes = y.reshape(batch, groups, self.out_channels, positions)
+        rows = None if bias is None else bias.reshape(groups, self.out_channels)
         for i in range(batch):
-            self.native.gemm(self.packed, cols[i], planes[i], bias, relu)
+            self.native.gemm(self.packed, cols[i], planes[i], rows, relu)
         return y
 
-    def _shifted(self, x: np.ndarray, strides: list[int], pads_begin: list[int],
-                 out: list[int], bias: np.ndarray | None, relu: bool, y: np.ndarray) -> None:
+    def _shifted(self, shape: tuple[int, ...], strides: list[int], pads_begin: list[int],
+                 out: list[int], bias: np.ndarray | None, relu: bool) -> tuple:
         """A convolution with no columns: the data padded and split by the strides into phases
         whose rows are as wide as the output's plus what the kernel reaches beyond it; kernel
         position (i, j) is phase (i % sh, j % sw) shifted by i // sh rows and j // sw columns.
-        The GEMM's output is that wide; it stores only the output's columns."""
+        The GEMM's output is that wide; it stores only the output's columns. Its GEMM and
+        padding calls, and the padded data's shape."""
         (oh, ow), (kh, kw), (sh, sw) = out, self.kernel, strides
         rows, width = oh + (kh - 1) // sh, ow + (kw - 1) // sw
-        batch, channels = x.shape[:2]
+        batch, channels = shape[:2]
         per_group = sh * sw * channels // self.groups * rows * width
-        padded = scratch("conv.shifted", (batch, self.groups, per_group + width + _ROOM),
-                         x.dtype)
-        self.native.pad_channels(x, padded, pads_begin, rows, width, strides)
+        padded = (batch, self.groups, per_group + width + _ROOM)
+        pad = self.native.pad_channels_call(shape, padded, pads_begin, rows, width, strides)
         gemm = self._shifted_gemm(channels // self.groups, rows, width, strides, bias, relu)
-        planes = y.reshape(batch, self.groups, self.out_channels, oh * ow)
-        for i in range(batch):
-            gemm(padded[i], planes[i])
+        return gemm.call(self.out_channels, oh * ow, padded[2]), pad, padded
 
     def _shifted_gemm(self, channels: int, rows: int, width: int, strides: list[int],
                       bias: np.ndarray | None, relu: bool) -> ShiftedGemm:

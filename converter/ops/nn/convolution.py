@@ -148,6 +148,7 @@ class PlannedConv:
             if og == cg == 1 and groups > 1 and w.dtype in _WIDE else None)
         self.takes_bias = self.gemm is not None
         self.geometry: dict[tuple, tuple] = {}
+        self.runs: dict[tuple, Callable | None] = {}
 
     def _geometry(self, x: np.ndarray) -> tuple:
         geo = self.geometry.get(x.shape)
@@ -155,22 +156,35 @@ class PlannedConv:
             geo = self.geometry[x.shape] = _geometry(self.attrs, x.shape, self.kernel)
         return geo
 
+    def _native(self, x: np.ndarray) -> tuple[Callable | None, np.ndarray]:
+        """The native GEMM's run for data like x (bound once per shape, bias and ReLU), or
+        None where it does not take it; and x, C-contiguous where it does."""
+        if self.gemm is None or x.dtype != np.float32:
+            return None, x
+        key = (x.shape, id(self.bias), self.relu is None)
+        if key not in self.runs:
+            geo = self._geometry(x)
+            self.runs[key] = (self.gemm.bound(x.shape, geo, self.bias, self.relu is not None)
+                              if NativeConv.takes(x, geo) else None)
+        run = self.runs[key]
+        return run, x if run is None or x.flags.c_contiguous else np.ascontiguousarray(x)
+
     def into(self, inputs: list[np.ndarray], out: np.ndarray) -> np.ndarray:
         """The output written into `out` (C-contiguous float32) where the native GEMM takes
         the layer and the output has out's shape (then out), else a new array."""
-        x = inputs[0]
-        geo = self._geometry(x)
-        shape = (x.shape[0], self.matrix.shape[0] * self.matrix.shape[1], *geo[3])
-        if (self.gemm is not None and NativeConv.takes(x, geo) and out.shape == shape
-                and out.dtype == np.float32 and out.flags.c_contiguous):
-            return self.gemm(x, geo, self.bias, self.relu is not None, out)
+        run, x = self._native(inputs[0])
+        shape = (x.shape[0], self.matrix.shape[0] * self.matrix.shape[1],
+                 *self._geometry(x)[3])
+        if (run is not None and out.shape == shape and out.dtype == np.float32
+                and out.flags.c_contiguous):
+            return run(x, out)
         return self(inputs)[0]
 
     def __call__(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
-        x = inputs[0]
+        run, x = self._native(inputs[0])
+        if run is not None:
+            return [run(x, None)]
         geo = self._geometry(x)
-        if self.gemm is not None and NativeConv.takes(x, geo):
-            return [self.gemm(x, geo, self.bias, self.relu is not None)]
         y = _conv(x, self.matrix, self.kernel, geo, self.by_tap, self.planned_dw)
         if self.bias is not None:
             np.add(y, self.bias.reshape(1, -1, *([1] * (y.ndim - 2))), out=y)
