@@ -126,15 +126,18 @@ static void tile(const gemm_job *job, size_t kc, const float *a, size_t rs, size
             store(c + LANES, relu ? relu_v(hi) : hi);
             continue;
         }
-        float v[NR]; /* the row's sums, stored for the runs (acc stays in registers) */
         if (!add && !(biased && per_column)) {
             vf lo = acc[i][0] + bias, hi = acc[i][1] + bias;
-            store(v, relu ? relu_v(lo) : lo);
-            store(v + LANES, relu ? relu_v(hi) : hi);
-            for (size_t r = 0; r < runs; r++)
-                memcpy(c + at[r], v + from[r], (from[r + 1] - from[r]) * sizeof(float));
+            lo = relu ? relu_v(lo) : lo, hi = relu ? relu_v(hi) : hi;
+            for (size_t r = 0; r < runs; r++) { /* tile column j goes to to + j */
+                float *to = c + at[r] - from[r];
+                unsigned a = from[r], b = from[r + 1];
+                if (a < LANES) store_lanes(to, lo, a, b < LANES ? b : LANES);
+                if (b > LANES) store_lanes(to + LANES, hi, a > LANES ? a - LANES : 0, b - LANES);
+            }
             continue;
         }
+        float v[NR]; /* the row's sums, stored for the scalar runs */
         store(v, acc[i][0]);
         store(v + LANES, acc[i][1]);
         for (size_t r = 0; r < runs; r++)
