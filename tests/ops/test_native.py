@@ -109,6 +109,27 @@ def test_depthwise_matches_numpy(shape, k, strides, pads, out):
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize(("shape", "strides", "pads"), [
+    ((1, 6, 9, 20), [1, 1], [1, 1]),  # rows of sums four at a time, and one more
+    ((2, 5, 13, 11), [2, 2], [1, 0]),
+])
+@pytest.mark.parametrize("relu", [False, True])
+def test_depthwise_adds_a_bias_and_relu_in_its_pass(shape, strides, pads, relu):
+    op = Op.registered_ops["GroupConvolution"]
+    attrs = {"strides": strides, "dilations": [1, 1], "pads_begin": pads, "pads_end": pads,
+             "auto_pad": "explicit"}
+    x = RNG.standard_normal(shape).astype(np.float32)
+    w = RNG.standard_normal((shape[1], 1, 1, 3, 3)).astype(np.float32)
+    planned = op.plan(attrs, [None, w], [True])
+    assert planned.takes_bias
+    bias = RNG.standard_normal(shape[1]).astype(np.float32)
+    planned.bias = bias
+    planned.relu = (lambda y: np.maximum(y, 0, out=y)) if relu else None
+    want = op.evaluate(attrs, [x, w])[0] + bias[:, None, None]
+    np.testing.assert_allclose(planned([x, w])[0], np.maximum(want, 0) if relu else want,
+                               rtol=1e-5, atol=1e-5)
+
+
 @pytest.mark.parametrize(("shape", "kernel", "strides", "pads"), [
     ((2, 3, 11, 9), [3, 3], [2, 2], [1, 1]),  # rows narrower than a vector: a padded copy
     ((1, 4, 37, 41), [3, 3], [2, 2], [0, 0]),  # squeezenet's: the max reads the rows in place

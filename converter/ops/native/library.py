@@ -25,7 +25,8 @@ class Kernels:
         self.path = path
         lib = ctypes.CDLL(str(path))
         self._gelu = _bind(lib.extgen_gelu, [_P, _P, _N, _N], None)
-        self._depthwise = _bind(lib.extgen_depthwise2d, [_P, _P, _P] + [_N] * 12, ctypes.c_int)
+        self._depthwise = _bind(lib.extgen_depthwise2d, [_P] * 3 + [ctypes.c_int, _P] + [_N] * 12,
+                                ctypes.c_int)
         self._pool = _bind(lib.extgen_pool2d, [_P, _P] + [_N] * 11 + [ctypes.c_int, _N],
                            ctypes.c_int)
         self._im2col = _bind(lib.extgen_im2col, [_P, _P] + [_N] * 12, None)
@@ -53,14 +54,17 @@ class Kernels:
         self._gelu(address(x), address(out), x.size, threads())
 
     def depthwise2d(self, x: np.ndarray, w: np.ndarray, strides: Sequence[int],
-                    pads_begin: Sequence[int], out: Sequence[int]) -> np.ndarray:
+                    pads_begin: Sequence[int], out: Sequence[int], bias: np.ndarray | None = None,
+                    relu: bool = False) -> np.ndarray:
         """x [N, C, H, W] convolved per channel with w [C, kh, kw], unit dilations, zero
-        padding pads_begin before and as much as out [oh, ow] needs after."""
+        padding pads_begin before and as much as out [oh, ow] needs after; + bias [C] if bias,
+        then max(., 0) if relu."""
         n, c, h, wd = x.shape
         result = np.empty((n, c, *out), np.float32)
         for i in range(n):
-            if self._depthwise(address(x[i]), address(w), address(result[i]), c, h, wd,
-                               *out, *w.shape[1:], *strides, *pads_begin, threads()):
+            if self._depthwise(address(x[i]), address(w), address(bias), int(relu),
+                               address(result[i]), c, h, wd, *out, *w.shape[1:], *strides,
+                               *pads_begin, threads()):
                 raise MemoryError("native depthwise convolution: out of memory")
         return result
 

@@ -6,18 +6,45 @@
 
 #include <stdatomic.h>
 
+/* Output rows [y, y + R) of one channel of depthwise2d: R rows of sums at a time, so that R
+   chains of multiply-adds run side by side; each row's sums made at every column of the padded
+   copy `pad` and taken at every sw-th (stored straight to the output where sw is 1). */
+static inline __attribute__((always_inline)) void depthwise_rows(
+    float *oc, const float *pad, const float *wc, const float *bias, int relu, float *row, size_t y,
+    int R, size_t ow, size_t blocks, size_t stride, size_t kh, size_t kw, size_t sh, size_t sw) {
+    for (size_t b = 0; b < blocks; b++) {
+        vf acc[4] = {{0}};
+        for (size_t i = 0; i < kh; i++)
+            for (size_t j = 0; j < kw; j++) {
+                vf weight = splat(wc[i * kw + j]);
+                const float *src = pad + (y * sh + i) * stride + b * LANES + j;
+                for (int r = 0; r < R; r++) acc[r] += weight * load(src + r * sh * stride);
+            }
+        for (int r = 0; r < R; r++) {
+            float *dst = oc + (y + r) * ow + b * LANES;
+            if (bias) acc[r] += *bias;
+            if (relu) acc[r] = relu_v(acc[r]);
+            if (sw != 1) store(row + r * blocks * LANES + b * LANES, acc[r]);
+            else if ((b + 1) * LANES <= ow) store(dst, acc[r]);
+            else store_lanes(dst, acc[r], 0, (unsigned)(ow - b * LANES));
+        }
+    }
+    for (int r = 0; sw != 1 && r < R; r++)
+        for (size_t o = 0; o < ow; o++) oc[(y + r) * ow + o] = row[r * blocks * LANES + o * sw];
+}
+
 /* Depthwise 2-D convolution, unit dilations: out[c] (oh x ow) = the kh x kw window sums, at
    strides sh and sw, of x[c] (h x w, zero-padded by top and left, and by whatever oh and ow need
-   beyond) with w[c]. Each channel goes through a padded copy whose rows are whole vectors wide;
-   a row's sums are made at every column and taken at every sw-th (stored whole where sw is 1).
-   Returns 0, or -1 if memory ran out. */
-static int depthwise2d(const float *x, const float *w, float *out, size_t channels, size_t h,
-                       size_t wd, size_t oh, size_t ow, size_t kh, size_t kw, size_t sh,
-                       size_t sw, size_t top, size_t left) {
+   beyond) with w[c], + bias[c] (if bias), then max(., 0) if relu. Each channel goes through a
+   padded copy whose rows are whole vectors wide (depthwise_rows). Returns 0, or -1 if memory
+   ran out. */
+static int depthwise2d(const float *x, const float *w, const float *bias, int relu, float *out,
+                       size_t channels, size_t h, size_t wd, size_t oh, size_t ow, size_t kh,
+                       size_t kw, size_t sh, size_t sw, size_t top, size_t left) {
     size_t span = (ow - 1) * sw + 1, blocks = (span + LANES - 1) / LANES;
     size_t stride = blocks * LANES + kw - 1, rows = (oh - 1) * sh + kh;
     float *pad = calloc(rows * stride + LANES, sizeof(float));
-    float *row = malloc(blocks * LANES * sizeof(float));
+    float *row = malloc(4 * blocks * LANES * sizeof(float));
     if (!pad || !row) { free(pad); free(row); return -1; }
     size_t copy_h = top >= rows ? 0 : h < rows - top ? h : rows - top;
     size_t copy_w = left >= stride ? 0 : wd < stride - left ? wd : stride - left;
@@ -26,23 +53,12 @@ static int depthwise2d(const float *x, const float *w, float *out, size_t channe
         for (size_t r = 0; r < copy_h; r++)
             memcpy(pad + (r + top) * stride + left, xc + r * wd, copy_w * sizeof(float));
         float *oc = out + c * oh * ow;
-        for (size_t y = 0; y < oh; y++) {
-            for (size_t b = 0; b < blocks; b++) {
-                vf acc = {0};
-                for (size_t i = 0; i < kh; i++) {
-                    const float *src = pad + (y * sh + i) * stride + b * LANES;
-                    for (size_t j = 0; j < kw; j++) acc += wc[i * kw + j] * load(src + j);
-                }
-                if (sw == 1 && (b + 1) * LANES <= ow) store(oc + y * ow + b * LANES, acc);
-                else store(row + b * LANES, acc);
-            }
-            if (sw == 1) { /* whole vectors went straight to the output: the rest */
-                size_t done = ow / LANES * LANES;
-                memcpy(oc + y * ow + done, row + done, (ow - done) * sizeof(float));
-            } else {
-                for (size_t o = 0; o < ow; o++) oc[y * ow + o] = row[o * sw];
-            }
-        }
+        const float *shift = bias ? bias + c : NULL;
+        size_t y = 0;
+        for (; y + 4 <= oh; y += 4)
+            depthwise_rows(oc, pad, wc, shift, relu, row, y, 4, ow, blocks, stride, kh, kw, sh, sw);
+        for (; y < oh; y++)
+            depthwise_rows(oc, pad, wc, shift, relu, row, y, 1, ow, blocks, stride, kh, kw, sh, sw);
     }
     free(pad);
     free(row);
@@ -254,10 +270,10 @@ static void im2col(const float *x, float *cols, size_t channels, size_t h, size_
 
 /* The arguments of a window kernel above, split over threads by channels (planes). */
 typedef struct {
-    const float *x, *w;
+    const float *x, *w, *bias; /* w and bias: depthwise only */
     float *out;
     size_t channels, h, wd, oh, ow, kh, kw, sh, sw, top, left;
-    int is_max;
+    int is_max, relu;
     atomic_int failed;
 } window_job;
 
@@ -271,8 +287,9 @@ static void depthwise_part(void *arg, size_t part, size_t parts) {
     size_t lo, hi;
     window_range(j, part, parts, &lo, &hi);
     if (depthwise2d(j->x + lo * j->h * j->wd, j->w + lo * j->kh * j->kw,
-                    j->out + lo * j->oh * j->ow, hi - lo, j->h, j->wd, j->oh, j->ow, j->kh,
-                    j->kw, j->sh, j->sw, j->top, j->left))
+                    j->bias ? j->bias + lo : NULL, j->relu, j->out + lo * j->oh * j->ow,
+                    hi - lo, j->h, j->wd, j->oh, j->ow, j->kh, j->kw, j->sh, j->sw, j->top,
+                    j->left))
         atomic_store(&j->failed, 1);
 }
 
@@ -299,24 +316,28 @@ static int run_window(extgen_task task, window_job *job, size_t per_channel, siz
     return atomic_load(&job->failed) ? -1 : 0;
 }
 
-int extgen_depthwise2d(const float *x, const float *w, float *out, size_t channels, size_t h,
-                       size_t wd, size_t oh, size_t ow, size_t kh, size_t kw, size_t sh,
-                       size_t sw, size_t top, size_t left, size_t threads) {
-    window_job job = {x, w, out, channels, h, wd, oh, ow, kh, kw, sh, sw, top, left, 0, 0};
+/* extgen's depthwise2d, + bias[c] (if bias) and then max(., 0) if relu, per channel */
+int extgen_depthwise2d(const float *x, const float *w, const float *bias, int relu, float *out,
+                       size_t channels, size_t h, size_t wd, size_t oh, size_t ow, size_t kh,
+                       size_t kw, size_t sh, size_t sw, size_t top, size_t left, size_t threads) {
+    window_job job = {x, w, bias, out, channels, h, wd, oh, ow, kh, kw, sh, sw, top, left, 0,
+                      relu, 0};
     return run_window(depthwise_part, &job, oh * ow * kh * kw, threads);
 }
 
 int extgen_pool2d(const float *x, float *out, size_t planes, size_t h, size_t w, size_t oh,
                   size_t ow, size_t kh, size_t kw, size_t sh, size_t sw, size_t top, size_t left,
                   int is_max, size_t threads) {
-    window_job job = {x, NULL, out, planes, h, w, oh, ow, kh, kw, sh, sw, top, left, is_max, 0};
+    window_job job = {x, NULL, NULL, out, planes, h, w, oh, ow, kh, kw, sh, sw, top, left, is_max,
+                      0, 0};
     return run_window(pool_part, &job, oh * ow * kh * kw, threads);
 }
 
 void extgen_im2col(const float *x, float *cols, size_t channels, size_t h, size_t w, size_t oh,
                    size_t ow, size_t kh, size_t kw, size_t sh, size_t sw, size_t top,
                    size_t left, size_t threads) {
-    window_job job = {x, NULL, cols, channels, h, w, oh, ow, kh, kw, sh, sw, top, left, 0, 0};
+    window_job job = {x, NULL, NULL, cols, channels, h, w, oh, ow, kh, kw, sh, sw, top, left, 0,
+                      0, 0};
     run_window(im2col_part, &job, oh * ow * kh * kw, threads);
 }
 

@@ -85,11 +85,15 @@ class NativeDepthwise:
     def pays(self, out: Sequence[int]) -> bool:
         return True
 
-    def __call__(self, x: np.ndarray, pads_begin: Sequence[int],
-                 out: Sequence[int]) -> np.ndarray:
+    def __call__(self, x: np.ndarray, pads_begin: Sequence[int], out: Sequence[int],
+                 bias: np.ndarray | None = None, relu: bool = False) -> np.ndarray:
+        """x convolved, + bias [C] if bias, then max(., 0) if relu."""
         if min(pads_begin) < 0 or min(out) < 1 or x.size == 0:  # a crop, or nothing to sum
             c, kh, kw = self.w.shape
-            return depthwise2d(x, self.w.reshape(c, -1), [kh, kw], self.strides, [1, 1],
-                               pads_begin, out)
+            y = depthwise2d(x, self.w.reshape(c, -1), [kh, kw], self.strides, [1, 1],
+                            pads_begin, out)
+            if bias is not None:
+                y += bias.reshape(-1, 1, 1)
+            return np.maximum(y, 0, out=y) if relu else y
         return self._native.depthwise2d(np.ascontiguousarray(x), self.w, self.strides,
-                                        pads_begin, out)
+                                        pads_begin, out, bias, relu)

@@ -126,9 +126,10 @@ def grouped_conv(attrs: dict, x: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 class PlannedConv:
     """grouped_conv with constant filters w [G, Og, Cg, *k]: the filter matrix made once and
-    the window geometry once per data shape; float32 2-D filters through the native GEMM where
-    there is one, which also adds `bias` (per output channel, flat) and runs `relu` (the ReLU's
-    in-place path) in its own pass when the runtime's fusion hands them over (`takes_bias`)."""
+    the window geometry once per data shape; float32 2-D filters through the native GEMM (or
+    depthwise kernel) where there is one, which also adds `bias` (per output channel, flat)
+    and runs `relu` (the ReLU's in-place path) in its own pass when the runtime's fusion hands
+    them over (`takes_bias`)."""
 
     bias: np.ndarray | None = None
     relu: Callable[[np.ndarray], None] | None = None
@@ -146,7 +147,7 @@ class PlannedConv:
         self.planned_dw = (
             _planned_depthwise(w.reshape(groups, *kernel), strides, dilations, self.native)
             if og == cg == 1 and groups > 1 and w.dtype in _WIDE else None)
-        self.takes_bias = self.gemm is not None
+        self.takes_bias = self.gemm is not None or isinstance(self.planned_dw, NativeDepthwise)
         self.geometry: dict[tuple, tuple] = {}
         self.runs: dict[tuple, Callable | None] = {}
 
@@ -185,6 +186,9 @@ class PlannedConv:
         if run is not None:
             return [run(x, None)]
         geo = self._geometry(x)
+        if (isinstance(self.planned_dw, NativeDepthwise) and x.dtype == np.float32
+                and math.prod(self.kernel) > 1):  # the bias and ReLU in the kernel's pass
+            return [self.planned_dw(x, geo[2], geo[3], self.bias, self.relu is not None)]
         y = _conv(x, self.matrix, self.kernel, geo, self.by_tap, self.planned_dw)
         if self.bias is not None:
             np.add(y, self.bias.reshape(1, -1, *([1] * (y.ndim - 2))), out=y)
