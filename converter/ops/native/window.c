@@ -65,7 +65,20 @@ static int depthwise2d(const float *x, const float *w, const float *bias, int re
     return 0;
 }
 
-static inline vf pool_max_v(vf a, vf b) { return pick((a > b) | (a != a), a, b); } /* NaN wins */
+/* max(a, b), NaN in a first, then in b, winning: one max and one blend where the target has
+   them (x86's max takes b when either is NaN) */
+static inline vf pool_max_v(vf a, vf b) {
+#if defined(__AVX512F__)
+    __m512 x = (__m512)a;
+    return (vf)_mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q),
+                                    _mm512_max_ps(x, (__m512)b), x);
+#elif defined(__AVX2__)
+    __m256 x = (__m256)a;
+    return (vf)_mm256_blendv_ps(_mm256_max_ps(x, (__m256)b), x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+#else
+    return pick((a > b) | (a != a), a, b);
+#endif
+}
 
 /* dst[i] = reduce over k taps t of src[i + t * step], for i < n, taps in order; whole vectors,
    so dst and src hold LANES values more than they use. */
