@@ -167,14 +167,15 @@ def test_grouped_gemm_multiplies_each_group_by_its_own_filters(split):
 
 
 @pytest.mark.parametrize("m", [1, 2, 3, 5, 8, 131])  # each row count the tiles specialise
+@pytest.mark.parametrize("n", [530, 520])  # a last panel of 18 columns, and of 8 (one vector)
 @pytest.mark.parametrize("relu", [False, True])
-def test_gemm_with_packed_weights_matches_float64_products(m, relu, split):
+def test_gemm_with_packed_weights_matches_float64_products(m, n, relu, split):
     split(2)
     kernels = native.kernels()
     a = RNG.standard_normal((m, 300)).astype(np.float32)
-    b = RNG.standard_normal((300, 530)).astype(np.float32)
-    bias = RNG.standard_normal(530).astype(np.float32)
-    out = np.empty((m, 530), np.float32)
+    b = RNG.standard_normal((300, n)).astype(np.float32)
+    bias = RNG.standard_normal(n).astype(np.float32)
+    out = np.empty((m, n), np.float32)
     kernels.gemm_packed_b(a, kernels.pack_columns(b), out, bias, relu)
     ref = a.astype(np.float64) @ b + bias
     np.testing.assert_allclose(out, np.maximum(ref, 0) if relu else ref, rtol=1e-5, atol=3e-4)

@@ -75,6 +75,17 @@ static inline __attribute__((always_inline)) void sum_rows(vf acc[MR][2], int R,
     }
 }
 
+/* sum_rows over one vector of columns: a panel's last LANES or fewer */
+static inline __attribute__((always_inline)) void sum_narrow(vf acc[MR][2], int R, size_t kc,
+                                                             const float *const *a, size_t cs,
+                                                             const float *restrict b, size_t bs,
+                                                             const size_t *shifts) {
+    for (size_t p = 0; p < kc; p++) {
+        vf b0 = load(shifts ? b + shifts[p] : b + p * bs);
+        for (int i = 0; i < R; i++) acc[i][0] += a[i][p * cs] * b0;
+    }
+}
+
 /* Where the tile's columns [col, col + cols) go in a row of c: run r, its columns [from[r],
    from[r + 1]) of the tile, to at[r] on; the number of runs. One run unless c is cropped. */
 static size_t crop_runs(const gemm_job *job, size_t col, size_t cols, size_t *at, size_t *from) {
@@ -104,7 +115,8 @@ static void tile(const gemm_job *job, size_t kc, const float *a, size_t rs, size
     size_t rows = job->m - row < MR ? job->m - row : MR;
     const float *ar[MR];
     for (size_t i = 0; i < MR; i++) ar[i] = a + (i < rows ? i : rows - 1) * rs;
-    if (shifts) sum_rows(acc, MR, kc, ar, cs, b, 0, shifts);
+    if (job->n - col <= LANES) sum_narrow(acc, MR, kc, ar, cs, b, shifts ? 0 : bs, shifts);
+    else if (shifts) sum_rows(acc, MR, kc, ar, cs, b, 0, shifts);
     else if (rows == 1) sum_rows(acc, 1, kc, ar, cs, b, bs, NULL);
     else if (rows == 2) sum_rows(acc, 2, kc, ar, cs, b, bs, NULL);
     else if (rows <= 4) sum_rows(acc, 4, kc, ar, cs, b, bs, NULL);
