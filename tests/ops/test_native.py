@@ -173,7 +173,10 @@ def test_doctor_reports_the_native_kernels(fresh, monkeypatch, capsys):
 
 
 @pytest.mark.parametrize("relu", [True, False])
-@pytest.mark.parametrize("shape", [(2, 3, 7, 7), (1, 5, 33)])  # vectors and a tail per row
+@pytest.mark.parametrize("shape", [
+    (2, 3, 7, 7), (1, 5, 33),  # vectors and a tail per row
+    (1, 7, 101, 101),  # enough values to split over two threads
+])
 def test_bias_relu_gives_numpys_bits(relu, shape):
     y = RNG.standard_normal(shape).astype(np.float32)
     y[0, 1, 3], y[-1, -1, -1] = np.nan, -np.inf
@@ -186,10 +189,11 @@ def test_bias_relu_gives_numpys_bits(relu, shape):
 
 
 @pytest.mark.parametrize("relu", [True, False])
-def test_affine_and_add_relu_match_numpy(relu):
-    x, other = RNG.standard_normal((2, 2, 3, 7, 7)).astype(np.float32)
-    x[0, 1, 3, 3] = np.nan
-    scale, shift = RNG.standard_normal((2, 3)).astype(np.float32)
+@pytest.mark.parametrize("shape", [(2, 3, 7, 7), (1, 7, 101, 101)])  # one thread, and two
+def test_affine_and_add_relu_match_numpy(relu, shape):
+    x, other = RNG.standard_normal((2, *shape)).astype(np.float32)
+    x[0, 1, 3, 3], x[-1, -1, -1, -1] = np.nan, np.inf
+    scale, shift = RNG.standard_normal((2, shape[1])).astype(np.float32)
     kernels = native.kernels()
     affine = x * scale[:, None, None] + shift[:, None, None]
     total = x + other

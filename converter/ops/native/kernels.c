@@ -73,46 +73,69 @@ void extgen_gelu(const float *x, float *out, size_t n, size_t threads) {
     extgen_parallel(gelu_part, &job, parts_for(n * 8, n, threads)); /* ~8 plain passes' work */
 }
 
+typedef struct {
+    const float *x, *a, *b; /* x: affine_relu's and bias_relu's data; a, b: add_relu's */
+    float *y;
+    const float *scale, *shift; /* per channel; scale NULL for bias_relu */
+    size_t rows, channels, inner; /* rows of inner values (add_relu: one row of `inner`) */
+    int relu;
+} tail_job;
+
+/* affine_relu or bias_relu over rows [part share) of the job */
+static void channel_tail_part(void *arg, size_t part, size_t parts) {
+    const tail_job *j = arg;
+    for (size_t p = j->rows * part / parts; p < j->rows * (part + 1) / parts; p++) {
+        const float *src = j->x + p * j->inner;
+        float *dst = j->y + p * j->inner, b = j->shift[p % j->channels];
+        float s = j->scale ? j->scale[p % j->channels] : 1.0f;
+        size_t i = 0;
+        for (; i + LANES <= j->inner; i += LANES) {
+            vf v = j->scale ? load(src + i) * s + b : load(src + i) + b;
+            store(dst + i, j->relu ? relu_v(v) : v);
+        }
+        for (; i < j->inner; i++) {
+            float v = j->scale ? src[i] * s + b : src[i] + b;
+            dst[i] = j->relu ? relu_s(v) : v;
+        }
+    }
+}
+
 /* y[p][c][i] = x[p][c][i] * scale[c] + shift[c] over outer x channels x inner values (one
    rounding where the CPU fuses multiply-adds), then max(y, 0) if relu: a BatchNorm with the
    per-channel layers folded into it, and the ReLU after it, in one pass. y may be x. */
 void extgen_affine_relu(const float *x, float *y, const float *scale, const float *shift,
-                        size_t outer, size_t channels, size_t inner, int relu) {
-    for (size_t p = 0; p < outer * channels; p++) {
-        const float *src = x + p * inner;
-        float *dst = y + p * inner, s = scale[p % channels], b = shift[p % channels];
-        size_t i = 0;
-        for (; i + LANES <= inner; i += LANES) {
-            vf v = load(src + i) * s + b;
-            store(dst + i, relu ? relu_v(v) : v);
-        }
-        for (; i < inner; i++) dst[i] = relu ? relu_s(src[i] * s + b) : src[i] * s + b;
-    }
+                        size_t outer, size_t channels, size_t inner, int relu, size_t threads) {
+    tail_job job = {x, NULL, NULL, y, scale, shift, outer * channels, channels, inner, relu};
+    extgen_parallel(channel_tail_part, &job, parts_for(job.rows * inner, job.rows, threads));
 }
 
 /* y[p][c][i] += bias[c] over outer x channels x inner values, then max(y, 0) if relu (NaN
    stays NaN): a convolution's folded bias and its ReLU in one pass. */
 void extgen_bias_relu(float *y, const float *bias, size_t outer, size_t channels, size_t inner,
-                      int relu) {
-    for (size_t p = 0; p < outer * channels; p++) {
-        float *row = y + p * inner, b = bias[p % channels];
-        size_t i = 0;
-        for (; i + LANES <= inner; i += LANES) {
-            vf v = load(row + i) + b;
-            store(row + i, relu ? relu_v(v) : v);
-        }
-        for (; i < inner; i++) row[i] = relu ? relu_s(row[i] + b) : row[i] + b;
+                      int relu, size_t threads) {
+    tail_job job = {y, NULL, NULL, y, NULL, bias, outer * channels, channels, inner, relu};
+    extgen_parallel(channel_tail_part, &job, parts_for(job.rows * inner, job.rows, threads));
+}
+
+/* add_relu over the values [part share) of the job, split on whole vectors */
+static void add_part(void *arg, size_t part, size_t parts) {
+    const tail_job *j = arg;
+    size_t vectors = (j->inner + LANES - 1) / LANES;
+    size_t i = vectors * part / parts * LANES, end = vectors * (part + 1) / parts * LANES;
+    end = end < j->inner ? end : j->inner;
+    for (; i + LANES <= end; i += LANES) {
+        vf v = load(j->a + i) + load(j->b + i);
+        store(j->y + i, j->relu ? relu_v(v) : v);
     }
+    for (; i < end; i++) j->y[i] = j->relu ? relu_s(j->a[i] + j->b[i]) : j->a[i] + j->b[i];
 }
 
 /* y = a + b over n values, then max(y, 0) if relu: a residual Add and its ReLU in one pass. */
-void extgen_add_relu(const float *a, const float *b, float *y, size_t n, int relu) {
-    size_t i = 0;
-    for (; i + LANES <= n; i += LANES) {
-        vf v = load(a + i) + load(b + i);
-        store(y + i, relu ? relu_v(v) : v);
-    }
-    for (; i < n; i++) y[i] = relu ? relu_s(a[i] + b[i]) : a[i] + b[i];
+void extgen_add_relu(const float *a, const float *b, float *y, size_t n, int relu,
+                     size_t threads) {
+    tail_job job = {NULL, a, b, y, NULL, NULL, 1, 1, n, relu};
+    size_t vectors = (n + LANES - 1) / LANES;
+    extgen_parallel(add_part, &job, parts_for(n, vectors ? vectors : 1, threads));
 }
 
 /* MVN over the last axis of rows x n values (a LayerNorm without its scale and shift), two

@@ -30,10 +30,11 @@ class Kernels:
         self._pool = _bind(lib.extgen_pool2d, [_P, _P] + [_N] * 11 + [ctypes.c_int, _N],
                            ctypes.c_int)
         self._im2col = _bind(lib.extgen_im2col, [_P, _P] + [_N] * 12, None)
-        self._bias_relu = _bind(lib.extgen_bias_relu, [_P, _P, _N, _N, _N, ctypes.c_int], None)
-        self._affine_relu = _bind(lib.extgen_affine_relu, [_P] * 4 + [_N] * 3 + [ctypes.c_int],
-                                  None)
-        self._add_relu = _bind(lib.extgen_add_relu, [_P, _P, _P, _N, ctypes.c_int], None)
+        self._bias_relu = _bind(lib.extgen_bias_relu, [_P, _P, _N, _N, _N, ctypes.c_int, _N],
+                                None)
+        self._affine_relu = _bind(lib.extgen_affine_relu,
+                                  [_P] * 4 + [_N] * 3 + [ctypes.c_int, _N], None)
+        self._add_relu = _bind(lib.extgen_add_relu, [_P, _P, _P, _N, ctypes.c_int, _N], None)
         self._layer_norm = _bind(lib.extgen_layer_norm,
                                  [_P, _P, _N, _N, ctypes.c_float, ctypes.c_int], None)
         self._packed_size = _bind(lib.extgen_packed_size, [_N, _N], _N)
@@ -91,20 +92,20 @@ class Kernels:
     def bias_relu(self, y: np.ndarray, bias: np.ndarray, relu: bool) -> None:
         """y [N, C, ...] += bias [C] per channel, then max(y, 0) if relu, in place."""
         self._bias_relu(address(y), address(bias), y.shape[0], y.shape[1],
-                        y[0, 0].size, int(relu))
+                        y[0, 0].size, int(relu), threads())
 
     def affine_relu(self, x: np.ndarray, scale: np.ndarray, shift: np.ndarray,
                     relu: bool) -> np.ndarray:
         """x [N, C, ...] * scale [C] + shift [C] per channel, then max(., 0) if relu: new."""
         y = np.empty_like(x)
         self._affine_relu(address(x), address(y), address(scale), address(shift),
-                          x.shape[0], x.shape[1], x[0, 0].size, int(relu))
+                          x.shape[0], x.shape[1], x[0, 0].size, int(relu), threads())
         return y
 
     def add_relu(self, a: np.ndarray, b: np.ndarray, relu: bool) -> np.ndarray:
         """a + b (same shape), then max(., 0) if relu: new."""
         y = np.empty_like(a)
-        self._add_relu(address(a), address(b), address(y), a.size, int(relu))
+        self._add_relu(address(a), address(b), address(y), a.size, int(relu), threads())
         return y
 
     def layer_norm(self, x: np.ndarray, eps: float, inside: bool) -> np.ndarray:
