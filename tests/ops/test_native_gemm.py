@@ -5,6 +5,7 @@ bits however many threads split the work, and safe under concurrent callers and 
 from __future__ import annotations
 
 import multiprocessing
+import os
 import threading
 
 import numpy as np
@@ -152,6 +153,23 @@ def test_a_forked_child_starts_its_own_workers(split):
         child.kill()
     assert child.exitcode == 0, "the forked child hung or failed in the native GEMM"
     assert queue.get(timeout=5) == 64 * 900 * 300
+
+
+def _threads_started(queue) -> None:
+    library.threads = lambda: 2
+    before = len(os.listdir("/proc/self/task"))  # a forked child: this thread alone
+    _gemm(np.ones((64, 300), np.float32), np.ones((300, 2000), np.float32), None, False)
+    queue.put(len(os.listdir("/proc/self/task")) - before)
+
+
+def test_parts_beyond_the_threads_start_no_more_workers():
+    context = multiprocessing.get_context("fork")  # a pool with no workers yet
+    queue = context.Queue()
+    child = context.Process(target=_threads_started, args=(queue,))
+    child.start()
+    child.join(timeout=60)
+    assert child.exitcode == 0
+    assert queue.get(timeout=5) == 1  # two threads: the caller and one worker, for four parts
 
 
 def test_grouped_gemm_multiplies_each_group_by_its_own_filters(split):

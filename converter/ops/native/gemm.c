@@ -237,12 +237,17 @@ static void gemm_part(void *arg, size_t part, size_t parts) {
     }
 }
 
+/* Up to SPLIT parts per thread, except where each part would pack the data for its rows. */
 static void run(const gemm_job *job, size_t threads) {
     size_t m = job->m, n = job->n, k = job->k;
-    size_t panels = (m + MR - 1) / MR > (n + NR - 1) / NR ? (m + MR - 1) / MR : (n + NR - 1) / NR;
-    size_t units = panels * job->groups, parts = threads < units ? threads : units;
+    size_t row_panels = (m + MR - 1) / MR, col_panels = (n + NR - 1) / NR;
+    size_t panels = row_panels > col_panels ? row_panels : col_panels;
+    int packs_by_rows = row_panels > col_panels && !job->packed_b && !job->shifts
+                        && m > DIRECT_ROWS;
+    size_t most = packs_by_rows ? threads : threads * SPLIT, units = panels * job->groups;
+    size_t parts = most < units ? most : units;
     if (m * n * k * job->groups < SMALL) parts = 1;
-    extgen_parallel(gemm_part, (void *)job, parts ? parts : 1);
+    extgen_parallel(gemm_part, (void *)job, parts ? parts : 1, threads);
 }
 
 /* For each of `groups` groups g: c_g (m x n) = packed_g (extgen_pack_rows of a_g m x k)

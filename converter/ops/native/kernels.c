@@ -70,7 +70,8 @@ static void gelu_part(void *arg, size_t part, size_t parts) {
 /* gelu over up to `threads` threads. */
 void extgen_gelu(const float *x, float *out, size_t n, size_t threads) {
     gelu_job job = {x, out, n};
-    extgen_parallel(gelu_part, &job, parts_for(n * 8, n, threads)); /* ~8 plain passes' work */
+    /* ~8 plain passes' work */
+    extgen_parallel(gelu_part, &job, parts_for(n * 8, n, threads), threads);
 }
 
 typedef struct {
@@ -106,7 +107,8 @@ static void channel_tail_part(void *arg, size_t part, size_t parts) {
 void extgen_affine_relu(const float *x, float *y, const float *scale, const float *shift,
                         size_t outer, size_t channels, size_t inner, int relu, size_t threads) {
     tail_job job = {x, NULL, NULL, y, scale, shift, outer * channels, channels, inner, relu};
-    extgen_parallel(channel_tail_part, &job, parts_for(job.rows * inner, job.rows, threads));
+    size_t parts = parts_for(job.rows * inner, job.rows, threads);
+    extgen_parallel(channel_tail_part, &job, parts, threads);
 }
 
 /* y[p][c][i] += bias[c] over outer x channels x inner values, then max(y, 0) if relu (NaN
@@ -114,7 +116,8 @@ void extgen_affine_relu(const float *x, float *y, const float *scale, const floa
 void extgen_bias_relu(float *y, const float *bias, size_t outer, size_t channels, size_t inner,
                       int relu, size_t threads) {
     tail_job job = {y, NULL, NULL, y, NULL, bias, outer * channels, channels, inner, relu};
-    extgen_parallel(channel_tail_part, &job, parts_for(job.rows * inner, job.rows, threads));
+    size_t parts = parts_for(job.rows * inner, job.rows, threads);
+    extgen_parallel(channel_tail_part, &job, parts, threads);
 }
 
 /* add_relu over the values [part share) of the job, split on whole vectors */
@@ -135,7 +138,7 @@ void extgen_add_relu(const float *a, const float *b, float *y, size_t n, int rel
                      size_t threads) {
     tail_job job = {NULL, a, b, y, NULL, NULL, 1, 1, n, relu};
     size_t vectors = (n + LANES - 1) / LANES;
-    extgen_parallel(add_part, &job, parts_for(n, vectors ? vectors : 1, threads));
+    extgen_parallel(add_part, &job, parts_for(n, vectors ? vectors : 1, threads), threads);
 }
 
 /* MVN over the last axis of rows x n values (a LayerNorm without its scale and shift), two
@@ -190,5 +193,5 @@ static void row_sums_part(void *arg, size_t part, size_t parts) {
 void extgen_row_sums(const float *x, float *out, size_t rows, size_t n, float divisor,
                      size_t threads) {
     rows_job job = {x, out, rows, n, divisor};
-    extgen_parallel(row_sums_part, &job, parts_for(rows * n, rows, threads));
+    extgen_parallel(row_sums_part, &job, parts_for(rows * n, rows, threads), threads);
 }

@@ -109,13 +109,13 @@ static int start_workers(size_t wanted) {
     return pool.workers > 0;
 }
 
-void extgen_parallel(extgen_task task, void *arg, size_t parts) {
+void extgen_parallel(extgen_task task, void *arg, size_t parts, size_t threads) {
     if (parts > 0xFFFF) parts = 0xFFFF;
-    if (parts < 2 || pthread_mutex_trylock(&pool.busy)) {
+    if (parts < 2 || threads < 2 || pthread_mutex_trylock(&pool.busy)) {
         for (size_t p = 0; p < parts; p++) task(arg, p, parts);
         return;
     }
-    if (start_workers(parts - 1)) {
+    if (start_workers((threads < parts ? threads : parts) - 1)) {
         pool.task = task, pool.arg = arg;
         atomic_store_explicit(&pool.done, 0, memory_order_relaxed);
         uint64_t generation = GENERATION(atomic_load(&pool.word)) + 1u;

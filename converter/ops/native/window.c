@@ -325,7 +325,8 @@ static void im2col_part(void *arg, size_t part, size_t parts) {
 
 /* The window kernels above over up to `threads` threads; 0, or -1 if memory ran out. */
 static int run_window(extgen_task task, window_job *job, size_t per_channel, size_t threads) {
-    extgen_parallel(task, job, parts_for(job->channels * per_channel, job->channels, threads));
+    size_t parts = parts_for(job->channels * per_channel, job->channels, threads);
+    extgen_parallel(task, job, parts, threads);
     return atomic_load(&job->failed) ? -1 : 0;
 }
 
@@ -409,5 +410,5 @@ void extgen_pad_channels(const float *x, float *padded, size_t blocks, size_t ch
                          size_t sw, size_t stride, size_t threads) {
     pad_job job = {x, padded, blocks, channels, h, w, rows, width, top, left, sh, sw, stride};
     size_t units = blocks * sh * sw * channels;
-    extgen_parallel(pad_part, &job, parts_for(units * rows * width, units, threads));
+    extgen_parallel(pad_part, &job, parts_for(units * rows * width, units, threads), threads);
 }
