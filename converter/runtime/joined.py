@@ -13,12 +13,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from converter.ir.types import dtype_of
 from converter.ops.nn.convolution import PlannedConv
 
 if TYPE_CHECKING:
     from converter.ir.reader import IRLayer, IRModel
-    from converter.runtime.executor import Step
+    from converter.runtime.executor import Kernel, Step
 
 __all__ = ["join_concats"]
 
@@ -42,12 +41,12 @@ class _Joined:
     def take(self, inputs: list[np.ndarray]) -> np.ndarray | None:
         """The output with the inputs not written in place copied in; None if the run's
         buffer is missing or an input does not fit its share."""
-        buffer, written = getattr(self.local, "buffer", None), self.local.__dict__.get("written")
+        buffer = getattr(self.local, "buffer", None)
         self.local.buffer = None
         if buffer is None:
             return None
         for index, (x, share) in enumerate(zip(inputs, self.shares)):
-            if index not in written:
+            if index not in self.local.written:
                 part = buffer[share]
                 if x.shape != part.shape:
                     return None
@@ -72,7 +71,7 @@ class _IntoShare:
 class _JoinedConcat:
     """The Concat's step: the joined output, or its own kernel where that could not be made."""
 
-    def __init__(self, joined: _Joined, kernel) -> None:
+    def __init__(self, joined: _Joined, kernel: Kernel) -> None:
         self.joined, self.kernel = joined, kernel
 
     def __call__(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
@@ -81,8 +80,10 @@ class _JoinedConcat:
 
 
 def _joinable(step: Step) -> tuple[tuple[int, ...], int] | None:
-    """A built-in Concat's static output shape and axis where the shares are contiguous."""
-    if step.layer.type != "Concat" or not step.builtin or len(step.layer.outputs) != 1:
+    """A built-in float32 Concat's static output shape and axis where the shares are
+    contiguous."""
+    if (step.layer.type != "Concat" or not step.builtin or len(step.layer.outputs) != 1
+            or step.layer.outputs[0].precision.upper() not in ("FP32", "F32")):
         return None
     dims = step.layer.outputs[0].dims
     axis = int(step.layer.attrs.get("axis", 0))
@@ -113,14 +114,13 @@ def join_concats(steps: list[Step], model: IRModel) -> list[Step]:
             continue
         shape, axis = found
         sources = [producer.get(n) for n in step.inputs]
-        dtype = dtype_of(step.layer.outputs[0].precision)
         convs = [i for i, (n, src) in enumerate(zip(step.inputs, sources))
                  if src is not None and isinstance(src[1].kernel, PlannedConv)
-                 and reads[n] == 1 and len(src[1].outputs) == 1 and dtype == np.float32]
+                 and reads[n] == 1 and len(src[1].outputs) == 1]
         sizes = [_size(model, step.layer, i, axis) for i in range(len(step.inputs))]
         if not convs or min(sizes) < 0 or sum(sizes) != shape[axis]:
             continue
-        joined = _Joined(shape, dtype, axis, sizes)
+        joined = _Joined(shape, np.dtype(np.float32), axis, sizes)
         first = min(convs, key=lambda i: sources[i][0])
         for i in convs:
             src = sources[i][1]
