@@ -10,8 +10,6 @@ from __future__ import annotations
 import ast
 import collections
 import contextlib
-import fcntl
-import os
 import re
 import shutil
 import subprocess
@@ -23,7 +21,10 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-CACHE = Path.home() / ".cache" / "extgen" / "mo-2023.3"
+from tests.cache_folder import write_once
+
+# the modules only (a folder of its own: nothing else may share it)
+CACHE = Path.home() / ".cache" / "extgen" / "mo-2023.3-modules"
 WHEEL = "openvino-dev==2023.3.0"
 PARTS = ("front", "middle", "back", "ops")
 PREFIX = "openvino/tools/mo/"
@@ -47,29 +48,19 @@ ROOTS = ("openvino.tools.mo", "mo+extensions")
 
 def corpus() -> Path:
     """The extracted modules (fetched and extracted once per machine; safe across processes)."""
-    done = CACHE / "openvino" / "tools" / "mo"
-    if done.is_dir():
-        return CACHE
-    CACHE.parent.mkdir(parents=True, exist_ok=True)
-    with open(CACHE.parent / "mo-2023.3.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not done.is_dir():
-            _extract()
-    return CACHE
+    return write_once(CACHE, _extract)
 
 
-def _extract() -> None:
-    with tempfile.TemporaryDirectory(dir=CACHE.parent) as tmp:
+def _extract(staged: Path) -> None:
+    with tempfile.TemporaryDirectory(dir=staged.parent) as tmp:
         subprocess.run([sys.executable, "-m", "pip", "download", WHEEL, "--no-deps", "-q",
                         "-d", tmp], check=True)
         (wheel,) = Path(tmp).glob("*.whl")
-        staged = Path(tmp) / "tree"
         with zipfile.ZipFile(wheel) as zf:
             for name in zf.namelist():
                 parts = name.split("/")
                 if name.startswith(PREFIX) and parts[3] in PARTS and name.endswith(".py"):
                     zf.extract(name, staged)
-        os.rename(staged, CACHE)
 
 
 def modules(root: Path | None = None) -> list[str]:

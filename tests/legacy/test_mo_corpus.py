@@ -4,10 +4,13 @@ under every legacy root: the number that import, register, build and order only 
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from tests.child_env import child_env
 from tests.legacy import mo_corpus
 
 PINNED = Path(__file__).resolve().parents[1] / "data" / "mo_corpus_min_ok.txt"
@@ -29,3 +32,20 @@ def test_a_2021_folder_imports_through_mo_and_extensions() -> None:
     assert mo_corpus.rewrite(text, "mo+extensions") == (
         "from mo.graph.graph import Graph\n"
         "from extensions.ops.elementwise import Mul\n")
+
+
+@pytest.mark.slow
+def test_two_workers_fetch_the_corpus_beside_an_older_checkout_s_mo_venv(tmp_path) -> None:
+    """A fresh HOME but for the MO venv an older checkout made in ~/.cache/extgen/mo-2023.3:
+    two processes at once both get the 900 modules (the corpus has a folder of its own)."""
+    (tmp_path / ".cache" / "extgen" / "mo-2023.3" / "venv" / "bin").mkdir(parents=True)
+    cache = subprocess.run([sys.executable, "-m", "pip", "cache", "dir"], capture_output=True,
+                           text=True).stdout.strip()  # the wheel is not downloaded twice
+    env = child_env(HOME=str(tmp_path), PIP_CACHE_DIR=cache)
+    code = "from tests.legacy.mo_corpus import modules; print(len(modules()))"
+    workers = [subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    for worker in workers:
+        out, err = worker.communicate(timeout=600)
+        assert worker.returncode == 0, err[-2000:]
+        assert int(out) > 800
