@@ -1,13 +1,9 @@
 """MO's flags through `extgen convert` and through MO 2023.3 itself (openvino-dev, a test oracle
-only, in its own venv made once per machine under ~/.cache/extgen): the two IRs, read by the
-current OpenVINO, have the same inputs (shapes, bounds, layouts) and compute the same outputs."""
+only, recorded: tests/mo_oracle.py): the two IRs, read by the current OpenVINO, have the same
+inputs (shapes, bounds, layouts) and compute the same outputs."""
 
 from __future__ import annotations
 
-import fcntl
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -16,25 +12,10 @@ import pytest
 from onnx import TensorProto, helper
 
 from extgen.cli import main
+from tests import mo_oracle
 from tests.conftest import make_model
 
-MO_PACKAGES = ["openvino-dev==2023.3.0", "numpy<1.24", "protobuf==3.20.3", "onnx"]
 F32 = {"INFERENCE_PRECISION_HINT": "f32"}
-
-
-@pytest.fixture(scope="module")
-def mo_python() -> Path:
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "extgen"
-    python = base / "mo-2023.3" / "venv" / "bin" / "python"
-    python.parents[2].mkdir(parents=True, exist_ok=True)
-    with open(python.parents[2] / ".lock", "w") as lock:  # one maker when tests run in parallel
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (python.parents[2] / "ready").exists():
-            subprocess.run([sys.executable, "-m", "venv", "--clear", str(python.parents[1])],
-                           check=True)
-            subprocess.run([str(python), "-m", "pip", "install", "-q", *MO_PACKAGES], check=True)
-            (python.parents[2] / "ready").touch()
-    return python
 
 
 @pytest.fixture(scope="module")
@@ -114,25 +95,22 @@ def _inputs(model) -> list[tuple[str, str]]:
             for p in model.inputs]
 
 
-def _both(mo_python: Path, model: Path, out: Path, flags: list[str]) -> list:
+def _both(model: Path, out: Path, flags: list[str]) -> list:
     """Our IR and MO's of model with flags, read by the current OpenVINO."""
     import openvino as ov
 
     assert main(["convert", str(model), "-o", str(out / "ours"), *flags]) == 0
-    done = subprocess.run([str(mo_python), "-m", "openvino.tools.mo", "--input_model",
-                           str(model), "--output_dir", str(out / "mo"), *flags],
-                          capture_output=True, text=True)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return [ov.Core().read_model(str(out / d / f"{model.stem}.xml")) for d in ("ours", "mo")]
+    theirs = mo_oracle.convert(model, out / "mo", flags)
+    return [ov.Core().read_model(str(xml)) for xml in (out / "ours" / theirs.name, theirs)]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("case", list(CASES))
-def test_extgen_and_mo_write_equivalent_ir(mo_python, models, tmp_path, case) -> None:
+def test_extgen_and_mo_write_equivalent_ir(models, tmp_path, case) -> None:
     import openvino as ov
 
     name, flags = CASES[case]
-    ours, theirs = _both(mo_python, models / f"{name}.onnx", tmp_path, flags)
+    ours, theirs = _both(models / f"{name}.onnx", tmp_path, flags)
     core = ov.Core()
     assert _inputs(ours) == _inputs(theirs)
     assert [str(p.get_partial_shape()) for p in ours.outputs] == [
@@ -150,12 +128,11 @@ def test_extgen_and_mo_write_equivalent_ir(mo_python, models, tmp_path, case) ->
 
 
 @pytest.mark.slow
-def test_make_stateful_gives_mo_s_variables_and_outputs_over_inferences(mo_python, models,
-                                                                         tmp_path) -> None:
+def test_make_stateful_gives_mo_s_variables_and_outputs_over_inferences(models, tmp_path) -> None:
     import openvino as ov
 
     flags = ["--transform", "MakeStateful[param_res_names={'s_in':'s_out'}]"]
-    ours, theirs = _both(mo_python, models / "state.onnx", tmp_path, flags)
+    ours, theirs = _both(models / "state.onnx", tmp_path, flags)
     assert _inputs(ours) == _inputs(theirs)
     requests = [ov.Core().compile_model(m, "CPU", F32).create_infer_request()
                 for m in (ours, theirs)]

@@ -1,7 +1,7 @@
-"""Run an IR on consecutive frames in the OpenVINO of the MO venv (2023.3), one infer request
+"""Run an IR on consecutive frames in the OpenVINO of MO 2023.3's venv, one infer request
 (state kept): `python kaldi_mo_run.py model.xml frames.npy out.npy`; frames [T, dim], or
-[T, N, dim] for N streams. The Kaldi oracle tests
-call it with .venv-mo's Python, since today's OpenVINO runs MO's splice layout wrongly."""
+[T, N, dim] for N streams. tests/mo_oracle.py calls it when it records MO's answers, since
+today's OpenVINO runs MO's splice layout wrongly."""
 
 import sys
 

@@ -1,24 +1,29 @@
-"""Caffe oracle: MO 2023.3 (openvino-dev, in the venv tests/test_mo_parity.py makes once per
-machine; its Caffe path on pure-Python protobuf) converts the same .prototxt + .caffemodel as
-extgen. Both IRs give the same output shapes and values in OpenVINO (extgen's in the shim too),
-for the fork layers where MO kept Caffe's meaning (docs/caffe.md lists where it did not), and
-for the detection and recognition heads (Faster R-CNN's proposal layers among them)."""
+"""Caffe oracle: MO 2023.3 (openvino-dev, recorded: tests/mo_oracle.py; its Caffe path on pure-
+Python protobuf) converts the same .prototxt + .caffemodel as extgen. Both IRs give the same
+output shapes and values in OpenVINO (extgen's in the shim too), for the fork layers where MO
+kept Caffe's meaning (docs/caffe.md lists where it did not), and for the detection and
+recognition heads (Faster R-CNN's proposal layers among them)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import openvino as ov
 import pytest
 
-from tests.front.test_caffe import RNG, convert_model, run_both, write_model
+from tests import mo_oracle
+from tests.front.test_caffe import convert_model, run_both, write_model
 from tests.front.test_caffe_layers import interp
-from tests.test_mo_parity import mo_python  # noqa: F401 (the fixture)
 
 pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def rng(request) -> np.random.Generator:
+    """The test's own seeded generator for its weights and data."""
+    return mo_oracle.seeded(request)
+
 
 NET = """
 name: "parity"
@@ -81,24 +86,19 @@ layer { name: "proposal2" type: "Proposal" bottom: "cls" bottom: "bbox" bottom: 
 """
 
 
-def mo_outputs(python: Path, model: Path, out: Path, feed: dict) -> dict[str, np.ndarray]:
+def mo_outputs(model: Path, out: Path, feed: dict) -> dict[str, np.ndarray]:
     """MO's IR of model run in OpenVINO, by output tensor name."""
-    env = {**os.environ, "PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION": "python"}
-    done = subprocess.run([str(python), "-m", "openvino.tools.mo", "--input_model", str(model),
-                           "--output_dir", str(out), "--compress_to_fp16=False"],
-                          capture_output=True, text=True, env=env, timeout=600)
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    compiled = ov.Core().compile_model(str(out / f"{model.stem}.xml"), "CPU",
-                                       {"INFERENCE_PRECISION_HINT": "f32"})
+    xml = mo_oracle.convert(model, out, ["--compress_to_fp16=False"])
+    compiled = ov.Core().compile_model(str(xml), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
     results = compiled(feed)
     return {name: value for port, value in results.items() for name in port.get_names()}
 
 
-def compare(python: Path, tmp_path: Path, net: str, feed: dict, outputs: list[str],
+def compare(tmp_path: Path, net: str, feed: dict, outputs: list[str],
             weights: dict | None = None) -> dict[str, np.ndarray]:
     """Convert net with MO and extgen; extgen's outputs (OpenVINO, shim) equal MO's. MO's."""
     model = write_model(tmp_path, "net", net, weights or {})
-    theirs = mo_outputs(python, model, tmp_path / "mo", feed)
+    theirs = mo_outputs(model, tmp_path / "mo", feed)
     for ours in run_both(convert_model(model, tmp_path / "ir"), feed):
         assert set(ours) == set(outputs) and set(outputs) <= set(theirs)
         for name, value in ours.items():
@@ -107,22 +107,22 @@ def compare(python: Path, tmp_path: Path, net: str, feed: dict, outputs: list[st
     return theirs
 
 
-def test_fork_layers_match_mo(mo_python, tmp_path: Path) -> None:  # noqa: F811 (the fixture)
-    x = (RNG.standard_normal((1, 4, 7, 7)) * 4).astype(np.float32)
+def test_fork_layers_match_mo(rng, tmp_path: Path) -> None:
+    x = (rng.standard_normal((1, 4, 7, 7)) * 4).astype(np.float32)
     outputs = ["rest", "crop1", "like", "am", "tile", "grn", "axpy", "score"]
-    up = [RNG.standard_normal((4, 2, 4, 4)).astype(np.float32), np.float32([0.5, -1])]
-    theirs = compare(mo_python, tmp_path, NET, {"data": x}, outputs, {"up": up})
+    up = [rng.standard_normal((4, 2, 4, 4)).astype(np.float32), np.float32([0.5, -1])]
+    theirs = compare(tmp_path, NET, {"data": x}, outputs, {"up": up})
     np.testing.assert_allclose(theirs["like"], interp(x, 11, 9), rtol=1e-5, atol=1e-5)
 
 
-def test_heads_match_mo(mo_python, tmp_path: Path) -> None:  # noqa: F811 (the fixture)
-    feed = {name: RNG.standard_normal(shape).astype(np.float32) for name, shape in [
+def test_heads_match_mo(rng, tmp_path: Path) -> None:
+    feed = {name: rng.standard_normal(shape).astype(np.float32) for name, shape in [
         ("feat", (1, 8, 8, 8)), ("yolo", (1, 40, 4, 4)), ("image", (1, 3, 32, 32)),
         ("scores", (6, 2, 5)), ("bbox", (1, 36, 8, 8)), ("rfcn", (1, 18, 8, 8))]}
-    feed["cls"] = RNG.random((1, 18, 8, 8)).astype(np.float32)
+    feed["cls"] = rng.random((1, 18, 8, 8)).astype(np.float32)
     feed["bbox"] *= np.float32(0.3)
     feed["im_info"] = np.array([[128, 128, 1]], np.float32)
     feed["rois"] = np.array([[0, 1, 2, 20, 25], [0, 0, 0, 31, 31], [0, 5, 5, 9, 30]], np.float32)
     feed["seq"] = np.array([[0, 0], [1, 1], [1, 1], [1, 1], [1, 0], [1, 0]], np.float32)
     outputs = ["reorg", "region", "pbc", "roi", "ctc", "pool2", "psroi", "rois3"]
-    compare(mo_python, tmp_path, HEADS, feed, outputs)
+    compare(tmp_path, HEADS, feed, outputs)

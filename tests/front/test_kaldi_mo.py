@@ -1,31 +1,31 @@
-"""Kaldi oracle: the legacy Model Optimizer (openvino-dev 2023.3, in .venv-mo, which
-scripts/setup.sh installs) converts the same binary models; its IR and extgen's run in OpenVINO
-(extgen's in the shim too) on the same frame, and agree within 1e-4 (and with numpy)."""
+"""Kaldi oracle: the legacy Model Optimizer (openvino-dev 2023.3, its answers recorded in
+tests/data/mo_oracle: tests/mo_oracle.py) converts the same binary models; its IR and extgen's
+run in OpenVINO (extgen's in the shim too) on the same frame, and agree within 1e-4 (and with
+numpy)."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import openvino as ov
 import pytest
 
+from tests import mo_oracle
 from tests.front import kaldi_nets as kn
 from tests.front.test_kaldi import STATEFUL, _nnet3_components, convert, frame, run_both, run_frames
 
-MO = Path(__file__).resolve().parents[2] / ".venv-mo" / "bin" / "mo"
 pytestmark = pytest.mark.slow
 
 
+@pytest.fixture(autouse=True)
+def _seeded(monkeypatch, request):
+    monkeypatch.setattr(kn, "RNG", mo_oracle.seeded(request))
+
+
 def mo_convert(model: Path, out: Path, *extra: str) -> Path:
-    if not MO.exists():
-        pytest.fail(f"{MO} is missing: run scripts/setup.sh (it installs the MO oracle)")
-    cmd = [str(MO), "--input_model", str(model), "--framework", "kaldi", "--output_dir",
-           str(out), "--compress_to_fp16=False", *extra]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    return out / f"{model.stem}.xml"
+    return mo_oracle.convert(model, out, ["--framework", "kaldi", "--compress_to_fp16=False",
+                                          *extra])
 
 
 def run_mo(xml: Path, x: np.ndarray) -> np.ndarray:
@@ -101,13 +101,7 @@ def test_counts_file_matches_mo(tmp_path):
 def mo_frames(xml: Path, X: np.ndarray, tmp_path: Path) -> np.ndarray:
     """MO's IR on consecutive frames in MO's own OpenVINO (2023.3): today's OpenVINO runs
     MO's splice layout wrongly (the issue's finding)."""
-    frames, out = tmp_path / "frames.npy", tmp_path / "mo_out.npy"
-    np.save(frames, X)
-    runner = Path(__file__).with_name("kaldi_mo_run.py")
-    done = subprocess.run([str(MO.with_name("python")), str(runner), str(xml), str(frames),
-                           str(out)], capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-2000:]
-    return np.load(out)
+    return mo_oracle.run_frames(xml, X, tmp_path)
 
 
 @pytest.mark.parametrize("net", ["tdnn", "lstm", "nnet1_lstm"])

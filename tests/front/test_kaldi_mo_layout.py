@@ -1,7 +1,8 @@
-"""--remove_memory and --batch against the legacy MO 2023.3 (.venv-mo): extgen's IR has MO's
-state inputs and outputs (names, count, shapes, and order where MO's is reproducible), and fed
-the same inputs (a frame and the states MO's IR gave back the call before) it gives the same
-outputs, state outputs included, in OpenVINO and in the shim, for 20 consecutive frames."""
+"""--remove_memory and --batch against the legacy MO 2023.3 (recorded: tests/mo_oracle.py):
+extgen's IR has MO's state inputs and outputs (names, count, shapes, and order where MO's is
+reproducible), and fed the same inputs (a frame and the states MO's IR gave back the call
+before) it gives the same outputs, state outputs included, in OpenVINO and in the shim, for 20
+consecutive frames."""
 
 from __future__ import annotations
 
@@ -12,11 +13,17 @@ import openvino as ov
 import pytest
 
 from converter.runtime.engines import open_engine
+from tests import mo_oracle
 from tests.front import kaldi_nets as kn
 from tests.front.test_kaldi import STATEFUL, convert
 from tests.front.test_kaldi_mo import _relative, mo_convert, mo_frames
 
 pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(autouse=True)
+def _seeded(monkeypatch, request):
+    monkeypatch.setattr(kn, "RNG", mo_oracle.seeded(request))
 
 
 def _compile(xml: Path) -> ov.CompiledModel:

@@ -1,0 +1,126 @@
+"""The legacy Model Optimizer 2023.3 as a test oracle, recorded once.
+
+MO 2023.3 (openvino-dev) installs only on Python <= 3.11, so the tests never run it. What they
+ask of it (the IR it writes for a model and flags, and what its own OpenVINO 2023.3 computes on
+that IR over consecutive frames) lies in tests/data/mo_oracle/, keyed by a hash of the question:
+the model's content (and its sibling files: a .prototxt beside a .caffemodel), the flags, and the
+content of files the flags name. A changed model or flag finds no answer and fails, naming the
+script that asks MO again: `python scripts/record_mo_fixtures.py` (any Python 3.11 it finds).
+
+With EXTGEN_MO_PYTHON set to a Python that has openvino-dev 2023.3 (the script sets it), each
+question is put to MO and its answer recorded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import zlib
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+FIXTURES = Path(__file__).resolve().parent / "data" / "mo_oracle"
+RERECORD = "python scripts/record_mo_fixtures.py"
+_RUN_FRAMES = Path(__file__).resolve().parent / "front" / "kaldi_mo_run.py"
+
+
+def _recorder() -> str | None:
+    return os.environ.get("EXTGEN_MO_PYTHON") or None
+
+
+def convert(model: Path, out: Path, flags: Sequence[str] = ()) -> Path:
+    """out/<model stem>.xml (and .bin): MO 2023.3's IR of model with flags."""
+    flags = [str(f) for f in flags]
+    folder = FIXTURES / "ir" / _key(_model_digest(model), *(_flag_digest(f) for f in flags))
+    out.mkdir(parents=True, exist_ok=True)
+    xml = out / f"{model.stem}.xml"
+    if python := _recorder():
+        env = {**os.environ, "PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION": "python"}
+        done = subprocess.run([python, "-m", "openvino.tools.mo", "--input_model", str(model),
+                               "--output_dir", str(out), *flags],
+                              capture_output=True, text=True, env=env, timeout=600)
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+        folder.mkdir(parents=True, exist_ok=True)
+        shutil.copy(xml, folder / "ir.xml")
+        shutil.copy(xml.with_suffix(".bin"), folder / "ir.bin")
+        (folder / "question.json").write_text(json.dumps(
+            {"model": model.name, "flags": [_shown(f) for f in flags]}, indent=1) + "\n")
+        return xml
+    if not folder.is_dir():
+        pytest.fail(f"no recorded MO 2023.3 answer for {model.name} {' '.join(flags)}: "
+                    f"run {RERECORD}")
+    shutil.copy(folder / "ir.xml", xml)
+    shutil.copy(folder / "ir.bin", xml.with_suffix(".bin"))
+    return xml
+
+
+def run_frames(xml: Path, frames: np.ndarray, tmp_path: Path) -> np.ndarray:
+    """xml's outputs over consecutive frames ([T, dim] or [T, N, dim]) in MO's own OpenVINO
+    2023.3, one infer request (state kept): today's OpenVINO runs MO's splice layout wrongly."""
+    frames = np.ascontiguousarray(frames, np.float32)
+    key = _key(_file_digest(xml), _file_digest(xml.with_suffix(".bin")),
+               hashlib.sha256(repr(frames.shape).encode() + frames.tobytes()).hexdigest())
+    answer = FIXTURES / "frames" / f"{key}.npy"
+    if python := _recorder():
+        np.save(tmp_path / "frames.npy", frames)
+        done = subprocess.run([python, str(_RUN_FRAMES), str(xml), str(tmp_path / "frames.npy"),
+                               str(tmp_path / "mo_out.npy")], capture_output=True, text=True,
+                              timeout=600)
+        assert done.returncode == 0, done.stderr[-2000:]
+        answer.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(tmp_path / "mo_out.npy", answer)
+    elif not answer.is_file():
+        pytest.fail(f"no recorded OpenVINO 2023.3 run of {xml.name} on these frames: "
+                    f"run {RERECORD}")
+    return np.load(answer)
+
+
+def _key(*digests: str) -> str:
+    return hashlib.sha256("\n".join(digests).encode()).hexdigest()[:20]
+
+
+def _model_digest(model: Path) -> str:
+    """The model and its siblings of the same stem; an ONNX model by its graph and opsets
+    alone (the file also records the onnx package's version)."""
+    parts = []
+    for path in sorted(model.parent.glob(f"{model.stem}.*")):
+        if path.suffix in (".xml", ".bin", ".mapping"):
+            continue
+        parts.append(path.suffix + ":" + (_onnx_digest(path) if path.suffix == ".onnx"
+                                          else _file_digest(path)))
+    return "|".join(parts)
+
+
+def _onnx_digest(path: Path) -> str:
+    import onnx
+
+    model = onnx.load(str(path))
+    opsets = sorted((o.domain, o.version) for o in model.opset_import)
+    body = model.graph.SerializeToString(deterministic=True) + repr(opsets).encode()
+    return hashlib.sha256(body).hexdigest()
+
+
+def _file_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _flag_digest(flag: str) -> str:
+    """A flag, or the content of the file it names (its path differs from run to run)."""
+    return "file:" + _file_digest(Path(flag)) if os.path.isfile(flag) else flag
+
+
+def _shown(flag: str) -> str:
+    return f"<file {Path(flag).name}>" if os.path.isfile(flag) else flag
+
+
+def seeded(request: pytest.FixtureRequest) -> np.random.Generator:
+    """A generator seeded by the test's name: a test builds the same model and frames whatever
+    ran before it in its worker, so its questions find their recorded answers."""
+    name = f"{request.module.__name__}::{request.node.name}"
+    return np.random.default_rng(zlib.crc32(name.encode()))
