@@ -1,15 +1,15 @@
-# The README's two commands: `make example` and `make test`.
+# The README's two commands: `make example` and `make test`, each setting up only what it needs.
 PY := .venv/bin/python
 
-.PHONY: setup example test bench
-setup:
-	@bash scripts/setup.sh
-
-example: setup
+.PHONY: example test bench
+example:
+	@bash scripts/setup.sh example
 	@$(PY) examples/cosh/run_example.py
 
-test: setup
+test:
+	@bash scripts/setup.sh test
 	@$(PY) -m pytest -n 2 -q $(PYTEST_ARGS)
 
-bench: setup
+bench:
+	@bash scripts/setup.sh test
 	@$(PY) benchmarks/convert_bench.py
