@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from extgen.errors import ConfigError, ExtgenError
+from extgen.errors import ConfigError, ExtgenError, OutputError
 from extgen.generator.targets import TARGETS, gpu_output_limit
 
 HELP = "generate Model Optimizer extensions and CPU/GPU/VPU kernels for a custom op"
@@ -14,7 +14,8 @@ Generate everything a custom op needs, from one description: converter extension
 (user_mo_extensions/: extractors for Caffe, TensorFlow, MXNet, ONNX and the op class) and kernels
 (user_ie_extensions/: CPU C++ on the OpenVINO API 2.0, GPU and VPU OpenCL with their XML).
 Without --config it asks questions (on a terminal; Ctrl-C stops with nothing written); with
---config FILE.json it asks nothing. Existing files are never overwritten without --force.
+--config FILE.json it asks nothing. Existing files with other content are never overwritten:
+after a config change, `extgen update` regenerates keeping your edits; --force discards them.
 
 Silent mode, as the original extgen had it: `extgen FILE.json` is `extgen new --config
 FILE.json` into the current folder. Such a file may use the original extgen's keys (mo_op,
@@ -39,7 +40,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--config", type=Path, metavar="FILE.json",
                    help="read the op description from this file instead of asking")
     p.add_argument("--force", action="store_true",
-                   help="overwrite files that exist with other content")
+                   help="overwrite files that exist with other content, discarding your edits "
+                   "(extgen update keeps them)")
     p.add_argument("--from-model", dest="from_model", type=Path, metavar="MODEL",
                    help="pre-fill the questions from an op of this model (with --op)")
     p.add_argument("--op", metavar="TYPE", help="the op type to pre-fill from --from-model")
@@ -82,7 +84,8 @@ def _keep(extra: dict[Path, str]) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
-    from extgen.generator.generate import TEMPLATES, generate, load_config
+    from extgen.generator.generate import TEMPLATES, FilesExist, generate, load_config
+    from extgen.generator.update import record_base, update_command
 
     if args.template_dir is None and not TEMPLATES.is_dir():  # before any question is asked
         msg = f"extgen's templates are missing ({TEMPLATES}): reinstall extgen"
@@ -113,14 +116,19 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(msg)
     try:
         reports = generate(config, args.output_dir, force=args.force, extra_files=extra)
+    except FilesExist as err:  # edited files: update merges into them, --force discards them
+        source = args.config or _keep(extra)
+        kept = "" if args.config else f"; your answers are kept in {source}"
+        how = update_command(source, args.output_dir, args.targets)
+        msg = (f"{err.what}; nothing was written{kept}: `{how}` regenerates them keeping your "
+               "edits (--force discards your edits)")
+        raise OutputError(msg) from None
     except ExtgenError as err:
         if not extra:
             raise
         msg = (f"{err}; your answers are kept: extgen new --config {_keep(extra)} "
                f"--output_dir {args.output_dir} replays them")
         raise type(err)(msg) from err
-    from extgen.generator.update import record_base
-
     record_base(config, args.output_dir, [r for r in reports if r.path not in extra])
     for report in reports:
         print(f"{report.status:10} {report.path}")

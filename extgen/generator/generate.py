@@ -22,13 +22,26 @@ from extgen.generator.context import op_context, string_literal
 from extgen.generator.targets import TARGETS
 
 __all__ = [
-    "TEMPLATES", "FileReport", "generate", "load_config", "plan_files", "status", "write_reports",
+    "TEMPLATES", "FileReport", "FilesExist", "generate", "load_config", "plan_files", "status",
+    "write_reports",
 ]
 
 # A wheel ships them as extgen/templates; a checkout keeps them at the top of the repository.
 _PACKAGE = Path(__file__).resolve().parents[1]
 TEMPLATES = next((d for d in (_PACKAGE / "templates", _PACKAGE.parent / "templates") if d.is_dir()),
                  _PACKAGE / "templates")
+
+
+class FilesExist(OutputError):
+    """Files extgen would write hold other content (the user's edits, or an older rendering):
+    nothing was written. `what` names them; the command adds how to go on."""
+
+    def __init__(self, paths: list[Path]) -> None:
+        listed = ", ".join(str(p) for p in paths[:5]) + (" ..." if len(paths) > 5 else "")
+        self.paths = paths
+        self.what = f"{len(paths)} file(s) exist with other content: {listed}"
+        super().__init__(f"{self.what}; nothing was written (--force overwrites them, "
+                         "discarding your edits)")
 
 
 @dataclass
@@ -192,12 +205,9 @@ def write_reports(reports: list[FileReport], out_dir: Path, *, force: bool = Fal
     """Write every planned file, or none: nothing when one would overwrite other content without
     force or a destination cannot be written; when a write fails, the files and folders this run
     created are removed again (files that --force already overwrote keep their new content)."""
-    clashes = [r for r in reports if r.status == "overwrite"]
+    clashes = [r.path for r in reports if r.status == "overwrite"]
     if clashes and not force:
-        listed = ", ".join(str(r.path) for r in clashes[:5]) + (" ..." if len(clashes) > 5 else "")
-        msg = (f"{len(clashes)} file(s) exist with other content: {listed}; "
-               "nothing was written (use --force to overwrite)")
-        raise OutputError(msg)
+        raise FilesExist(clashes)
     todo = [r for r in reports if r.status != "identical"]
     created: list[Path] = []
     folders: list[Path] = []

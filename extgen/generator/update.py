@@ -10,18 +10,35 @@ rendering."""
 from __future__ import annotations
 
 import json
+import re
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
 import merge3
 
-from extgen.errors import ConfigError
+from extgen.errors import ConfigError, ExtgenError
 from extgen.generator.config import GeneratorConfig
 from extgen.generator.generate import FileReport, plan_files, write_reports
+from extgen.generator.targets import TARGETS
 
-__all__ = ["Merged", "record_base", "update"]
+__all__ = ["Merged", "UnresolvedConflicts", "record_base", "update", "update_command"]
 
 RECORD = Path(".extgen") / "base.json"
+_MARKER = re.compile(r"^(<{7}|>{7})( |$)", re.M)
+
+
+class UnresolvedConflicts(ExtgenError):
+    """Files still hold the conflict markers of an earlier update: nothing is merged (exit 1)."""
+
+    exit_code = 1
+
+
+def update_command(config: Path, out_dir: Path, targets: list[str] | None = None) -> str:
+    """The `extgen update` command line that regenerates out_dir from config (with targets)."""
+    flags = [f"--{t}" for t in dict.fromkeys(targets or [])]
+    return shlex.join(["extgen", "update", "--config", str(config), "--output_dir", str(out_dir),
+                       *flags])
 
 
 @dataclass
@@ -30,22 +47,52 @@ class Merged:
     status: str  # create | identical | update | kept | merged | conflict
 
 
+def _record(out_dir: Path) -> dict:
+    """The record of the last generation; ConfigError when there is none to read."""
+    try:
+        data = json.loads((out_dir / RECORD).read_text())
+        if isinstance(data, dict) and isinstance(data.get("files"), dict):
+            return data
+    except (OSError, ValueError):
+        pass
+    msg = (f"{out_dir / RECORD}: no readable record of the last generation (extgen new writes "
+           "it); regenerate with extgen new --force, or merge by hand")
+    raise ConfigError(msg)
+
+
 def record_base(config: GeneratorConfig, out_dir: Path, reports: list[FileReport]) -> None:
-    """Record the config and the generated files' content as the base of later updates."""
-    files = {r.path.relative_to(out_dir).as_posix(): r.content for r in reports}
+    """Record the config and the generated files' content as the base of later updates; files
+    and targets of earlier generations into out_dir (other targets) stay recorded."""
+    try:
+        old = _record(out_dir)
+    except ConfigError:
+        old = {"files": {}}
+    files = {**old["files"], **{r.path.relative_to(out_dir).as_posix(): r.content
+                                for r in reports}}
+    dumped = config.model_dump(mode="json", exclude_defaults=True)
+    old_targets = (old.get("config") or {}).get("targets") or []
+    targets = list(dict.fromkeys([*old_targets, *config.targets]))
+    if targets:
+        dumped["targets"] = targets
     record = out_dir / RECORD
     record.parent.mkdir(parents=True, exist_ok=True)
-    data = {"config": config.model_dump(mode="json", exclude_defaults=True), "files": files}
-    record.write_text(json.dumps(data, indent=1) + "\n")
+    record.write_text(json.dumps({"config": dumped, "files": files}, indent=1) + "\n")
 
 
-def _base(out_dir: Path) -> dict[str, str]:
-    try:
-        return json.loads((out_dir / RECORD).read_text())["files"]
-    except (OSError, ValueError, KeyError, TypeError):
-        msg = (f"{out_dir / RECORD}: no readable record of the last generation (extgen new writes "
-               "it); regenerate with extgen new --force, or merge by hand")
-        raise ConfigError(msg) from None
+def _check_no_markers(paths: list[Path]) -> None:
+    """UnresolvedConflicts when a file still holds <<<<<<< / >>>>>>> marker lines."""
+    marked = []
+    for path in paths:
+        try:
+            if _MARKER.search(path.read_text(errors="replace")):
+                marked.append(path)
+        except OSError:
+            continue
+    if marked:
+        msg = (f"{len(marked)} file(s) still hold conflict markers (<<<<<<< yours ... >>>>>>> "
+               f"generated): {', '.join(map(str, marked))}; nothing was changed: resolve them "
+               "(keep the lines you want, delete the marker lines), then run extgen update again")
+        raise UnresolvedConflicts(msg)
 
 
 def _merge(base: str | None, ours: str, theirs: str) -> tuple[str, bool]:
@@ -73,9 +120,16 @@ def _decide(path: Path, base: str | None, theirs: str) -> tuple[str, str | None]
 
 
 def update(config: GeneratorConfig, out_dir: Path) -> list[Merged]:
-    """Merge the new rendering of config into out_dir's files; returns a status per file."""
-    base = _base(out_dir)
+    """Merge the new rendering of config into out_dir's files; returns a status per file. A
+    config without targets regenerates the recorded ones; files still holding conflict markers
+    stop it before anything is written."""
+    record = _record(out_dir)
+    base = record["files"]
+    if not config.targets:
+        recorded = (record.get("config") or {}).get("targets") or []
+        config = config.model_copy(update={"targets": [t for t in recorded if t in TARGETS]})
     planned = plan_files(config, out_dir)
+    _check_no_markers([r.path for r in planned])
     results, writes = [], []
     for report in planned:
         rel = report.path.relative_to(out_dir).as_posix()

@@ -119,7 +119,8 @@ def test_answers_are_kept_when_the_files_are_in_the_way(tmp_path, capsys, monkey
     ops = tmp_path / "out" / "user_mo_extensions" / "ops" / "cosh.py"
     ops.write_text(ops.read_text() + "# my edit\n")
     code, _, err = _session(ANSWERS + [ENTER], argv, capsys)
-    assert code == 2 and "your answers are kept: extgen new --config cosh.extgen.json" in err
+    assert code == 2 and "your answers are kept in cosh.extgen.json" in err
+    assert f"`extgen update --config cosh.extgen.json --output_dir {tmp_path / 'out'} " in err
     assert json.loads((tmp_path / "cosh.extgen.json").read_text())["ops"][0]["name"] == "Cosh"
 
 

@@ -68,3 +68,63 @@ def test_update_without_a_record_is_one_line(tmp_path: Path, capsys) -> None:
     assert main(["update", "--config", str(config), "--output_dir", str(tmp_path / "x")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "no readable record of the last generation" in err[0]
+
+
+def test_new_over_edited_files_names_update_and_its_advice_keeps_the_edit(tmp_path, capsys) -> None:
+    config, out = _generate(tmp_path)
+    kernel = out / "user_ie_extensions/gpu/cosh_kernel.cl"
+    _edit(kernel, "out0[AT(OUTPUT0)] =", EDIT)
+    capsys.readouterr()
+    assert main(["new", "--config", str(config), "--output_dir", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(kernel) in err[0] and "nothing was written" in err[0], err
+    advice = f"`extgen update --config {config} --output_dir {out}` regenerates"
+    assert advice in err[0] and "--force discards your edits" in err[0], err[0]
+    assert "use --force to overwrite" not in err[0]
+    command = err[0].split("`")[1].split()
+    assert command[:2] == ["extgen", "update"]
+    assert main(command[1:]) == 0  # following the advice keeps the edit
+    assert EDIT in kernel.read_text() and "BETA" in kernel.read_text()
+
+
+def test_update_refuses_while_conflict_markers_remain(tmp_path: Path, capsys) -> None:
+    config, out = _generate(tmp_path)
+    kernel = out / "user_ie_extensions/vpu/cosh_kernel.cl"
+    _edit(kernel, "float SCALE)", "    float SCALE)  // my note\n")
+    assert main(["update", "--config", str(config), "--output_dir", str(out)]) == 1
+    marked = kernel.read_text()
+    capsys.readouterr()
+    assert main(["update", "--config", str(config), "--output_dir", str(out)]) == 1
+    captured = capsys.readouterr()
+    err = captured.err.strip().splitlines()
+    assert len(err) == 1 and "kept" not in captured.out, captured
+    assert "1 file(s) still hold conflict markers" in err[0] and str(kernel) in err[0]
+    assert "resolve them" in err[0] and "run extgen update again" in err[0]
+    assert kernel.read_text() == marked
+    # resolved: update runs again and keeps the resolution
+    resolved = marked.replace("<<<<<<< yours\n", "").split("=======\n")[0] + \
+        marked.split(">>>>>>> generated\n")[1]
+    kernel.write_text(resolved)
+    assert main(["update", "--config", str(config), "--output_dir", str(out)]) == 0
+    assert kernel.read_text() == resolved
+
+
+def test_update_without_targets_regenerates_every_recorded_target(tmp_path, capsys) -> None:
+    """`new` once per target into one folder: the record keeps both, and an update from a
+    config without targets merges into both."""
+    config, out = _generate(tmp_path)
+    data = json.loads(config.read_text())
+    data.pop("targets")
+    config.write_text(json.dumps(data))
+    out2 = tmp_path / "ext2"
+    for flag in ("--ie-gpu-ext", "--ie-vpu-ext"):
+        data["ops"][0]["attributes"] = data["ops"][0]["attributes"][:1]
+        config.write_text(json.dumps(data))
+        assert main(["new", "--config", str(config), flag, "--output_dir", str(out2)]) == 0
+    data["ops"][0]["attributes"].append({"name": "beta", "type": "float", "default": 0.25})
+    config.write_text(json.dumps(data))
+    capsys.readouterr()
+    assert main(["update", "--config", str(config), "--output_dir", str(out2)]) == 0
+    report = capsys.readouterr().out
+    for target in ("gpu", "vpu"):
+        assert f"update     {out2 / f'user_ie_extensions/{target}/cosh_kernel.cl'}" in report
