@@ -17,7 +17,8 @@ from converter.ops.op import Op
 from converter.runtime.opencl.padding import Padding
 from extgen.generator.targets import gpu_output_limit
 
-__all__ = ["GPU_PADDING", "Row", "check_folder", "format_table", "summary"]
+__all__ = ["GPU_PADDING", "Row", "check_folder", "find_cpu_library", "format_table",
+           "summary"]
 
 CPU_LIBRARY = "libuser_cpu_extension_abi.so"
 # gpu-pad: the GPU kernels again on tensors with this padding (NaN or an integer type's largest
@@ -48,6 +49,7 @@ class _Target:
     kernel: Callable[[IRLayer], Kernel | None]
     float_only: bool = False  # MVCL tensors are half: integer/boolean outputs do not apply
     one_output: bool = False  # SimpleGPU binds output 0 alone: several outputs do not apply
+    absent: str = "absent"  # why an op it has no kernel for is not run there
 
 
 def _values(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtype | None) -> np.ndarray:
@@ -127,7 +129,7 @@ def _run(cls: type[Op], target: _Target, case: str, ins: list[np.ndarray]) -> Ro
     prec = "FP16" if target.float_only else None
     kernel = target.kernel(_layer(cls, len(ins), [np.asarray(y) for y in want], prec))
     if kernel is None:
-        return Row(cls.type, target.name, case, None, True, "absent")
+        return Row(cls.type, target.name, "-", None, True, target.absent)
     try:
         got = kernel(ins)
     except ExtgenError as err:
@@ -151,54 +153,122 @@ def check_ops(ops: dict[str, type[Op]], targets: list[_Target]) -> list[Row]:
         except Exception as err:  # user code: report it in the table, do not stop
             rows.append(Row(cls.type, "python", "-", None, True, f"no reference: {err}"))
             continue
+        absent: set[str] = set()  # targets without this op: one row says so, not one per case
         for case, shapes in _cases(len(dtypes)):
             ins = _inputs(shapes, seed, dtypes)
-            rows += [_run(cls, target, case, ins) for target in targets]
+            for target in targets:
+                if target.name not in absent:
+                    rows.append(row := _run(cls, target, case, ins))
+                    if row.note == target.absent:
+                        absent.add(target.name)
     return rows
 
 
-def _targets(folder: Path, cpu_library: Path | None) -> tuple[list[_Target], list[Row]]:
-    """The targets present in folder, and a failing row for each that cannot be loaded."""
+def _not_run(target: str, why: str) -> Row:
+    """A target extgen test does not run at all: why, and what adds it."""
+    return Row("*", target, "-", None, True, why)
+
+
+def _beside(folder: Path) -> Path:
+    """The build/ folder beside folder."""
+    return (folder.parent if folder.name else folder.absolute().parent) / "build"
+
+
+def find_cpu_library(folder: Path) -> Path | None:
+    """The built CPU ABI library: the first under folder, else in build/ beside it (where
+    docs/tutorial.md and examples/cosh build it)."""
+    inside = sorted(folder.rglob(CPU_LIBRARY))
+    beside = _beside(folder) / CPU_LIBRARY
+    return inside[0] if inside else beside if beside.is_file() else None
+
+
+def _unbuilt(folder: Path) -> str:
+    if not (folder / "user_ie_extensions" / "cpu" / "CMakeLists.txt").is_file():
+        return ("not generated: `extgen new --ie-cpu-ext` adds user_ie_extensions/cpu; build it "
+                "with cmake (docs/tutorial.md step 5)")
+    return (f"not built: no {CPU_LIBRARY} under {folder} or in {_beside(folder)}; build "
+            "user_ie_extensions/cpu with cmake (docs/tutorial.md step 5) or pass "
+            "--cpu_library PATH")
+
+
+def _cpu_targets(folder: Path, library: Path | None,
+                 ov_library: Path | None) -> tuple[list[_Target], list[Row]]:
+    """The cpu (C ABI) and openvino targets, or a row for each saying why it does not run."""
     from converter.runtime.cpu import CpuLibrary
-    from converter.runtime.opencl import GpuDevice, VpuDevice
     from extgen.target_openvino import LIBRARY, openvino_kernel
 
-    targets, broken = [], []
-    library = cpu_library or next(iter(sorted(folder.rglob(CPU_LIBRARY))), None)
-    if library is not None:
+    targets, rows = [], []
+    if ov_library is not None and not ov_library.is_file():
+        msg = f"--openvino_library {ov_library}: no such file"
+        raise InputFileError(msg)
+    if library is None:
+        rows.append(_not_run("cpu", _unbuilt(folder)))
+    else:
         lib = CpuLibrary(library)
+
         def cpu(layer: IRLayer) -> Kernel | None:
             return lib.kernel(layer) if layer.type in lib.types else None
 
-        targets.append(_Target("cpu", np.dtype(np.float32), cpu))
-        ov_library = library.with_name(LIBRARY)
-        ov_kernel = openvino_kernel(ov_library) if ov_library.is_file() else None
-        if ov_kernel is not None:
-            targets.append(_Target("openvino", np.dtype(np.float32), ov_kernel))
+        targets.append(_Target("cpu", np.dtype(np.float32), cpu,
+                               absent=f"not in {library}: rebuild it (cmake --build)"))
+        beside = library.with_name(LIBRARY)
+        ov_library = ov_library or (beside if beside.is_file() else None)
+    ov_kernel = openvino_kernel(ov_library) if ov_library is not None else None
+    if ov_kernel is not None:
+        targets.append(_Target("openvino", np.dtype(np.float32), ov_kernel,
+                               absent=f"not in {ov_library}: rebuild it (cmake --build)"))
+    elif ov_library is not None:
+        rows.append(_not_run("openvino", "the openvino package is not installed in this Python: "
+                             "pip install openvino"))
+    elif library is None:
+        rows.append(_not_run("openvino", f"needs the built {LIBRARY} (see the cpu row), or pass "
+                             "--openvino_library PATH"))
+    else:
+        rows.append(_not_run("openvino", (
+            f"no {LIBRARY} beside {library}: cmake found no OpenVINO (see its `-- OpenVINO` "
+            "line); configure again with the openvino package in the active Python and rebuild, "
+            "or pass --openvino_library PATH")))
+    return targets, rows
+
+
+def _opencl_targets(folder: Path) -> tuple[list[_Target], list[Row]]:
+    """The gpu, gpu-pad and vpu targets; a failing row for each XML that cannot be loaded, and a
+    row for each target that does not run."""
+    from converter.runtime.opencl import GpuDevice, VpuDevice
+
+    targets, rows = [], []
     ie = folder / "user_ie_extensions"
     for name, device, dtype, half in (("gpu", GpuDevice, np.float32, False),
                                       ("vpu", VpuDevice, np.float16, True)):
-        usable = []
-        for xml in sorted((ie / name).glob("*.xml")):
+        usable, xmls = [], sorted((ie / name).glob("*.xml"))
+        for xml in xmls:
             try:
                 device([xml])
             except ExtgenError as err:  # a stub is skipped, anything else fails
-                broken.append(Row(xml.stem, name, "load", None, "unfilled" in str(err), str(err)))
+                rows.append(Row(xml.stem, name, "load", None, "unfilled" in str(err), str(err)))
                 continue
             usable.append(xml)
-        if usable:
-            targets.append(_Target(name, np.dtype(dtype), device(usable).kernel, half,
-                                   one_output=name == "gpu"))
-        if usable and name == "gpu":
+        flag = f"`extgen new --ie-{name}-ext` adds it"
+        absent = f"no {name} kernel for it in {ie / name}: {flag}"
+        names = [name, "gpu-pad"] if name == "gpu" else [name]
+        if not usable:
+            why = (f"not generated: {flag}" if not xmls
+                   else f"no usable kernel in {ie / name} (see its load rows)")
+            rows += [_not_run(n, why) for n in names]
+            continue
+        targets.append(_Target(name, np.dtype(dtype), device(usable).kernel, half,
+                               one_output=name == "gpu", absent=absent))
+        if name == "gpu":
             padded = GpuDevice(usable, padding=GPU_PADDING).kernel
-            targets.append(_Target("gpu-pad", np.dtype(dtype), padded, one_output=True))
-    return targets, broken
+            targets.append(_Target("gpu-pad", np.dtype(dtype), padded, one_output=True,
+                                   absent=absent))
+    return targets, rows
 
 
-def check_folder(folder: Path, cpu_library: Path | None = None, *,
-                 only: str | None = None) -> list[Row]:
+def check_folder(folder: Path, cpu_library: Path | None = None, *, only: str | None = None,
+                 openvino_library: Path | None = None) -> list[Row]:
     """Rows for every op (or only that op type) and target in folder (what `extgen new` wrote,
-    built or not)."""
+    built or not); a target that does not run at all has one row (op *) saying why."""
     from converter.ops.loader import python_op_classes
     from extgen.generator.config import snake_case
 
@@ -209,9 +279,12 @@ def check_folder(folder: Path, cpu_library: Path | None = None, *,
         msg = (f"{folder}: no ops with an evaluate in user_mo_extensions/ops "
                "(give the folder `extgen new` wrote with the mo-op target)")
         raise InputFileError(msg)
-    targets, broken = _targets(folder, cpu_library)
-    rows = [r for r in check_ops(ops, targets) if r.note != "absent"]
-    return [r for r in broken if only is None or r.op == f"{snake_case(only)}_kernel"] + rows
+    library = cpu_library or find_cpu_library(folder)
+    cpu, not_run = _cpu_targets(folder, library, openvino_library)
+    opencl, more = _opencl_targets(folder)
+    kernel = None if only is None else f"{snake_case(only)}_kernel"
+    mine = [r for r in not_run + more if kernel is None or r.op in ("*", kernel)]
+    return mine + check_ops(ops, cpu + opencl)
 
 
 def format_table(rows: list[Row]) -> str:

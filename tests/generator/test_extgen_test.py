@@ -179,3 +179,62 @@ def test_vpu_computes_and_extgen_test_compares_both_outputs(tmp_path, capsys) ->
     assert main(["test", str(out)]) == 1
     lines = capsys.readouterr().out.splitlines()
     assert lines[-1] == "2 disagreement(s): Halves on vpu"
+
+
+def _not_run(table: str) -> dict[str, str]:
+    """target -> note of the rows for targets that do not run at all (op *)."""
+    rows = [line.split(None, 5) for line in table.splitlines()[1:-1]]
+    return {r[1]: r[5] for r in rows if r[0] == "*" and r[2:5] == ["-", "-", "skip"]}
+
+
+def test_every_target_not_run_says_why_and_what_adds_it(tmp_path: Path, capsys) -> None:
+    generate(validate_config({"targets": ["mo-op", "ie-gpu-ext"], "ops": OPS[:1]}), tmp_path)
+    assert main(["test", str(tmp_path)]) == 0
+    table = capsys.readouterr().out
+    not_run = _not_run(table)
+    assert set(not_run) == {"cpu", "openvino", "vpu"}, table
+    assert "`extgen new --ie-cpu-ext` adds user_ie_extensions/cpu" in not_run["cpu"]
+    assert "--openvino_library PATH" in not_run["openvino"]
+    assert "`extgen new --ie-vpu-ext` adds it" in not_run["vpu"]
+    ran = sum(line.split()[4:5] == ["ok"] for line in table.splitlines())
+    assert table.splitlines()[-1].startswith(f"all agree: {ran} row(s) ok, 3 skipped")
+    # generated but not built: the cpu row names where it looked and the flag
+    generate(validate_config({"targets": ["ie-cpu-ext"], "ops": OPS[:1]}), tmp_path)
+    assert main(["test", str(tmp_path)]) == 0
+    cpu = _not_run(capsys.readouterr().out)["cpu"]
+    assert cpu.startswith(f"(not built: no libuser_cpu_extension_abi.so under {tmp_path} or in "
+                          f"{tmp_path.parent / 'build'}") and "--cpu_library PATH" in cpu
+
+
+@pytest.mark.slow
+def test_the_tutorial_build_beside_the_folder_is_found(tmp_path: Path, capsys, monkeypatch) -> None:
+    """docs/tutorial.md: `extgen new ... --output_dir ext`, cmake into build/ beside it (OpenVINO
+    found through the active Python), then `extgen test ext` runs every target."""
+    from tests.generator._cpu_build import tools_missing
+
+    if tools_missing():
+        pytest.fail(tools_missing())
+    root = Path(__file__).resolve().parents[2]
+    monkeypatch.chdir(tmp_path)
+    assert main(["new", "--config", str(root / "examples/cosh/cosh.extgen.json"),
+                 "--output_dir", "ext"]) == 0
+    env = {k: v for k, v in os.environ.items() if k != "OpenVINO_DIR"}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"
+    for cmd in (["cmake", "-S", "ext/user_ie_extensions/cpu", "-B", "build"],
+                ["cmake", "--build", "build", "-j2"]):
+        done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+        assert done.returncode == 0, done.stdout + done.stderr
+    capsys.readouterr()
+    assert main(["test", "ext"]) == 0
+    table = capsys.readouterr().out
+    rows = [line.split() for line in table.splitlines()[1:-1]]
+    assert {r[1] for r in rows if r[4] == "ok"} == {"cpu", "openvino", "gpu", "gpu-pad", "vpu"}
+    assert table.splitlines()[-1].startswith("all agree: 10 row(s) ok, 0 skipped"), table
+    # without the OpenVINO library: its row says why and which flag adds it
+    (tmp_path / "build" / "libuser_cpu_extension.so").unlink()
+    assert main(["test", "ext"]) == 0
+    table = capsys.readouterr().out
+    note = _not_run(table)["openvino"]
+    assert "no libuser_cpu_extension.so beside build/libuser_cpu_extension_abi.so" in note
+    assert "--openvino_library PATH" in note
+    assert table.splitlines()[-1].startswith("all agree: 8 row(s) ok, 1 skipped"), table
