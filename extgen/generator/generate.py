@@ -5,14 +5,16 @@ each file is written to a temporary name and renamed."""
 from __future__ import annotations
 
 import contextlib
+import difflib
 import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import jinja2
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from converter.files import write_atomic
 from converter.runtime import cpu_abi
@@ -56,7 +58,8 @@ def load_config(path: Path) -> GeneratorConfig:
     from extgen.generator.legacy import LEGACY_KEYS, convert_legacy
 
     try:
-        data = json.loads(Path(path).read_bytes().decode("utf-8"))
+        text: str | None = Path(path).read_bytes().decode("utf-8")
+        data = json.loads(text)
     except OSError as err:
         msg = f"{path}: cannot read the config ({err.strerror})"
         raise ConfigError(msg) from None
@@ -73,8 +76,8 @@ def load_config(path: Path) -> GeneratorConfig:
     if isinstance(data, dict):
         data.pop("$schema", None)  # an editor's pointer to `extgen schema` output
     if isinstance(data, dict) and any(k in data for k in LEGACY_KEYS):
-        data = convert_legacy(data)
-    return validate_config(data, str(path))
+        data, text = convert_legacy(data), None  # its keys are not the file's
+    return validate_config(data, str(path), text)
 
 
 def printable(text: str) -> str:
@@ -86,21 +89,60 @@ def _loc_part(part: int | str) -> str:
     return str(part) if isinstance(part, int) or part.isidentifier() else repr(part)
 
 
-def validate_config(data: Any, source: str = "config") -> GeneratorConfig:
-    """The GeneratorConfig for data, or a one-line ConfigError naming the first bad field."""
+_UNKNOWN_KEY = ("extra_forbidden", "unexpected_keyword_argument")
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    """The pydantic model an annotation holds (list[Attribute] -> Attribute), or None."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    return next((m for arg in get_args(annotation) if (m := _model_in(arg))), None)
+
+
+def _did_you_mean(loc: tuple[int | str, ...]) -> str:
+    """' (did you mean 'attributes'?)' for an unknown key at loc close to a known one, or ''."""
+    model: type[BaseModel] | None = GeneratorConfig
+    for part in loc[:-1]:
+        if isinstance(part, int):  # an item of a list
+            continue
+        field = model.model_fields.get(part) if model else None
+        model = _model_in(field.annotation) if field else None
+    key = loc[-1] if loc else None
+    if model is None or not isinstance(key, str):
+        return ""
+    known = {name.lower(): name for name in model.model_fields}
+    close = difflib.get_close_matches(key.lower(), list(known), n=1, cutoff=0.6)
+    return f"; did you mean {known[close[0]]!r}?" if close else ""
+
+
+def _key_line(text: str | None, loc: tuple[int | str, ...]) -> str:
+    """':<line>' of the key an error names, when it appears exactly once in the file's text."""
+    if text is None or not loc or not isinstance(loc[-1], str):
+        return ""
+    found = list(re.finditer(re.escape(json.dumps(loc[-1])) + r"\s*:", text))
+    return f":{text.count(chr(10), 0, found[0].start()) + 1}" if len(found) == 1 else ""
+
+
+def validate_config(data: Any, source: str = "config", text: str | None = None) -> GeneratorConfig:
+    """The GeneratorConfig for data, or a one-line ConfigError naming the first bad field (an
+    unknown key first: a misspelled key also makes the one it meant missing), and its line in
+    text (the file data was read from) when the key appears there once."""
     try:
         return GeneratorConfig.model_validate(data)
     except RecursionError:
         msg = f"{source}: the config is nested too deeply"
         raise ConfigError(msg) from None
     except ValidationError as err:
-        first = err.errors()[0]
-        where = ".".join(_loc_part(p) for p in first["loc"]) or "(top level)"
-        text = printable(first["msg"].removeprefix("Value error, "))
-        if first["type"] in ("extra_forbidden", "unexpected_keyword_argument"):
-            text = "unknown key"
+        errors = err.errors()
+        first = next((e for e in errors if e["type"] in _UNKNOWN_KEY), errors[0])
+        loc = tuple(first["loc"])
+        where = ".".join(_loc_part(p) for p in loc) or "(top level)"
+        message = printable(first["msg"].removeprefix("Value error, "))
+        if first["type"] in _UNKNOWN_KEY:
+            message = f"unknown key{_did_you_mean(loc)}"
+        line = "" if first["type"] == "missing" else _key_line(text, loc)
         more = f" (and {err.error_count() - 1} more)" if err.error_count() > 1 else ""
-        msg = f"{source}: {where}: {text}{more}"
+        msg = f"{source}{line}: {where}: {message}{more}"
         raise ConfigError(msg) from None
 
 

@@ -202,3 +202,33 @@ def test_original_tutorial_flow_tf_cosh(tmp_path: Path, monkeypatch, capsys) -> 
     assert main(["convert", "--input_model", "cosh.pb", "--extensions", "user_mo_extensions",
                  "--output_dir", "ir"]) == 0
     assert 'type="Cosh" version="extension"' in (tmp_path / "ir" / "cosh.xml").read_text()
+
+
+@pytest.mark.parametrize(("config", "where"), [
+    ({"targets": GOOD["targets"], "ops": [{"name": "Cosh", "atributes": []}]},
+     "ops.0.atributes: unknown key; did you mean 'attributes'?"),
+    ({"target": ["mo-op"], "ops": GOOD["ops"]}, "target: unknown key; did you mean 'targets'?"),
+    (_with({"attributes": [{"name": "scale", "type": "float", "defualt": 1.0}]}),
+     "ops.0.attributes.0.defualt: unknown key; did you mean 'default'?"),
+    # the key meant is then missing too: the unknown key is the one named
+    ({"ops": [{"nmae": "Cosh"}]}, "ops.0.nmae: unknown key; did you mean 'name'?"),
+    (_with({"Expression": "x * 2"}), "ops.0.Expression: unknown key; did you mean 'expression'?"),
+])
+def test_a_misspelled_key_is_named_with_its_line_and_the_key_meant(
+        tmp_path: Path, capsys, config: dict, where: str) -> None:
+    text = json.dumps(config, indent=1)
+    key = where.split(":")[0].split(".")[-1]
+    lines = [n for n, line in enumerate(text.splitlines(), 1) if f'"{key}":' in line]
+    code = _run_config(tmp_path, text)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1, err
+    path = tmp_path / "config.json"
+    assert f"{path}:{lines[0]}: {where}" in err[0], err[0]
+    assert not (tmp_path / "out").exists()
+
+
+def test_no_line_for_a_key_the_file_holds_twice(tmp_path: Path, capsys) -> None:
+    config = {"ops": [{"name": "A", "nmae": "B"}, {"name": "C", "nmae": "D"}]}
+    assert _run_config(tmp_path, json.dumps(config, indent=1)) == 2
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'config.json'}: ops.0.nmae: unknown key; did you mean 'name'?" in err
