@@ -23,6 +23,35 @@ KERNELS = Path(__file__).parent / "kernels" / "gpu"
 ROOT = Path(__file__).resolve().parents[2]
 
 
+# a Parameter x [1,3,4,4] -> LeakyRelu (an extension op, negative_slope 0.2) -> Result y
+TINY_IR = """<?xml version="1.0"?>
+<net name="tiny" version="11">
+  <layers>
+    <layer id="0" name="x" type="Parameter" version="opset1">
+      <data shape="1,3,4,4" element_type="f32"/>
+      <output><port id="0" precision="FP32" names="x">
+        <dim>1</dim><dim>3</dim><dim>4</dim><dim>4</dim></port></output>
+    </layer>
+    <layer id="1" name="leaky" type="LeakyRelu" version="extension">
+      <data negative_slope="0.2"/>
+      <input><port id="0" precision="FP32">
+        <dim>1</dim><dim>3</dim><dim>4</dim><dim>4</dim></port></input>
+      <output><port id="1" precision="FP32" names="y">
+        <dim>1</dim><dim>3</dim><dim>4</dim><dim>4</dim></port></output>
+    </layer>
+    <layer id="2" name="y/sink" type="Result" version="opset1">
+      <input><port id="0" precision="FP32">
+        <dim>1</dim><dim>3</dim><dim>4</dim><dim>4</dim></port></input>
+    </layer>
+  </layers>
+  <edges>
+    <edge from-layer="0" from-port="0" to-layer="1" to-port="0"/>
+    <edge from-layer="1" from-port="1" to-layer="2" to-port="0"/>
+  </edges>
+</net>
+"""
+
+
 @pytest.fixture(autouse=True)
 def _cache(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("EXTGEN_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "opencl-cache"))
@@ -121,32 +150,7 @@ def test_disk_cache_used_by_fresh_process(tmp_path):
 
 def test_tiny_ir_through_executor(tmp_path):
     xml = tmp_path / "model.xml"
-    xml.write_text("""<?xml version="1.0"?>
-<net name="tiny" version="11">
-  <layers>
-    <layer id="0" name="x" type="Parameter" version="opset1">
-      <data shape="1,3,4,4" element_type="f32"/>
-      <output><port id="0" precision="FP32" names="x">
-        <dim>1</dim><dim>3</dim><dim>4</dim><dim>4</dim></port></output>
-    </layer>
-    <layer id="1" name="leaky" type="LeakyRelu" version="extension">
-      <data negative_slope="0.2"/>
-      <input><port id="0" precision="FP32">
-        <dim>1</dim><dim>3</dim><dim>4</dim><dim>4</dim></port></input>
-      <output><port id="1" precision="FP32" names="y">
-        <dim>1</dim><dim>3</dim><dim>4</dim><dim>4</dim></port></output>
-    </layer>
-    <layer id="2" name="y/sink" type="Result" version="opset1">
-      <input><port id="0" precision="FP32">
-        <dim>1</dim><dim>3</dim><dim>4</dim><dim>4</dim></port></input>
-    </layer>
-  </layers>
-  <edges>
-    <edge from-layer="0" from-port="0" to-layer="1" to-port="0"/>
-    <edge from-layer="1" from-port="1" to-layer="2" to-port="0"/>
-  </edges>
-</net>
-""")
+    xml.write_text(TINY_IR)
     ex = Executor(read_ir(xml), [GpuDevice([KERNELS / "leaky_relu.xml"])])
     assert [s.device for s in ex.steps] == ["GPU", "CPU"]
     x = np.random.default_rng(2).standard_normal((1, 3, 4, 4)).astype(np.float32)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +16,8 @@ from converter.errors import KernelBuildError, KernelConfigError
 from converter.files import write_atomic
 from converter.progress import activity
 from converter.runtime.opencl import device
-from converter.runtime.opencl.positions import user_positions
+from converter.runtime.opencl.positions import user_files, user_positions
+from converter.runtime.quiet import native_stderr_logged, warnings_logged
 
 __all__ = [
     "cache_dir", "chosen_device", "compile_count", "context", "disk_hits", "has_fp16", "kernel",
@@ -97,13 +100,33 @@ def _key(source: str, options: str) -> str:
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
+@contextlib.contextmanager
+def quiet(label: str) -> Iterator[None]:
+    """Around a driver call that may talk: its warnings (pyopencl's CompilerWarning) and what the
+    driver's compiler prints to stderr (PoCL: "1 warning generated.") logged at DEBUG only."""
+    with warnings_logged(label), native_stderr_logged(f"{label}: OpenCL driver"):
+        # pyopencl's "Non-empty compiler output" says only that there is a build log; the
+        # log itself is what _compile logs
+        warnings.filterwarnings("ignore", category=opencl().CompilerWarning)
+        yield
+
+
+def _build_log(prg: Any) -> str:
+    cl = opencl()
+    try:
+        return str(prg.get_build_info(_device()[2], cl.program_build_info.LOG)).strip()
+    except cl.Error:  # a log to show in DEBUG, never worth failing over
+        return ""
+
+
 def _from_disk(key: str, options: str) -> Any:
     cl = opencl()
     ctx, _, dev = _device()
     file = cache_dir() / f"{key}.bin"
     try:
         binary = file.read_bytes()
-        prg = cl.Program(ctx, [dev], [binary]).build(options)
+        with quiet(f"cached OpenCL binary {file.name}"):
+            prg = cl.Program(ctx, [dev], [binary]).build(options)
     except (OSError, cl.Error):
         return None
     _counts["disk"] += 1
@@ -125,21 +148,31 @@ def program(source: str, options: str, label: str) -> Any:
     if prg is None:
         prg = _from_disk(key, options)
     if prg is None:
-        cl = opencl()
-        try:
-            with (warnings.catch_warnings(record=True) as caught,
-                  activity(f"building OpenCL {label}")):
-                warnings.simplefilter("always", cl.CompilerWarning)
-                prg = cl.Program(_device()[0], source).build(options)
-            for w in caught:
-                log.debug("%s: %s", label, w.message)
-        except cl.Error as err:
-            found = device.build_errors(user_positions(str(err), source))
-            msg = f"{label}: OpenCL build failed: {found}"
-            raise KernelBuildError(msg) from None
+        prg = _compile(source, options, label)
         _counts["compiled"] += 1
         _to_disk(key, prg)
     _programs[key] = prg
+    return prg
+
+
+def _compile(source: str, options: str, label: str) -> Any:
+    """The program built from source; a failed build raises one line: the compiler's first
+    error at its place in the user's .cl file (the whole log goes to the DEBUG log)."""
+    cl = opencl()
+    try:
+        with activity(f"building OpenCL {label}"), quiet(label):
+            prg = cl.Program(_device()[0], source).build(options)
+    except cl.Error as err:
+        text = user_positions(str(err), source)
+        log.debug("%s: OpenCL build log:\n%s", label, text)
+        first = device.build_errors(text, limit=1)
+        where = "" if any(f in first for f in user_files(source)) else (
+            f" (in {', '.join(user_files(source)) or 'the generated preamble'})")
+        msg = f"{label}: OpenCL build failed{where}: {first}; --log_level DEBUG shows the build log"
+        raise KernelBuildError(msg) from None
+    found = _build_log(prg)
+    if found:
+        log.debug("%s: OpenCL build log:\n%s", label, user_positions(found, source))
     return prg
 
 

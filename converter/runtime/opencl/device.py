@@ -10,7 +10,6 @@ import logging
 import os
 import re
 import shutil
-import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 
 from converter.errors import KernelBuildError
 from converter.files import write_atomic
+from converter.runtime.quiet import native_stderr_logged, warnings_logged
 from converter.system import install_command
 
 __all__ = ["Candidate", "Verdicts", "build_errors", "candidates", "choose", "driver_fix",
@@ -82,8 +82,8 @@ def probe(cl: Any, cand: Candidate) -> str:
 
     try:
         ctx = cl.Context([cand.handle])
-        with warnings.catch_warnings():  # a driver's build chatter is not the user's business
-            warnings.simplefilter("ignore")
+        with (warnings_logged(f"OpenCL probe on {cand.label}"),
+              native_stderr_logged(f"OpenCL probe on {cand.label}")):  # a driver's chatter
             prg = cl.Program(ctx, PROBE_SOURCE).build()
         queue = cl.CommandQueue(ctx)
         host = np.arange(4, dtype=np.float32)

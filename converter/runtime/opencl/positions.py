@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["user_positions"]
+__all__ = ["user_files", "user_positions"]
 
 _LINE = re.compile(r'\s*#\s*line\s+(\d+)(?:\s+"([^"]*)")?')
 _RAW = re.compile(r"<(?:kernel|source|input)>:(\d+)(?=:)")
@@ -41,3 +41,9 @@ def user_positions(log_text: str, source: str) -> str:
         return f"{origin[0]}:{origin[1]}" if origin and origin[0] else found.group(0)
 
     return _RAW.sub(swap, log_text)
+
+
+def user_files(source: str) -> list[str]:
+    """The names of the user's files in `source`, in order: those its #line directives give."""
+    names = [m.group(2) for m in map(_LINE.match, source.splitlines()) if m and m.group(2)]
+    return list(dict.fromkeys(names))

@@ -1,0 +1,70 @@
+"""`extgen run` on the GPU is quiet: the OpenCL compiler's chatter (a warning in the kernel,
+PoCL's "1 warning generated." written straight to stderr, pyopencl's CompilerWarning) shows with
+--log_level DEBUG only, and a broken kernel is one error line naming its .cl file and the first
+error. The CLI runs in a child process, so what a C library prints to fd 2 is seen too."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.child_env import child_env
+from tests.runtime.test_opencl_gpu import KERNELS, ROOT, TINY_IR
+
+WARNING = "extgen-quiet-test"
+
+
+@pytest.fixture
+def kernel_dir(tmp_path: Path) -> Path:
+    """The tiny IR, and leaky_relu.xml whose kernel makes the compiler warn."""
+    (tmp_path / "model.xml").write_text(TINY_IR)
+    (tmp_path / "model.bin").write_bytes(b"")
+    np.save(tmp_path / "x.npy", np.linspace(-1, 1, 48, dtype=np.float32).reshape(1, 3, 4, 4))
+    shutil.copy(KERNELS / "leaky_relu.xml", tmp_path)
+    source = (KERNELS / "leaky_relu.cl").read_text()
+    (tmp_path / "leaky_relu.cl").write_text(f"#warning {WARNING}\n{source}")
+    return tmp_path
+
+
+def _run(folder: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    # POCL_KERNEL_CACHE=0: PoCL compiles (and talks) every time instead of reading its own cache
+    env = child_env(EXTGEN_CACHE_DIR=str(folder / "cache"), POCL_KERNEL_CACHE="0")
+    cmd = [sys.executable, "-m", "extgen", "run", "--model", str(folder / "model.xml"),
+           "--input", f"x={folder / 'x.npy'}", "--device", "GPU",
+           "--config", str(folder / "leaky_relu.xml"), *extra]
+    return subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+
+
+def test_a_warning_kernel_runs_quietly(kernel_dir: Path) -> None:
+    first = _run(kernel_dir)  # built from source
+    assert first.returncode == 0, first.stderr
+    assert first.stderr == "" and "y: float32 [1, 3, 4, 4]" in first.stdout
+    again = _run(kernel_dir)  # the binary from extgen's disk cache
+    assert again.returncode == 0 and again.stderr == "", again.stderr
+
+
+def test_debug_logs_the_compiler_output(kernel_dir: Path) -> None:
+    done = _run(kernel_dir, "--log_level", "DEBUG")
+    assert done.returncode == 0, done.stderr
+    assert "OpenCL build log:" in done.stderr, done.stderr[-3000:]
+    log = done.stderr.split("OpenCL build log:", 1)[1]
+    assert WARNING in log and "leaky_relu.cl:1" in log  # the log, at the user's line
+    assert "CompilerWarning" not in done.stderr and "lambda:" not in done.stderr
+
+
+def test_a_broken_kernel_is_one_error_line(kernel_dir: Path) -> None:
+    source = kernel_dir / "leaky_relu.cl"
+    source.write_text(source.read_text().replace("value * neg_slope", "value * no_such_slope"))
+    done = _run(kernel_dir)
+    assert done.returncode == 2 and done.stdout == ""
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("[ ERROR ] ") and "leaky_relu.cl:16" in line
+    assert "no_such_slope" in line and "generated" not in line
+    debug = _run(kernel_dir, "--log_level", "DEBUG")  # the whole build log, warnings too
+    assert debug.returncode == 2 and "OpenCL build log:" in debug.stderr
+    assert WARNING in debug.stderr.split("OpenCL build log:", 1)[1]
