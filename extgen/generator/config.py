@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
@@ -21,6 +22,8 @@ __all__ = [
     "GeneratorConfig",
     "OpConfig",
     "WorkSizes",
+    "name_clash",
+    "shape_names_problem",
     "snake_case",
 ]
 
@@ -33,6 +36,25 @@ _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 def snake_case(name: str) -> str:
     """ScaledCosh -> scaled_cosh (also how Caffe names a layer's parameter field)."""
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
+
+
+def name_clash(name: str, seen: Mapping[str, str], op_name: str = "") -> str | None:
+    """Why an input, output or attribute name cannot join those seen (lower-cased name ->
+    name: names must differ in more than case) and the op's name (compared exactly), or None."""
+    other = seen.get(name.lower(), op_name if name == op_name else None)
+    if other is None:
+        return None
+    case = "" if other == name else f" (as {other!r}: names must differ in more than case)"
+    return f"{name!r} is used twice among the op, inputs, outputs and attributes{case}"
+
+
+def shape_names_problem(names: list[str], taken: set[str]) -> str | None:
+    """Why names cannot name an input's dims (taken: the ports' and attributes' lower-cased
+    names), or None."""
+    for k, name in enumerate(names):
+        if name.lower() in taken or name in names[:k]:
+            return f"{name!r} is used twice among the names, ports and attributes"
+    return None
 
 
 def _op_name(value: str) -> str:
@@ -241,12 +263,9 @@ class OpConfig(_Model):
         seen: dict[str, str] = {}
         names = [p.name for p in self.inputs + self.outputs] + [a.name for a in self.attributes]
         for name in names:
-            other = seen.get(name.lower(), self.name if name == self.name else None)
-            if other is not None:
-                case = "" if other == name else (
-                    f" (as {other!r}: names must differ in more than case)")
-                msg = f"{name!r} is used twice among the op, inputs, outputs and attributes{case}"
-                raise ValueError(msg)
+            problem = name_clash(name, seen, self.name)
+            if problem:
+                raise ValueError(problem)
             seen[name.lower()] = name
         self._check_vpu_scalars(set(seen.values()))
         typed = [p.name for p in self.outputs if p.type is not None]
@@ -286,10 +305,9 @@ class OpConfig(_Model):
         if (rule.kind == "formula") != bool(rule.dims):
             msg = "shape: kind formula goes with a non-empty dims list (and dims only with it)"
             raise ValueError(msg)
-        clash = [n for n in rule.names if n.lower() in taken] or (
-            [] if len(set(rule.names)) == len(rule.names) else rule.names)
-        if clash:
-            msg = f"shape.names: {clash[0]!r} is used twice among the names, ports and attributes"
+        problem = shape_names_problem(rule.names, taken)
+        if problem:
+            msg = f"shape.names: {problem}"
             raise ValueError(msg)
         numeric = {a.name for a in self.attributes if a.type in ("int", "float")}
         for k, text in enumerate(rule.dims):

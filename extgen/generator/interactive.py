@@ -16,10 +16,14 @@ from pydantic import TypeAdapter, ValidationError
 from converter.framework_names import FRAMEWORKS
 from extgen.errors import Cancelled, ConfigError
 from extgen.generator.config import (
+    AttrName,
     GeneratorConfig,
     Identifier,
     ModulePath,
+    OpName,
     WorkSizes,
+    name_clash,
+    shape_names_problem,
     snake_case,
 )
 from extgen.generator.targets import TARGETS, extractor_target
@@ -43,19 +47,54 @@ def _check(adapter: TypeAdapter) -> Callable[[str], bool | str]:
 
 
 _ident_check = _check(_IDENT)
+_op_name_check = _check(TypeAdapter(OpName))
+_attr_name_check = _check(TypeAdapter(AttrName))
 _work_sizes_check = _check(TypeAdapter(WorkSizes))
 _module_check = _check(TypeAdapter(ModulePath))
 
 
-def _names_check(text: str) -> bool | str:
-    names = [n.strip() for n in text.split(",") if n.strip()]
-    if not names:
-        return "give at least one name"
-    for name in names:
-        result = _ident_check(name)
-        if result is not True:
-            return result
-    return True
+def _split(text: str) -> list[str]:
+    return [n.strip() for n in text.split(",") if n.strip()]
+
+
+def _lower(names: list[str]) -> dict[str, str]:
+    return {n.lower(): n for n in names}
+
+
+def _names_check(seen: dict[str, str], op_name: str = "") -> Callable[[str], bool | str]:
+    """A validator of comma-separated port names: identifiers, none twice among themselves,
+    seen (lower-cased -> name: the other ports and the attributes) and op_name."""
+    def check(text: str) -> bool | str:
+        names = _split(text)
+        if not names:
+            return "give at least one name"
+        taken = dict(seen)
+        for name in names:
+            result = _ident_check(name)
+            if result is not True:
+                return result
+            clash = name_clash(name, taken, op_name)
+            if clash:
+                return clash
+            taken[name.lower()] = name
+        return True
+
+    return check
+
+
+def _dim_names_check(taken: set[str]) -> Callable[[str], bool | str]:
+    """A validator of an input's dim names: identifiers, not twice, no port or attribute."""
+    def check(text: str) -> bool | str:
+        names = _split(text)
+        if not names:
+            return "give at least one name"
+        for name in names:
+            result = _ident_check(name)
+            if result is not True:
+                return result
+        return shape_names_problem(names, taken) or True
+
+    return check
 
 
 def parse_default(text: str, kind: str) -> Any:
@@ -108,6 +147,20 @@ class _Session:
             ("GPU work sizes", self.q_gpu, lambda: "ie-gpu-ext" in self.a["targets"]),
         ]
 
+    def names(self, *skip: str) -> dict[str, str]:
+        """Lower-cased name -> name of the inputs, outputs and attributes, but those in skip."""
+        groups = {"inputs": self.a.get("inputs", ["x"]), "outputs": self.a.get("outputs", ["y"]),
+                  "attributes": [a["name"] for a in self.a["attributes"]]}
+        return _lower([n for key, names in groups.items() if key not in skip for n in names])
+
+    def op_name_check(self, text: str) -> bool | str:
+        """The op name's rules, and no port or attribute named exactly so."""
+        result = _op_name_check(text)
+        if result is not True:
+            return result
+        return next((c for n in self.names().values() if (c := name_clash(n, {}, text.strip()))),
+                    None) or True
+
     def q_targets(self) -> None:
         choices = [questionary.Choice(f"{t}: {spec.help}", value=t, checked=t in self.a["targets"])
                    for t, spec in TARGETS.items()]
@@ -119,7 +172,7 @@ class _Session:
         old = self.a.get("name")
         self.a["name"] = _ask(questionary.text(
             "Op name (also its IR type), e.g. Cosh:", default=self.a.get("name", ""),
-            validate=_ident_check)).strip()
+            validate=self.op_name_check)).strip()
         types = self.a.get("framework_types", {})
         for fw, op_type in types.items():  # types that followed the old name follow the new one
             if op_type == old:
@@ -165,8 +218,9 @@ class _Session:
         for key, default in (("inputs", "x"), ("outputs", "y")):
             text = _ask(questionary.text(
                 f"{key.capitalize()} (comma-separated names):",
-                default=", ".join(self.a.get(key, [default])), validate=_names_check))
-            self.a[key] = [n.strip() for n in text.split(",") if n.strip()]
+                default=", ".join(self.a.get(key, [default])),
+                validate=_names_check(self.names(key), self.a["name"])))
+            self.a[key] = _split(text)
 
     def q_attributes(self) -> None:
         attrs = list(self.a["attributes"])
@@ -174,9 +228,18 @@ class _Session:
             names = ", ".join(a["name"] for a in attrs)
             if not _ask(questionary.confirm(f"Keep the attributes {names}?", default=True)):
                 attrs = []
+        ports = self.names("attributes")
+
+        def name_check(text: str) -> bool | str:
+            result = _attr_name_check(text)
+            if result is not True:
+                return result
+            seen = {**ports, **_lower([a["name"] for a in attrs])}
+            return name_clash(text.strip(), seen, self.a["name"]) or True
+
         while _ask(questionary.confirm(f"Add an attribute? ({len(attrs)} so far)",
                                        default=not attrs)):
-            name = _ask(questionary.text("  attribute name:", validate=_ident_check)).strip()
+            name = _ask(questionary.text("  attribute name:", validate=name_check)).strip()
             kind = _ask(questionary.select("  type:", choices=_ATTR_TYPES))
 
             def fits(text: str, kind: str = kind) -> bool | str:
@@ -207,9 +270,10 @@ class _Session:
     def q_formula(self) -> None:
         from extgen.expression import parse_expression
 
-        names = [n.strip() for n in _ask(questionary.text(
+        names = _split(_ask(questionary.text(
             "Names of the first input's dims, in order:", default=", ".join(
-                self.a.get("dim_names", ["N", "C", "H", "W"])), validate=_names_check)).split(",")]
+                self.a.get("dim_names", ["N", "C", "H", "W"])),
+            validate=_dim_names_check(set(self.names())))))
         known = set(names) | {a["name"] for a in self.a["attributes"]
                               if a["type"] in ("int", "float")}
 

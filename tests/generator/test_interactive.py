@@ -148,3 +148,66 @@ def test_caffe_parameter_field_defaults_to_the_op_name(tmp_path: Path, capsys) -
     assert code == 0, out
     op = json.loads((tmp_path / "cosh.extgen.json").read_text())["ops"][0]
     assert op["caffe"] == {"param_name": "cosh_param"}  # pythonic/copy_all: the defaults
+
+
+BACK = "\x7f"
+ONNX = ["new", "--mo-onnx-ext", "--mo-op", "--output_dir"]
+
+
+def _attributes(tmp_path: Path) -> list[str]:
+    saved = json.loads((tmp_path / "cosh.extgen.json").read_text())["ops"][0]
+    return [a["name"] for a in saved.get("attributes", [])]
+
+
+def _attribute(name: str) -> list[str]:
+    """Add one float attribute without a default, written to the IR."""
+    return ["y", name + ENTER, ENTER, ENTER, ENTER]
+
+
+@pytest.mark.parametrize(("first", "refused"), [
+    ("alpha", "alpha"),   # the same attribute twice
+    ("alpha", "Alpha"),   # names must differ in more than case
+    ("alpha", "nan"),     # its OpenCL macro NAN exists
+    ("alpha", "x"),       # the input's name
+    ("alpha", "Cosh"),    # the op's name
+])
+def test_a_bad_attribute_name_is_refused_as_typed(tmp_path, capsys, first, refused) -> None:
+    """Refused at the prompt (Enter does nothing), not after the review: the name is replaced
+    and the session goes on to generate."""
+    keys = ANSWERS[:4] + _attribute(first) + [
+        "y", refused + ENTER,               # refused: the prompt stays
+        BACK * len(refused) + "beta" + ENTER, ENTER, ENTER, ENTER,
+        "n", ENTER, ENTER,                  # no more; shape same; no expression
+        ENTER]                              # review: generate
+    code, out, err = _session(keys, [*ONNX, str(tmp_path)], capsys)
+    assert code == 0, out + err
+    assert _attributes(tmp_path) == [first, "beta"]
+
+
+def test_bad_op_and_port_names_are_refused_as_typed(tmp_path: Path, capsys) -> None:
+    keys = [
+        "evaluate" + ENTER,                 # a name the generated op class uses: refused
+        BACK * 8 + "Cosh" + ENTER,
+        ENTER,                              # onnx op type
+        BACK + "x, X" + ENTER,              # inputs: twice (in case only): refused
+        BACK + "k" + ENTER,                 # inputs x, k
+        BACK + "k" + ENTER,                 # outputs: an input's name: refused
+        BACK + "y" + ENTER,
+        "n", ENTER, ENTER, ENTER]           # no attributes; shape same; no math; generate
+    code, out, err = _session(keys, [*ONNX, str(tmp_path)], capsys)
+    assert code == 0, out + err
+    op = json.loads((tmp_path / "cosh.extgen.json").read_text())["ops"][0]
+    assert op["name"] == "Cosh" and [p["name"] for p in op["inputs"]] == ["x", "k"]
+
+
+def test_dim_names_are_refused_as_typed(tmp_path: Path, capsys) -> None:
+    keys = ANSWERS[:9] + [
+        "n", DOWN, ENTER,                   # no more attributes; shape: a formula
+        BACK * 10 + "N, C, H, scale" + ENTER,  # an attribute's name: refused
+        BACK * 5 + "W" + ENTER,
+        ENTER, ENTER, ENTER, ENTER,         # the dims as they are
+        "x" + ENTER, ENTER]
+    code, out, err = _session(keys, [*ONNX, str(tmp_path)], capsys)
+    assert code == 0, out + err
+    shape = json.loads((tmp_path / "cosh.extgen.json").read_text())["ops"][0]["shape"]
+    assert shape["names"] == ["N", "C", "H", "W"]
