@@ -39,9 +39,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from converter.runtime.quiet import warnings_logged
     from extgen.target_check import check_folder, format_table, summary
 
-    rows = check_folder(args.folder, args.cpu_library, openvino_library=args.openvino_library)
+    with warnings_logged("extgen test"):  # the extremes fed on purpose overflow casts and exp
+        rows = check_folder(args.folder, args.cpu_library, openvino_library=args.openvino_library)
     print(format_table(rows))
     print(summary(rows))
     return 1 if any(not r.ok for r in rows) else 0
