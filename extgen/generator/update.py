@@ -60,6 +60,15 @@ def _record(out_dir: Path) -> dict:
     raise ConfigError(msg)
 
 
+def _recorded_targets(record: dict) -> list[str]:
+    """The targets a record holds, those extgen knows."""
+    config = record.get("config")
+    targets = config.get("targets") if isinstance(config, dict) else None
+    if not isinstance(targets, list):
+        return []
+    return [t for t in targets if isinstance(t, str) and t in TARGETS]
+
+
 def record_base(config: GeneratorConfig, out_dir: Path, reports: list[FileReport]) -> None:
     """Record the config and the generated files' content as the base of later updates; files
     and targets of earlier generations into out_dir (other targets) stay recorded."""
@@ -70,8 +79,7 @@ def record_base(config: GeneratorConfig, out_dir: Path, reports: list[FileReport
     files = {**old["files"], **{r.path.relative_to(out_dir).as_posix(): r.content
                                 for r in reports}}
     dumped = config.model_dump(mode="json", exclude_defaults=True)
-    old_targets = (old.get("config") or {}).get("targets") or []
-    targets = list(dict.fromkeys([*old_targets, *config.targets]))
+    targets = list(dict.fromkeys([*_recorded_targets(old), *config.targets]))
     if targets:
         dumped["targets"] = targets
     record = out_dir / RECORD
@@ -126,8 +134,7 @@ def update(config: GeneratorConfig, out_dir: Path) -> list[Merged]:
     record = _record(out_dir)
     base = record["files"]
     if not config.targets:
-        recorded = (record.get("config") or {}).get("targets") or []
-        config = config.model_copy(update={"targets": [t for t in recorded if t in TARGETS]})
+        config = config.model_copy(update={"targets": _recorded_targets(record)})
     planned = plan_files(config, out_dir)
     _check_no_markers([r.path for r in planned])
     results, writes = [], []
