@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["FRAMEWORKS", "SUFFIXES", "FrameworkInfo"]
+__all__ = ["FRAMEWORKS", "OVC_ONLY", "SUFFIXES", "FrameworkInfo"]
 
 
 @dataclass(frozen=True)
@@ -22,3 +22,5 @@ FRAMEWORKS = {
     "kaldi": FrameworkInfo("Kaldi", (".nnet", ".raw", ".mdl")),
 }
 SUFFIXES = {name: info.suffixes for name, info in FRAMEWORKS.items()}
+# model files OpenVINO's ovc reads and extgen does not: suffix -> the format's name
+OVC_ONLY = {".tflite": "TensorFlow Lite", ".pdmodel": "PaddlePaddle"}

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from converter.errors import InputFileError, ModelFormatError, UsageError
-from converter.framework_names import SUFFIXES
+from converter.framework_names import OVC_ONLY, SUFFIXES
 from converter.front.translator import TranslatorRegistry
 from converter.graph.graph import Graph, Node
 from converter.options import ConvertOptions
@@ -54,6 +54,11 @@ def detect(model: Path) -> str:
             return name
     if _kaldi_head(model):
         return "kaldi"
+    if suffix in OVC_ONLY:
+        fmt = OVC_ONLY[suffix]
+        msg = (f"{model}: a {fmt} model; extgen does not read {fmt}, OpenVINO's ovc "
+               f"(openvino.convert_model) does: ovc {model}")
+        raise UsageError(msg)
     msg = (
         f"{model}: cannot tell the framework from the extension '{suffix}'; "
         f"pass --framework ({', '.join(SUFFIXES)})"
