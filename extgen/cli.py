@@ -4,6 +4,7 @@ codes."""
 from __future__ import annotations
 
 import argparse
+import difflib
 import logging
 import os
 import sys
@@ -51,8 +52,26 @@ class _Parser(argparse.ArgumentParser):
 
     def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
         if args is not None:
-            args = [self._spelled(arg) for arg in args]
+            args = list(args)
+            end = args.index("--") if "--" in args else len(args)  # after --: no options
+            args = [self._spelled(arg) for arg in args[:end]] + args[end:]
         return super().parse_known_args(args, namespace)
+
+    def unrecognized(self, extra: Sequence[str]) -> None:
+        """Report arguments this parser does not take, a misspelled option with the one it
+        most likely meant (`--input_modle (did you mean --input_model?)`)."""
+        words = []
+        for arg in extra:
+            guess = self._close_option(arg.partition("=")[0]) if arg.startswith("--") else None
+            words.append(f"{arg} (did you mean {guess}?)" if guess else arg)
+        self.error(f"unrecognized arguments: {' '.join(words)}")
+
+    def _close_option(self, name: str) -> str | None:
+        """The long option closest to name, in either spelling (difflib), or None."""
+        declared = {o.replace("-", "_"): o for o in self._option_string_actions
+                    if o.startswith("--")}
+        found = difflib.get_close_matches(name.replace("-", "_"), declared, n=1)
+        return declared[found[0]] if found else None
 
     def _spelled(self, arg: str) -> str:
         """arg with its option name in the spelling this parser declares, if it has one."""
@@ -128,7 +147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if extra:  # reported by the subcommand's parser, whose --help lists what it takes
         commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
         target = commands.choices.get(getattr(args, "command", None) or "", parser)
-        target.error(f"unrecognized arguments: {' '.join(extra)}")
+        target.unrecognized(extra)
     if not getattr(args, "command", None):
         parser.print_help()
         return 2

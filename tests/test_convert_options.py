@@ -106,7 +106,7 @@ def test_no_abbreviations_and_unknown_flags_point_at_the_subcommand(tmp_path, ca
     assert err.value.code == 2
     line = capsys.readouterr().err.strip()
     assert line == ("extgen convert: error: unrecognized arguments: --mean=255 "
-                    "(see 'extgen convert --help')")
+                    "(did you mean --mean_file?) (see 'extgen convert --help')")
 
 
 def test_both_spellings_of_every_flag(relu_add_model, tmp_path, capsys) -> None:
