@@ -20,7 +20,7 @@ from extgen.generator.config import Attribute, snake_case
 from extgen.generator.names import MAX_NAME, OP_NAMES, fold_identifier
 from extgen.generator.targets import TARGETS, extractor_target
 
-__all__ = ["UnknownOp", "config_for", "find_unknown_ops"]
+__all__ = ["UnknownOp", "camel_case", "config_for", "find_unknown_ops"]
 
 @dataclass
 class UnknownOp:
@@ -82,10 +82,17 @@ def _unique(name: str, taken: set[str], keys: Callable[[str], set[str]]) -> str:
     return candidate
 
 
+def camel_case(name: str) -> str:
+    """An op class name from a model's op type: grid_sampler -> GridSampler, my_op -> MyOp,
+    Cosh stays Cosh (each word gets a capital; snake_case takes it back)."""
+    return "".join(word[:1].upper() + word[1:] for word in name.split("_")) or name
+
+
 def _op_name(op_type: str, taken: set[str]) -> str:
-    """A valid op name for op_type (its last part, ASCII-folded), unique by file name."""
-    name = fold_identifier(op_type.rpartition("::")[2].rpartition(".")[2], "Op")
-    name = name[:1].upper() + name[1:]
+    """A valid op name for op_type (its last part, ASCII-folded, in CamelCase), unique by file
+    name."""
+    folded = fold_identifier(op_type.rpartition("::")[2].rpartition(".")[2], "Op")
+    name = fold_identifier(camel_case(folded), "Op")
     if name in OP_NAMES or name.startswith("m_"):
         name = f"Op_{name}"[:MAX_NAME]
     return _unique(name, taken, lambda n: {n.lower(), snake_case(n)})
