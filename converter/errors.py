@@ -3,6 +3,8 @@ prints one line, exiting with its `exit_code`."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 __all__ = [
     "ExtgenError",
     "UsageError",
@@ -15,6 +17,7 @@ __all__ = [
     "ExtensionError",
     "KernelConfigError",
     "KernelBuildError",
+    "not_in_model",
 ]
 
 
@@ -87,3 +90,12 @@ class KernelBuildError(ExtgenError):
     """An OpenCL kernel fails to compile; the message carries the build log's error lines."""
 
     exit_code = 2
+
+
+def not_in_model(flag: str, name: str, what: str, inputs: Iterable[str],
+                 hint: str = "") -> UsageError:
+    """The one error for a flag that names something the model lacks: it lists the model's
+    inputs (`extgen run --input`, `extgen convert --input`, --mean_values, ...)."""
+    msg = (f"{flag} {name!r}: the model has no {what} of that name "
+           f"(its inputs: {', '.join(inputs)}){hint}")
+    return UsageError(msg)

@@ -28,9 +28,10 @@ __all__ = [
 
 @dataclass
 class InputSpec:
-    """One item of --input: name[shape]{type}->value."""
+    """One item of --input: name[shape]{type}->value; name None: ovc's unnamed [shape], for the
+    model's inputs in order."""
 
-    name: str
+    name: str | None
     shape: Shape | None = None
     dtype: np.dtype | None = None
     value: np.ndarray | None = None
@@ -183,18 +184,23 @@ def parse_input_shape_bounds(text: str) -> list[Bounds | None]:
 
 
 _INPUT_RE = re.compile(
-    r"^(?P<name>[^\[{]+?)\s*(\[(?P<shape>[^\]]*)\])?\s*(\{(?P<type>[^}]*)\})?\s*"
+    r"^(?P<name>[^\[{]*?)\s*(\[(?P<shape>[^\]]*)\])?\s*(\{(?P<type>[^}]*)\})?\s*"
     r"(->\s*(?P<value>.+))?$"
 )
 
 
 def parse_input(text: str) -> list[InputSpec]:
-    """'data[1,3,224,224]{f32},mask{i64}->[1,0]' -> InputSpecs."""
+    """'data[1,3,224,224]{f32},mask{i64}->[1,0]' -> InputSpecs; '[1,3,224,224],[1,10]' (ovc):
+    unnamed ones."""
     specs = []
     for item in _split_top(text):
         m = _INPUT_RE.match(item)
-        if not m:
+        if not m or not (m["name"].strip() or m["shape"] is not None):
             msg = f"--input item '{item}' is malformed; write name[shape]{{type}}->value"
+            raise UsageError(msg)
+        if not m["name"].strip() and (m["type"] or m["value"]):
+            msg = (f"--input item '{item}': a type or value needs the input's name "
+                   "(name[shape]{type}->value); a shape alone may go without: [1,3,224,224]")
             raise UsageError(msg)
         try:
             shape = parse_shape(m["shape"]) if m["shape"] is not None else None
@@ -206,7 +212,10 @@ def parse_input(text: str) -> list[InputSpec]:
         except ValueError as err:
             msg = f"--input item '{item}' is malformed: {err}"
             raise UsageError(msg) from None
-        specs.append(InputSpec(m["name"].strip(), shape, dtype, value, bounds))
+        specs.append(InputSpec(m["name"].strip() or None, shape, dtype, value, bounds))
+    if 0 < sum(s.name is None for s in specs) < len(specs):
+        msg = f"--input '{text}': name every input or none (ovc's [1,3,224,224],[1,10])"
+        raise UsageError(msg)
     return specs
 
 
@@ -240,7 +249,7 @@ def _value(text: str, dtype: np.dtype | None) -> np.ndarray:
 def parse_freeze(text: str) -> list[InputSpec]:
     """--freeze_placeholder_with_value 'name->value,name2->[1 2]' (MO's older --input ->value)."""
     specs = parse_input(text)
-    bad = [s.name for s in specs if s.value is None]
+    bad = [s.name or text for s in specs if s.value is None]
     if bad:
         msg = (f"--freeze_placeholder_with_value: '{bad[0]}' has no value; "
                "write name->value, e.g. is_training->False")

@@ -25,8 +25,10 @@ def conv_path(tmp_path: Path) -> Path:
     (("--input", "x[1,4,32,32]"), ("node 'conv'", "4 channels", "filters take 3", "--input")),
     (("--input", "x[1,3,32,32]{f16}"), ("node 'conv'", "float16 vs float32", "--input")),
     (("--input", "x[1,3,32,32]{i32}"), ("node 'conv'", "int32 vs float32", "--input")),
-    (("--mean_values", "img[1,2,3]"), ("--mean_values", "img wasn't found", "inputs are x")),
-    (("--scale_values", "img[1,2,3]"), ("--scale_values", "img wasn't found", "inputs are x")),
+    (("--mean_values", "img[1,2,3]"), ("--mean_values 'img': the model has no input",
+                                       "its inputs: x")),
+    (("--scale_values", "img[1,2,3]"), ("--scale_values 'img': the model has no input",
+                                        "its inputs: x")),
 ], ids=["rank", "channels", "f16", "i32", "mean-name", "scale-name"])
 def test_flags_that_break_the_model(conv_path: Path, capsys, flags, needles) -> None:
     line = convert_error(capsys, conv_path, *flags)

@@ -3,9 +3,11 @@ Parameters, frozen values), --output (cut), and mean/scale/reverse-channels prep
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
-from converter.errors import UsageError
+from converter.errors import UsageError, not_in_model
 from converter.front.layouts import apply_batch, apply_layouts
 from converter.graph.graph import Graph, Node
 from converter.graph.port import Port
@@ -16,8 +18,8 @@ from converter.options import ConvertOptions, InputSpec
 __all__ = ["apply_input_options"]
 
 
-def _find_tensor(graph: Graph, name: str) -> Port:
-    """The output port carrying tensor `name` (or the first output of node `name`)."""
+def _find_tensor(graph: Graph, name: str) -> Port | None:
+    """The output port carrying tensor `name` (or the first output of node `name`), or None."""
     by_node = None
     for node in graph.get_op_nodes():
         for idx, info in node._ports("out").items():
@@ -25,10 +27,7 @@ def _find_tensor(graph: Graph, name: str) -> Port:
                 return node.out_port(idx)
         if by_node is None and node.soft_get("name") == name and node.soft_get("op") != "Result":
             by_node = node.out_port(0)
-    if by_node is not None:
-        return by_node
-    msg = f"no tensor or node named '{name}' in the model (check --input/--output names)"
-    raise UsageError(msg)
+    return by_node
 
 
 def _parameters(graph: Graph) -> list[Node]:
@@ -38,8 +37,13 @@ def _parameters(graph: Graph) -> list[Node]:
     return sorted(params, key=lambda p: rank.get(p.soft_get("name"), len(rank)))
 
 
-def _cut_input(graph: Graph, spec: InputSpec) -> Node:
+def _cut_input(graph: Graph, spec: InputSpec, flag: str) -> Node:
     port = _find_tensor(graph, spec.name)
+    if port is None:
+        hint = ("; a shape goes in brackets: --input [1,3,224,224]"
+                if re.fullmatch(r"-?\d+|\?", spec.name) else "")
+        names = [p.soft_get("name") for p in _parameters(graph)]
+        raise not_in_model(flag, spec.name, "input or tensor", names, hint)
     if port.node.soft_get("op") == "Parameter":
         return port.node
     names = port.get_tensor_names()
@@ -56,8 +60,9 @@ def _bounded_shape(param: Node) -> str:
     return format_bounded(param.shape, param.bounds)
 
 
-def _apply_input(graph: Graph, spec: InputSpec, shape, bounds: Bounds | None) -> None:
-    param = _cut_input(graph, spec)
+def _apply_input(graph: Graph, spec: InputSpec, shape, bounds: Bounds | None,
+                 flag: str = "--input") -> None:
+    param = _cut_input(graph, spec, flag)
     if shape is not None:
         param["shape"] = tuple(shape)
     if bounds is not None and shape is not None:  # the IR keeps 1..4 as MO wrote it
@@ -79,6 +84,10 @@ def _apply_input(graph: Graph, spec: InputSpec, shape, bounds: Bounds | None) ->
 
 def _apply_outputs(graph: Graph, names: list[str]) -> None:
     ports = [_find_tensor(graph, n) for n in names]
+    for name, port in zip(names, ports):
+        if port is None:
+            msg = f"--output {name!r}: the model has no tensor or node of that name"
+            raise UsageError(msg)
     for result in graph.get_op_nodes(op="Result"):
         graph.remove_node(result.id)
     for name, port in zip(names, ports):
@@ -168,15 +177,31 @@ def _check_value_names(params: list[Node], opts: ConvertOptions) -> None:
     for flag, values in flags:
         for name in values:
             if name is not None and name not in names:
-                msg = (f"{flag}: input with name {name} wasn't found; "
-                       f"the inputs are {', '.join(names)}")
-                raise UsageError(msg)
+                raise not_in_model(flag, name, "input", names)
+
+
+def _named(specs: list[InputSpec], params: list[Node], shapes: bool) -> list[InputSpec]:
+    """ovc's unnamed --input shapes ([1,3,224,224],[1,10]) for the model's inputs in order."""
+    if not specs or specs[0].name is not None:
+        return specs
+    names = [p.soft_get("name") for p in params]
+    if shapes:
+        msg = "--input [shape] and --input_shape both give the input shapes; give them once"
+        raise UsageError(msg)
+    if len(specs) != len(names):
+        shown = [format_bounded(s.shape, s.bounds or (None,) * len(s.shape)) for s in specs]
+        example = ",".join(f"{n}[{shown[i] if i < len(shown) else '...'}]"
+                           for i, n in enumerate(names))
+        msg = (f"--input gives {len(specs)} shape(s) without names but the model has "
+               f"{len(names)} inputs ({', '.join(names)}); name them: --input {example}")
+        raise UsageError(msg)
+    return [InputSpec(n, s.shape, s.dtype, s.value, s.bounds) for n, s in zip(names, specs)]
 
 
 def apply_input_options(graph: Graph, opts: ConvertOptions) -> None:
     originals = {p.soft_get("name") for p in _parameters(graph)}
-    specs = list(opts.inputs or [])
     shapes = list(opts.input_shape or [])
+    specs = _named(list(opts.inputs or []), _parameters(graph), bool(shapes))
     if not specs and shapes:
         params = _parameters(graph)
         if len(shapes) != len(params):
@@ -196,7 +221,7 @@ def apply_input_options(graph: Graph, opts: ConvertOptions) -> None:
         else:
             _apply_input(graph, spec, spec.shape, spec.bounds)
     for spec in opts.freeze:
-        _apply_input(graph, spec, None, None)
+        _apply_input(graph, spec, None, None, "--freeze_placeholder_with_value")
     if opts.outputs:
         _apply_outputs(graph, opts.outputs)
     params = _parameters(graph)

@@ -43,7 +43,7 @@ def nd_weights(opts: ConvertOptions) -> tuple[Path, dict[str, np.ndarray],
     pretrained = Path(opts.pretrained_model_name)
     epoch = _epoch(pretrained)
     folder = pretrained.parent
-    inputs = {s.name for s in opts.inputs or []} or {"data"}
+    inputs = {s.name for s in opts.inputs or [] if s.name} or {"data"}
     args = {k: v for k, v in load_params(pretrained)[0].items() if k not in inputs}
     args.update(read_ndarray_file(folder / f"{opts.nd_prefix_name}_args.nd"))
     aux = read_ndarray_file(folder / f"{opts.nd_prefix_name}_auxs.nd")
