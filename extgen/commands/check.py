@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 from pathlib import Path
 from typing import Any
 
 from converter.framework_names import FRAMEWORKS
-from extgen.commands.convert import add_framework_group, framework_options
+from extgen.commands.convert import add_framework_group, framework_options, input_options
 
 HELP = "list the ops a model holds that the converter cannot handle, and write configs for them"
 DESCRIPTION = """\
@@ -62,15 +63,7 @@ def _model_files(paths: list[Path]) -> list[Path]:
 
 
 def _options(args: argparse.Namespace) -> dict:
-    from converter.options import parse_input, parse_input_shape, parse_input_shape_bounds
-
-    return {
-        "input_shape": parse_input_shape(args.input_shape) if args.input_shape else None,
-        "input_shape_bounds": (parse_input_shape_bounds(args.input_shape)
-                               if args.input_shape else None),
-        "inputs": parse_input(args.input) if args.input else None,
-        **framework_options(args),
-    }
+    return {**input_options(args), **framework_options(args)}
 
 
 def _merged(args: argparse.Namespace, models: list[Path]) -> list:
@@ -83,8 +76,8 @@ def _merged(args: argparse.Namespace, models: list[Path]) -> list:
     for model in models:
         unknown = find_unknown_ops(model, args.framework, extensions, **options)
         if not unknown and len(models) == 1:
-            print(f"{model}: every op is supported; "
-                  f"convert it with extgen convert --input_model {model}")
+            print(f"{model}: every op is supported; convert it with "
+                  f"{_convert_command(args, model)}")
         elif not unknown:
             print(f"{model}: every op is supported")
         else:
@@ -102,7 +95,31 @@ def _merged(args: argparse.Namespace, models: list[Path]) -> list:
     return sorted(merged.values(), key=lambda u: (u.op_type, u.framework))
 
 
+def _convert_command(args: argparse.Namespace, model: Path) -> str:
+    """The `extgen convert` command for model, with the flags given to check that convert takes
+    too (not --output_dir: check's own, where the configs go)."""
+    from extgen.commands import convert
+
+    words = ["extgen", "convert", "--input_model", str(model)]
+    parser = argparse.ArgumentParser(add_help=False)
+    convert.add_arguments(parser)
+    for action in parser._actions:
+        flag = next((o for o in action.option_strings if o.startswith("--")), None)
+        value = getattr(args, action.dest, None)
+        if flag in (None, "--output_dir") or value is None or value is False \
+                or value == action.default:
+            continue
+        if action.nargs == 0:
+            words.append(flag)
+        elif action.nargs == "?":
+            words.append(f"{flag}={value}")
+        else:
+            words += [flag, str(value)]
+    return " ".join(shlex.quote(w) for w in words)
+
+
 def run(args: argparse.Namespace) -> int:
+    from extgen.generator.config import snake_case
     from extgen.generator.generate import FileReport, write_reports
     from extgen.generator.generate import status as file_status
     from extgen.model_ops import config_for
@@ -126,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
             shown = value.tolist() if hasattr(value, "tolist") else value
             print(f"    {key}: {type(value).__name__} = {shown!r}")
         config = config_for(op, taken)
-        snake = config["ops"][0]["name"].lower()
+        snake = snake_case(config["ops"][0]["name"])
         content = json.dumps(config, indent=2) + "\n"
         reports.append(file_status(args.output_dir / f"{snake}.extgen.json", content))
     write_reports(reports, args.output_dir, force=args.force)

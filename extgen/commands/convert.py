@@ -85,7 +85,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--input", metavar="INPUTS",
                    help="comma-separated inputs name[shape]{type}->value, e.g. "
                    "data[1,3,224,224]{f32}; an inner tensor name cuts the model there; "
-                   "->value freezes it")
+                   "->value freezes it; shapes alone ([1,3,224,224],[1,10], as ovc takes "
+                   "them) are for the model's inputs in order")
     p.add_argument("--output", metavar="NAMES",
                    help="comma-separated output tensor names; the model is cut after them")
     p.add_argument("--mean_values", metavar="VALUES",
@@ -134,13 +135,7 @@ def add_framework_group(p: argparse.ArgumentParser) -> None:
 
 def options_from_args(args: argparse.Namespace):
     """ConvertOptions from the parsed flags (converter imports stay out of `extgen --help`)."""
-    from converter.options import (
-        ConvertOptions,
-        parse_input,
-        parse_input_shape,
-        parse_input_shape_bounds,
-        parse_per_input_values,
-    )
+    from converter.options import ConvertOptions, parse_per_input_values
 
     model, output_dir, model_name = model_and_output(args)
     return ConvertOptions(
@@ -151,10 +146,7 @@ def options_from_args(args: argparse.Namespace):
         output_dir=output_dir,
         model_name=model_name,
         extensions=[Path(p) for p in args.extensions.split(",") if p.strip()],
-        input_shape=parse_input_shape(args.input_shape) if args.input_shape else None,
-        input_shape_bounds=(parse_input_shape_bounds(args.input_shape)
-                            if args.input_shape else None),
-        inputs=parse_input(args.input) if args.input else None,
+        **input_options(args),
         outputs=[n.strip() for n in args.output.split(",") if n.strip()] if args.output else None,
         mean_values=(parse_per_input_values("--mean_values", args.mean_values)
                      if args.mean_values else {}),
@@ -164,6 +156,18 @@ def options_from_args(args: argparse.Namespace):
         **framework_options(args),
         **mo_options(args),
     )
+
+
+def input_options(args: argparse.Namespace) -> dict:
+    """The ConvertOptions fields of --input_shape and --input (`extgen check` takes them too)."""
+    from converter.options import parse_input, parse_input_shape, parse_input_shape_bounds
+
+    return {
+        "input_shape": parse_input_shape(args.input_shape) if args.input_shape else None,
+        "input_shape_bounds": (parse_input_shape_bounds(args.input_shape)
+                               if args.input_shape else None),
+        "inputs": parse_input(args.input) if args.input else None,
+    }
 
 
 def framework_options(args: argparse.Namespace) -> dict:
@@ -186,7 +190,7 @@ def framework_options(args: argparse.Namespace) -> dict:
     }
 
 
-def check_output_dir(path: Path) -> None:
+def check_output_dir(path: Path, flag: str = "--output_dir") -> None:
     """Fail before any work when the output folder cannot be created or written."""
     probe = path.resolve()
     while not probe.exists():
@@ -196,7 +200,7 @@ def check_output_dir(path: Path) -> None:
             raise NotADirectoryError(f"{probe} is a file")
         os.rmdir(tempfile.mkdtemp(prefix=".extgen-probe-", dir=probe))
     except OSError as err:
-        msg = f"--output_dir {path}: cannot write there ({err}); choose a writable folder"
+        msg = f"{flag} {path}: cannot write there ({err}); choose a writable folder"
         raise OutputError(msg) from err
 
 
@@ -206,7 +210,7 @@ def run(args: argparse.Namespace) -> int:
     from extgen.progress import phases
 
     opts = options_from_args(args)
-    check_output_dir(opts.output_dir)
+    check_output_dir(opts.output_dir, "--output_model" if args.output_model else "--output_dir")
     mode = ("stream" if args.stream_output else "line") if args.progress else None
     with phases("Converting", PHASES, mode) as step:
         result = convert(opts, step)

@@ -4,6 +4,7 @@ the argparse types they need (kept here so convert.py stays a short list)."""
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ __all__ = [
     "model_and_output",
 ]
 
+_SEPARATORS = ("/", os.sep, *([os.altsep] if os.altsep else []))  # a trailing one: a folder
 _TRUE = ("true", "t", "yes", "y", "1", "on")
 _FALSE = ("false", "f", "no", "n", "0", "off")
 
@@ -76,8 +78,10 @@ def add_mo_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--freeze_placeholder_with_value", metavar="NAME->VALUE",
                    help="replace inputs by constants, e.g. is_training->False (MO's older "
                    "spelling of --input name->value)")
-    p.add_argument("--output_model", type=Path, metavar="FILE.xml",
-                   help="ovc: the IR's .xml path (instead of --output_dir/--model_name)")
+    p.add_argument("--output_model", metavar="FILE.xml|DIR/",
+                   help="ovc: the IR's .xml path (instead of --output_dir/--model_name); a "
+                   "folder (one that exists, or a path ending in /) gets <model name>.xml, "
+                   "as ovc writes it, and is created when missing")
     _bool_flag(p, "--silent", False, "print nothing but errors")
     p.add_argument("--progress", action="store_true",
                    help="show conversion progress as lines on stdout")
@@ -133,7 +137,10 @@ def model_and_output(args: argparse.Namespace) -> tuple[Path, Path, str | None]:
     if args.model_name or args.output_dir != Path("."):
         msg = "--output_model names the IR file itself; drop --output_dir/--model_name"
         raise UsageError(msg)
-    path = args.output_model
+    out = args.output_model
+    if out.endswith(_SEPARATORS) or Path(out).is_dir():  # ovc: a folder, <model stem>.xml in it
+        return given[0], Path(out), None
+    path = Path(out)
     return given[0], path.parent, path.stem if path.suffix == ".xml" else path.name
 
 

@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+from converter.errors import not_in_model
 from extgen.errors import InputFileError, UsageError
 
 HELP = "run an IR in extgen's runtime shim or in OpenVINO, with custom kernels"
@@ -20,7 +21,7 @@ generated C++ (--extension), OpenCL kernels under the GPU (SimpleGPU) or VPU (MV
 the first device that has a kernel for it)."""
 EPILOG = (
     "examples:\n"
-    "  extgen run --model ir/model.xml --input image=image.npy --output out.npz\n"
+    "  extgen run ir/model.xml --input image=image.npy --output out.npz\n"
     "  extgen run --model ir/model.xml --device HETERO:GPU,CPU"
     " --config user_ie_extensions/gpu/cosh_kernel.xml\n"
     "  extgen run --model ir/model.xml --extension build/libuser_cpu_extension.so --compare\n"
@@ -29,7 +30,9 @@ EPILOG = (
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--model", "-m", required=True, type=Path, metavar="M.xml", help="the IR .xml")
+    p.add_argument("model_file", nargs="?", type=Path, metavar="M.xml",
+                   help="the IR .xml (or --model)")
+    p.add_argument("--model", "-m", type=Path, metavar="M.xml", help="the IR .xml")
     p.add_argument("--input", "-i", action="append", default=[], metavar="NAME=FILE.npy",
                    help="an input from a .npy file (repeat per input); NAME=random, or plain "
                    "'random' for every input not given, feeds seeded random data")
@@ -92,9 +95,7 @@ def _complete_inputs(engine, given: dict) -> dict:
     known = set().union(*(s.names for s in specs), (s.name for s in specs))
     unknown = [n for n in given if n and n not in known]
     if unknown:
-        msg = (f"--input {unknown[0]!r}: the model has no input of that name "
-               f"(its inputs: {', '.join(s.name for s in specs)})")
-        raise UsageError(msg)
+        raise not_in_model("--input", unknown[0], "input", (s.name for s in specs))
     rng = np.random.default_rng(0)
     feed = {}
     for name, dtype, shape, names in specs:
@@ -129,11 +130,21 @@ def _check_output(path: Path | None) -> None:
         raise UsageError(msg)
 
 
+def _model(args: argparse.Namespace) -> Path:
+    """The IR: positional (as benchmark_app and ovc take a model) or --model, exactly once."""
+    if (args.model_file is None) == (args.model is None):
+        msg = ("give the IR once: extgen run M.xml (or --model M.xml)" if args.model is None
+               else "the IR is given twice (M.xml and --model); give it once")
+        raise UsageError(msg)
+    return args.model_file or args.model
+
+
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
     from converter.runtime.engines import open_engine
 
+    args.model = _model(args)
     _check_output(args.output)
     given = _load_inputs(args.input)
     engine = open_engine(args.engine, args.model, args.device, args.extension, args.config,

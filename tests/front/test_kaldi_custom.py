@@ -28,7 +28,7 @@ def test_custom_component_converts_with_a_generated_extension(tmp_path, capsys, 
     assert main(["check", str(model), "--output_dir", str(tmp_path)]) == 1  # needs extensions
     listing = capsys.readouterr().out
     assert "Dim: int = 7" in listing and "Alpha: float = 0.25" in listing
-    config = tmp_path / "myscalecomponent.extgen.json"
+    config = tmp_path / "my_scale_component.extgen.json"
     spec = json.loads(config.read_text())
     spec["targets"] = ["mo-kaldi-ext", "mo-op"]
     spec["ops"][0]["expression"] = "x * Alpha"
