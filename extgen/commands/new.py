@@ -13,6 +13,8 @@ DESCRIPTION = """\
 Generate everything a custom op needs, from one description: converter extensions
 (user_mo_extensions/: extractors for Caffe, TensorFlow, MXNet, ONNX and the op class) and kernels
 (user_ie_extensions/: CPU C++ on the OpenVINO API 2.0, GPU and VPU OpenCL with their XML).
+The VPU target is legacy: OpenVINO loads VPU kernels only up to 2022.3 (the MYRIAD plugin,
+removed after it); extgen run's OpenCL shim runs them on any machine.
 Without --config it asks questions (on a terminal; Ctrl-C stops with nothing written); with
 --config FILE.json it asks nothing. Existing files with other content are never overwritten:
 after a config change, `extgen update` regenerates keeping your edits; --force discards them.

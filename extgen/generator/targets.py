@@ -33,8 +33,9 @@ TARGETS: dict[str, TargetSpec] = {
                              "ie_cpu", "user_ie_extensions/cpu"),
     "ie-gpu-ext": TargetSpec("generate a GPU extension (OpenCL kernel + SimpleGPU XML)",
                              "ie_gpu", "user_ie_extensions/gpu"),
-    "ie-vpu-ext": TargetSpec("generate a VPU extension (OpenCL kernel + MVCL XML)",
-                             "ie_vpu", "user_ie_extensions/vpu"),
+    "ie-vpu-ext": TargetSpec("generate a VPU extension (OpenCL kernel + MVCL XML); legacy: "
+                             "OpenVINO loads it up to 2022.3 (MYRIAD plugin), extgen run's "
+                             "shim anywhere", "ie_vpu", "user_ie_extensions/vpu"),
     "op-test": TargetSpec("generate test_<op>.py: pytest runs `extgen test` for the op",
                           "op_test", ""),
 }
