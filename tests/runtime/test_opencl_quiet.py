@@ -89,3 +89,20 @@ def test_extgen_test_keeps_numpy_warnings_for_debug(tmp_path: Path) -> None:
     debug = subprocess.run([*cmd, "--log_level", "DEBUG"], cwd=ROOT, env=env,
                            capture_output=True, text=True, check=False)
     assert debug.returncode == 0 and "RuntimeWarning: overflow" in debug.stderr
+
+
+def test_a_pyopencl_that_does_not_load_is_one_error_line(kernel_dir: Path) -> None:
+    """pyopencl installed but built for another Python, or missing a shared library."""
+    fake = kernel_dir / "site" / "pyopencl"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise OSError('libOpenCL.so.1: cannot open it')\n")
+    env = child_env(EXTGEN_CACHE_DIR=str(kernel_dir / "cache"))
+    env["PYTHONPATH"] = f"{fake.parent}:{env['PYTHONPATH']}"
+    cmd = [sys.executable, "-m", "extgen", "run", "--model", str(kernel_dir / "model.xml"),
+           "--input", f"x={kernel_dir / 'x.npy'}", "--device", "GPU",
+           "--config", str(kernel_dir / "leaky_relu.xml")]
+    done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 2
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("[ ERROR ] GPU/VPU kernels need pyopencl, which does not load on")
+    assert "libOpenCL.so.1" in line and "pip install pyopencl" in line

@@ -6,6 +6,7 @@ import contextlib
 import hashlib
 import logging
 import os
+import sys
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -45,9 +46,11 @@ def opencl() -> Any:
     """The pyopencl module, imported on first use."""
     try:
         import pyopencl
-    except ImportError as err:
-        msg = (f"GPU/VPU kernels need pyopencl and an OpenCL driver "
-               f"(pip install pyopencl pocl-binary-distribution): {err}")
+    except (ImportError, OSError) as err:  # not installed, or built for another Python
+        python = f"Python {sys.version_info.major}.{sys.version_info.minor}"
+        msg = (f"GPU/VPU kernels need pyopencl, which does not load on {python} "
+               f"({type(err).__name__}: {err}); pip install pyopencl pocl-binary-distribution "
+               "(`extgen doctor opencl` checks it)")
         raise KernelBuildError(msg) from None
     return pyopencl
 
