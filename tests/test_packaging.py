@@ -1,10 +1,11 @@
 """A wheel does everything a checkout does: built from the repository, installed into a new
 virtual environment outside it, and used from an unrelated folder for the cosh example's
-generate, convert and GPU run."""
+generate, convert and GPU run, and for doctor."""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -67,6 +68,9 @@ def test_the_wheel_runs_the_cosh_example_from_another_folder(installed: Path, tm
           "--output", "probs.npz"], work, env)
     (probs,) = np.load(work / "probs.npz").values()
     np.testing.assert_allclose(probs, np.load(work / "reference.npy"), atol=1e-5)
+    # the wheel alone has no OpenVINO engine: doctor says what it would add, and exits 0
+    report = _run([extgen, "doctor"], work, env)
+    assert re.search(r"^optional +openvino ", report, re.M), report
 
 
 def test_missing_templates_stop_before_any_question(monkeypatch, tmp_path, capsys) -> None:
