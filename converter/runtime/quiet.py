@@ -43,12 +43,18 @@ def native_stderr_logged(what: str) -> Iterator[None]:
         yield
         return
     stream, old_stream = os.fdopen(os.dup(saved), "w", buffering=1), sys.stderr
+    # log handlers writing to the old sys.stderr (fd 2) write to the terminal's copy meanwhile
+    handlers = [h for h in _handlers() if getattr(h, "stream", None) is old_stream]
     with tempfile.TemporaryFile() as sink:
         os.dup2(sink.fileno(), 2)
         sys.stderr = stream
+        for handler in handlers:
+            handler.setStream(stream)
         try:
             yield
         finally:
+            for handler in handlers:
+                handler.setStream(old_stream)
             sys.stderr = old_stream
             os.dup2(saved, 2)
             os.close(saved)
@@ -57,3 +63,10 @@ def native_stderr_logged(what: str) -> Iterator[None]:
             text = sink.read().decode(errors="replace").strip()
             if text:
                 log.debug("%s: %s", what, text)
+
+
+def _handlers() -> list[logging.StreamHandler]:
+    """The stream handlers of the root logger and of every logger made so far."""
+    loggers = [logging.getLogger(), *(v for v in logging.Logger.manager.loggerDict.values()
+                                      if isinstance(v, logging.Logger))]
+    return [h for lg in loggers for h in lg.handlers if isinstance(h, logging.StreamHandler)]

@@ -106,3 +106,18 @@ def test_a_pyopencl_that_does_not_load_is_one_error_line(kernel_dir: Path) -> No
     (line,) = done.stderr.splitlines()
     assert line.startswith("[ ERROR ] GPU/VPU kernels need pyopencl, which does not load on")
     assert "libOpenCL.so.1" in line and "pip install pyopencl" in line
+
+
+def test_a_warning_logged_while_native_stderr_is_kept_off_still_shows() -> None:
+    """Only what a C library writes to fd 2 is kept off: extgen's own log lines (a handler
+    holding the old sys.stderr) reach the terminal while the block runs."""
+    code = ("import logging, os, sys\n"
+            "logging.basicConfig(level=logging.WARNING, stream=sys.stderr)\n"
+            "from converter.runtime.quiet import native_stderr_logged\n"
+            "with native_stderr_logged('probe'):\n"
+            "    logging.getLogger('extgen').warning('still shown')\n"
+            "    os.write(2, b'driver chatter\\n')\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=child_env(), cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert "still shown" in done.stderr and "driver chatter" not in done.stderr
