@@ -89,6 +89,17 @@ class _Parser(argparse.ArgumentParser):
         return arg
 
 
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Each option's spellings listed once with its value (`--input_model, -m FILE`), as
+    Python 3.13's argparse does, on every Python: --help reads the same everywhere."""
+
+    def _format_action_invocation(self, action: argparse.Action) -> str:
+        if not action.option_strings or action.nargs == 0:
+            return super()._format_action_invocation(action)
+        value = self._format_args(action, self._get_default_metavar_for_optional(action))
+        return f"{', '.join(action.option_strings)} {value}"
+
+
 class _ShowVersion(argparse.Action):
     """--version, with the version looked up only when asked for."""
 
@@ -108,13 +119,14 @@ def build_parser() -> argparse.ArgumentParser:
         description="Add a custom operation to an OpenVINO deployment: scaffold extensions, "
         "convert models to OpenVINO IR v11, run them.",
         epilog="Example: extgen convert --input_model model.onnx --output_dir ir/",
+        formatter_class=_HelpFormatter,
     )
     parser.add_argument("--version", action=_ShowVersion)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, module in _COMMANDS.items():
         cmd = sub.add_parser(
             name, help=module.HELP, description=module.DESCRIPTION, epilog=module.EPILOG,
-            formatter_class=argparse.RawDescriptionHelpFormatter,
+            formatter_class=_HelpFormatter,
         )
         module.add_arguments(cmd)
         cmd.add_argument("--version", action=_ShowVersion)

@@ -158,10 +158,9 @@ def parse_expression(text: str, names: set[str]) -> Expression:
     except SyntaxError as err:
         msg = f"expression {shown}: syntax error at column {err.offset or 0} ({err.msg})"
         raise ConfigError(msg) from None
-    except (RecursionError, MemoryError):
-        msg = f"expression {shown}: nested too deeply to parse"
-        raise ConfigError(msg) from None
-    if _depth(tree) > MAX_DEPTH:
+    except (RecursionError, MemoryError):  # Python's parser gives up, before 3.13 on less
+        tree = None
+    if tree is None or _depth(tree) > MAX_DEPTH:
         msg = f"expression {shown}: nested more than {MAX_DEPTH} levels deep; split it up"
         raise ConfigError(msg)
     checker = _Checker(text, set(names), set(), set())

@@ -49,7 +49,8 @@ def render() -> str:
     for name, sub in subparsers.choices.items():
         sub.formatter_class = type(sub.formatter_class.__name__, (sub.formatter_class,),
                                    {"__init__": _wide_init(sub.formatter_class)})
-        out += [f"### extgen {name}", "", "```text", sub.format_help().rstrip(), "```", ""]
+        out += [f"### extgen {name}", "", "```text", _usage_rewrapped(sub.format_help()), "```",
+                ""]
     schema = GeneratorConfig.model_json_schema()
     out += ["## Config file fields (`extgen new --config`)", "",
             "The top level is a GeneratorConfig. `extgen schema` prints the JSON Schema.", ""]
@@ -58,6 +59,26 @@ def render() -> str:
         out += _fields(name, sub)
     out += _language()
     return "\n".join(out).rstrip() + "\n"
+
+
+def _usage_rewrapped(text: str, width: int = 100) -> str:
+    """The help with its usage lines wrapped here, never inside a [...] group: argparse wraps
+    them differently from one Python to the next (3.13 breaks inside a group)."""
+    usage, rest = text.rstrip().split("\n\n", 1)
+    words = usage.split()
+    units: list[str] = []
+    depth = 0
+    for word in words[3:]:  # after `usage: extgen NAME`
+        units.append(f"{units.pop()} {word}" if depth else word)
+        depth += sum(word.count(c) for c in "[(") - sum(word.count(c) for c in "])")
+    lines = [" ".join(words[:3])]
+    indent = " " * (len(lines[0]) + 1)
+    for unit in units:
+        if len(lines[-1]) + 1 + len(unit) > width and lines[-1].strip():
+            lines.append(indent + unit)
+        else:
+            lines[-1] += " " + unit
+    return "\n".join(lines) + "\n\n" + rest
 
 
 def _language() -> list[str]:
