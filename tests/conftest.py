@@ -12,6 +12,11 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from converter.ops.native import kernels
+from tests import ort_oracle
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    ort_oracle.install()  # Python 3.10's onnxruntime reads the test models too
 
 
 def make_model(nodes, inputs, outputs, initializers=(), opset=17, domains=()) -> onnx.ModelProto:

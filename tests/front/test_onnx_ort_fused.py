@@ -11,6 +11,7 @@ import pytest
 
 from converter.onnx_backend import ExtgenBackend
 from tests.front.ort_fused_models import HEADS, HIDDEN, LAYERS, MODELS, VOCAB, materialize
+from tests.ort_oracle import needs_recent
 
 RNG = np.random.default_rng(16)
 
@@ -29,6 +30,7 @@ def _feeds(name: str) -> dict[str, np.ndarray]:
     return {"input_ids": RNG.integers(0, VOCAB, (2, 3)), "attention_mask": mask, **past}
 
 
+@needs_recent
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(MODELS))
 def test_fused_transformer_matches_onnxruntime(name: str) -> None:

@@ -17,6 +17,7 @@ from onnx.reference import ReferenceEvaluator
 from converter.onnx_backend import ExtgenBackend
 from tests.conftest import make_model
 from tests.front.test_onnx_errors import convert_error
+from tests.ort_oracle import needs_recent
 
 RNG = np.random.default_rng(19)
 
@@ -27,6 +28,7 @@ def _model(shape, **attrs) -> onnx.ModelProto:
                       opset=19)
 
 
+@needs_recent
 @pytest.mark.parametrize("include_pad", [0, 1])
 @pytest.mark.parametrize("ceil", [0, 1])
 @pytest.mark.parametrize(("shape", "kernel", "dilations", "strides", "pads"), [

@@ -14,6 +14,7 @@ from converter.errors import ConversionError
 from converter.onnx_backend import ExtgenBackend
 from tests.conftest import make_model
 from tests.ops.test_transformer_ops import check
+from tests.ort_oracle import needs_recent
 
 RNG = np.random.default_rng(31)
 MS = "com.microsoft"
@@ -73,6 +74,7 @@ def test_bias_add() -> None:
     engines_give(model, feeds, [feeds["x"] + feeds["b"] + feeds["s"]])
 
 
+@needs_recent
 @pytest.mark.parametrize("beta", [True, False])
 @pytest.mark.parametrize("bias", [True, False])
 def test_skip_layer_norm(bias: bool, beta: bool) -> None:
@@ -89,6 +91,7 @@ def test_skip_simplified_layer_norm(bias: bool) -> None:
     check(*ms_model("SkipSimplifiedLayerNormalization", feeds, ["y", "", "", "sum"]))
 
 
+@needs_recent
 @pytest.mark.parametrize("axis", [-1, 1])
 def test_simplified_layer_norm(axis: int) -> None:
     feeds = {"x": _floats(2, 3, 16), "scale": _floats(*[3, 16][axis:] if axis > 0 else [16])}
@@ -137,6 +140,7 @@ def test_attention(mask: str, past: bool) -> None:
     check(*ms_model("Attention", feeds, outs, num_heads=heads, unidirectional=int(past)))
 
 
+@needs_recent
 def test_attention_sizes_scale_and_bias() -> None:
     """Distinct V size, a custom scale, no projection bias and an attention_bias."""
     feeds = {"x": _floats(2, 3, 8), "w": _floats(8, 8 + 8 + 12), "b": None,
@@ -230,6 +234,7 @@ def _gqa(seq: int, prior: int, lengths: list[int], packed: bool = False, rotary:
                     do_rotary=int(rotary), **attrs)
 
 
+@needs_recent
 @pytest.mark.parametrize("packed", [False, True])
 def test_group_query_attention_prompt(packed: bool) -> None:
     """A right-padded prompt: the second batch has 2 tokens of 4."""
@@ -249,6 +254,7 @@ def test_group_query_attention_with_cache(rotary: bool, seq: int) -> None:
     check(*_gqa(seq, 5, [5 + seq] * (2 if seq == 1 else 1), rotary=rotary))
 
 
+@needs_recent
 @pytest.mark.parametrize("interleaved", [0, 1])
 def test_group_query_attention_rotary_prompt(interleaved: int) -> None:
     check(*_gqa(3, 0, [3, 3], rotary=True, rotary_interleaved=interleaved))
@@ -262,6 +268,7 @@ def test_group_query_attention_ragged_cache(lengths: list[int], total: int, rota
     check(*_gqa(1, 4, lengths, rotary=rotary, total=total))
 
 
+@needs_recent
 def test_group_query_attention_window_softcap_bias_scale() -> None:
     check(*_gqa(3, 4, [7], bias=True, local_window_size=2, softcap=1.5, scale=0.3))
 

@@ -12,6 +12,7 @@ from onnx.reference import ReferenceEvaluator
 
 from converter.onnx_backend import ExtgenBackend
 from tests.conftest import make_model
+from tests.ort_oracle import needs_recent
 
 RNG = np.random.default_rng(29)
 
@@ -71,6 +72,7 @@ def _attention_model(q, k, v, extra: dict[str, np.ndarray], outputs: int, **attr
     return model, feeds
 
 
+@needs_recent
 @pytest.mark.parametrize("causal", [0, 1])
 @pytest.mark.parametrize("past", [False, True])
 @pytest.mark.parametrize("kv_heads", [4, 2])
@@ -83,6 +85,7 @@ def test_attention_3d_grouped_heads_with_cache(kv_heads: int, past: bool, causal
     check(model, feeds)
 
 
+@needs_recent
 @pytest.mark.parametrize("mode", [0, 1, 2, 3])
 @pytest.mark.parametrize("mask", ["bool", "float"])
 def test_attention_4d_mask_softcap_scale_and_qk_output(mask: str, mode: int) -> None:
@@ -94,6 +97,7 @@ def test_attention_4d_mask_softcap_scale_and_qk_output(mask: str, mode: int) -> 
     check(model, feeds, reference=mask == "bool" and mode == 2)
 
 
+@needs_recent
 @pytest.mark.parametrize("interleaved", [0, 1])
 @pytest.mark.parametrize("dim", [0, 4])
 @pytest.mark.parametrize("rank", [3, 4])
