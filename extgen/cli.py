@@ -7,6 +7,7 @@ import argparse
 import difflib
 import logging
 import os
+import re
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -47,7 +48,8 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        sys.stderr.write(f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+        sys.stderr.write(f"{self.prog}: error: {_with_guess(message)} "
+                         f"(see '{self.prog} --help')\n")
         raise SystemExit(2)
 
     def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
@@ -87,6 +89,16 @@ class _Parser(argparse.ArgumentParser):
             if other in known:
                 return other + eq + value
         return arg
+
+
+def _with_guess(message: str) -> str:
+    """argparse's `invalid choice: 'conver' (choose from ...)` with the closest choice."""
+    found = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)
+    if not found:
+        return message
+    choices = re.findall(r"'([^']*)'", found[2]) or found[2].split(", ")
+    guess = difflib.get_close_matches(found[1], choices, n=1)
+    return f"{message}; did you mean '{guess[0]}'?" if guess else message
 
 
 class _HelpFormatter(argparse.RawDescriptionHelpFormatter):

@@ -224,3 +224,15 @@ def test_camel_case() -> None:
     assert [camel_case(n) for n in ("grid_sampler", "my_op", "Cosh", "relu6", "GridSampler")] \
         == ["GridSampler", "MyOp", "Cosh", "Relu6", "GridSampler"]
 
+
+
+@pytest.mark.parametrize(("argv", "guess"), [
+    (["conver"], "did you mean 'convert'?"),
+    (["convert", "m.onnx", "--framework", "onx"], "did you mean 'onnx'?"),
+])
+def test_a_misspelled_choice_gets_the_closest_one(argv: list[str], guess: str, capsys) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and guess in err, err

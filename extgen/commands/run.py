@@ -18,7 +18,8 @@ Run an OpenVINO IR (.xml + .bin). The shim executes every built-in op with the s
 converter folds constants with, and custom ops with your kernels: a CPU library built from the
 generated C++ (--extension), OpenCL kernels under the GPU (SimpleGPU) or VPU (MVCL) XML contract
 (--config), run through pyopencl. Devices: CPU, GPU, VPU, or HETERO:GPU,CPU (a custom op runs on
-the first device that has a kernel for it)."""
+the first device that has a kernel for it). VPU is legacy: OpenVINO loads MVCL kernels only up
+to 2022.3 (MYRIAD plugin); the shim runs them anywhere."""
 EPILOG = (
     "examples:\n"
     "  extgen run ir/model.xml --input image=image.npy --output out.npz\n"

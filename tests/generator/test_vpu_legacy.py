@@ -44,3 +44,9 @@ def test_new_help_calls_the_vpu_target_legacy(capsys) -> None:
     assert "The VPU target is legacy" in out and "up to 2022.3" in out
     flag = out.rsplit("--ie-vpu-ext", 1)[1].split("--op-test", 1)[0]  # its line in options
     assert "legacy" in flag and "2022.3" in flag
+
+
+def test_run_help_calls_the_vpu_device_legacy(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    assert "VPU is legacy" in " ".join(capsys.readouterr().out.split())
