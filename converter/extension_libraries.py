@@ -2,7 +2,7 @@
 `extgen new --ie-cpu-ext` implements (its extgen C ABI, converter.runtime.cpu_abi) become ops
 the converter knows. A model node of that type keeps its attributes as they are and gets its
 output shapes and types from the library's own inference; the IR names the op as the library
-registers it with OpenVINO (type, version "extension")."""
+registers it with OpenVINO (its type and version, "extension" unless the config names another)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,6 @@ class LibraryOp(Op):
     """An op of an extension library; `library` is set on the class made per op type."""
 
     library: CpuLibrary
-    version = "extension"
 
     def backend_attrs(self) -> list:
         """The model's attributes, as they are (the library parses them)."""
@@ -75,7 +74,7 @@ def load_extension_libraries(paths: list[Path], framework) -> None:
                    "`extgen new` instead")
             raise UsageError(msg)
         library = CpuLibrary(Path(path))
-        for kind in sorted(library.types):
+        for kind, version in sorted(library.ops):
             op_cls = type(f"{kind}LibraryOp", (LibraryOp,),
-                          {"op": kind, "type": kind, "library": library})
+                          {"op": kind, "type": kind, "version": version, "library": library})
             _extractor(op_cls, framework.node_attrs)

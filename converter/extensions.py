@@ -53,10 +53,13 @@ def load_extension_dirs(
 
 def _warn_shadowing(ops: list[type[Op]], extractors: list[type[FrontExtractorOp]]) -> None:
     """A user op class or extractor named like a built-in op is legal (MO allows overriding)
-    but often an accident: say which built-in it replaces or binds to."""
+    but often an accident: say which built-in it replaces or binds to. An op class that
+    declares another IR version than the built-in's (a custom Cosh, "extension") is a distinct
+    op, as in OpenVINO, and replaces nothing."""
     for cls in ops:
         builtin = Op.builtin_ops.get(cls.__dict__.get("op") or "")
-        if builtin is not None and builtin is not cls:
+        distinct = cls.type is not None and cls.version not in (None, builtin and builtin.version)
+        if builtin is not None and builtin is not cls and not distinct:
             log.warning(
                 "extension op class %s (%s) shadows the built-in op %s (%s)",
                 cls.__name__, source_file(cls), builtin.op, source_file(builtin),

@@ -207,7 +207,7 @@ def _cpu_targets(folder: Path, library: Path | None,
         lib = CpuLibrary(library)
 
         def cpu(layer: IRLayer) -> Kernel | None:
-            return lib.kernel(layer) if layer.type in lib.types else None
+            return lib.kernel(layer) if lib.implements(layer) else None
 
         targets.append(_Target("cpu", np.dtype(np.float32), cpu,
                                absent=f"not in {library}: rebuild it (cmake --build)"))

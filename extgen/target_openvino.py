@@ -64,12 +64,12 @@ def openvino_kernel(library: Path) -> Callable[[IRLayer], Callable | None] | Non
         return None
     from converter.runtime.cpu import CpuLibrary
 
-    types = CpuLibrary(library).types
+    ours = CpuLibrary(library)
     core = ov.Core()
     core.add_extension(str(library))
 
     def kernel(layer: IRLayer) -> Callable | None:
-        if layer.type not in types:
+        if not ours.implements(layer):
             return None
 
         def run(ins: list[np.ndarray]) -> list[np.ndarray]:

@@ -175,3 +175,20 @@ def test_extension_named_like_a_builtin_op_is_reported(tmp_path: Path, relu_add_
     warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
     assert any("extractor CoshExtractor" in w and "built-in op Cosh" in w for w in warnings)
     assert any("op class MyRelu" in w and "shadows the built-in op ReLU" in w for w in warnings)
+
+
+def test_an_op_of_its_own_version_named_like_a_builtin_is_not_reported(
+        tmp_path: Path, relu_add_model: Path, caplog) -> None:
+    """A custom Cosh of version "extension" is a distinct op (as in OpenVINO): no warning that
+    it shadows the standard Cosh-1, which it does not replace."""
+    ext = _write(tmp_path, {
+        "ext/ops/cosh.py": """
+            from converter.ops.op import Op
+
+            class Cosh(Op):
+                op = type = "Cosh"
+                version = "extension"
+        """,
+    })
+    convert(ConvertOptions(relu_add_model, output_dir=tmp_path / "ir", extensions=[ext / "ext"]))
+    assert not [r for r in caplog.records if r.levelname == "WARNING"]

@@ -83,9 +83,6 @@ def _dims(parent: ET.Element, shape: Any) -> None:
         ET.SubElement(parent, "dim").text = str(d)
 
 
-def _op_class(node: Node) -> type[Op] | None:
-    cls = Op.registered_ops.get(node.soft_get("op", None))
-    return cls if cls is not None and cls.type == node.soft_get("type", None) else None
 
 
 def _data_attrs(node: Node, bin_writer: _BinWriter) -> dict[str, str]:
@@ -99,7 +96,7 @@ def _data_attrs(node: Node, bin_writer: _BinWriter) -> dict[str, str]:
             "offset": str(offset),
             "size": str(size),
         }
-    cls = _op_class(node)
+    cls = Op.of_node(node)
     kinds = cls.attr_types if cls is not None else {}
     spec = node.soft_get("IE", None)
     if spec is None:

@@ -135,6 +135,18 @@ class Op(NodeBuilder):
         return None
 
     @staticmethod
+    def of_node(node: Any) -> type[Op] | None:
+        """The class of a graph node's op: the one registered under its `op` name when its
+        type and version fit the node's, else the built-in op of that name when it fits. An op
+        is its (type, version): a user's Cosh ("extension") is not the standard Cosh-1's class."""
+        name, type_, version = (node.soft_get(k, None) for k in ("op", "type", "version"))
+        for cls in (Op.registered_ops.get(name), Op.builtin_ops.get(name)):
+            if (cls is not None and cls.type == type_
+                    and (cls.version is None or version is None or cls.version == version)):
+                return cls
+        return None
+
+    @staticmethod
     def get_op_class_by_name(name: str) -> type[Op]:
         try:
             return Op.registered_ops[name]

@@ -48,19 +48,28 @@ class CpuLibrary:
             raise InputFileError(msg)
         try:
             self.lib = ctypes.CDLL(str(path.resolve()))
-            fn = {role: getattr(self.lib, name) for role, name in cpu_abi.FUNCTIONS.items()}
-            version = fn["version"]()
+            version = getattr(self.lib, cpu_abi.FUNCTIONS["version"])()
         except (OSError, AttributeError) as err:
             msg = f"--extension {path}: not an extgen CPU extension library ({err})"
             raise InputFileError(msg) from None
-        if version != cpu_abi.VERSION:
+        if version != cpu_abi.VERSION:  # before the other symbols: an older ABI lacks some
             msg = (f"--extension {path}: ABI version {version}, this extgen speaks "
-                   f"{cpu_abi.VERSION}; rebuild it")
+                   f"{cpu_abi.VERSION}; rebuild it from the generated user_ie_extensions/cpu")
             raise InputFileError(msg)
-        fn["op_type"].restype = ctypes.c_char_p
+        try:
+            fn = {role: getattr(self.lib, name) for role, name in cpu_abi.FUNCTIONS.items()}
+        except AttributeError as err:
+            msg = f"--extension {path}: not an extgen CPU extension library ({err})"
+            raise InputFileError(msg) from None
+        fn["op_type"].restype = fn["op_version"].restype = ctypes.c_char_p
         self.fn = fn
         self.path = path
-        self.types = {fn["op_type"](i).decode() for i in range(fn["op_count"]())}
+        # an op is its (type, version), as in OpenVINO: a custom Cosh never runs a standard one
+        self.ops = {(fn["op_type"](i).decode(), fn["op_version"](i).decode())
+                    for i in range(fn["op_count"]())}
+
+    def implements(self, layer: IRLayer) -> bool:
+        return (layer.type, layer.version) in self.ops
 
     def _call(self, fn, op: tuple[str, str, dict[str, str]], inputs: list[np.ndarray],
               outs: ctypes.Array) -> None:
@@ -109,16 +118,19 @@ class CpuDevice(Device):
 
     def __init__(self, extensions: list[Path]) -> None:
         self.libraries: list[CpuLibrary] = []
-        self.op_classes: dict[str, type[Op]] = {}
+        self.op_classes: dict[tuple[str, str], type[Op]] = {}  # by (type, version)
         for path in map(Path, extensions):
             if path.is_dir():
-                self.op_classes.update(python_op_classes(path))
+                self.op_classes.update({(cls.type, cls.version or "extension"): cls
+                                        for cls in python_op_classes(path).values()})
             else:
                 self.libraries.append(CpuLibrary(path))
 
     def kernel(self, layer: IRLayer) -> Kernel | None:
+        """The extension kernel of the layer's (type, version), or None (then the built-in
+        op of that type and version runs)."""
         for lib in self.libraries:
-            if layer.type in lib.types:
+            if lib.implements(layer):
                 return lib.kernel(layer)
-        cls = self.op_classes.get(layer.type)
+        cls = self.op_classes.get((layer.type, layer.version))
         return op_kernel(cls, layer) if cls is not None else None

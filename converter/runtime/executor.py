@@ -4,6 +4,7 @@ run on the first device of the list that has a kernel for them."""
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -22,6 +23,8 @@ from converter.ops.op import Op, ir_op_class
 from converter.runtime.fusion import fuse
 from converter.runtime.joined import join_concats
 from converter.system import keep_freed_memory
+
+log = logging.getLogger("extgen")
 
 __all__ = ["Device", "Executor", "KernelNotFoundError", "OpTimes", "Step"]
 
@@ -119,6 +122,24 @@ def _topological(model: IRModel) -> list[IRLayer]:
     return order
 
 
+def _warn_bound_by_type(steps: list[Step]) -> None:
+    """OpenVINO's GPU and VPU plugins bind a custom-layer config by layer type alone, so its
+    kernel replaces standard layers of that type too; the shim does the same and says so, once
+    per device and type, naming the standard layers."""
+    replaced: dict[tuple[str, str], list[IRLayer]] = {}
+    for step in steps:
+        if (step.device in ("GPU", "VPU") and not step.builtin
+                and step.layer.version.startswith("opset")):
+            replaced.setdefault((step.device, step.layer.type), []).append(step.layer)
+    for (device, kind), layers in replaced.items():
+        names = ", ".join(f"'{lay.name}'" for lay in layers[:5]) + (", ..." if len(layers) > 5
+                                                                   else "")
+        log.warning("%s: the --config kernel for type %s also runs the standard %s-%s layer(s) "
+                    "%s, as OpenVINO's %s plugin binds custom layers by type alone; give the "
+                    "custom op another name to keep the standard one", device, kind, kind,
+                    layers[0].version.removeprefix("opset"), names, device)
+
+
 class Executor:
     """Executes one IR on a device list such as [GPU device, CPU device]."""
 
@@ -208,6 +229,7 @@ class Executor:
             outputs = [self.slot[(layer.id, i)] for i in range(max(1, len(layer.outputs)))]
             steps.append(Step(layer, kernel, [self.slot[r] for r in refs], device, outputs,
                               builtin=builtin))
+        _warn_bound_by_type(steps)
         steps = join_concats(fuse(steps, self.model, self._initial), self.model)
         consts = {n for n, v in enumerate(self._initial) if v is not None}
         last_use: dict[int, Step] = {}

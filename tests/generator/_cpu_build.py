@@ -29,6 +29,10 @@ OPS = [
     {"name": "SoftSignX", "framework_types": {"onnx": "com.example::SoftSignX"},
      "attributes": [{"name": "steps", "type": "int", "default": 1, "framework_name": "n_steps"}],
      "expression": "x / (1 + abs(x)) * steps"},
+    # named like the standard Cosh-1: a model may hold both, and each keeps its own kernel
+    {"name": "Cosh", "framework_types": {"onnx": "org.example::Cosh"},
+     "attributes": [{"name": "scale", "type": "float", "default": 0.5}],
+     "expression": "scale * (exp(x) + exp(-x)) / 2"},
     {"name": "Unfinished", "outputs": [{"name": "y"}, {"name": "z"}]},
     {"name": "CustomShaped", "inputs": [{"name": "x"}, {"name": "k"}], "shape": {"kind": "custom"},
      "dtype": {"kind": "fixed", "type": "i64"}},

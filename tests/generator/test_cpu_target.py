@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -116,8 +117,8 @@ def test_generated_sources_say_what_to_edit(tmp_path: Path) -> None:
 def test_both_libraries_build(built: Built) -> None:
     assert built.abi_library.is_file() and built.openvino_library.is_file()
     assert "warning" not in built.log.lower()
-    assert CpuLibrary(built.abi_library).types == {op["name"] for op in OPS}
-    assert CpuLibrary(built.openvino_library).types == {op["name"] for op in OPS}
+    assert CpuLibrary(built.abi_library).ops == {(op["name"], "extension") for op in OPS}
+    assert CpuLibrary(built.openvino_library).ops == {(op["name"], "extension") for op in OPS}
 
 
 def test_abi_library_builds_without_openvino(work: Path, built: Built) -> None:
@@ -253,3 +254,31 @@ def test_convert_takes_the_library_as_ovc_does(work: Path, built: Built, capsys)
     code = main(["convert", str(work / "model.pb"), "--extension", str(built.abi_library)])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "ops map to ONNX nodes only" in err[0]
+
+
+@pytest.fixture(scope="module")
+def two_coshes(work: Path, built: Built) -> SimpleNamespace:
+    """x -> standard Cosh-1 -> org.example::Cosh (scale=1, its default 0.5) -> y; its IR."""
+    f = TensorProto.FLOAT
+    onnx_path = _save(work, "two_coshes", [
+        helper.make_node("Cosh", ["x"], ["a"], name="standard"),
+        helper.make_node("Cosh", ["a"], ["y"], name="custom", domain="org.example", scale=1.0),
+    ], [("x", f, [1, 4])], [("y", f, [1, 4])], domains=["org.example"])
+    x = np.array([[0.5, 0.75, 1.0, 1.5]], np.float32)
+    return SimpleNamespace(xml=_convert(work, onnx_path), x=x, ref=np.cosh(np.cosh(x)))
+
+
+@pytest.mark.parametrize("extension", ["abi_library", "python_ops"])
+def test_a_custom_op_named_like_a_standard_one_leaves_the_standard_op_alone(
+        work: Path, built: Built, two_coshes: SimpleNamespace, extension: str) -> None:
+    """An op is its (type, version): the library's or the folder's Cosh (version "extension")
+    runs only the custom layer; the standard Cosh-1 keeps OpenVINO's definition."""
+    layers = ET.parse(two_coshes.xml).getroot().iter("layer")
+    assert {(la.get("type"), la.get("version")) for la in layers} >= {
+        ("Cosh", "opset1"), ("Cosh", "extension")}
+    lib = built.abi_library if extension == "abi_library" else work / "user_mo_extensions"
+    engine = open_engine("shim", two_coshes.xml, "CPU", extensions=[lib])
+    got = engine.run({"x": two_coshes.x})["y"]
+    np.testing.assert_allclose(got, two_coshes.ref, rtol=1e-5)
+    (theirs,) = _openvino_run(built, two_coshes.xml, {"x": two_coshes.x})  # real OpenVINO agrees
+    np.testing.assert_allclose(theirs, two_coshes.ref, rtol=1e-5)

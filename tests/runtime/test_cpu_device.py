@@ -11,6 +11,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
+from converter.errors import InputFileError
 from converter.options import ConvertOptions
 from converter.pipeline import convert
 from converter.runtime.cpu import CpuDevice
@@ -25,9 +26,10 @@ C_SOURCE = r"""
 #include <stdlib.h>
 #include <string.h>
 typedef struct { int32_t element_type; int32_t rank; int64_t shape[8]; void* data; } extgen_tensor;
-int32_t extgen_abi_version(void) { return 1; }
+int32_t extgen_abi_version(void) { return 2; }
 int32_t extgen_op_count(void) { return 1; }
 const char* extgen_op_type(int32_t i) { return "ScaledCosh"; }
+const char* extgen_op_version(int32_t i) { return "extension"; }
 static float scale_of(const char* attrs) {
     const char* p = strstr(attrs, "scale=");
     return p ? (float)atof(p + 6) : 1.0f;
@@ -118,3 +120,15 @@ def test_python_op_class_kernel(tmp_path: Path, scaled_cosh_ir: Path) -> None:
 def test_custom_op_without_kernel_is_one_clear_error(scaled_cosh_ir: Path) -> None:
     with pytest.raises(KernelNotFoundError, match="ScaledCosh.*no kernel on CPU"):
         Executor(read_ir(scaled_cosh_ir), [CpuDevice([])])
+
+
+def test_a_library_of_the_older_abi_is_told_to_rebuild(tmp_path: Path) -> None:
+    """ABI 1 (no extgen_op_version, so no op versions) is named as such, not as a missing
+    symbol."""
+    src = tmp_path / "old.c"
+    src.write_text(C_SOURCE.replace("{ return 2; }", "{ return 1; }")
+                   .replace('const char* extgen_op_version(int32_t i) { return "extension"; }', ""))
+    lib = tmp_path / "libold.so"
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(lib), str(src), "-lm"], check=True)
+    with pytest.raises(InputFileError, match="ABI version 1, this extgen speaks 2; rebuild it"):
+        CpuDevice([lib])

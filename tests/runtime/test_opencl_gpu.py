@@ -299,3 +299,20 @@ def test_a_kernel_that_ignores_an_offset_fails_on_padded_tensors(tmp_path, edit,
     else:
         with pytest.raises(KernelConfigError, match=symptom):
             padded([x])
+
+
+def test_a_config_replaces_standard_layers_of_its_type_and_says_so(tmp_path, caplog):
+    """As in OpenVINO's GPU plugin, a CustomLayer binds by type alone: the config's LeakyRelu
+    also runs a standard LeakyRelu layer; one warning line names it."""
+    xml = tmp_path / "standard.xml"
+    xml.write_text(TINY_IR.replace('version="extension"', 'version="opset1"'))
+    with caplog.at_level(logging.WARNING, logger="extgen"):
+        ex = Executor(read_ir(xml), [GpuDevice([KERNELS / "leaky_relu.xml"])])
+    assert [s.device for s in ex.steps] == ["GPU", "CPU"]
+    lines = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(lines) == 1 and "standard LeakyRelu-1 layer(s) 'leaky'" in lines[0], lines
+    caplog.clear()
+    (custom := tmp_path / "custom.xml").write_text(TINY_IR)  # version "extension": no warning
+    with caplog.at_level(logging.WARNING, logger="extgen"):
+        Executor(read_ir(custom), [GpuDevice([KERNELS / "leaky_relu.xml"])])
+    assert not [r for r in caplog.records if r.levelname == "WARNING"]

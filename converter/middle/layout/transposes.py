@@ -213,7 +213,7 @@ def _rule(node: Node) -> Rule | None:
         return _pad
     if op == "Gather":
         return _gather
-    cls = Op.registered_ops.get(op)
+    cls = Op.of_node(node)
     if op in _PASS_THROUGH or (cls is not None and issubclass(cls, UnaryOp) and op != "PReLU"):
         return _unary
     if cls is not None and issubclass(cls, BinaryOp):
