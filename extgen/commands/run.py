@@ -54,7 +54,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "(as benchmark_app -pc) to show where a custom op's kernel sits; the shim's "
                    "GEMMs use OPENBLAS_NUM_THREADS threads: on a busy machine set it to 1")
     p.add_argument("--compare", action="store_true",
-                   help="run both engines and print the max abs difference per output")
+                   help="run both engines and print the max abs difference per output; exit 1 "
+                   "when an output differs beyond --tolerance")
+    p.add_argument("--tolerance", type=float, default=1e-4, metavar="T",
+                   help="for --compare: an output agrees when its max abs difference is at most "
+                   "T times max(1, its largest magnitude) (default: 1e-4)")
 
 
 RANDOM = "random"
@@ -158,16 +162,53 @@ def run(args: argparse.Namespace) -> int:
     if args.output:
         np.savez(args.output, **outputs)
         print(f"saved {len(outputs)} output(s) to {args.output}")
-    if args.compare:
-        other = "openvino" if args.engine == "shim" else "shim"
-        theirs = open_engine(other, args.model, args.device, args.extension, args.config).run(feed)
-        print(f"max abs difference {args.engine} vs {other}:")
-        for name, value in outputs.items():
-            diff = np.abs(value.astype(np.float64) - theirs[name].astype(np.float64)).max()
-            print(f"  {name}: {diff:.3g}")
     if args.benchmark > 0:
         _benchmark(engine, feed, args.benchmark, args.engine)
+    if args.compare:
+        return _compare(args, feed, outputs)
     return 0
+
+
+def _compare(args: argparse.Namespace, feed: dict, outputs: dict) -> int:
+    """Run the other engine on the same feed; 1 when an output differs beyond --tolerance."""
+    from converter.runtime.engines import open_engine
+
+    other = "openvino" if args.engine == "shim" else "shim"
+    theirs = open_engine(other, args.model, args.device, args.extension, args.config).run(feed)
+    print(f"max abs difference {args.engine} vs {other} (tolerance {args.tolerance:g}):")
+    differ = []
+    for name, value in outputs.items():
+        verdict = _difference(value, theirs.get(name), args.tolerance)
+        print(f"  {name}: {verdict}")
+        if not verdict.endswith("ok"):
+            differ.append(name)
+    if differ:
+        print(f"[ ERROR ] {len(differ)} output(s) differ between {args.engine} and {other}: "
+              f"{', '.join(differ)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _difference(ours, theirs, tolerance: float) -> str:
+    """'<max abs diff> ok', or what differs: shape, NaN positions, or a diff beyond tolerance."""
+    import numpy as np
+
+    if theirs is None:
+        return "missing from the other engine"
+    if ours.shape != theirs.shape:
+        return f"shape {list(ours.shape)} vs {list(theirs.shape)}"
+    a, b = ours.astype(np.float64), np.asarray(theirs).astype(np.float64)
+    if not np.array_equal(np.isnan(a), np.isnan(b)):
+        return "NaN in different places"
+    a, b = a[~np.isnan(a)], b[~np.isnan(b)]
+    if not a.size:
+        return "0 ok"
+    with np.errstate(invalid="ignore"):
+        diff = float(np.where(a == b, 0.0, np.abs(a - b)).max())  # equal infinities agree
+    scale = max(1.0, float(np.abs(b[np.isfinite(b)]).max(initial=0.0)))
+    if not diff <= tolerance * scale:
+        return f"{diff:.3g} beyond the tolerance"
+    return f"{diff:.3g} ok"
 
 
 def _benchmark(engine, feed: dict, runs: int, engine_name: str) -> None:

@@ -33,6 +33,32 @@ def test_run_compare_benchmark_output(relu_add_ir: Path, tmp_path: Path, capsys)
     np.testing.assert_allclose(saved, expected, rtol=1e-6)
 
 
+@pytest.mark.parametrize(("shift", "code", "verdict"), [
+    (18.2, 1, "18.2 beyond the tolerance"), (np.nan, 1, "NaN in different places"),
+    (5e-5, 0, "5.0")])
+def test_compare_exits_1_when_the_engines_differ(relu_add_ir: Path, monkeypatch, capsys,
+                                                 shift: float, code: int, verdict: str) -> None:
+    """OpenVINO's answer made to differ by `shift`: beyond the tolerance (1e-4 of max(1, |y|))
+    --compare says which output and exits 1."""
+    from converter.runtime import engines
+
+    real = engines.open_engine
+
+    def shifted(name, *args, **kwargs):
+        engine = real(name, *args, **kwargs)
+        if name == "openvino":
+            run = engine.run
+            engine.run = lambda feed, *a: {k: v + np.float32(shift) for k, v in run(feed, *a).items()}
+        return engine
+
+    monkeypatch.setattr(engines, "open_engine", shifted)
+    assert main(["run", str(relu_add_ir), "--input", "random", "--compare"]) == code
+    out, err = capsys.readouterr()
+    line = next(n for n in out.splitlines() if n.startswith("  y: "))
+    assert line.startswith(f"  y: {verdict}") and line.endswith("ok") == (code == 0)
+    assert ("[ ERROR ] 1 output(s) differ between shim and openvino: y" in err) == (code == 1)
+
+
 @pytest.mark.parametrize("engine", ["shim", "openvino"])
 def test_benchmark_reports_time_per_op_type(relu_add_ir: Path, capsys, engine: str) -> None:
     """Like benchmark_app -pc: each op type with its layer count, slowest first, shares
