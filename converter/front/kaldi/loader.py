@@ -34,8 +34,10 @@ class _Chain:
         self.b = b
         self.lines = state_lines(b)
         self.delay = 0
+        self.dim = 0
 
     def run(self, components: list[Component], source: Port, dim: int) -> Port:
+        """The chain's output port (its dim left in self.dim)."""
         for comp in components:
             if comp.type == "ParallelComponent":
                 source = self._parallel(comp, source)
@@ -44,6 +46,7 @@ class _Chain:
             else:
                 source = self.b.component(comp, source)
             dim = output_dim(comp, lambda d=dim: d)
+        self.dim = dim
         return source
 
     def _parallel(self, comp: Component, source: Port) -> Port:
@@ -130,12 +133,12 @@ def build_graph(model: KaldiModel, name: str, opts: ConvertOptions) -> Graph:
         source = b.parameter("Parameter" if model.kind == "nnet1" else "Input", dim)
         chain = _Chain(b)
         out = chain.run(model.components, source, dim)
-        final = finish_output(b, out, opts, model.priors)
+        name, named = out.node.soft_get("name"), out.node.has_valid("component")
+        final = finish_output(b, out, chain.dim, opts, model.priors, identity=False)
         types = [c.type.lower() for c in model.components]
-        if model.kind == "nnet1" and types.count(types[-1]) == 1 and out.node.has_valid(
-                "component"):
+        if model.kind == "nnet1" and types.count(types[-1]) == 1 and named:
             add_mo_name(final, out, types[-1])
-        b.result(final, out.node.soft_get("name"))
+        b.result(final, name)
         chain.lines.connect()
     return b.graph
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from converter.errors import ModelFormatError, UnsupportedOpError
+from converter.errors import ModelFormatError, UnsupportedOpError, UsageError
 from converter.front.kaldi.builder import GraphBuilder
 from converter.front.kaldi.descriptor import parse_descriptor, parse_line
 from converter.front.kaldi.model import KaldiModel
@@ -64,6 +64,12 @@ class Nnet3Graph:
         return reads
 
     def build(self) -> None:
+        if self.opts.counts is not None and len(self.outputs) > 1:
+            names = ", ".join(f.get("name", "?") for f in self.outputs)
+            msg = (f"--counts: the net has {len(self.outputs)} outputs ({names}), and the legacy "
+                   "MO applied counts to a net of one output only; convert without --counts "
+                   "and subtract the log-priors from the output you decode")
+            raise UsageError(msg)
         for name, kind in self.kinds.items():
             if kind == "input-node":
                 self.port(name, ())
@@ -71,7 +77,8 @@ class Nnet3Graph:
             name = fields.get("name", "output")
             tree = self.trees[f"\0{name}"]
             port = self._tree(tree, (), f"\0{name}", 0)
-            final = finish_output(self.b, port, self.opts, self.priors)
+            final = finish_output(self.b, port, self._tree_dim(tree, ()), self.opts,
+                                  self.priors, identity=True)
             add_mo_name(final, port, tree if isinstance(tree, str) else None)
             self.b.result(final, name)
         self.lines.connect(lambda n: self.port(n, ()))

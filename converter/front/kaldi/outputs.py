@@ -1,9 +1,11 @@
-"""MO's edits of a Kaldi net's output: `--counts` (log-priors subtracted from the output) and
-`--remove_output_softmax`.
+"""MO's edits of a Kaldi net's output: `--counts` (log-priors subtracted) and
+`--remove_output_softmax` (a Softmax that feeds the output dropped).
 
-MO 2023.3 subtracts the log-priors after the output even when it is a Softmax (its check for
-a Softmax output meets the Identity its loader puts before every output), and then keeps the
-Softmax under --remove_output_softmax (no longer last); extgen gives the same outputs."""
+Where the log-priors go follows MO 2023.3: it subtracts them from the input of an output
+Softmax, so the Softmax normalizes the shifted scores, except in nnet3, whose output-node MO
+read as an Identity after the Softmax: there they are subtracted after it. The Softmax is then
+dropped only when the output reads it directly (nnet1/nnet2 with --counts, or no --counts);
+an nnet3 Softmax followed by the subtraction stays. extgen gives the same outputs."""
 
 from __future__ import annotations
 
@@ -48,27 +50,41 @@ def log_priors(counts: np.ndarray) -> np.ndarray:
     return np.where(unseen, priors + np.finfo(np.float32).max / 2, priors)
 
 
-def _counts(opts: ConvertOptions, priors: np.ndarray | None) -> np.ndarray:
+def _counts(opts: ConvertOptions, priors: np.ndarray | None, dim: int) -> np.ndarray:
+    """The counts for an output of `dim` classes (one count, as MO took it, shifts nothing)."""
     if opts.counts != "":
-        return read_counts(Path(opts.counts))
-    if priors is None or priors.size == 0:
+        counts, source = read_counts(Path(opts.counts)), f"--counts {opts.counts}"
+    elif priors is None or priors.size == 0:
         msg = (f'--counts "": {opts.input_model} stores no <Priors> '
                "(only an nnet3 .mdl does); pass a counts file")
         raise UsageError(msg)
-    return priors
+    else:
+        counts, source = priors, f'--counts "": the <Priors> of {opts.input_model}'
+    if counts.size not in (1, dim):
+        msg = (f"{source}: {counts.size} counts for an output of {dim} classes; "
+               "give one count per output class")
+        raise InputFileError(msg)
+    return counts
 
 
-def finish_output(b: GraphBuilder, port: Port, opts: ConvertOptions,
-                  priors: np.ndarray | None) -> Port:
-    """The port the output Result reads, after --counts and --remove_output_softmax."""
+def finish_output(b: GraphBuilder, port: Port, dim: int, opts: ConvertOptions,
+                  priors: np.ndarray | None, identity: bool) -> Port:
+    """The port the output Result reads, after --counts and --remove_output_softmax (dim: the
+    output's; identity: MO's loader put an Identity between `port` and the output, as for
+    nnet3)."""
+    softmax = port.node.soft_get("op") in _SOFTMAX and not port.get_destinations()
     if opts.counts is not None:
-        shift = (-log_priors(_counts(opts, priors))).astype(np.float32)[None]
-        port = b.op("Add", [port, shift], "sub_counts").out_port(0)
-    node = port.node
-    if (opts.remove_output_softmax and node.soft_get("op") in _SOFTMAX
-            and not port.get_destinations()):
-        source = node.in_port(0).get_source()
-        b.graph.remove_node(node.id)
+        shift = (-log_priors(_counts(opts, priors, dim))).astype(np.float32)[None]
+        if softmax and not identity:
+            scores = port.node.in_port(0)
+            add = b.op("Add", [scores.get_source(), shift], "sub_counts")
+            add.out_port(0).connect(scores)
+        else:
+            port = b.op("Add", [port, shift], "sub_counts").out_port(0)
+            softmax = False
+    if opts.remove_output_softmax and softmax:
+        source = port.node.in_port(0).get_source()
+        b.graph.remove_node(port.node.id)
         port = source
     return port
 
