@@ -111,3 +111,13 @@ def test_caffe_parser_path_without_a_proto(tmp_path: Path, capsys) -> None:
     line = _convert(capsys, tmp_path, "--input_model", str(model),
                     "--caffe_parser_path", str(tmp_path / "empty"))
     assert "--caffe_parser_path" in line and "caffe.proto" in line
+
+
+def test_caffemodel_text_that_is_not_utf8(tmp_path: Path, capsys) -> None:
+    """A flipped byte in a layer name of the .caffemodel: one line naming the file and field."""
+    model = write_model(tmp_path, "n", NET, WEIGHTS)
+    raw = model.read_bytes()
+    at = raw.index(b"\x04conv") + 1
+    model.write_bytes(raw[:at] + b"\xc3" + raw[at + 1:])
+    line = _convert(capsys, tmp_path, "--input_model", str(model))
+    assert "n.caffemodel" in line and "layer[0].name" in line and "UTF-8" in line

@@ -84,3 +84,20 @@ def test_attribute_of_the_wrong_type(tmp_path: Path, capsys) -> None:
     onnx.save(model, tmp_path / "m.onnx")
     line = convert_error(capsys, tmp_path / "m.onnx")
     assert "node 'tr' (Transpose): attribute 'perm' is STRING" in line and "INTS" in line
+
+
+@pytest.mark.parametrize("command", ["convert", "check"])
+@pytest.mark.parametrize(("text", "field"), [("Conv", "graph.node[0].op_type"),
+                                              ("conv", "graph.node[0].name")])
+def test_text_that_is_not_utf8(tmp_path: Path, capsys, command: str, text: str,
+                               field: str) -> None:
+    """One flipped byte in a string field: one line naming the file and the field."""
+    raw = conv_model().SerializeToString()
+    at = raw.index(b"\x04" + text.encode()) + 1  # the field's length, then its bytes
+    (tmp_path / "m.onnx").write_bytes(raw[:at] + b"\xc3" + raw[at + 1:])
+    argv = (["convert", "--input_model", str(tmp_path / "m.onnx"), "-o", str(tmp_path / "o")]
+            if command == "convert" else ["check", str(tmp_path / "m.onnx")])
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("[ ERROR ] ") and err.count("\n") == 1, err
+    assert "m.onnx" in err and field in err and "UTF-8" in err

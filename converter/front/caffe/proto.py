@@ -14,6 +14,7 @@ from google.protobuf.message import DecodeError
 
 from converter.errors import InputFileError, ModelFormatError, UsageError
 from converter.front.proto import load_proto
+from converter.front.proto.strings import check_strings
 
 __all__ = ["DEFAULT_PROTO", "net_class", "read_caffemodel", "read_prototxt"]
 
@@ -129,4 +130,5 @@ def read_caffemodel(path: Path, cls: type) -> Any:
         msg = (f"{path}: not a valid .caffemodel "
                "(it holds no layers; truncated or not a Caffe model?)")
         raise ModelFormatError(msg)
+    check_strings(net, path)
     return net

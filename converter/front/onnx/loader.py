@@ -14,6 +14,7 @@ from onnx import TensorProto, numpy_helper
 
 from converter.errors import InputFileError, ModelFormatError
 from converter.front.onnx.weights import MappedModel, WireFormatError
+from converter.front.proto.strings import check_strings
 from converter.graph.graph import Graph, Node
 from converter.graph.shape import DYN
 from converter.ops.op import Op
@@ -44,6 +45,7 @@ def load_model(path: str | Path) -> MappedModel:
     if not mapped.model.HasField("graph") or not mapped.model.graph.output:
         msg = f"{path}: not a valid ONNX model (no graph or no outputs; truncated?)"
         raise ModelFormatError(msg)
+    check_strings(mapped.model, path)
     return mapped
 
 
