@@ -66,7 +66,7 @@ class Anchor:
         return []
 
     def find_and_replace_pattern(self, graph: Graph) -> None:
-        """Nothing to do: anchors only order."""
+        """Nothing to do: anchors only order (run_passes does not call it)."""
 
 
 def _key(cls: type) -> str:
@@ -127,7 +127,7 @@ def run_passes(graph: Graph, classes: list[type[ReplacementPattern]]) -> None:
     """Instantiate and run each enabled pass; errors name the pass."""
     for cls in classes:
         inst = cls()
-        if not _applies(inst, graph):
+        if isinstance(inst, Anchor) or not _applies(inst, graph):
             continue
         log.debug("running %s", _key(cls))
         try:

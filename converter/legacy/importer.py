@@ -24,7 +24,7 @@ from typing import Any
 from converter.errors import ExtensionError
 from converter.legacy.names import ROOTS, legacy_modules
 
-__all__ = ["LegacyImportError", "add_local_folders", "legacy_imports"]
+__all__ = ["LegacyImportError", "add_local_folders", "caller", "legacy_imports"]
 
 _HERE = str(Path(__file__).parent)
 _MIGRATION = ("copy what you need of it into your extension folder, or use extgen's own API "
@@ -40,8 +40,8 @@ def _is_legacy(fullname: str) -> bool:
     return any(fullname == r or fullname.startswith(r + ".") for r in ROOTS)
 
 
-def _caller() -> str:
-    """file:line of the first frame outside the import machinery and this package."""
+def caller() -> str:
+    """'file:line: ' of the first frame outside the import machinery and this package."""
     frame = sys._getframe(2)
     while frame is not None:
         name = frame.f_code.co_filename
@@ -64,7 +64,7 @@ def _resolve(module: str, name: str, target: str) -> Any:
             raise
         fw = where.split(".")[2] if where.startswith("converter.front.") else None
         why = f"extgen's {fw} frontend does not provide it yet" if fw else "extgen lacks it"
-        msg = f"{_caller()}'{name}' from {module} is not supported: {why}; {_MIGRATION}"
+        msg = f"{caller()}'{name}' from {module} is not supported: {why}; {_MIGRATION}"
         raise LegacyImportError(msg, name=module) from None
 
 
@@ -115,7 +115,7 @@ class _LegacyModule(types.ModuleType):
         child = f"{self.__name__}.{name}"
         if any(m == child or m.startswith(child + ".") for m in legacy_modules()):
             return importlib.import_module(child)
-        msg = (f"{_caller()}'{name}' from {self.__name__} is not supported by extgen's legacy "
+        msg = (f"{caller()}'{name}' from {self.__name__} is not supported by extgen's legacy "
                f"Model Optimizer layer; {_MIGRATION}")
         raise LegacyImportError(msg, name=self.__name__)
 

@@ -5,7 +5,7 @@ name here resolves to a stand-in anchor (converter.legacy.mo_passes) at the same
 `"after ... | before ..."` lists the classes MO itself ordered it after and before (the
 transitive reduction of MO's declared order over these classes, MO's phase separators and
 extgen's layout change). MO changed layout in several steps after PostMiddleStart; extgen does it
-in one middle pass, LayoutChangeNHWCtoNCHW, so MO's layout steps sit around that pass instead.
+in one middle pass there, LayoutChangeNHWCtoNCHW, so MO's layout steps sit around that pass.
 Modules are below the legacy root (`front.div` is `mo.front.div`, `extensions.front.div`, ...).
 """
 
@@ -216,7 +216,7 @@ MO_PASSES: dict[str, dict[str, str]] = {
     },
     "middle.MXNetSplitMultiLayers": {"MXNetSplitLayersToRNNSequence": "MiddleStart |"},
     "middle.MarkSubgraphsWithCorrectLayout": {
-        "MarkSubGraphsWithCorrectLayout": "MiddleStart | LayoutChangeNHWCtoNCHW",
+        "MarkSubGraphsWithCorrectLayout": "PostMiddleStart | LayoutChangeNHWCtoNCHW",
     },
     "middle.MergeNodesPermutations": {
         "MergeNodesPermutations": "ApplyNHWCtoNCHWpermutation LayoutChangeNHWCtoNCHW |",

@@ -3,8 +3,10 @@
 A user pass with `run_after = [InsertLayoutPropagationTranspose]` needs MO's position, not
 MO's code. Each name in converter.legacy.mo_pass_order becomes an anchor of its phase that runs
 nothing and keeps MO's order among these anchors, the phase separators and extgen's layout
-change. The anchors join a conversion's passes once extension code resolves one of them
-(`register`), inside the conversion's extension scope.
+change; extension code that calls one (`FuseReshapesSequence().find_and_replace_pattern(g)`)
+is stopped with one line naming the name and the calling file and line. The anchors join a
+conversion's passes once extension code resolves one of them (`register`), inside the
+conversion's extension scope.
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 from converter.back import replacement as _back
+from converter.errors import ExtensionError
 from converter.front import replacement as _front
+from converter.legacy.importer import caller
 from converter.legacy.mo_pass_order import MO_PASSES
 from converter.legacy.replacement import PostMiddleStart, PreMiddleStart
 from converter.middle import replacement as _middle
@@ -50,8 +54,17 @@ def _standin(name: str, phase: str, spec: str) -> type[ReplacementPattern]:
     def run_before(self) -> list:
         return _classes(before)
 
+    def find_and_replace_pattern(self, graph: Any) -> None:
+        """Called by extension code (the pass list never runs an anchor): refuse, never a
+        silent no-op."""
+        msg = (f"{caller()}calls MO's {phase} transformation {name}, which extgen does not "
+               "implement (the name only orders passes around MO's position); apply what it "
+               "did in your own pass, or leave the call out")
+        raise ExtensionError(msg)
+
     doc = f"Stand-in for MO's {phase} transformation {name}: only orders the passes around it."
     attrs = {"run_after": run_after, "run_before": run_before, "__doc__": doc,
+             "find_and_replace_pattern": find_and_replace_pattern,
              "__module__": __name__, "__qualname__": name}
     return type(name, (Anchor, _PHASE_BASES[phase]), attrs)
 

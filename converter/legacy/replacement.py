@@ -14,7 +14,8 @@ from converter.back import replacement as _back
 from converter.front import replacement as _front
 from converter.legacy.ops import MO_OP_NAMES
 from converter.middle import replacement as _middle
-from converter.passes import Anchor, ReplacementPattern
+from converter.middle.replacement import PostMiddleStart, PreMiddleStart
+from converter.passes import ReplacementPattern
 
 __all__ = [
     "BackReplacementPattern", "aliased_pattern", "FrontReplacementOp", "FrontReplacementPattern",
@@ -86,21 +87,6 @@ class MiddleReplacementPattern(_LegacyPatterns, _middle.MiddleReplacementPattern
 
 class BackReplacementPattern(_LegacyPatterns, _back.BackReplacementPattern):
     pass
-
-
-class PreMiddleStart(Anchor, _middle.MiddleReplacementPattern):
-    """Anchor before MiddleStart. MO ran its passes before shape inference; here the middle
-    phase (and so these passes) follows inference."""
-
-    def run_before(self) -> list:
-        return [_middle.MiddleStart]
-
-
-class PostMiddleStart(Anchor, _middle.MiddleReplacementPattern):
-    """Anchor after MiddleFinish (MO: where the back-phase preparations began)."""
-
-    def run_after(self) -> list:
-        return [_middle.MiddleFinish]
 
 
 ReplacementPattern.excluded_replacers.extend([

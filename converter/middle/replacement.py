@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from converter.passes import Anchor, ReplacementPattern
 
-__all__ = ["MiddleFinish", "MiddleReplacementPattern", "MiddleStart"]
+__all__ = ["MiddleFinish", "MiddleReplacementPattern", "MiddleStart", "PostMiddleStart",
+           "PreMiddleStart"]
 
 
 class MiddleReplacementPattern(ReplacementPattern):
@@ -29,3 +30,25 @@ class MiddleFinish(Anchor, MiddleReplacementPattern):
 
 
 ReplacementPattern.excluded_replacers.append(MiddleReplacementPattern)
+
+
+class PreMiddleStart(Anchor, MiddleReplacementPattern):
+    """Anchor before MiddleStart. MO ran its passes before shape inference; here the middle
+    phase (and so these passes) follows inference."""
+
+    def run_after(self):
+        return []
+
+    def run_before(self):
+        return [MiddleStart]
+
+
+class PostMiddleStart(Anchor, MiddleReplacementPattern):
+    """Anchor after MiddleFinish: where MO began preparing for the back phase, changing the
+    layout first (LayoutChangeNHWCtoNCHW runs after it, as MO's layout passes did)."""
+
+    def run_after(self):
+        return [MiddleFinish]
+
+    def run_before(self):
+        return []

@@ -13,8 +13,9 @@ from `template_context()`.
     int32_t extgen_execute(same arguments);
 
 An op is its (type, version) pair, as in OpenVINO: the shim runs a library's kernel only for IR
-layers of both that type and that version. `attrs` is the IR layer's attributes as "name=value" lines. `extgen_infer` fills each output's
-element_type, rank and shape; the caller allocates the data and calls `extgen_execute`.
+layers of both that type and that version. `attrs` is the IR layer's attributes as "name=value"
+lines. `extgen_infer` fills each output's element_type, rank and shape; the caller allocates the
+data and calls `extgen_execute`.
 A return other than STATUS_OK means failure, with a message in `error`.
 """
 

@@ -180,12 +180,12 @@ def _quiet():
         log.setLevel(level)
 
 
-def run(roots: tuple[str, ...] = ROOTS) -> dict[str, list[Outcome]]:
-    """Every corpus module under every root -> its outcomes."""
+def run(roots: tuple[str, ...] = ROOTS, only: list[str] | None = None) -> dict[str, list[Outcome]]:
+    """Every corpus module (or `only` those) under every root -> its outcomes."""
     base = corpus() / PREFIX
     out: dict[str, list[Outcome]] = collections.defaultdict(list)
     with tempfile.TemporaryDirectory() as tmp:
-        for i, rel in enumerate(modules()):
+        for i, rel in enumerate(only if only is not None else modules()):
             for root in roots:
                 out[rel].append(load_one(base / rel, rel, root, Path(tmp), i))
     return out

@@ -49,3 +49,31 @@ def test_two_workers_fetch_the_corpus_beside_an_older_checkout_s_mo_venv(tmp_pat
         out, err = worker.communicate(timeout=600)
         assert worker.returncode == 0, err[-2000:]
         assert int(out) > 800
+
+
+@pytest.mark.slow
+def test_mo_pass_modules_together_order_without_a_cycle(tmp_path) -> None:
+    """Every front/middle/back module of MO that loads alone, all in one folder: each phase
+    orders as in MO (MarkSubgraphsWithCorrectLayout after PostMiddleStart once made a cycle
+    with extgen's layout change)."""
+    from converter.extensions import extension_scope, load_extension_dirs
+    from converter.pipeline import _phase_passes
+
+    base = mo_corpus.corpus() / mo_corpus.PREFIX
+    rels = [rel for rel in mo_corpus.modules() if rel.split("/")[0] in ("front", "middle", "back")
+            and not mo_corpus.needs_framework((base / rel).read_text())]
+    for rel in rels:
+        (tmp_path / "mo_passes" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "mo_passes" / rel).write_text((base / rel).read_text())
+    alone = [rel for rel, outs in mo_corpus.run(("openvino.tools.mo",), only=rels).items()
+             if outs[0].status == "ok"]
+    for rel in set(rels) - set(alone):
+        (tmp_path / "mo_passes" / rel).unlink()
+    assert len(alone) > 600
+    with extension_scope():
+        load_extension_dirs([tmp_path / "mo_passes"], "onnx",
+                            subdirs=tuple(sorted({str(Path(r).parent) for r in alone})))
+        ordered = {phase: _phase_passes(phase) for phase in ("front", "middle", "back")}
+    names = [c.__name__ for c in ordered["middle"]]
+    assert names.index("PostMiddleStart") < names.index("MarkSubGraphsWithCorrectLayout") \
+        < names.index("LayoutChangeNHWCtoNCHW")

@@ -9,6 +9,7 @@ import numpy as np
 import openvino as ov
 import pytest
 
+from converter.errors import ExtensionError
 from converter.legacy import legacy_imports
 from converter.legacy.mo_pass_order import MO_PASSES
 from converter.legacy.mo_passes import STANDINS
@@ -58,9 +59,11 @@ def test_stand_ins_keep_mo_order_around_extgen_phase_points() -> None:
     pos = {name: i for i, name in enumerate(middle)}
     layout = LayoutChangeNHWCtoNCHW.__name__
     assert pos["PartialInfer"] < pos["PreMiddleStart"] < pos["MiddleStart"]
+    # MO 2023.3: its layout passes follow PostMiddleStart (middle/MarkSubgraphsWithCorrectLayout)
+    assert pos["MiddleFinish"] < pos["Fusing"] < pos["PostMiddleStart"]
+    assert pos["PostMiddleStart"] < pos["MarkSubGraphsWithCorrectLayout"]
     assert pos["MarkSubGraphsWithCorrectLayout"] < pos["InsertLayoutPropagationTranspose"]
     assert pos["InsertLayoutPropagationTranspose"] < pos[layout] < pos["ApplyPermutation"]
-    assert pos["ApplyPermutation"] < pos["MiddleFinish"] < pos["Fusing"] < pos["PostMiddleStart"]
     assert front.index("InputCut") < front.index("FrontStart") < front.index("Div")
     assert back.index("BackStart") < back.index("CropToStridedSlice") < back.index("BackFinish")
 
@@ -102,3 +105,38 @@ def test_user_pass_ordered_by_mo_names_converts(tmp_path: Path, relu_add_model: 
     compiled = ov.Core().compile_model(str(xml), "CPU")
     bias = np.arange(3, dtype=np.float32).reshape(1, 3, 1, 1)
     np.testing.assert_allclose(compiled([x])[compiled.output(0)], np.maximum(x, 0) + 2 * bias)
+
+
+CALLS_MO_PASS = {
+    "back/fuse_then_go.py": """
+        from {EXT}.back.FuseTransposesSequence import FuseTransposesSequence
+        from {MO}.back.replacement import BackReplacementPattern
+
+
+        class FuseThenGo(BackReplacementPattern):
+            enabled = True
+
+            def find_and_replace_pattern(self, graph):
+                FuseTransposesSequence().find_and_replace_pattern(graph)
+    """,
+}
+
+
+def test_a_pass_calling_an_mo_transformation_is_stopped_naming_it(
+        tmp_path: Path, relu_add_model: Path, layout) -> None:
+    """MO's transformations are ordering stand-ins: extension code calling one directly would
+    silently get nothing, so the conversion stops with the name and the calling file and line."""
+    ext = write_ext(tmp_path, "ext", CALLS_MO_PASS, layout)
+    with pytest.raises(ExtensionError) as err:
+        convert(ConvertOptions(relu_add_model, output_dir=tmp_path / "ir", extensions=[ext]))
+    assert str(err.value).startswith(f"{ext / 'back' / 'fuse_then_go.py'}:9: calls MO's back "
+                                     "transformation FuseTransposesSequence, which extgen does "
+                                     "not implement")
+    assert not (tmp_path / "ir").exists() or not list((tmp_path / "ir").glob("*.xml"))
+
+
+def test_every_stand_in_refuses_when_called() -> None:
+    """No MO transformation name is a silent no-op: each one raises when run by hand."""
+    for name, cls in STANDINS.items():
+        with pytest.raises(ExtensionError, match=f"test_mo_passes.py:\\d+: calls MO's .* {name},"):
+            cls().find_and_replace_pattern(None)

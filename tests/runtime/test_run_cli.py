@@ -48,7 +48,8 @@ def test_compare_exits_1_when_the_engines_differ(relu_add_ir: Path, monkeypatch,
         engine = real(name, *args, **kwargs)
         if name == "openvino":
             run = engine.run
-            engine.run = lambda feed, *a: {k: v + np.float32(shift) for k, v in run(feed, *a).items()}
+            engine.run = lambda feed, *a: {k: v + np.float32(shift)
+                                           for k, v in run(feed, *a).items()}
         return engine
 
     monkeypatch.setattr(engines, "open_engine", shifted)

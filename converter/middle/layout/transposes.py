@@ -9,7 +9,7 @@ import numpy as np
 
 from converter.graph.graph import Graph, Node
 from converter.graph.port import Port
-from converter.middle.replacement import MiddleReplacementPattern
+from converter.middle.replacement import MiddleReplacementPattern, PostMiddleStart
 from converter.ops.elementwise._base import BinaryOp, UnaryOp
 from converter.ops.op import Op
 
@@ -265,9 +265,16 @@ def change_layout(graph: Graph) -> None:
 
 
 class LayoutChangeNHWCtoNCHW(MiddleReplacementPattern):
-    """MO's NHWC->NCHW change inside channels-last models; skipped when no op needs it."""
+    """MO's NHWC->NCHW change inside channels-last models; skipped when no op needs it. It runs
+    where MO's layout passes ran, after PostMiddleStart: middle passes see the model's layout."""
 
     enabled = True
+
+    def run_after(self):
+        return [PostMiddleStart]
+
+    def run_before(self):
+        return []
     force_shape_inference = True
     graph_condition = [lambda graph: graph.graph.get("layout") == "NHWC"]
 
