@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from converter.front.caffe.proto import net_class
 from extgen.cli import main
 from tests.front.test_caffe import write_model
 
@@ -121,3 +122,21 @@ def test_caffemodel_text_that_is_not_utf8(tmp_path: Path, capsys) -> None:
     model.write_bytes(raw[:at] + b"\xc3" + raw[at + 1:])
     line = _convert(capsys, tmp_path, "--input_model", str(model))
     assert "n.caffemodel" in line and "layer[0].name" in line and "UTF-8" in line
+
+
+@pytest.mark.parametrize("dims", [[-2, -4], [1 << 32, 1 << 32], [1] * 40])
+def test_blob_shape_no_array_has(tmp_path: Path, capsys, dims: list[int]) -> None:
+    """A blob shape with negative dims, or whose int64 product wraps to the count of values
+    given, or of 40 dims: one error line, not an internal one."""
+    model = write_model(tmp_path, "n", NET, WEIGHTS)
+    cls = net_class()
+    net = cls()
+    net.ParseFromString(model.read_bytes())
+    blob = net.layer[0].blobs[0]
+    del blob.shape.dim[:]
+    blob.shape.dim.extend(dims)
+    if dims[0] == 1 << 32:
+        del blob.data[:]
+    model.write_bytes(net.SerializeToString())
+    line = _convert(capsys, tmp_path, "--input_model", str(model))
+    assert "weights blob" in line and "conv" in line

@@ -57,6 +57,21 @@ def test_corrupt_params_raise_one_error(tmp_path: Path, cut: int) -> None:
         read_ndarray_file(path)
 
 
+@pytest.mark.parametrize(("edit", "needle"), [
+    (lambda raw: raw.replace(b"arg:x", b"arg:\xc3"), "the name of array 0 is not valid UTF-8"),
+    (lambda raw: raw.replace(np.array([3, 3], "<i8").tobytes(),
+                             np.array([1 << 32, 1 << 32], "<i8").tobytes()), "needs"),
+], ids=["name-not-utf8", "dims-past-the-file"])
+def test_params_the_file_does_not_back(tmp_path: Path, edit, needle: str) -> None:
+    """A name that is not text, dims whose bytes the file lacks (their int64 product wraps to
+    0): one error, nothing allocated from the declared size."""
+    path = tmp_path / "p.params"
+    write_ndarray_file(path, {"arg:x": np.ones((3, 3), np.float32)})
+    path.write_bytes(edit(path.read_bytes()))
+    with pytest.raises(ModelFormatError, match=needle):
+        read_ndarray_file(path)
+
+
 def test_attr_dictionary_reads_mxnet_strings() -> None:
     attrs = get_mxnet_layer_attrs({"op": "Convolution", "name": "c", "attrs": {
         "kernel": "(3, 3)", "stride": "[2,2]", "pad": "(1,)", "num_filter": "16", "no_bias": "True",

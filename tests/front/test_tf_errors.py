@@ -76,6 +76,36 @@ def test_const_with_wrong_content_size(tmp_path: Path, capsys) -> None:
     assert "Const node 'c'" in line and "5 bytes" in line
 
 
+def _filled(dims: list[int], *, content: bytes = b"", values: int = 1):
+    """A Const's tensor: float32 of shape dims, given by content or by `values` float_vals."""
+    def mutate(tensor) -> None:
+        tensor.ClearField("tensor_content")
+        del tensor.tensor_shape.dim[:]
+        for d in dims:
+            tensor.tensor_shape.dim.add(size=d)
+        tensor.tensor_content = content
+        tensor.float_val.extend([1.0] * (0 if content else values))
+    return mutate
+
+
+@pytest.mark.parametrize(("mutate", "needle"), [
+    (_filled([-1, 2]), "negative"),
+    (_filled([2, -3], values=6), "negative"),
+    (_filled([10**6, 10**6]), "would fill 3725.3 GiB"),
+    (_filled([2**32, 2**32], values=0), "would fill"),
+    (_filled([1] * 40), "40 dimensions"),
+    (_filled([4, 4], content=b"\0" * 8), "holds 8 bytes of content, expected 64"),
+], ids=["neg-dim", "neg-dim-values", "huge-fill", "int64-wrap", "rank-40", "short-content"])
+def test_const_shape_the_file_does_not_back(tmp_path: Path, capsys, mutate, needle) -> None:
+    """A Const's declared shape is checked before anything is allocated for it."""
+    g = GraphBuilder()
+    c = g.const("c", np.ones((2, 2), F32))
+    mutate(g.graph_def.node[0].attr["value"].tensor)
+    g.node("Add", "y", [g.placeholder("x", [2, 2]), c], T=F32)
+    line = _convert(capsys, tmp_path, "--input_model", str(g.save(tmp_path / "m.pb")))
+    assert "Const node 'c'" in line and needle in line
+
+
 def test_missing_transformations_config(tmp_path: Path, capsys) -> None:
     model = tf_model(tmp_path / "m.pb")
     line = _convert(capsys, tmp_path, "--input_model", str(model), "--transformations_config",

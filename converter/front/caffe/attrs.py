@@ -10,6 +10,7 @@ as numbers; the IR writer turns them into text. Enum fields give the value's nam
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -92,18 +93,23 @@ def merge_attrs(param: Any, update_attrs: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in update_attrs.items() if k in known}
 
 
-def blob_array(blob: Any) -> np.ndarray:
-    """A BlobProto as a float32 array (legacy num/channels/height/width shapes kept 4-D)."""
+def blob_array(blob: Any, owner: str = "a weights blob") -> np.ndarray:
+    """A BlobProto as a float32 array (legacy num/channels/height/width shapes kept 4-D); an
+    error names owner ("layer 'conv' weights blob 0")."""
     if blob.HasField("shape"):
         shape = tuple(int(d) for d in blob.shape.dim)
     else:
         shape = (blob.num, blob.channels, blob.height, blob.width)
     data = blob.data if len(blob.data) else blob.double_data
     value = np.asarray(data, dtype=np.float32)
-    if value.size != int(np.prod(shape, dtype=np.int64)):
+    if any(d < 0 for d in shape) or len(shape) > 32:
+        msg = (f"{owner} has the shape {list(shape)}, which no array has "
+               "(corrupt .caffemodel?)")
+        raise ModelFormatError(msg)
+    if value.size != math.prod(shape):
         if not blob.HasField("shape") and value.size and shape == (0, 0, 0, 0):
             return value
-        msg = (f"a weights blob holds {value.size} values for the shape {list(shape)} "
+        msg = (f"{owner} holds {value.size} values for the shape {list(shape)} "
                "(corrupt .caffemodel?)")
         raise ModelFormatError(msg)
     return value.reshape(shape)
@@ -112,7 +118,10 @@ def blob_array(blob: Any) -> np.ndarray:
 def get_layer_blobs(node: Node) -> list[np.ndarray]:
     """The layer's weights from the .caffemodel (node.model_pb), as arrays."""
     model = node.soft_get("model_pb", None)
-    return [] if model is None else [blob_array(b) for b in model.blobs]
+    if model is None:
+        return []
+    name = node.soft_get("name", node.id)
+    return [blob_array(b, f"layer '{name}' weights blob {i}") for i, b in enumerate(model.blobs)]
 
 
 def embed_blobs(node: Node) -> int:

@@ -103,7 +103,7 @@ class CaffeNode(NodeContext):
             msg = (f"layer '{self.name}' ({self.type}): the .caffemodel has {where}, "
                    f"weights blob {i} is needed (a model for another network, or truncated?)")
             raise ModelFormatError(msg)
-        return blob_array(self.model_pb.blobs[i])
+        return blob_array(self.model_pb.blobs[i], f"layer '{self.name}' weights blob {i}")
 
 
 REGISTRY = TranslatorRegistry(

@@ -13,6 +13,7 @@ semantics), int32 storage type (0 dense), shape (uint32/int32 ndim + int64 dims)
 
 from __future__ import annotations
 
+import math
 import struct
 from collections.abc import Mapping
 from pathlib import Path
@@ -95,9 +96,16 @@ def _read_array(r: _Reader) -> np.ndarray | None:
         msg = f"array at byte {start}: unknown type flag {flag}"
         raise _Corrupt(msg)
     dtype = DTYPES[flag]
-    count = int(np.prod(shape, dtype=np.int64))
-    raw = r.take(count * dtype.itemsize)
+    raw = r.take(math.prod(shape) * dtype.itemsize)  # the bytes must be in the file
     return np.frombuffer(raw, dtype=dtype).reshape(shape).astype(dtype.newbyteorder("="))
+
+
+def _name(r: _Reader, index: int) -> str:
+    try:
+        return bytes(r.take(r.unpack("Q"))).decode("utf-8")
+    except UnicodeDecodeError:
+        msg = f"the name of array {index} is not valid UTF-8"
+        raise _Corrupt(msg) from None
 
 
 def _parse(data: bytes) -> dict[str, np.ndarray]:
@@ -115,7 +123,7 @@ def _parse(data: bytes) -> dict[str, np.ndarray]:
     if n_names not in (0, count):
         msg = f"{count} arrays but {n_names} names"
         raise _Corrupt(msg)
-    names = [bytes(r.take(r.unpack("Q"))).decode("utf-8", "replace") for _ in range(n_names)]
+    names = [_name(r, i) for i in range(n_names)]
     if r.pos != len(data):
         msg = f"{len(data) - r.pos} unexpected bytes after the names"
         raise _Corrupt(msg)

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -49,6 +50,8 @@ VAL_FIELDS = {
     "object": "string_val", "complex64": "scomplex_val", "complex128": "dcomplex_val",
 }
 _PADDING = {"SAME": "same_upper", "VALID": "valid", "EXPLICIT": "explicit"}
+# the most bytes a tensor stored as a few values filling its shape may grow to in memory
+MAX_FILLED_BYTES = 1 << 30
 
 
 def tf_dtype_extractor(pb_dtype: int, default: Any = None) -> np.dtype:
@@ -71,12 +74,23 @@ def tf_int_list(pb_list) -> np.ndarray:
     return np.array(pb_list.i, dtype=np.int64)
 
 
+def _element_count(shape: tuple[int, ...]) -> int:
+    """The number of elements of a tensor's declared shape; refuses one no array can have."""
+    if any(d < 0 for d in shape):
+        msg = f"tensor shape {list(shape)} has a negative (unknown) dimension"
+        raise ModelFormatError(msg)
+    if len(shape) > 32:
+        msg = f"tensor shape has {len(shape)} dimensions, more than a tensor may have (32)"
+        raise ModelFormatError(msg)
+    return math.prod(shape)
+
+
 def tf_tensor_content(tf_dtype: int, shape, pb_tensor) -> np.ndarray:
-    """A TensorProto's value: raw tensor_content, or the typed *_val field; a single typed
-    value fills the whole shape (TF's broadcast form of constants)."""
+    """A TensorProto's value: raw tensor_content, or the typed *_val field; a few typed values
+    fill the whole shape (TF's broadcast form of constants) up to MAX_FILLED_BYTES."""
     dtype = tf_dtype_extractor(tf_dtype)
     shape = tuple(int(d) for d in shape)
-    count = int(np.prod(shape, dtype=np.int64))
+    count = _element_count(shape)
     if pb_tensor.tensor_content:
         raw = pb_tensor.tensor_content
         if dtype == np.dtype(object) or len(raw) != count * dtype.itemsize:
@@ -96,16 +110,21 @@ def tf_tensor_content(tf_dtype: int, shape, pb_tensor) -> np.ndarray:
         array = np.array(values, dtype=dtype)
     if array.size == count:
         return array.reshape(shape)
+    if array.size > count:
+        msg = f"tensor of shape {list(shape)} holds {array.size} values, expected {count}"
+        raise ModelFormatError(msg)
+    if count * dtype.itemsize > MAX_FILLED_BYTES:
+        msg = (f"tensor of shape {list(shape)} ({dtype}) is given by {array.size} value(s) and "
+               f"would fill {count * dtype.itemsize / 2**30:.1f} GiB; the converter fills at "
+               f"most {MAX_FILLED_BYTES >> 30} GiB")
+        raise ModelFormatError(msg)
     if array.size == 0:
         return np.zeros(shape, dtype=dtype)
-    if array.size == 1 or array.size < count:
-        # TF fills the rest with the last value given
-        full = np.empty(count, dtype=dtype)
-        full[: array.size] = array
-        full[array.size:] = array[-1]
-        return full.reshape(shape)
-    msg = f"tensor of shape {list(shape)} holds {array.size} values, expected {count}"
-    raise ModelFormatError(msg)
+    # TF fills the rest with the last value given
+    full = np.empty(count, dtype=dtype)
+    full[: array.size] = array
+    full[array.size:] = array[-1]
+    return full.reshape(shape)
 
 
 def convert_tf_padding_to_str(padding: str | bytes) -> str:
