@@ -321,6 +321,7 @@ class OpConfig(_Model):
         taken = {"dim_b", "dim_f", "dim_y", "dim_x", "count"}
         taken |= {a.name.upper() for a in self.attributes}
         ports = {"input": len(self.inputs), "output": len(self.outputs)}
+        numeric = {a.name for a in self.attributes if a.in_ir and a.type in ("int", "float")}
         for i, sc in enumerate(self.vpu.scalars):
             where = f"vpu.scalars.{i}"
             try:
@@ -332,6 +333,11 @@ class OpConfig(_Model):
                 msg = f"VPU scalar {sc.name!r} clashes with a kernel argument extgen already passes"
                 raise ValueError(msg)
             dim = sc.dimension()
+            if dim is None and sc.source not in numeric:
+                msg = (f"{where}.source: {sc.source!r} is neither a dimension (I.X, O.F, I1.Y) "
+                       "nor an int or float attribute of the op written to the IR "
+                       f"({', '.join(sorted(numeric)) or 'it has none'})")
+                raise ValueError(msg)
             if dim and dim[1] >= ports[dim[0]]:
                 msg = (f"{where}.port_index: source '{sc.source}' refers to {dim[0]} {dim[1]}, "
                        f"the op has {ports[dim[0]]}")

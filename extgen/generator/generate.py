@@ -123,11 +123,36 @@ def _key_line(text: str | None, loc: tuple[int | str, ...]) -> str:
     return f":{text.count(chr(10), 0, found[0].start()) + 1}" if len(found) == 1 else ""
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _lone_surrogate(data: Any, loc: tuple[int | str, ...] = ()) -> tuple[int | str, ...] | None:
+    """Where in JSON data a string or key holds a lone surrogate (json reads `"\\ud800"` as
+    one), or None."""
+    if isinstance(data, str):
+        return loc if _SURROGATE.search(data) else None
+    items = (data.items() if isinstance(data, dict)
+             else enumerate(data) if isinstance(data, list) else ())
+    for key, value in items:
+        if isinstance(key, str) and _SURROGATE.search(key):
+            return (*loc, key)
+        found = _lone_surrogate(value, (*loc, key))
+        if found is not None:
+            return found
+    return None
+
+
 def validate_config(data: Any, source: str = "config", text: str | None = None) -> GeneratorConfig:
     """The GeneratorConfig for data, or a one-line ConfigError naming the first bad field (an
     unknown key first: a misspelled key also makes the one it meant missing), and its line in
     text (the file data was read from) when the key appears there once."""
     try:
+        bad = _lone_surrogate(data)
+        if bad is not None:  # pydantic cannot even report such a string
+            where = ".".join(_loc_part(p) for p in bad) or "(top level)"
+            msg = (f"{source}: {where}: holds a lone UTF-16 surrogate (a \\ud800-\\udfff "
+                   "escape without its pair), which is not text")
+            raise ConfigError(msg)
         return GeneratorConfig.model_validate(data)
     except RecursionError:
         msg = f"{source}: the config is nested too deeply"

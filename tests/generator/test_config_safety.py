@@ -76,14 +76,33 @@ def test_config_not_utf8(tmp_path: Path, capsys) -> None:
     _refused(tmp_path, capsys, text.replace(b"\\u00f6", b"\xf6"), "not UTF-8")
 
 
-@pytest.mark.parametrize("where", ["framework_types", "default", "framework_name", "module"])
+@pytest.mark.parametrize("where", ["framework_types", "default", "framework_name", "module",
+                                   "vpu_source", "vpu_source_alone"])
 def test_lone_surrogate_refused(tmp_path: Path, capsys, where: str) -> None:
     bad = "a\ud800b"
     op = {"framework_types": _op(framework_types={"onnx": bad}),
           "default": _op(attributes=[_attr("mode", "string", bad)]),
           "framework_name": _op(attributes=[{**_attr("mode", "string"), "framework_name": bad}]),
-          "module": _op(caffe={"pythonic": True, "module": bad})}[where]
+          "module": _op(caffe={"pythonic": True, "module": bad}),
+          "vpu_source": _op(vpu={"scalars": [{"name": "w", "source": "I.X" + bad}]}),
+          "vpu_source_alone": _op(vpu={"scalars": [{"name": "w", "source": "\ud800"}]})}[where]
     _refused(tmp_path, capsys, _config(op), "\\ud800")
+
+
+@pytest.mark.parametrize(("scalar", "needle"), [
+    ({"source": "nosuch"}, "vpu.scalars.0.source: 'nosuch' is neither a dimension"),
+    ({"source": "mode"}, "vpu.scalars.0.source: 'mode'"),
+    ({"source": "hidden"}, "(scale)"),
+    ({"source": "I.X", "port_index": 1}, "vpu.scalars.0.port_index"),
+    ({"source": "O2.F"}, "vpu.scalars.0.port_index"),
+], ids=["no-attribute", "string-attribute", "not-in-ir", "port-index", "output-2"])
+def test_vpu_scalar_that_extgen_run_could_not_bind(tmp_path: Path, capsys, scalar: dict,
+                                                    needle: str) -> None:
+    """A VPU scalar whose source names no int/float IR attribute, or a port the op lacks, is
+    refused by `new` (not at `extgen run`), in one line naming the field."""
+    attrs = [_attr("scale"), _attr("mode", "string"), {**_attr("hidden"), "in_ir": False}]
+    op = _op(attributes=attrs, vpu={"scalars": [{"name": "w", **scalar}]})
+    _refused(tmp_path, capsys, _config(op), needle)
 
 
 def test_too_deep_json(tmp_path: Path, capsys) -> None:
