@@ -14,6 +14,7 @@ import contextlib
 import importlib
 import importlib.abc
 import importlib.machinery
+import logging
 import sys
 import threading
 import types
@@ -26,6 +27,7 @@ from converter.legacy.names import ROOTS, legacy_modules
 
 __all__ = ["LegacyImportError", "add_local_folders", "caller", "legacy_imports"]
 
+log = logging.getLogger("extgen")
 _HERE = str(Path(__file__).parent)
 _MIGRATION = ("copy what you need of it into your extension folder, or use extgen's own API "
               "(converter.ops.op.Op, converter.front.extractor.FrontExtractorOp)")
@@ -77,23 +79,50 @@ def add_local_folders(folders: Iterable[Path]) -> None:
     other legacy path to the folder's module at that path (`extensions.middle.<x>` to
     `middle/<x>.py`), until the outermost legacy_imports() block ends: old tutorials had users
     copy their op into MO's own package and import it from there, and code copied from MO
-    imports its siblings by MO's paths. A later folder wins."""
+    imports its siblings by MO's paths. Outside ops/, a name extgen provides still comes from
+    extgen (as MO's own module answered in MO, whatever copies a folder held). A later folder
+    wins."""
     with _LOCK:
         _LOCAL_ROOTS.extend(Path(f) for f in folders)
 
 
+def _below(module: str) -> str:
+    """The legacy module's path below its root ('front.common.replacement'), or ''."""
+    return next((module[len(r) + 1:] for r in ROOTS if module.startswith(r + ".")), "")
+
+
+def _local_files(module: str) -> list[tuple[Path, str]]:
+    """(file, importable name) of each extension folder's module at legacy path `module`, the
+    latest folder first."""
+    below = _below(module)
+    if not below:
+        return []
+    files = [(root.joinpath(*below.split(".")).with_suffix(".py"), f"{root.name}.{below}")
+             for root in reversed(_LOCAL_ROOTS)]
+    return [(file, name) for file, name in files if file.is_file()]
+
+
 def _local_name(module: str, name: str) -> Any:
     """The user's own `name` of the folder module at legacy path `module`, or None."""
-    below = next((module[len(r) + 1:] for r in ROOTS if module.startswith(r + ".")), "")
-    if not below:
-        return None
-    parts = below.split(".")
-    for root in reversed(_LOCAL_ROOTS):
-        if root.joinpath(*parts).with_suffix(".py").is_file():
-            found = getattr(importlib.import_module(f"{root.name}.{below}"), name, None)
-            if found is not None:
-                return found
+    for _, importable in _local_files(module):
+        found = getattr(importlib.import_module(importable), name, None)
+        if found is not None:
+            return found
     return None
+
+
+_IGNORED: set[Path] = set()  # copies already reported
+
+
+def _report_ignored_copy(module: str, name: str) -> None:
+    """A user's file at an MO path that extgen provides (a copy of MO's own module) does not
+    answer imports, as MO's own module answered them in MO: say so once per file."""
+    for file, _ in _local_files(module):
+        if file not in _IGNORED:
+            _IGNORED.add(file)
+            log.warning("%s: a copy of MO's %s; imports of it (%s) get extgen's own, as they "
+                        "got MO's in MO, so this copy is not used for them", file,
+                        _below(module), name)
 
 
 class _LegacyModule(types.ModuleType):
@@ -103,13 +132,18 @@ class _LegacyModule(types.ModuleType):
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__") and name.endswith("__"):
             raise AttributeError(name)
-        local = _local_name(self.__name__, name)
+        table = legacy_modules().get(self.__name__, {})
+        # an op of the user's own under MO's ops/ (as old tutorials had it) wins; elsewhere a
+        # copy of MO's module answers only for the names extgen does not provide
+        ours_first = name in table and not _below(self.__name__).startswith("ops.")
+        local = None if ours_first else _local_name(self.__name__, name)
         if local is not None:
             setattr(self, name, local)
             return local
-        table = legacy_modules().get(self.__name__, {})
         if name in table:
             value = _resolve(self.__name__, name, table[name])
+            if ours_first:
+                _report_ignored_copy(self.__name__, name)
             setattr(self, name, value)
             return value
         child = f"{self.__name__}.{name}"
@@ -168,3 +202,4 @@ def legacy_imports() -> Iterator[None]:
                     sys.meta_path.remove(_FINDER)
                 _remove_shims()
                 _LOCAL_ROOTS.clear()
+                _IGNORED.clear()

@@ -1,10 +1,12 @@
 """Folders written as the old tutorials wrote them: the op copied into MO's own package and
 imported from there (`from mo.ops.cosh import Cosh`), its file in the folder's ops/. The legacy
-roots' `ops.<x>` resolve to that file, so such a folder converts unmodified."""
+roots' `ops.<x>` resolve to that file, so such a folder converts unmodified; a copy of one of MO's
+own modules elsewhere in a folder does not replace extgen's."""
 
 from __future__ import annotations
 
 import sys
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import numpy as np
@@ -98,3 +100,40 @@ def test_local_ops_last_only_inside_the_legacy_block(tmp_path: Path) -> None:
     finally:
         sys.path.remove(str(tmp_path))
         sys.modules.pop("localops.ops.cosh", None)
+
+
+COPY_BESIDE_A_PASS = {
+    # a copy of an MO module that is not an extension (MO never loaded front/common/)
+    "front/common/replacement.py": """
+        class FrontReplacementPattern:
+            enabled = False
+    """,
+    "front/relu_to_abs.py": """
+        from {MO}.front.common.replacement import FrontReplacementPattern
+        from {MO}.graph.graph import Graph
+
+
+        class ReluToAbs(FrontReplacementPattern):
+            enabled = True
+
+            def find_and_replace_pattern(self, graph: Graph):
+                for node in graph.get_op_nodes(op='ReLU'):
+                    node['op'] = node['type'] = 'Abs'
+                    node['version'] = 'opset1'
+    """,
+}
+
+
+def test_a_copy_of_an_mo_module_does_not_switch_off_the_user_s_pass(
+        tmp_path: Path, relu_add_model: Path, layout, caplog) -> None:
+    """As in MO, the user's pass gets extgen's FrontReplacementPattern (MO got its own), not the
+    folder's copy of front/common/replacement.py; one warning says the copy is not used."""
+    ext = write_ext(tmp_path, "ext", COPY_BESIDE_A_PASS, layout)
+    xml = convert(ConvertOptions(relu_add_model, output_dir=tmp_path / "ir", extensions=[ext])).xml
+    types = {layer.get("type") for layer in ET.parse(xml).getroot().iter("layer")}
+    assert "Abs" in types and "ReLU" not in types
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    copy = ext / "front" / "common" / "replacement.py"
+    assert warnings == [f"{copy}: a copy of MO's front.common.replacement; imports of it "
+                        "(FrontReplacementPattern) get extgen's own, as they got MO's in MO, so "
+                        "this copy is not used for them"]
