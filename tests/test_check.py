@@ -108,6 +108,33 @@ def test_every_op_type_gets_its_own_config_that_new_accepts(tmp_path: Path, caps
     assert "[ ERROR ]" not in capsys.readouterr().err
 
 
+def test_op_type_no_config_can_declare_gets_a_line_not_a_config(tmp_path: Path, capsys) -> None:
+    """A domain with a path in it, a quote in a type: check says `new` would refuse the
+    config and writes none for it; the other op still gets its config, which `new` takes."""
+    types = [("../../etc", "Foo"), ("my.domain", 'a"b'), ("my.domain", "Fine")]
+    nodes = [helper.make_node(t, [f"a{i}"], [f"a{i + 1}"], name=f"n{i}", domain=d)
+             for i, (d, t) in enumerate(types)]
+    model = make_model(nodes, [("a0", F, [1, 4])], [(f"a{len(types)}", F, [1, 4])],
+                       domains=["../../etc", "my.domain"])
+    onnx.save(model, tmp_path / "m.onnx")
+    assert main(["check", str(tmp_path / "m.onnx"), "--output_dir", str(tmp_path / "cfg")]) == 1
+    out = capsys.readouterr().out
+    assert out.count("no config written: `extgen new` would refuse it") == 2, out
+    configs = sorted((tmp_path / "cfg").glob("*.extgen.json"))
+    assert [c.name for c in configs] == ["fine.extgen.json"]
+    assert main(["new", "--config", str(configs[0]), "--output_dir", str(tmp_path / "ext")]) == 0
+
+
+def test_node_without_an_op_type_is_a_corrupt_model(tmp_path: Path, capsys) -> None:
+    model = make_model([helper.make_node("", ["x"], ["y"], name="n")], [("x", F, [1, 4])],
+                       [("y", F, [1, 4])])
+    onnx.save(model, tmp_path / "m.onnx")
+    assert main(["check", str(tmp_path / "m.onnx"), "--output_dir", str(tmp_path / "cfg")]) == 2
+    err = capsys.readouterr().err
+    assert err == "[ ERROR ] node 'n' has no op_type (corrupt model)\n"
+    assert not (tmp_path / "cfg").exists()
+
+
 def test_several_models_and_a_folder_give_one_merged_report(tmp_path: Path, capsys) -> None:
     folder = tmp_path / "models"
     folder.mkdir()

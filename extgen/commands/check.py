@@ -118,6 +118,19 @@ def _convert_command(args: argparse.Namespace, model: Path) -> str:
     return " ".join(shlex.quote(w) for w in words)
 
 
+def _refusal(config: dict) -> str | None:
+    """Why `extgen new` would refuse config (an op type no extension can declare: empty, or
+    with a path in it), or None."""
+    from extgen.errors import ConfigError
+    from extgen.generator.generate import validate_config
+
+    try:
+        validate_config(config, "config")
+    except ConfigError as err:
+        return str(err).removeprefix("config: ")
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     from extgen.generator.config import snake_case
     from extgen.generator.generate import FileReport, write_reports
@@ -143,6 +156,10 @@ def run(args: argparse.Namespace) -> int:
             shown = value.tolist() if hasattr(value, "tolist") else value
             print(f"    {key}: {type(value).__name__} = {shown!r}")
         config = config_for(op, taken)
+        problem = _refusal(config)
+        if problem:
+            print(f"    no config written: `extgen new` would refuse it ({problem})")
+            continue
         snake = snake_case(config["ops"][0]["name"])
         content = json.dumps(config, indent=2) + "\n"
         reports.append(file_status(args.output_dir / f"{snake}.extgen.json", content))

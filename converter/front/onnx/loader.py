@@ -172,6 +172,9 @@ def _add_node(graph: Graph, pb: onnx.NodeProto, index: int,
     # one string per op type, not one per node
     op = sys.intern(pb.op_type if pb.domain in ("", "ai.onnx") else f"{pb.domain}::{pb.op_type}")
     name = pb.name or (pb.output[0] if pb.output and pb.output[0] else f"{pb.op_type}_{index}")
+    if not pb.op_type:
+        msg = f"node '{name}' has no op_type (corrupt model)"
+        raise ModelFormatError(msg)
     _check_attribute_types(pb, name, graph.graph["fw_opset_version"])
     node_id = graph.unique_id(name)
     captures = _captures(pb)
