@@ -8,6 +8,7 @@ import importlib
 import numpy as np
 import pytest
 
+from converter.errors import ExtensionError
 from converter.graph.shape import as_shape
 from converter.legacy import LegacyImportError, legacy_imports
 from converter.legacy.names import ROOTS, legacy_modules
@@ -93,3 +94,31 @@ def test_port_data_accepts_masked_shapes() -> None:
     data = Node(graph, "op").out_port(0).data
     data.set_shape(np.ma.masked_array([4, 0, 5], mask=[False, True, False]))
     assert data.get_shape() == (4, -1, 5)
+
+
+def test_no_exported_transformation_is_a_silent_no_op() -> None:
+    """Every transformation class the legacy layer exports either does work of its own or
+    refuses when run by hand; only MO's phase separators do nothing, as they did in MO."""
+    from converter.graph.graph import Graph
+    from converter.passes import Anchor, ReplacementPattern
+
+    separators = {"FrontStart", "FrontFinish", "PreMiddleStart", "MiddleStart", "MiddleFinish",
+                  "PostMiddleStart", "BackStart", "BackFinish"}
+    checked = 0
+    with legacy_imports():
+        for module, names in legacy_modules().items():
+            shim = importlib.import_module(module)
+            for name in names:
+                try:
+                    value = getattr(shim, name)
+                except LegacyImportError:
+                    continue
+                if (not isinstance(value, type) or not issubclass(value, Anchor)
+                        or value.__name__ in separators):
+                    continue
+                assert issubclass(value, ReplacementPattern)
+                with pytest.raises(ExtensionError, match=f"calls MO's .* {value.__name__}, which "
+                                   "extgen does not implement"):
+                    value().find_and_replace_pattern(Graph())
+                checked += 1
+    assert checked >= 148 * len(ROOTS)
