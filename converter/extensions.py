@@ -48,22 +48,15 @@ def load_extension_dirs(
     with legacy_imports():
         add_local_folders(extension_root(d) for d in dirs if Path(d).is_dir())
         import_extension_dirs(dirs, [pattern.format(fw=framework) for pattern in subdirs])
-    _warn_shadowing(Op.registered_cls[classes[0]:], FrontExtractorOp.registered_cls[classes[1]:])
+    _warn_shadowing(FrontExtractorOp.registered_cls[classes[1]:])
 
 
-def _warn_shadowing(ops: list[type[Op]], extractors: list[type[FrontExtractorOp]]) -> None:
-    """A user op class or extractor named like a built-in op is legal (MO allows overriding)
-    but often an accident: say which built-in it replaces or binds to. An op class that
-    declares another IR version than the built-in's (a custom Cosh, "extension") is a distinct
-    op, as in OpenVINO, and replaces nothing."""
-    for cls in ops:
-        builtin = Op.builtin_ops.get(cls.__dict__.get("op") or "")
-        distinct = cls.type is not None and cls.version not in (None, builtin and builtin.version)
-        if builtin is not None and builtin is not cls and not distinct:
-            log.warning(
-                "extension op class %s (%s) shadows the built-in op %s (%s)",
-                cls.__name__, source_file(cls), builtin.op, source_file(builtin),
-            )
+def _warn_shadowing(extractors: list[type[FrontExtractorOp]]) -> None:
+    """A user extractor named like a built-in op binds the model's nodes to that built-in op
+    when no op class of the user's has its name: often an accident, so say so. (A user op class
+    named like a built-in op replaces nothing the model converts to: translators build
+    built-in ops, and an op is its (type, version). Legacy code that looks an op class up by
+    name gets the user's, as in MO.)"""
     for ext in extractors:
         op = ext.__dict__.get("op") or ""
         bound = Op.registered_ops.get(op)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import numpy as np
@@ -154,7 +155,7 @@ def test_op_class_without_extractor_warns_about_dropped_attributes(tmp_path: Pat
     assert "AddReluOp" in warnings[0] and "extgen new --mo-onnx-ext" in warnings[0]
 
 
-def test_extension_named_like_a_builtin_op_is_reported(tmp_path: Path, relu_add_model: Path,
+def test_extractor_named_like_a_builtin_op_is_reported(tmp_path: Path, relu_add_model: Path,
                                                        caplog) -> None:
     ext = _write(tmp_path, {
         "ext/front/onnx/cosh_ext.py": """
@@ -171,10 +172,14 @@ def test_extension_named_like_a_builtin_op_is_reported(tmp_path: Path, relu_add_
                 op = "ReLU"
         """,
     })
-    convert(ConvertOptions(relu_add_model, output_dir=tmp_path / "ir", extensions=[ext / "ext"]))
+    xml = convert(ConvertOptions(relu_add_model, output_dir=tmp_path / "ir",
+                                 extensions=[ext / "ext"])).xml
     warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
-    assert any("extractor CoshExtractor" in w and "built-in op Cosh" in w for w in warnings)
-    assert any("op class MyRelu" in w and "shadows the built-in op ReLU" in w for w in warnings)
+    assert len(warnings) == 1 and "extractor CoshExtractor" in warnings[0]
+    assert "binds to the built-in op Cosh" in warnings[0]
+    # MyRelu (op "ReLU") replaces nothing: the model's Relu is still the built-in ReLU-1
+    relu = next(la for la in ET.parse(xml).getroot().iter("layer") if la.get("name") == "relu")
+    assert (relu.get("type"), relu.get("version")) == ("ReLU", "opset1")
 
 
 def test_an_op_of_its_own_version_named_like_a_builtin_is_not_reported(
