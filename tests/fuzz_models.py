@@ -13,9 +13,12 @@ from converter.front.mxnet.params import write_ndarray_file
 from converter.front.mxnet.symbol import SymbolBuilder
 from converter.front.tf.writer import GraphBuilder
 from tests.conftest import make_model
+from tests.front import kaldi_writer as kw
+from tests.front.kaldi_writer import F
 from tests.front.test_caffe import write_model
 
-__all__ = ["CAFFE_PROTOTXT", "caffe_model", "mxnet_model", "onnx_model", "tf_model"]
+__all__ = ["CAFFE_PROTOTXT", "EXTGEN_CONFIG", "caffe_model", "kaldi_model", "mxnet_model",
+           "onnx_model", "tf_model"]
 
 F32 = np.float32
 CAFFE_PROTOTXT = """name: "small"
@@ -28,6 +31,18 @@ layer { name: "pool" type: "Pooling" bottom: "conv" top: "pool"
   pooling_param { pool: MAX kernel_size: 2 stride: 2 } }
 layer { name: "prob" type: "Softmax" bottom: "pool" top: "prob" }
 """
+# an `extgen new` config touching every section the validators check
+EXTGEN_CONFIG = {
+    "targets": ["mo-onnx-ext", "ie-vpu-ext"],
+    "ops": [{
+        "name": "Scaled", "framework_types": {"onnx": "my.domain::Scaled"},
+        "inputs": [{"name": "x"}], "outputs": [{"name": "y"}],
+        "attributes": [{"name": "gain", "type": "float", "default": 2.0}],
+        "expression": "x * gain",
+        "vpu": {"scalars": [{"name": "width", "source": "I.X"},
+                            {"name": "g", "type": "float", "source": "gain"}]},
+    }],
+}
 
 
 def onnx_model() -> onnx.ModelProto:
@@ -70,3 +85,12 @@ def mxnet_model(folder: Path) -> Path:
     params = folder / "small-0000.params"
     write_ndarray_file(params, {"arg:w": np.ones((4, 3, 3, 3), F32)})
     return params
+
+
+def kaldi_model(path: Path) -> Path:
+    """A binary nnet1: AffineTransform 4 -> 3, Sigmoid."""
+    w, b = np.full((3, 4), 0.5, F32), np.arange(3, dtype=F32)
+    affine = ("AffineTransform", 3, 4, ["<LearnRateCoef>", F(1.0), "<BiasLearnRateCoef>", F(1.0),
+                                        "<MaxNorm>", F(0.0), w, b])
+    path.write_bytes(kw.nnet1([affine, ("Sigmoid", 3, 3, [])], binary=True))
+    return path

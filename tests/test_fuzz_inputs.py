@@ -1,4 +1,5 @@
-"""Fuzz: mutated ONNX models, IR, pbtxt/prototxt text and MXNet symbol JSON through the CLI.
+"""Fuzz: mutated ONNX models, IR, pbtxt/prototxt text, MXNet symbol JSON, and the bytes of every
+format's files (ONNX, TF, Caffe, MXNet, Kaldi, an `extgen new` config) through the CLI.
 
 Every case must end in exit 0, or exit 2 with exactly one `[ ERROR ]` line; an internal error
 (exit 1) or an exception escaping `main` fails. Each test prints its counts (`-s` shows them):
@@ -10,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import random
 import re
 import tempfile
 from collections import Counter
@@ -23,7 +25,14 @@ from hypothesis import strategies as st
 from onnx import helper
 
 from extgen.cli import main
-from tests.fuzz_models import caffe_model, mxnet_model, onnx_model, tf_model
+from tests.fuzz_models import (
+    EXTGEN_CONFIG,
+    caffe_model,
+    kaldi_model,
+    mxnet_model,
+    onnx_model,
+    tf_model,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -221,3 +230,69 @@ def _symbol_case(stats: Counter, folder: Path, text_level: bool, data: st.DataOb
 
 def test_fuzz_mxnet_symbol() -> None:
     fuzz("mxnet", _symbol_case, st.booleans())
+
+
+# -- bytes of every format's files: flipped, inserted, truncated at seeded positions -------------
+BYTE_CASES = 200  # per file; all files together take well under a minute
+
+
+def _byte_targets(folder: Path) -> dict[str, tuple[Path, list[list[str]]]]:
+    """Per file to mutate: the file and the commands that read it."""
+    out = str(folder / "o")
+    onnx.save(onnx_model(), folder / "m.onnx")
+    tf = tf_model(folder / "m.pb")
+    caffe = caffe_model(folder)
+    params = mxnet_model(folder)
+    kaldi = kaldi_model(folder / "m.nnet")
+    config = folder / "c.json"
+    config.write_text(json.dumps(EXTGEN_CONFIG, indent=1))
+
+    def model(path: Path, *flags: str) -> list[list[str]]:
+        return [["convert", "--input_model", str(path), "-o", out, *flags],
+                ["check", str(path), "--output_dir", out, "--force", *flags]]
+
+    shape = ("--input_shape", "[1,3,8,8]")
+    return {
+        "onnx": (folder / "m.onnx", model(folder / "m.onnx")),
+        "tf": (tf, model(tf)),
+        "caffemodel": (caffe, model(caffe)),
+        "prototxt": (caffe.with_suffix(".prototxt"), model(caffe)),
+        "mxnet_params": (params, model(params, *shape)),
+        "mxnet_symbol": (folder / "small-symbol.json", model(params, *shape)),
+        "kaldi": (kaldi, model(kaldi)),
+        "extgen_config": (config, [["new", "--config", str(config), "--output_dir", out,
+                                    "--force"]]),
+    }
+
+
+def _mutate_bytes(raw: bytes, rng: random.Random) -> bytes:
+    """One to three flipped bits (often the top one: invalid UTF-8, longer varints), or
+    inserted random bytes, or a cut, at random positions."""
+    data = bytearray(raw)
+    kind = rng.choice(["flip", "flip", "flip", "insert", "truncate"])
+    at = rng.randrange(len(data))
+    if kind == "insert":
+        data[at:at] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 4)))
+    elif kind == "truncate":
+        del data[at:]
+    else:
+        for _ in range(rng.randint(1, 3)):
+            data[rng.randrange(len(data))] ^= 1 << rng.choice([7, 7, rng.randrange(7)])
+    return bytes(data)
+
+
+@pytest.mark.parametrize("target", ["onnx", "tf", "caffemodel", "prototxt", "mxnet_params",
+                                    "mxnet_symbol", "kaldi", "extgen_config"])
+def test_fuzz_bytes_of_every_format(target: str, tmp_path: Path) -> None:
+    """Each file with bytes flipped, inserted or cut at seeded positions: every command that
+    reads it exits 0, or 2 with one error line; never an internal error or a traceback."""
+    path, commands = _byte_targets(tmp_path)[target]
+    original = path.read_bytes()
+    rng = random.Random(target)  # a str seed: the same cases on every run
+    stats: Counter = Counter()
+    for _ in range(BYTE_CASES):
+        path.write_bytes(_mutate_bytes(original, rng))
+        for argv in commands:
+            cli(stats, *argv)
+    print(f"\nfuzz bytes {target}: {dict(stats)}")
+    assert stats["internal"] == 0
