@@ -144,6 +144,13 @@ def splice0(dim: int):
     return "SpliceComponent", items, lambda x: x
 
 
+def pnorm(din: int, dout: int, p: float = 2.0):
+    """nnet2's PnormComponent: output j is the p-norm of inputs j*g .. j*g+g-1 (g = din/dout)."""
+    items = ["<InputDim>", I(din), "<OutputDim>", I(dout), "<P>", F(p)]
+    return "PnormComponent", items, lambda x: (np.abs(x.reshape(len(x), dout, -1)) ** p).sum(
+        axis=2) ** (1 / p)
+
+
 def nnet2_chain(binary: bool, mdl: bool = False, splice: bool = True) -> tuple[bytes, list, int]:
     """An nnet2 net (MO reads its input dim from the first component's <InputDim>, and fails on
     a SpliceComponent of context [0]: splice=False leaves it out)."""
@@ -166,6 +173,18 @@ def nnet3_chain(components: list, din: int, binary: bool, mdl: bool = False,
         prev = name
     config.append(f"output-node name=output input={prev} objective=linear")
     return kw.nnet3(config, named, binary, mdl, priors)
+
+
+def nnet2_scored_net(binary: bool, mdl: bool = True) -> tuple[bytes, callable]:
+    """nnet2: SpliceComponent of frames [-1, 0, 1] (4 dims), AffineComponent, PnormComponent,
+    NormalizeComponent, AffineComponent, SoftmaxComponent (6 classes)."""
+    items = ["<InputDim>", I(4), "<Context>", IV([-1, 0, 1]), "<ConstComponentDim>", I(0)]
+    comps = [affine(12, 16), pnorm(16, 8), normalize(8), affine(8, 6),
+             nonlinear("SoftmaxComponent", 6)]
+    data = kw.nnet2([("SpliceComponent", items), *((t, i) for t, i, _ in comps)], binary, mdl)
+    spec = [("splice", 1, [("input", -1), ("input", 0), ("input", 1)], lambda x: x, 12),
+            ("out", 1, [("splice", 0)], lambda x: chain_reference(comps, x), 6)]
+    return data, lambda X: simulate(spec, X, "out", 1)
 
 
 # -- nnet1 -------------------------------------------------------------------------------
@@ -267,9 +286,11 @@ def tdnn_net(binary: bool) -> tuple[bytes, callable]:
     return kw.nnet3(config, named, binary), lambda X: simulate(spec, X, "affine2", 3)
 
 
-def lstm_net(binary: bool, cell: int = 3, proj: int = 2) -> tuple[bytes, callable]:
+def lstm_net(binary: bool, cell: int = 3, proj: int = 2, scored: bool = False,
+             priors: np.ndarray | None = None) -> tuple[bytes, callable]:
     """nnet3's LSTM: W_all on [input, r(t-1)], LstmNonlinearity on [gates, c(t-1)], a linear
-    projection whose first `proj` dims are r, an output affine."""
+    projection whose first `proj` dims are r, an output affine (scored: then a
+    SoftmaxComponent, in a .mdl with these <Priors>)."""
     w_all, nonlin = affine(4 + proj, 4 * cell), lstm_nonlinearity(cell)
     w_rp, out = linear(cell, proj + 1), affine(proj + 1, 3)
     config = [
@@ -283,18 +304,25 @@ def lstm_net(binary: bool, cell: int = 3, proj: int = 2) -> tuple[bytes, callabl
         "component-node name=lstm.rp component=lstm.W_rp input=lstm.m",
         f"dim-range-node name=lstm.r input-node=lstm.rp dim-offset=0 dim={proj}",
         "component-node name=out component=out input=lstm.rp",
-        "output-node name=output input=out objective=linear",
     ]
     named = [("lstm.W_all", *w_all[:2]), ("lstm.nonlin", *nonlin[:2]),
              ("lstm.W_rp", *w_rp[:2]), ("out", *out[:2])]
+    last, softmax_step = "out", nonlinear("SoftmaxComponent", 3)
+    if scored:
+        config.append("component-node name=softmax component=softmax input=out")
+        named.append(("softmax", *softmax_step[:2]))
+        last = "softmax"
+    config.append(f"output-node name=output input={last} objective=linear")
     spec = [("lstm.W_all", 0, [("input", 0), ("lstm.r", -1)], w_all[2], 4 * cell),
             ("lstm.nonlin", 0, [("lstm.W_all", 0), ("lstm.c", -1)], nonlin[2], 2 * cell),
             ("lstm.c", 0, [("lstm.nonlin", 0)], lambda x: x[:, :cell], cell),
             ("lstm.m", 0, [("lstm.nonlin", 0)], lambda x: x[:, cell:], cell),
             ("lstm.rp", 0, [("lstm.m", 0)], w_rp[2], proj + 1),
             ("lstm.r", 0, [("lstm.rp", 0)], lambda x: x[:, :proj], proj),
-            ("out", 0, [("lstm.rp", 0)], out[2], 3)]
-    return kw.nnet3(config, named, binary), lambda X: simulate(spec, X, "out", 0)
+            ("out", 0, [("lstm.rp", 0)], out[2], 3),
+            ("softmax", 0, [("out", 0)], softmax_step[2], 3)]
+    data = kw.nnet3(config, named, binary, mdl=scored, priors=priors)
+    return data, lambda X: simulate(spec, X, last, 0)
 
 
 def nnet1_splice_net(binary: bool) -> tuple[bytes, callable]:

@@ -224,7 +224,8 @@ def run_frames(xml: Path, X: np.ndarray) -> list[np.ndarray]:
 STATEFUL = {"tdnn": (kn.tdnn_net, "tdnn.raw", 6), "lstm": (kn.lstm_net, "lstm.raw", 4),
             "nnet1_splice": (kn.nnet1_splice_net, "splice.nnet", 3),
             "nnet1_lstm": (kn.nnet1_lstm_net, "lstm.nnet", 4),
-            "nnet1_parallel": (kn.nnet1_parallel_splice_net, "parallel.nnet", 6)}
+            "nnet1_parallel": (kn.nnet1_parallel_splice_net, "parallel.nnet", 6),
+            "nnet2": (kn.nnet2_scored_net, "final.mdl", 4)}
 
 
 @pytest.mark.parametrize("binary", FORMS)
@@ -324,6 +325,18 @@ def test_nnet2_scale_and_bias_components(tmp_path, binary):
     model.write_bytes(kw.nnet2([(t, items) for t, items, _ in comps], binary))
     xml = convert(model, tmp_path)
     x = frame(5)
+    check(xml, x, kn.chain_reference(comps, x))
+
+
+@pytest.mark.parametrize("binary", FORMS)
+@pytest.mark.parametrize("p", [1.0, 2.0, 3.5])
+def test_nnet2_pnorm(tmp_path, binary, p):
+    """PnormComponent: the p-norm of each group of 4 consecutive inputs, |x| taken first."""
+    comps = [kn.normalize(12), kn.affine(12, 16), kn.pnorm(16, 4, p)]
+    (model := tmp_path / "pnorm.nnet").write_bytes(
+        kw.nnet2([(t, items) for t, items, _ in comps], binary))
+    xml = convert(model, tmp_path, "--input_shape", "[3,12]")
+    x = kn.RNG.standard_normal((3, 12)).astype(np.float32)
     check(xml, x, kn.chain_reference(comps, x))
 
 

@@ -43,6 +43,23 @@ def block_softmax(n: KaldiNode) -> list[Port]:
     return [n.op("Concat", parts, axis=1)]
 
 
+@kaldi_op("PnormComponent")
+def pnorm(n: KaldiNode) -> list[Port]:
+    """nnet2's group p-norm: output j is (sum |x_k|^p)^(1/p) over the g = <InputDim> /
+    <OutputDim> consecutive inputs k of group j (MO left out the |.|: the same for even p)."""
+    dim_in, dim_out, p = n.comp.int("<InputDim>"), n.comp.int("<OutputDim>"), n.comp.float("<P>")
+    if dim_out <= 0 or dim_in % dim_out:
+        n.reject(f"input dim {dim_in} is not a multiple of output dim {dim_out}",
+                 "the model is corrupt")
+    if not (np.isfinite(p) and p > 0):
+        n.reject(f"<P> {p} is not a positive number", "the model is corrupt")
+    size = np.array([-1, dim_out, dim_in // dim_out], np.int64)
+    groups = n.op("Reshape", [n.op("Abs", [n.input(0)]), size], special_zero=False)
+    powers = n.op("Power", [groups, n.const(np.array(p), np.float32)])
+    total = n.op("ReduceSum", [powers, np.array([2], np.int64)], keep_dims=False)
+    return [n.op("Power", [total, n.const(np.array(1 / p), np.float32)])]
+
+
 @kaldi_op("NoOpComponent", "GeneralDropoutComponent", "SpecAugmentTimeMaskComponent",
           "DropoutComponent", "DropoutMaskComponent", "ClipGradientComponent")
 def identity(n: KaldiNode) -> list[Port]:
