@@ -15,12 +15,7 @@ from tests import mo_oracle
 from tests.front import kaldi_nets as kn
 from tests.front.test_kaldi import STATEFUL, _nnet3_components, convert, frame, run_both, run_frames
 
-pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(autouse=True)
-def _seeded(monkeypatch, request):
-    monkeypatch.setattr(kn, "RNG", mo_oracle.seeded(request))
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("kaldi_mo_rng")]
 
 
 def mo_convert(model: Path, out: Path, *extra: str) -> Path:

@@ -13,17 +13,11 @@ import openvino as ov
 import pytest
 
 from converter.runtime.engines import open_engine
-from tests import mo_oracle
 from tests.front import kaldi_nets as kn
 from tests.front.test_kaldi import STATEFUL, convert
 from tests.front.test_kaldi_mo import _relative, mo_convert, mo_frames
 
-pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(autouse=True)
-def _seeded(monkeypatch, request):
-    monkeypatch.setattr(kn, "RNG", mo_oracle.seeded(request))
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("kaldi_mo_rng")]
 
 
 def _compile(xml: Path) -> ov.CompiledModel:
