@@ -207,3 +207,17 @@ def test_counts_on_a_net_of_two_outputs_is_refused_as_mo_did(tmp_path, capsys):
         assert "Ambiguity in applying counts" in mo_refusal(model, tmp_path, "--counts", counts)
         line = extgen_refusal(model, tmp_path, capsys, "--counts", counts)
         assert "the net has 2 outputs (output, output2)" in line
+
+
+def test_a_mdl_with_priors_and_no_counts_says_how_to_use_them(tmp_path, caplog):
+    """MO warned that a .mdl stores priors it leaves out unless --counts "" is given; so does
+    extgen, once."""
+    from converter.options import ConvertOptions
+    from converter.pipeline import convert as convert_in_process
+
+    data, _ = _nnet3(True)
+    (model := tmp_path / "final.mdl").write_bytes(data)
+    convert_in_process(ConvertOptions(model, output_dir=tmp_path / "ir", framework="kaldi"))
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert warnings == [f'{model} stores <Priors>; to subtract them from the output, as MO did, '
+                        'add --counts ""']

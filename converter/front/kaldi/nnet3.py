@@ -7,6 +7,8 @@ legacy MO refused too, are refused."""
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 
 from converter.errors import ModelFormatError, UnsupportedOpError, UsageError
@@ -20,6 +22,8 @@ from converter.graph.port import Port
 from converter.options import ConvertOptions
 
 __all__ = ["Nnet3Graph"]
+
+log = logging.getLogger("extgen")
 
 _KINDS = ("input-node", "component-node", "dim-range-node")
 
@@ -70,6 +74,9 @@ class Nnet3Graph:
                    "MO applied counts to a net of one output only; convert without --counts "
                    "and subtract the log-priors from the output you decode")
             raise UsageError(msg)
+        if self.opts.counts is None and self.priors is not None and self.priors.size:
+            log.warning('%s stores <Priors>; to subtract them from the output, as MO did, '
+                        'add --counts ""', self.opts.input_model)
         for name, kind in self.kinds.items():
             if kind == "input-node":
                 self.port(name, ())
