@@ -41,6 +41,7 @@ class ConvertResult:
     xml: Path
     bin: Path
     seconds: float
+    fp16: tuple[int, int] | None = None  # --compress_to_fp16: (Consts compressed, kept f32)
 
 
 def _phase_passes(phase: str) -> list[type[ReplacementPattern]]:
@@ -123,7 +124,7 @@ def convert_to_graph(opts: ConvertOptions, progress: Progress | None = None) -> 
     if any(name == "Pruning" for name, _ in opts.transforms):
         prune_zero_channels(graph)
     if opts.compress_to_fp16:
-        compress_to_fp16(graph)
+        graph.graph["fp16"] = compress_to_fp16(graph)
     return graph, fw.name
 
 
@@ -151,4 +152,4 @@ def convert(opts: ConvertOptions, progress: Progress | None = None) -> ConvertRe
             progress("emit")
         name = opts.model_name or opts.input_model.stem
         xml, bin_ = emit_ir(graph, Path(opts.output_dir), name, _rt_info(opts, fw))
-    return ConvertResult(xml, bin_, time.perf_counter() - start)
+    return ConvertResult(xml, bin_, time.perf_counter() - start, graph.graph.get("fp16"))

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import onnx
+import openvino as ov
 import pytest
 from onnx import TensorProto, helper
 
@@ -176,6 +177,33 @@ def test_compress_to_fp16_is_on_by_default_and_takes_booleans(tmp_path, flags, h
                  str(tmp_path), *flags]) == 0
     assert (tmp_path / "mm.bin").stat().st_size == w.size * (2 if half else 4)
     assert ('element_type="f16"' in (tmp_path / "mm.xml").read_text()) is half
+
+
+def test_a_constant_fp16_cannot_hold_stays_fp32_and_success_says_so(tmp_path, capsys) -> None:
+    """y = (x + 1e6) * 1e-7: 1e6 is beyond f16's range (65504) and 1e-7 only a subnormal, so
+    compressing either gave 0.0078 in OpenVINO where the answer is 0.1; ovc keeps them f32.
+    The matrix, which f16 holds, is compressed; the success lines say what happened."""
+    from extgen.cli import main
+
+    big, tiny = np.full((1, 4), 1e6, np.float32), np.full((1, 4), 1e-7, np.float32)
+    w = np.random.default_rng(5).standard_normal((4, 4)).astype(np.float32)
+    model = make_model([helper.make_node("Add", ["x", "big"], ["a"]),
+                        helper.make_node("Mul", ["a", "tiny"], ["b"]),
+                        helper.make_node("MatMul", ["b", "w"], ["y"])],
+                       [("x", TensorProto.FLOAT, [1, 4])], [("y", TensorProto.FLOAT, [1, 4])],
+                       {"big": big, "tiny": tiny, "w": w})
+    onnx.save(model, tmp_path / "range.onnx")
+    assert main(["convert", "--input_model", str(tmp_path / "range.onnx"), "--output_dir",
+                 str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert ("[ SUCCESS ] Weights stored as FP16: 1 constant(s); 2 that FP16 cannot hold kept "
+            "FP32 (--compress_to_fp16=False keeps all FP32).") in out
+    x = np.zeros((1, 4), np.float32)
+    want = ((x + 1e6) * np.float32(1e-7)) @ w.astype(np.float16).astype(np.float32)
+    np.testing.assert_allclose(_run(tmp_path / "range.xml", x)["y"], want, rtol=1e-5)
+    compiled = ov.Core().compile_model(str(tmp_path / "range.xml"), "CPU",
+                                       {"INFERENCE_PRECISION_HINT": "f32"})
+    np.testing.assert_allclose(compiled([x])[compiled.output(0)], want, rtol=1e-5)
 
 
 def test_compress_to_fp16_rejects_a_non_boolean(relu_add_model, capsys) -> None:

@@ -1,7 +1,11 @@
 """--compress_to_fp16: store float32 Consts as f16 followed by Convert(f32) marked
 `decompression`, as OpenVINO's own compression writes it (in sub-graph bodies too). The Const
 keeps its float32 value, marked `store_as_f16`: the IR writer converts each one as it writes
-it, so the half copies of all weights are never held at once."""
+it, so the half copies of all weights are never held at once.
+
+A Const that f16 cannot hold stays float32, as ovc keeps it: one with a value beyond f16's
+range (it would become 65504 or inf), or one whose nonzero values are mostly below f16's
+smallest normal (they would become subnormals, or zero, and change the result)."""
 
 from __future__ import annotations
 
@@ -14,7 +18,30 @@ from converter.ops.op import Op
 __all__ = ["compress_to_fp16"]
 
 
-def compress_to_fp16(graph: Graph) -> None:
+_F16_MAX = float(np.finfo(np.float16).max)
+_F16_NORMAL = float(np.finfo(np.float16).tiny)  # smallest normal, 6.1e-5
+_CHUNK = 1 << 20
+
+
+def fp16_holds(value: np.ndarray) -> bool:
+    """Whether f16 holds this float32 value well enough to store it so (read in chunks: no
+    second copy of a large weight)."""
+    flat = value.reshape(-1)
+    nonzero = small = 0
+    for start in range(0, flat.size, _CHUNK):
+        a = np.abs(flat[start:start + _CHUNK])
+        a = a[np.isfinite(a) & (a != 0)]
+        if a.size and float(a.max()) > _F16_MAX:
+            return False
+        nonzero += a.size
+        small += int(np.count_nonzero(a < _F16_NORMAL))
+    return small <= 0.75 * nonzero
+
+
+def compress_to_fp16(graph: Graph) -> tuple[int, int]:
+    """Compress the graph's float32 Consts (of 2 or more elements); (compressed, kept in
+    float32 because f16 cannot hold them)."""
+    compressed = kept = 0
     for const in graph.get_op_nodes(op="Const"):
         value = np.asarray(const.value)
         if value.dtype != np.float32 or value.size < 2:
@@ -23,6 +50,10 @@ def compress_to_fp16(graph: Graph) -> None:
         consumers = list(graph.out_edges(data.id, keys=True, data=True))
         if all(graph.nodes[v].get("op") == "ShapeOf" for _, v, _, _ in consumers):
             continue
+        if not fp16_holds(value):
+            kept += 1
+            continue
+        compressed += 1
         name = const.soft_get("name", const.id)
         const["store_as_f16"] = True
         const["name"] = f"{name}_compressed"
@@ -41,4 +72,6 @@ def compress_to_fp16(graph: Graph) -> None:
         if names:
             convert.out_port(0).add_tensor_names([t for _, t in names])
     for body in bodies_of(graph):
-        compress_to_fp16(body)
+        inner = compress_to_fp16(body)
+        compressed, kept = compressed + inner[0], kept + inner[1]
+    return compressed, kept

@@ -221,6 +221,11 @@ def run(args: argparse.Namespace) -> int:
     out.write("[ SUCCESS ] Generated IR version 11 model.\n")
     out.write(f"[ SUCCESS ] XML file: {result.xml.resolve()}\n")
     out.write(f"[ SUCCESS ] BIN file: {result.bin.resolve()}\n")
+    if result.fp16 and result.fp16[0]:
+        compressed, kept = result.fp16
+        also = f"; {kept} that FP16 cannot hold kept FP32" if kept else ""
+        out.write(f"[ SUCCESS ] Weights stored as FP16: {compressed} constant(s){also} "
+                  "(--compress_to_fp16=False keeps all FP32).\n")
     out.write(f"[ SUCCESS ] Total execution time: {result.seconds:.2f} seconds.\n")
     out.write(f"[ SUCCESS ] Memory consumed: {peak_mb:.0f} MB.\n")
     return 0
