@@ -273,7 +273,7 @@ def read_ir(xml_path: str | Path, bin_path: str | Path | None = None) -> IRModel
         msg = f"{xml_path}: cannot read the IR ({err.strerror})"
         raise InputFileError(msg) from None
     if root.tag != "net":
-        msg = f"{xml_path}: not an OpenVINO IR (root element <{root.tag}>, expected <net>)"
+        msg = f"{xml_path}: not an OpenVINO IR (its root element is not <net>)"
         raise ModelFormatError(msg)
     version = root.get("version", "11")
     if not version.isdigit():

@@ -174,17 +174,17 @@ def test_symbol_json_syntax_error_names_the_line(tmp_path: Path, capsys) -> None
     ('{"nodes": []}', "no 'nodes' list"),
     (('{"nodes": [{"op": "null", "name": "x", "inputs": []},'
      ' {"op": "relu", "name": "r", "inputs": [[5, 0, 0]]}], "heads": [[1, 0, 0]]}'),
-     "refers to no node"),
+     "an input refers to node 5, the file has 2"),
     (('{"nodes": [{"op": "relu", "name": "r", "inputs": [[1, 0, 0]]},'
      ' {"op": "null", "name": "x", "inputs": []}], "heads": [[0, 0, 0]]}'),
      "topologically sorted"),
     ('[1, 2]', "no 'nodes' list"),
     (('{"nodes": [{"op": "null", "name": "x", "inputs": []},'
      ' {"op": "relu", "name": "r", "inputs": [[0, 0, 0]]}], "heads": [[1, 1000000000, 0]]}'),
-     "reads output 1000000000 of node 1 ('r'), which has at most 4096 outputs"),
+     "reads output 1000000000 of node 1, which has at most 4096 outputs"),
     (('{"nodes": [{"op": "null", "name": "x", "inputs": []},'
      ' {"op": "relu", "name": "r", "inputs": [[0, 3, 0]]}], "heads": [[1, 0, 0]]}'),
-     "node 1 ('r'): input [0, 3, 0] reads output 3 of node 0 ('x'), which has one output"),
+     "node 1: an input reads output 3 of node 0, which has one output"),
 ])
 def test_malformed_symbol(tmp_path: Path, capsys, text: str, needle: str) -> None:
     params = _model(tmp_path)

@@ -181,11 +181,11 @@ def test_transformations_config_without_its_extension_leaves_ops_unsupported(tmp
 @pytest.mark.parametrize(("text", "needle"), [
     ('[\n  {"id": "A", "match_kind": "scope", "instances": ["a"]},\n  {"id": "B"}\n]',
      "replace.json:3: description 1: 'match_kind' is required"),
-    ('[{"id": "A", "match_kind": "fuzzy"}]', "'match_kind' is 'fuzzy'"),
+    ('[{"id": "A", "match_kind": "fuzzy"}]', "'match_kind' must be one of scope"),
     ('[{"id": "A", "match_kind": "scope"}]', "match_kind scope needs 'instances'"),
     ('[{"id": "A", "match_kind": "scope", "instances": ["(unclosed"]}]', "not a valid regex"),
     ('[{"id": "", "match_kind": "general"}]', "'id' must be a non-empty string"),
-    ('[{"id": "A", "match_kind": "general", "colour": 1}]', "unknown key 'colour'"),
+    ('[{"id": "A", "match_kind": "general", "colour": 1}]', "a key it does not know (known: id,"),
     ('[{"id": "A", "match_kind": "points", "instances": {"start_points": []}}]', "start_points"),
     ('[{"id": "A", "match_kind": "scope", "instances": ["a"], "outputs": [{"node": "x"}]}]',
      "outputs[0]: must be"),

@@ -48,17 +48,17 @@ def read_mapping(path: Path, every_optional: bool = False,
         msg = f"{path}:{err.position[0]}: not valid XML ({err.msg if hasattr(err, 'msg') else err})"
         raise ModelFormatError(msg) from None
     if root.tag != "CustomKernelsMapping":
-        msg = f"{path}: the root element must be <CustomKernelsMapping>, found <{root.tag}>"
+        msg = f"{path}: the root element must be <CustomKernelsMapping>"
         raise ModelFormatError(msg)
     mapping: dict[str, CustomLayer] = {}
-    for item in root:
+    for number, item in enumerate(root, 1):
         if item.tag != "CustomLayer":
             continue  # MO logged and skipped other tags
         native = item.get("NativeType")
         has_param = (item.get("hasParam") or "").strip().lower()
         if not native or has_param not in ("true", "false"):
             msg = (f"{path}: every <CustomLayer> needs NativeType and hasParam=\"true|false\" "
-                   f"({ET.tostring(item, encoding='unicode').strip()})")
+                   f"(element {number} of the root does not)")
             raise ModelFormatError(msg)
         param = item.get("protoParamName")
         if has_param == "true" and not param:

@@ -19,7 +19,8 @@ from converter.front.proto.strings import check_strings
 __all__ = ["DEFAULT_PROTO", "net_class", "read_caffemodel", "read_prototxt"]
 
 DEFAULT_PROTO = Path(__file__).with_name("caffe.proto")
-_NO_FIELD = re.compile(r'has no field named "(\w+)"')
+_NO_FIELD = re.compile(r'Message type "([\w.]+)" has no field named "(\w+)"')
+_PARAM = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*_param")  # a layer's parameter message field
 
 
 def _proto_file(parser_path: Path | None) -> Path:
@@ -88,18 +89,35 @@ def read_prototxt(path: Path, cls: type, custom_parser: bool = False) -> Any:
         text_format.Merge(text, net)
     except text_format.ParseError as err:
         line = err.GetLine() if err.GetLine() is not None else "?"
-        detail = re.sub(r"^\d+:\d+ : ", "", str(err)).replace("\n", " ")
-        unknown = _NO_FIELD.search(detail)
-        if unknown and unknown.group(1).endswith("_param"):
+        unknown = _NO_FIELD.search(str(err))
+        if unknown and _PARAM.fullmatch(unknown.group(2)):
             hint = ("pass the caffe.proto of the Caffe that defines it with --caffe_parser_path"
                     if not custom_parser
                     else "the --caffe_parser_path proto does not define it either")
-            msg = (f"{path}:{line}: layer parameter '{unknown.group(1)}' is unknown to the "
+            msg = (f"{path}:{line}: layer parameter '{unknown.group(2)}' is unknown to the "
                    f"caffe.proto in use; {hint}")
         else:
-            msg = f"{path}:{line}: not a valid .prototxt: {detail}"
+            msg = f"{path}:{line}: not a valid .prototxt: {_problem(str(err))}"
         raise ModelFormatError(msg) from None
     return net
+
+
+def _problem(error: str) -> str:
+    """What protobuf's text parser found wrong, in words of the grammar: its message quotes
+    the file (a field name, a value, the rest of the line), which an error must not show."""
+    if found := _NO_FIELD.search(error):
+        return f"a field name message {found.group(1)} does not have"
+    if found := re.search(r'Enum type "([\w.]+)" has no value', error):
+        return f"not a value of {found.group(1)}"
+    if found := re.search(r"Couldn't parse (integer|float|double|boolean|string|bool)", error):
+        return f"not a valid {found.group(1)}"
+    if found := re.search(r'Message type "([\w.]+)" should not have multiple "(\w+)"', error):
+        return f"field {found.group(2)} of {found.group(1)} is given twice"
+    if found := re.search(r'Expected "([{}<>:\[\],;])"', error):
+        return f"expected '{found.group(1)}' here"
+    if "Expected identifier" in error:
+        return "expected a field name here"
+    return "a syntax error (check the quotes and braces)"
 
 
 def read_caffemodel(path: Path, cls: type) -> Any:

@@ -37,18 +37,16 @@ MAX_OUTPUTS = 4096  # no MXNet op has more; an index beyond it is a corrupt file
 def _entry(path: Path, where: str, entry: Any, nodes: list[dict[str, Any]]) -> tuple[int, int]:
     if (not isinstance(entry, list) or len(entry) not in (2, 3)
             or not all(isinstance(v, int) for v in entry)):
-        msg = f"{path}: {where}: an input must be [node, output, version], got {json.dumps(entry)}"
+        msg = f"{path}: {where}: an input must be [node, output, version] (integers)"
         raise ModelFormatError(msg)
     node, out = entry[0], entry[1]
     if not 0 <= node < len(nodes) or out < 0:
-        msg = (f"{path}: {where}: input {json.dumps(entry)} refers to no node (the file has "
-               f"{len(nodes)})")
+        msg = f"{path}: {where}: an input refers to node {node}, the file has {len(nodes)}"
         raise ModelFormatError(msg)
     outputs = 1 if nodes[node]["op"] == "null" else MAX_OUTPUTS
     if out >= outputs:
         has = "one output" if outputs == 1 else f"at most {outputs} outputs"
-        msg = (f"{path}: {where}: input {json.dumps(entry)} reads output {out} of node {node} "
-               f"('{nodes[node]['name']}'), which has {has}")
+        msg = f"{path}: {where}: an input reads output {out} of node {node}, which has {has}"
         raise ModelFormatError(msg)
     return node, out
 
@@ -65,12 +63,12 @@ def _check_nodes(path: Path, nodes: Any) -> None:
     for i, node in enumerate(nodes):
         inputs = node.get("inputs", [])
         if not isinstance(inputs, list):
-            msg = f"{path}: node {i} ('{node['name']}'): 'inputs' must be a list"
+            msg = f"{path}: node {i}: 'inputs' must be a list"
             raise ModelFormatError(msg)
         for entry in inputs:
-            src, _ = _entry(path, f"node {i} ('{node['name']}')", entry, nodes)
+            src, _ = _entry(path, f"node {i}", entry, nodes)
             if src >= i:
-                msg = (f"{path}: node {i} ('{node['name']}') reads node {src}, which comes later "
+                msg = (f"{path}: node {i} reads node {src}, which comes later "
                        "(nodes must be topologically sorted)")
                 raise ModelFormatError(msg)
 

@@ -59,7 +59,7 @@ class _Tokens:
     def expect(self, want: str) -> None:
         got = self.next()
         if got != want:
-            raise self.error(f"expected '{want}', found '{got}'")
+            raise self.error(f"expected '{want}' here")
 
     def error(self, what: str) -> ProtoSyntaxError:
         line = self.items[min(self.i, len(self.items)) - 1][1] if self.items else 1
@@ -84,7 +84,7 @@ def _int(t: _Tokens) -> int:
     try:
         return int(tok, 0)
     except ValueError:
-        raise t.error(f"expected a number, found '{tok}'") from None
+        raise t.error("expected a field or enum value number") from None
 
 
 def _options(t: _Tokens, field: descriptor_pb2.FieldDescriptorProto) -> None:
@@ -218,11 +218,13 @@ def _parse(path: Path, pool: descriptor_pool.DescriptorPool, done: dict[Path, st
         elif tok in ("option", "service", "extend"):
             t.skip_statement()
         elif tok != ";":
-            raise t.error(f"unexpected '{tok}'")
+            raise t.error("expected syntax, package, import, message, enum, option, service or "
+                          "extend at the top level of a .proto file")
     try:
         pool.Add(fd)
-    except (TypeError, ValueError) as err:
-        msg = f"{path}: the .proto does not hold together ({err})"
+    except (TypeError, ValueError):  # its message quotes the file: not shown
+        msg = (f"{path}: the .proto does not hold together (a syntax it does not declare, a "
+               "type it uses but does not define, or a name defined twice)")
         raise ProtoSyntaxError(msg) from None
     return fd.name
 

@@ -64,7 +64,7 @@ def _escape_value(m: re.Match) -> bytes:
         return chr(int(u4 or u8, 16)).encode("utf-8")
     if other in _SIMPLE:
         return _SIMPLE[other]
-    msg = f"invalid escape \\{other.decode('latin-1')}"
+    msg = "an escape sequence (\\...) that protobuf does not define"
     raise ValueError(msg)
 
 
@@ -94,7 +94,7 @@ class _Reader:
             return char
         m = _TOKEN.match(self.data, pos)
         if m is None:
-            raise self.error(f"unexpected character {char!r}")
+            raise self.error("a character the text format does not allow here")
         return m.group()
 
     def next(self) -> bytes:
@@ -107,8 +107,8 @@ class _Reader:
     def expect(self, want: bytes) -> None:
         got = self.peek()
         if got != want:
-            shown = got.decode("latin-1") if got else "the end of the text"
-            raise self.error(f"expected '{want.decode()}' but found {shown!r}")
+            found = "something else" if got else "the end of the text"
+            raise self.error(f"expected '{want.decode()}' but found {found}")
         self.pos += len(want)
 
     def string(self) -> bytes:
@@ -163,7 +163,19 @@ def _scalar(reader: _Reader, field: FieldDescriptor) -> Any:
             return named.number if named is not None else int(text)
     except (ValueError, KeyError):
         pass
-    raise reader.error(f"field '{field.name}' cannot take the value {text!r}")
+    raise reader.error(f"field '{field.name}' takes {_value_kind(field)}; "
+                       "the value given is not one")
+
+
+def _value_kind(field: FieldDescriptor) -> str:
+    """What a scalar field takes, in words (an error says so instead of quoting the text)."""
+    if field.type in _INTS:
+        return "an integer"
+    if field.type in _FLOATS:
+        return "a number"
+    if field.type == FieldDescriptor.TYPE_BOOL:
+        return "true or false"
+    return f"a value of {field.enum_type.full_name}"
 
 
 def _is_repeated(field: FieldDescriptor) -> bool:
@@ -232,9 +244,7 @@ def _merge_message(reader: _Reader, msg: Message, close: bytes) -> None:
             raise reader.error(f"expected '{close.decode()}' but the text ends")
         field = fields.get(token.decode("latin-1"))
         if field is None:
-            what = token.decode("latin-1")
-            raise reader.error(f"message {msg.DESCRIPTOR.full_name} has no field named "
-                               f"'{what}'")
+            raise reader.error(f"a field name message {msg.DESCRIPTOR.full_name} does not have")
         reader.next()
         _merge_field(reader, msg, field)
         if reader.peek() in (b",", b";"):

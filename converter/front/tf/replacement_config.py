@@ -82,7 +82,7 @@ def _check_port_desc(item: Any, where: str) -> None:
     try:
         re.compile(item["node"])
     except re.error as err:
-        msg = f"{where}: node '{item['node']}' is not a valid regex ({err})"
+        msg = f"{where}: its node is not a valid regex ({err})"
         raise ModelFormatError(msg) from None
 
 
@@ -96,7 +96,7 @@ def _validate(raw: Any, where: str) -> CustomReplacementDescriptor:
             raise ModelFormatError(msg)
     for key, value in raw.items():
         if key not in _KEYS:
-            msg = f"{where}: unknown key '{key}' (known: {', '.join(_KEYS)})"
+            msg = f"{where}: a key it does not know (known: {', '.join(_KEYS)})"
             raise ModelFormatError(msg)
         types, what = _KEYS[key]
         if not isinstance(value, types) or (key == "id" and not value):
@@ -104,7 +104,7 @@ def _validate(raw: Any, where: str) -> CustomReplacementDescriptor:
             raise ModelFormatError(msg)
     kind = raw["match_kind"]
     if kind not in MATCH_KINDS:
-        msg = f"{where}: 'match_kind' is '{kind}'; it must be one of scope, points, general"
+        msg = f"{where}: 'match_kind' must be one of scope, points, general"
         raise ModelFormatError(msg)
     instances = raw.get("instances")
     if kind == "scope":
@@ -112,11 +112,11 @@ def _validate(raw: Any, where: str) -> CustomReplacementDescriptor:
         if not instances or not names:
             msg = f"{where}: match_kind scope needs 'instances', a non-empty list of name regexes"
             raise ModelFormatError(msg)
-        for pattern in instances:
+        for k, pattern in enumerate(instances):
             try:
                 re.compile(pattern)
             except re.error as err:
-                msg = f"{where}: instance '{pattern}' is not a valid regex ({err})"
+                msg = f"{where}: instances[{k}] is not a valid regex ({err})"
                 raise ModelFormatError(msg) from None
     elif kind == "points":
         ok = isinstance(instances, dict) and all(
