@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 import numpy as np
@@ -96,6 +96,14 @@ class ConvertOptions:
     pretrained_model_name: Path | None = None  # MXNet: the checkpoint .nd files complete
     save_params_from_nd: bool | None = None  # MXNet: write the merged weights as .params
     enable_ssd_gluoncv: bool | None = None  # MXNet: GluonCV SSD anchors and box_nms
+
+    def __post_init__(self) -> None:
+        """Paths given as str (as from Python code) become Paths."""
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, str) and "Path" in str(f.type):
+                setattr(self, f.name, Path(value))
+        self.extensions = [Path(p) for p in self.extensions]
 
     def check_framework_flags(self, framework: str) -> None:
         """Refuse a framework-specific flag given for another framework's model (MO did): it

@@ -14,7 +14,7 @@ from converter.ir.reader import read_ir
 from converter.ir.types import dtype_of
 from converter.runtime.executor import Device, Executor, OpTimes
 
-__all__ = ["Engine", "InputSpec", "open_engine", "parse_device"]
+__all__ = ["Engine", "InputSpec", "add_ov_extensions", "open_engine", "parse_device"]
 
 DEVICES = ("CPU", "GPU", "VPU")
 
@@ -102,6 +102,20 @@ def _add_ov_extension(core, path: Path) -> None:
         raise ExtensionError(msg) from None
 
 
+def add_ov_extensions(core, extensions: list[Path]) -> None:
+    """Give an openvino.Core the custom ops of --extension paths: a library built from the
+    generated C++, or an extensions folder whose Python ops run as OpenVINO Python ops."""
+    for path in map(Path, extensions):
+        if path.is_dir():
+            from converter.ops.loader import python_op_classes
+            from converter.runtime.openvino_ops import openvino_extension
+
+            for cls in python_op_classes(path).values():
+                core.add_extension(openvino_extension(cls))
+        else:
+            _add_ov_extension(core, path)
+
+
 def _read_ov_model(core, model: Path):
     try:
         return core.read_model(str(model))
@@ -123,15 +137,7 @@ class OpenVinoEngine:
             msg = "--engine openvino needs the openvino package: pip install 'extgen[openvino]'"
             raise ExtgenError(msg) from err
         core = ov.Core()
-        for path in map(Path, extensions):
-            if path.is_dir():  # an extensions folder: its Python ops run as OpenVINO Python ops
-                from converter.ops.loader import python_op_classes
-                from converter.runtime.openvino_ops import openvino_extension
-
-                for cls in python_op_classes(path).values():
-                    core.add_extension(openvino_extension(cls))
-            else:
-                _add_ov_extension(core, path)
+        add_ov_extensions(core, extensions)
         available = core.available_devices
         for dev in devices:
             if not any(a.startswith(dev) for a in available):
