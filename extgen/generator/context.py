@@ -176,6 +176,10 @@ def _work_sizes(op: OpConfig, output_dim: str) -> dict[str, str] | None:
             "why": f"the shape formula over input {rule.input}'s dims"}
 
 
+_TF_CODES = {"int": "i", "float": "f", "bool": "b", "string": "s", "int_list": "list.i",
+             "float_list": "list.f"}
+
+
 def op_context(op: OpConfig) -> dict[str, Any]:
     attrs = [_attr(a) for a in op.attributes]
     onnx_type = op.framework_type("onnx")
@@ -200,6 +204,9 @@ def op_context(op: OpConfig) -> dict[str, Any]:
         "expression": expression,
         "caffe": op.caffe,
         "tf": op.tf,
+        # the C++ TensorFlow mapping reads attributes as their own type (shape, type and padding
+        # codes need the MO extractor's conversion: then only that extractor maps the op)
+        "tf_cpp": all(a.tf_type in (None, _TF_CODES.get(a.type)) for a in attrs),
         "mxnet": op.mxnet,
         "gpu": op.gpu,
         "vpu": op.vpu,

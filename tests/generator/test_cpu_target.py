@@ -282,3 +282,41 @@ def test_a_custom_op_named_like_a_standard_one_leaves_the_standard_op_alone(
     np.testing.assert_allclose(got, two_coshes.ref, rtol=1e-5)
     (theirs,) = _openvino_run(built, two_coshes.xml, {"x": two_coshes.x})  # real OpenVINO agrees
     np.testing.assert_allclose(theirs, two_coshes.ref, rtol=1e-5)
+
+
+def _tf_graph(path: Path) -> Path:
+    """x -> ScaledCosh(scale 3) -> TagScale (every attribute kind) -> SoftSignX (n_steps 4) -> y,
+    op types TensorFlow itself does not have, as a frozen GraphDef."""
+    from tensorflow.core.framework import attr_value_pb2, graph_pb2, types_pb2
+
+    def node(name, op, inputs, **attrs):
+        n = graph.node.add(name=name, op=op, input=inputs)
+        for key, value in attrs.items():
+            n.attr[key].CopyFrom(value)
+
+    A = attr_value_pb2.AttrValue
+    graph = graph_pb2.GraphDef()
+    node("x", "Placeholder", [], dtype=A(type=types_pb2.DT_FLOAT),
+         shape=A(shape={"dim": [{"size": d} for d in SHAPE]}))
+    node("cosh", "ScaledCosh", ["x"], scale=A(f=3.0))
+    node("tag", "TagScale", ["cosh"], axes=A(list=A.ListValue(i=[2, 3])), mode=A(s=b"slow"),
+         flag=A(b=False), gains=A(list=A.ListValue(f=[1.5])))
+    node("soft", "SoftSignX", ["tag"], n_steps=A(i=4))
+    node("y", "Identity", ["soft"])
+    path.write_bytes(graph.SerializeToString())
+    return path
+
+
+def test_ovc_converts_a_tensorflow_graph_with_the_extension(work: Path, built: Built) -> None:
+    """What `ovc model.pb --extension lib` does: the library maps each op's TensorFlow type
+    with its attributes (the config's framework names), and OpenVINO runs the result."""
+    pb = _tf_graph(work / "chain.pb")
+    model = ov.convert_model(str(pb), extension=str(built.openvino_library))
+    ops = {op.get_type_name(): op for op in model.get_ordered_ops()}
+    assert ops["TagScale"].get_attributes() == TAG_ATTRS
+    assert ops["SoftSignX"].get_attributes() == {"steps": 4}
+    x = np.random.default_rng(1).uniform(-2, 2, SHAPE).astype(np.float32)
+    (y,) = _openvino_run(built, model, [x])
+    c = 3 * np.cosh(x) * 2
+    np.testing.assert_allclose(y, c / (1 + np.abs(c)) * 4, rtol=1e-5, atol=1e-6)
+    assert "maps the ops for these OpenVINO frontends: onnx, tensorflow" in built.log
