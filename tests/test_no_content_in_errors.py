@@ -29,6 +29,10 @@ CONTENTS = {
     "symbol-json": json.dumps({"nodes": [{"op": "null", "name": SECRET, "inputs": [[SECRET]]}]}),
     "json-list": json.dumps([{"id": "a", "match_kind": SECRET, SECRET: 1}]),
     "xml": f'<{SECRET}><CustomLayer NativeType="{SECRET}"/></{SECRET}>',
+    "kaldi": f"<Nnet> {SECRET} <{SECRET}>\n",
+    "kaldi-token": f"<{SECRET}> <Nnet>\n",
+    "nnet3": f"<Nnet3>\ninput-node name=input dim=4\n"
+             f"output-node name=output input=Append({SECRET}:{SECRET}\n\n",
 }
 
 

@@ -44,7 +44,7 @@ def parse_descriptor(text: str) -> str | tuple:
     """The descriptor tree of an input= value."""
     tree, end = _parse(text.replace(" ", ""), 0)
     if end != len(text.replace(" ", "")):
-        raise ModelFormatError(f"nnet3 descriptor '{text}': unexpected text after position {end}")
+        raise ModelFormatError(f"an nnet3 input= descriptor: unexpected text after character {end}")
     return tree
 
 
@@ -55,7 +55,7 @@ def _parse(text: str, pos: int) -> tuple[str | tuple | float, int]:
         return (float(value) if any(c in value for c in ".eE") else int(value)), number.end()
     name = _NAME.match(text, pos)
     if name is None:
-        raise ModelFormatError(f"nnet3 descriptor '{text}': cannot read it at position {pos}")
+        raise ModelFormatError(f"an nnet3 input= descriptor cannot be read at character {pos}")
     pos = name.end()
     if pos >= len(text) or text[pos] != "(":
         return name.group(), pos
@@ -65,9 +65,9 @@ def _parse(text: str, pos: int) -> tuple[str | tuple | float, int]:
         arg, pos = _parse(text, pos)
         args.append(arg)
         if pos >= len(text):
-            raise ModelFormatError(f"nnet3 descriptor '{text}': unclosed '('")
+            raise ModelFormatError("an nnet3 input= descriptor has an unclosed '('")
         if text[pos] == ")":
             return (name.group(), *args), pos + 1
         if text[pos] != ",":
-            raise ModelFormatError(f"nnet3 descriptor '{text}': expected ',' at position {pos}")
+            raise ModelFormatError(f"an nnet3 input= descriptor: expected ',' at character {pos}")
         pos += 1

@@ -146,7 +146,7 @@ _GETTERS = {np.uint32: read_binary_integer32_token, np.uint64: read_binary_integ
 def read_token_value(f: BinaryIO, token: bytes = b"", value_type: type = np.uint32):
     found = collect_until_whitespace(f)
     if token and found != token:
-        msg = f"expected {token.decode(errors='replace')}, found {found[:40]!r}"
+        msg = f"expected {token.decode(errors='replace')}, found another token"
         raise ModelFormatError(msg)
     return _GETTERS[value_type](f)
 

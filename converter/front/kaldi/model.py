@@ -99,7 +99,7 @@ def read_model(data: bytes, name: str) -> KaldiModel:
     if token == "<Nnet3>":
         return _nnet3(reader)
     if token != "<Nnet>":
-        msg = (f"{name}: not a Kaldi nnet model (it opens with {token}, not <Nnet> or <Nnet3>); "
+        msg = (f"{name}: not a Kaldi nnet model (it does not open with <Nnet> or <Nnet3>); "
                "pass an nnet1/nnet2 .nnet, an nnet3 .raw or a .mdl")
         raise ModelFormatError(msg)
     if reader.peek_token() == "<NumComponents>":

@@ -80,14 +80,14 @@ class KaldiReader:
         word = self.word()
         if not (word.startswith("<") and word.endswith(">")):
             self.pos -= len(word)
-            raise self.fail(f"expected a <Token>, found '{word[:40]}'")
+            raise self.fail("expected a <Token>, found a word that is not one")
         return word
 
     def expect(self, token: str) -> None:
         found = self.token()
         if found != token:
             self.pos -= len(found)
-            raise self.fail(f"expected {token}, found {found}")
+            raise self.fail(f"expected {token}, found another token")
 
     def peek_token(self) -> str | None:
         word = self.peek_word()
@@ -175,7 +175,8 @@ class KaldiReader:
         head = self._take(2)
         if head not in _REAL:
             self.pos -= 2
-            raise self.fail(f"expected a matrix or vector, found {head!r}")
+            raise self.fail("expected a matrix or vector (FM, FV, DM, DV or a compressed CM), "
+                            "found something else")
         dtype, rank = _REAL[head]
         dims = [self.int() for _ in range(rank)]
         if any(d < 0 for d in dims):
@@ -222,4 +223,4 @@ def _parse(reader: KaldiReader, kind: type, word: str):
     try:
         return kind(word)
     except ValueError:
-        raise reader.fail(f"expected a number, found '{word[:40]}'") from None
+        raise reader.fail("expected a number, found a word that is not one") from None
