@@ -12,11 +12,21 @@ from converter.ir.attrs import typed_attrs
 from converter.ir.types import format_attr
 from converter.ops.op import Op
 
-__all__ = ["openvino_extension"]
+__all__ = ["openvino_extension", "openvino_op_class"]
 
 
 def openvino_extension(cls: type[Op]) -> Any:
     """An ov.OpExtension whose op evaluates with cls (shapes and types from its inference)."""
+    import openvino as ov
+
+    return ov.OpExtension(openvino_op_class(cls))
+
+
+def openvino_op_class(cls: type[Op]) -> type:
+    """An openvino.Op subclass of cls's IR type and version: shapes and types from its
+    inference, its attributes (as IR strings) visited, evaluate() by its numpy evaluate. Build
+    one with `(inputs, {attribute: value})`; values in Python types are written as the IR
+    writes them."""
     import openvino as ov
 
     def typed(attrs: dict[str, Any]) -> dict[str, Any]:
@@ -27,10 +37,9 @@ def openvino_extension(cls: type[Op]) -> Any:
 
         def __init__(self, inputs: Any = None, attrs: dict | None = None) -> None:
             # kept as the IR's strings (the attribute visitor cannot type an empty list)
-            self._attrs = dict(attrs) if attrs is not None else {
-                k: format_attr(cls.defaults[k], kind) for k, kind in cls.attr_types.items()
-                if k in cls.defaults
-            }
+            given = {**cls.defaults, **attrs} if attrs is not None else cls.defaults
+            self._attrs = {k: v if isinstance(v, str) else format_attr(v, kind)
+                           for k, kind in cls.attr_types.items() if (v := given.get(k)) is not None}
             super().__init__(self, inputs)  # validates when given inputs: _attrs first
 
         def get_type_info(self) -> Any:
@@ -69,4 +78,5 @@ def openvino_extension(cls: type[Op]) -> Any:
                 tensor.data[...] = value
             return True
 
-    return ov.OpExtension(PythonOp)
+    PythonOp.__name__ = PythonOp.__qualname__ = cls.__name__
+    return PythonOp

@@ -192,6 +192,7 @@ def plan_files(config: GeneratorConfig, out_dir: Path, root: Path = TEMPLATES) -
     contexts = [op_context(op) for op in config.ops]
     abi = cpu_abi.template_context()
     files: dict[Path, str] = {}
+    _check_definitions(config, out_dir)
     for target in config.targets:
         folder, dest = TARGETS[target].templates, TARGETS[target].output
         base = root / folder
@@ -221,6 +222,18 @@ def plan_files(config: GeneratorConfig, out_dir: Path, root: Path = TEMPLATES) -
                     break
                 files.setdefault(parent / "__init__.py", "")
     return [status(p, text) for p, text in sorted(files.items())]
+
+
+def _check_definitions(config: GeneratorConfig, out_dir: Path) -> None:
+    """ov-python-op runs each op's definition (mo-op's ops/<op>.py): generated now or before."""
+    if "ov-python-op" not in config.targets or "mo-op" in config.targets:
+        return
+    ops = out_dir / TARGETS["mo-op"].output
+    missing = [op.name for op in config.ops if not (ops / f"{op.snake}.py").is_file()]
+    if missing:
+        msg = (f"--ov-python-op runs each op's definition from {ops}, where "
+               f"{', '.join(missing)} {'has' if len(missing) == 1 else 'have'} none: add --mo-op")
+        raise ConfigError(msg)
 
 
 def status(path: Path, content: str) -> FileReport:

@@ -1,0 +1,73 @@
+"""The ov-python-op target: the op as an openvino.Op in Python, with ONNX and TensorFlow
+mappings, that OpenVINO's own converter and runtime load with no compiler (today's OpenVINO:
+ovc / openvino.convert_model with `extension=`)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import openvino as ov
+import pytest
+
+from extgen.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+CONFIG = ROOT / "examples" / "cosh" / "cosh.extgen.json"
+F32 = {"INFERENCE_PRECISION_HINT": "f32"}
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory) -> Path:
+    """The bundled example's models (ONNX org.example::Cosh, TF ScaledCosh) and the op's
+    Python target."""
+    out = tmp_path_factory.mktemp("ov_python")
+    subprocess.run([sys.executable, str(ROOT / "examples" / "cosh" / "make_model.py"), str(out)],
+                   check=True, capture_output=True)
+    assert main(["new", "--config", str(CONFIG), "--mo-op", "--ov-python-op",
+                 "--output_dir", str(out / "ext")]) == 0
+    return out
+
+
+@pytest.fixture
+def extensions(demo, monkeypatch):
+    monkeypatch.syspath_prepend(str(demo / "ext"))
+    for name in [m for m in sys.modules if m.startswith("user_ov_extensions")]:
+        monkeypatch.delitem(sys.modules, name)
+    from user_ov_extensions import extensions
+
+    return extensions
+
+
+@pytest.mark.parametrize("model", ["cosh_net.onnx", "cosh_net.pb"])
+def test_openvino_converts_and_runs_the_model_with_the_python_op(demo, extensions,
+                                                                 model: str) -> None:
+    converted = ov.convert_model(str(demo / model), extension=extensions())
+    cosh = [op for op in converted.get_ordered_ops() if op.get_type_name() == "Cosh"]
+    assert len(cosh) == 1 and cosh[0].get_type_info().version_id == "extension"
+    assert cosh[0].get_attributes() == {"scale": "0.5"}  # the model's, not the default 1.0
+    x = np.load(demo / "image.npy")
+    if model.endswith(".pb"):
+        x = x.transpose(0, 2, 3, 1)  # the TF graph is NHWC
+    core = ov.Core()
+    core.add_extension(extensions())
+    got = core.compile_model(converted, "CPU", F32)([x])[0]
+    np.testing.assert_allclose(got, np.load(demo / "reference.npy"), rtol=1e-5, atol=1e-6)
+
+
+def test_the_ir_openvino_saves_reads_back_with_the_python_op(demo, extensions, tmp_path) -> None:
+    converted = ov.convert_model(str(demo / "cosh_net.onnx"), extension=extensions())
+    ov.save_model(converted, str(tmp_path / "m.xml"), compress_to_fp16=False)
+    core = ov.Core()
+    core.add_extension(extensions())
+    got = core.compile_model(str(tmp_path / "m.xml"), "CPU", F32)([np.load(demo / "image.npy")])
+    np.testing.assert_allclose(got[0], np.load(demo / "reference.npy"), rtol=1e-5, atol=1e-6)
+
+
+def test_the_target_needs_the_op_s_definition(tmp_path, capsys) -> None:
+    assert main(["new", "--config", str(CONFIG), "--ov-python-op",
+                 "--output_dir", str(tmp_path / "ext")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith("where Cosh has none: add --mo-op") and len(err.splitlines()) == 1
