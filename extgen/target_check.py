@@ -231,6 +231,24 @@ def _cpu_targets(folder: Path, library: Path | None,
     return targets, rows
 
 
+def _python_target(folder: Path, ops: dict[str, type[Op]]) -> tuple[list[_Target], list[Row]]:
+    """The ov-python target (the generated openvino.Op of user_ov_extensions/ in OpenVINO), or
+    a row saying why it does not run."""
+    from extgen.target_openvino import python_op_kernel
+
+    package = folder / "user_ov_extensions"
+    if not (package / "__init__.py").is_file():
+        return [], [_not_run("ov-python", "not generated: `extgen new --ov-python-op` adds "
+                             "user_ov_extensions (the op for openvino.convert_model, no compiler)")]
+    identities = {(cls.type, cls.version or "extension") for cls in ops.values()}
+    kernel = python_op_kernel(package, identities)
+    if kernel is None:
+        return [], [_not_run("ov-python", "the openvino package is not installed in this "
+                             "Python: pip install openvino")]
+    return [_Target("ov-python", np.dtype(np.float32), kernel,
+                    absent=f"not in {package}: extgen update adds it")], []
+
+
 def _opencl_targets(folder: Path) -> tuple[list[_Target], list[Row]]:
     """The gpu, gpu-pad and vpu targets; a failing row for each XML that cannot be loaded, and a
     row for each target that does not run."""
@@ -281,6 +299,8 @@ def check_folder(folder: Path, cpu_library: Path | None = None, *, only: str | N
         raise InputFileError(msg)
     library = cpu_library or find_cpu_library(folder)
     cpu, not_run = _cpu_targets(folder, library, openvino_library)
+    python, more_rows = _python_target(folder, ops)
+    cpu, not_run = cpu + python, not_run + more_rows
     opencl, more = _opencl_targets(folder)
     kernel = None if only is None else f"{snake_case(only)}_kernel"
     mine = [r for r in not_run + more if kernel is None or r.op in ("*", kernel)]
@@ -288,12 +308,12 @@ def check_folder(folder: Path, cpu_library: Path | None = None, *, only: str | N
 
 
 def format_table(rows: list[Row]) -> str:
-    lines = [f"{'op':20} {'target':8} {'case':10} {'max diff':>10}  result"]
+    lines = [f"{'op':20} {'target':9} {'case':10} {'max diff':>10}  result"]
     for r in rows:
         diff = "-" if r.diff is None else f"{r.diff:10.3g}"
         result = "FAIL" if not r.ok else "skip" if r.diff is None else "ok"
         note = f"  ({r.note})" if r.note else ""
-        lines.append(f"{r.op:20} {r.target:8} {r.case:10} {diff:>10}  {result}{note}")
+        lines.append(f"{r.op:20} {r.target:9} {r.case:10} {diff:>10}  {result}{note}")
     return "\n".join(lines)
 
 

@@ -1,9 +1,11 @@
-"""The OpenVINO target of `extgen test`: one layer of a generated op, in a one-op IR, run by the
-OpenVINO CPU plugin with the built extension library (libuser_cpu_extension.so). OpenVINO is
-the runtime under test here, never a converter."""
+"""The OpenVINO targets of `extgen test`: one layer of a generated op, in a one-op IR, run by the
+OpenVINO CPU plugin with the built extension library (libuser_cpu_extension.so) or with the
+Python ops of user_ov_extensions/. OpenVINO is the runtime under test here, never a
+converter."""
 
 from __future__ import annotations
 
+import sys
 import tempfile
 import xml.etree.ElementTree as ET  # writing only; nothing is parsed here
 from collections.abc import Callable
@@ -15,7 +17,7 @@ from converter.errors import ExtgenError
 from converter.ir.reader import IRLayer
 from converter.ir.types import element_type, precision
 
-__all__ = ["LIBRARY", "openvino_kernel"]
+__all__ = ["LIBRARY", "openvino_kernel", "python_op_kernel"]
 
 LIBRARY = "libuser_cpu_extension.so"
 
@@ -57,19 +59,54 @@ def _ir(layer: IRLayer, ins: list[np.ndarray]) -> bytes:
 
 
 def openvino_kernel(library: Path) -> Callable[[IRLayer], Callable | None] | None:
-    """layer -> a kernel running it in OpenVINO, or None when OpenVINO is not installed."""
+    """layer -> a kernel running it in OpenVINO with the built C++ library, or None when
+    OpenVINO is not installed."""
     try:
         import openvino as ov
     except ImportError:
         return None
     from converter.runtime.cpu import CpuLibrary
 
-    ours = CpuLibrary(library)
     core = ov.Core()
     core.add_extension(str(library))
+    return _ir_kernel(core, CpuLibrary(library).implements)
+
+
+def python_op_kernel(package: Path, ops: set[tuple[str, str]]
+                     ) -> Callable[[IRLayer], Callable | None] | None:
+    """layer -> a kernel running it in OpenVINO with the Python ops of a generated
+    user_ov_extensions package (its `extensions()`, which adds the ops of (type, version)
+    `ops`), or None when OpenVINO is not installed."""
+    try:
+        import openvino as ov
+    except ImportError:
+        return None
+    import importlib.util
+
+    name = f"_extgen_test_{package.name}"
+    spec = importlib.util.spec_from_file_location(name, package / "__init__.py",
+                                                  submodule_search_locations=[str(package)])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # its `from .<op>_ov import ...` find the package
+    try:
+        spec.loader.exec_module(module)
+        extensions = module.extensions()
+    except Exception as err:  # user code: one line naming the package
+        msg = f"{package}: extensions() failed: {type(err).__name__}: {err}"
+        raise ExtgenError(msg) from None
+    finally:
+        for loaded in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
+            sys.modules.pop(loaded)
+    core = ov.Core()
+    core.add_extension(extensions)
+    return _ir_kernel(core, lambda layer: (layer.type, layer.version) in ops)
+
+
+def _ir_kernel(core, implements: Callable[[IRLayer], bool]) -> Callable[[IRLayer], Callable | None]:
+    """layer -> a kernel running it as a one-op IR in OpenVINO's CPU plugin (f32)."""
 
     def kernel(layer: IRLayer) -> Callable | None:
-        if not ours.implements(layer):
+        if not implements(layer):
             return None
 
         def run(ins: list[np.ndarray]) -> list[np.ndarray]:

@@ -21,7 +21,7 @@ from tests.generator._cpu_build import build, generate_ops, tools_missing
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "activations"
 CONFIG = json.loads((EXAMPLE / "activations.extgen.json").read_text())
 OPS = CONFIG["ops"]
-TARGETS = ("cpu", "openvino", "gpu", "gpu-pad", "vpu")
+TARGETS = ("cpu", "openvino", "ov-python", "gpu", "gpu-pad", "vpu")
 
 
 @pytest.fixture(autouse=True)

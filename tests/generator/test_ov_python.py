@@ -71,3 +71,10 @@ def test_the_target_needs_the_op_s_definition(tmp_path, capsys) -> None:
                  "--output_dir", str(tmp_path / "ext")]) == 2
     err = capsys.readouterr().err.strip()
     assert err.endswith("where Cosh has none: add --mo-op") and len(err.splitlines()) == 1
+
+
+def test_extgen_test_runs_the_python_op_in_openvino(demo, capsys) -> None:
+    assert main(["test", str(demo / "ext")]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines()]
+    mine = [r for r in rows if r[:2] == ["Cosh", "ov-python"]]
+    assert [r[2] for r in mine] == ["2x3x4x5", "1x1x1x7"] and all(r[-1] == "ok" for r in mine)
