@@ -219,3 +219,29 @@ def test_legacy_h5_names_the_forms_that_are_read(tmp_path: Path, capsys) -> None
     assert main(["convert", "-m", str(tmp_path / "model.h5"), "-o", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and ".keras" in err and "--saved_model_dir" in err
+
+
+def test_tf1_simple_save_whose_output_keys_name_the_output_ops(tmp_path: Path) -> None:
+    """tf.compat.v1.saved_model.simple_save keys the signature by the tensors' own op names
+    ('prob' for the op 'prob'): the output is that op, as ovc reads it (it once was 'the graph
+    has no output')."""
+    x = np.random.default_rng(2).standard_normal((1, 4)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    run_tf("import numpy as np, tensorflow as tf\n"
+           "tf.compat.v1.disable_eager_execution()\n"
+           "g = tf.Graph()\n"
+           "with g.as_default():\n"
+           "    x = tf.compat.v1.placeholder(tf.float32, [1, 4], name='x')\n"
+           "    w = tf.compat.v1.get_variable('w', initializer=np.arange(8, dtype=np.float32)"
+           ".reshape(4, 2) / 8)\n"
+           "    y = tf.nn.softmax(tf.matmul(x, w), name='prob')\n"
+           "    s = tf.compat.v1.Session(graph=g)\n"
+           "    s.run(tf.compat.v1.global_variables_initializer())\n"
+           "    tf.compat.v1.saved_model.simple_save(s, 'sm', inputs={'x': x}, "
+           "outputs={'prob': y})\n"
+           "    np.save('want.npy', s.run(y, {x: np.load('x.npy')}))\n", tmp_path)
+    xml = convert(ConvertOptions(tmp_path / "sm", output_dir=tmp_path / "ir")).xml
+    want = np.load(tmp_path / "want.npy")
+    for engine in ("shim", "openvino"):
+        got = open_engine(engine, xml, "CPU").run({"x:0": x})
+        np.testing.assert_allclose(got["prob"], want, rtol=1e-5, err_msg=engine)

@@ -169,12 +169,20 @@ def _make_const(node, value: np.ndarray) -> None:
 
 
 def _outputs(graph_def, signature) -> list[str]:
-    """Identity nodes named after the signature's output keys; their names."""
+    """The node of each signature output: an Identity named after its key, or, where the graph
+    already has a node of that name (TF1's simple_save keys name the output ops themselves),
+    that node when it is the output, else an Identity named `<key>/output`; their names."""
+    existing = {n.name for n in graph_def.node}
     names = []
     for key in sorted(signature.outputs):
-        node = graph_def.node.add(name=key, op="Identity")
-        node.input.append(signature.outputs[key].name)
-        names.append(key)
+        tensor = signature.outputs[key].name
+        if key in existing and get_tf_node_port(tensor) == (key, 0):
+            names.append(key)
+            continue
+        name = key if key not in existing else f"{key}/output"
+        node = graph_def.node.add(name=name, op="Identity")
+        node.input.append(tensor)
+        names.append(name)
     return names
 
 
