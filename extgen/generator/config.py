@@ -27,7 +27,9 @@ __all__ = [
     "snake_case",
 ]
 
-FrameworkName = Literal[tuple(FRAMEWORKS)]  # type: ignore[valid-type]
+# the converter's frameworks, and PyTorch, whose custom ops ('namespace::op', of torch.library)
+# the generated OpenVINO extensions map for ovc / openvino.convert_model
+FrameworkName = Literal[(*FRAMEWORKS, "pytorch")]  # type: ignore[valid-type]
 _INT64_MAX = 2**63 - 1
 _FLOAT32_MAX = 3.4028234663852886e38
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -268,6 +270,11 @@ class OpConfig(_Model):
                 raise ValueError(problem)
             seen[name.lower()] = name
         self._check_vpu_scalars(set(seen.values()))
+        torch_type = self.framework_types.get("pytorch")
+        if torch_type is not None and not re.fullmatch(r"\w+::\w+", torch_type):
+            msg = (f"framework_types.pytorch {torch_type!r} must be 'namespace::op', as "
+                   "torch.library names a custom op")
+            raise ValueError(msg)
         typed = [p.name for p in self.outputs if p.type is not None]
         if typed:
             msg = f"output {typed[0]!r}: an output's element type comes from `dtype`, not `type`"

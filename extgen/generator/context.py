@@ -191,6 +191,9 @@ def op_context(op: OpConfig) -> dict[str, Any]:
         "snake": op.snake,
         "ir_opset": op.ir_opset,
         **{f"{fw}_type": op.framework_type(fw) for fw in FRAMEWORKS},
+        # a torch.library custom op, 'namespace::op' (TorchScript; torch.export calls it
+        # 'namespace.op.default'): its attributes are the inputs after the op's own, in order
+        "pytorch_type": op.framework_types.get("pytorch"),
         "onnx_domain": domain,
         "onnx_name": onnx_name,
         "inputs": inputs,

@@ -15,7 +15,8 @@ __all__ = ["OPS", "TARGETS", "Built", "build", "generate_ops", "openvino_cmake_d
 
 TARGETS = ["mo-onnx-ext", "mo-op", "ie-cpu-ext"]
 OPS = [
-    {"name": "ScaledCosh", "attributes": [{"name": "scale", "type": "float", "default": 1.0}],
+    {"name": "ScaledCosh", "framework_types": {"pytorch": "extgen_cpp::scaled_cosh"},
+     "attributes": [{"name": "scale", "type": "float", "default": 1.0}],
      "expression": "scale * (exp(x) + exp(-x)) / 2"},
     {"name": "WeightedSum", "inputs": [{"name": "a"}, {"name": "b"}],
      "attributes": [{"name": "alpha", "type": "float", "default": 0.5}],

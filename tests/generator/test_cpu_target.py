@@ -319,4 +319,31 @@ def test_ovc_converts_a_tensorflow_graph_with_the_extension(work: Path, built: B
     (y,) = _openvino_run(built, model, [x])
     c = 3 * np.cosh(x) * 2
     np.testing.assert_allclose(y, c / (1 + np.abs(c)) * 4, rtol=1e-5, atol=1e-6)
-    assert "maps the ops for these OpenVINO frontends: onnx, tensorflow" in built.log
+    assert "maps the ops for these OpenVINO frontends: onnx, tensorflow, pytorch" in built.log
+
+
+@pytest.mark.parametrize("form", ["torchscript", "torch.export"])
+def test_ovc_converts_a_pytorch_custom_op_with_the_extension(built: Built, form: str) -> None:
+    """A torch.nn.Module calling a torch.library op (extgen_cpp::scaled_cosh, its float
+    argument the `scale` attribute): the library maps it in TorchScript and torch.export."""
+    torch = pytest.importorskip("torch")
+    if not hasattr(torch.ops.extgen_cpp, "scaled_cosh"):
+        @torch.library.custom_op("extgen_cpp::scaled_cosh", mutates_args=(),
+                                 schema="(Tensor x, float scale) -> Tensor")
+        def scaled_cosh(x, scale):
+            return scale * torch.cosh(x)
+
+        scaled_cosh.register_fake(lambda x, scale: torch.empty_like(x))
+
+    class Net(torch.nn.Module):
+        def forward(self, x):
+            return torch.ops.extgen_cpp.scaled_cosh(x * 2, 0.75) - 1
+
+    x = torch.linspace(-2, 2, 24).reshape(*SHAPE)
+    lib = str(built.openvino_library)
+    model = (ov.convert_model(Net(), example_input=x, extension=lib) if form == "torchscript"
+             else ov.convert_model(torch.export.export(Net(), (x,)), extension=lib))
+    (op,) = [o for o in model.get_ordered_ops() if o.get_type_name() == "ScaledCosh"]
+    assert op.get_attributes() == {"scale": 0.75}
+    (y,) = _openvino_run(built, model, [x.numpy()])
+    np.testing.assert_allclose(y, Net()(x).numpy(), rtol=1e-5, atol=1e-6)

@@ -78,3 +78,69 @@ def test_extgen_test_runs_the_python_op_in_openvino(demo, capsys) -> None:
     rows = [line.split() for line in capsys.readouterr().out.splitlines()]
     mine = [r for r in rows if r[:2] == ["Cosh", "ov-python"]]
     assert [r[2] for r in mine] == ["2x3x4x5", "1x1x1x7"] and all(r[-1] == "ok" for r in mine)
+
+
+TORCH_OP = {"name": "ScaledCosh", "framework_types": {"pytorch": "extgen_test::scaled_cosh"},
+            "attributes": [{"name": "scale", "type": "float", "default": 1.0}],
+            "expression": "scale * (exp(x) + exp(-x)) / 2"}
+
+
+@pytest.fixture(scope="module")
+def torch_op(tmp_path_factory) -> Path:
+    """A torch.library custom op, and the Python target generated for it."""
+    import json
+
+    torch = pytest.importorskip("torch")
+    if not hasattr(torch.ops.extgen_test, "scaled_cosh"):
+        @torch.library.custom_op("extgen_test::scaled_cosh", mutates_args=(),
+                                 schema="(Tensor x, float scale) -> Tensor")
+        def scaled_cosh(x, scale):
+            return scale * torch.cosh(x)
+
+        @scaled_cosh.register_fake
+        def _(x, scale):
+            return torch.empty_like(x)
+
+    out = tmp_path_factory.mktemp("torch_op")
+    (out / "op.json").write_text(json.dumps({"ops": [TORCH_OP]}))
+    assert main(["new", "--config", str(out / "op.json"), "--mo-op", "--ov-python-op",
+                 "--output_dir", str(out / "ext")]) == 0
+    return out
+
+
+@pytest.mark.parametrize("form", ["torchscript", "torch.export"])
+def test_a_pytorch_custom_op_converts_with_the_python_op(torch_op, monkeypatch, form) -> None:
+    """ovc's Python API on a torch.nn.Module calling a torch.library op: the generated mapping
+    turns extgen_test::scaled_cosh (its float argument the `scale` attribute) into the op."""
+    import torch
+
+    class Net(torch.nn.Module):
+        def forward(self, x):
+            return torch.relu(torch.ops.extgen_test.scaled_cosh(x - 1, 0.25)) * 2
+
+    monkeypatch.syspath_prepend(str(torch_op / "ext"))
+    for name in [m for m in sys.modules if m.startswith("user_ov_extensions")]:
+        monkeypatch.delitem(sys.modules, name)
+    from user_ov_extensions import extensions
+
+    x = torch.linspace(-2, 2, 12).reshape(3, 4)
+    model = (ov.convert_model(Net(), example_input=x, extension=extensions())
+             if form == "torchscript" else
+             ov.convert_model(torch.export.export(Net(), (x,)), extension=extensions()))
+    (op,) = [o for o in model.get_ordered_ops() if o.get_type_name() == "ScaledCosh"]
+    assert op.get_attributes() == {"scale": "0.25"}
+    core = ov.Core()
+    core.add_extension(extensions())
+    got = core.compile_model(model, "CPU", F32)([x.numpy()])[0]
+    np.testing.assert_allclose(got, Net()(x).numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_a_pytorch_type_is_namespace_and_op(tmp_path, capsys) -> None:
+    import json
+
+    (tmp_path / "op.json").write_text(json.dumps(
+        {"ops": [{**TORCH_OP, "framework_types": {"pytorch": "scaled_cosh"}}]}))
+    assert main(["new", "--config", str(tmp_path / "op.json"), "--mo-op",
+                 "--output_dir", str(tmp_path / "ext")]) == 2
+    assert "must be 'namespace::op', as torch.library names a custom op" in \
+        capsys.readouterr().err
