@@ -65,12 +65,17 @@ def _rt_info(opts: ConvertOptions, framework: str) -> dict:
     return {"MO_version": f"extgen {installed_version()}", "conversion_parameters": params}
 
 
-def _input_flags(opts: ConvertOptions) -> list[str]:
-    """The flags that changed the model's input shapes or types."""
+def _input_hint(opts: ConvertOptions) -> str:
+    """Which flags changed the model's input shapes or types, as the end of an error ('' for
+    none)."""
     flags = ["--input_shape"] if opts.input_shape else []
+    shaped = bool(flags) or any(s.shape is not None for s in opts.inputs or [])
     if any(s.shape is not None or s.dtype is not None for s in opts.inputs or []):
         flags.append("--input")
-    return flags
+    if not flags:
+        return ""
+    return (f"; the input {'shape' if shaped else 'type'} given by {' / '.join(flags)} "
+            "does not fit this model")
 
 
 def _infer(graph: Graph, opts: ConvertOptions) -> None:
@@ -78,10 +83,10 @@ def _infer(graph: Graph, opts: ConvertOptions) -> None:
     try:
         partial_infer(graph)
     except ShapeInferenceError as err:
-        flags = _input_flags(opts)
-        if not flags:
+        hint = _input_hint(opts)
+        if not hint:
             raise
-        raise ShapeInferenceError(f"{err}; likely caused by {' / '.join(flags)}") from err
+        raise ShapeInferenceError(f"{err}{hint}") from err
 
 
 def load_extensions(paths: list[Path], fw: frameworks.Framework) -> None:

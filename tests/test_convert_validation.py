@@ -65,3 +65,17 @@ def test_constant_gather_index_out_of_range(tmp_path: Path, capsys) -> None:
     onnx.save(model, tmp_path / "g.onnx")
     line = convert_error(capsys, tmp_path / "g.onnx")
     assert "node 'gather' (Gather): constant index 99 is out of range for axis 0 of size 2" in line
+
+
+@pytest.mark.slow
+def test_vit_at_an_input_shape_its_patches_do_not_fit(tmp_path: Path, capsys) -> None:
+    """ViT-B/16 exported at 224x224 reshapes its 14x14 patches by a constant: at 160x160 (10x10
+    patches) OpenVINO refuses the IR, so the conversion stops at that Reshape."""
+    from tests.torch_corpus import materialize
+
+    model = tmp_path / "vit.onnx"  # a link: the output goes beside it, not into the cache
+    model.symlink_to(materialize("vit_b_16", "ts") / "model.onnx")
+    line = convert_error(capsys, model, "--input_shape", "[1,3,160,160]")
+    assert line == ("[ ERROR ] node '/Reshape' (Reshape): cannot reshape [1,768,10,10] (76800 "
+                    "elements) to [1,768,196] (150528 elements); the input shape given by "
+                    "--input_shape does not fit this model")

@@ -25,14 +25,14 @@ from pathlib import Path
 import numpy as np
 
 from tests.cache_folder import write_once
-from tests.torch_models import VISION_BUILDERS
+from tests.torch_models import LARGE_BUILDERS, VISION_BUILDERS
 from tests.torch_sequence_models import SEQUENCE_BUILDERS
 
 __all__ = ["ENTRIES", "MODELS", "cache_dir", "compare", "differences", "load", "materialize",
            "reference"]
 
-BUILDERS = {**VISION_BUILDERS, **SEQUENCE_BUILDERS}
-MODELS = tuple(BUILDERS)
+MODELS = (*VISION_BUILDERS, *SEQUENCE_BUILDERS)
+BUILDERS = {**VISION_BUILDERS, **SEQUENCE_BUILDERS, **LARGE_BUILDERS}  # large: materialize only
 # the dynamo exporter: models it exports (detection's data-dependent control flow it does not)
 DYNAMO = ("resnet18", "mobilenet_v3_small", "vit", "lraspp", "bert", "gpt2_past", "wav2vec2",
           "bilstm", "bigru")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-__all__ = ["VISION_BUILDERS", "randomize_norms"]
+__all__ = ["LARGE_BUILDERS", "VISION_BUILDERS", "randomize_norms"]
 
 
 def randomize_norms(module, sample: tuple) -> None:
@@ -119,4 +119,9 @@ VISION_BUILDERS: dict[str, Callable] = {
     "fasterrcnn": _detector("fasterrcnn_mobilenet_v3_large_320_fpn", box_detections_per_img=20,
                             rpn_pre_nms_top_n_test=200, rpn_post_nms_top_n_test=100),
     "lraspp": _lraspp,
+}
+
+# full-size models for single checks, outside the corpus's conversion runs (ViT-B/16: 330 MB)
+LARGE_BUILDERS: dict[str, Callable] = {
+    "vit_b_16": _classifier("vit_b_16", 224),
 }

@@ -6,10 +6,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from converter.graph.shape import broadcast
 from converter.ops.op import Op
+from converter.ops.shape_rules import broadcast_by
 
-__all__ = ["BinaryOp", "UnaryOp", "cast_to", "scalar_like"]
+__all__ = ["BinaryOp", "UnaryOp", "broadcast_mode", "cast_to", "scalar_like"]
 
 
 def cast_to(value: Any, dtype: np.dtype) -> np.ndarray:
@@ -41,8 +41,14 @@ class UnaryOp(Op):
         return [cast_to(y, cls.infer_types(attrs, [x.dtype])[0])]
 
 
+def broadcast_mode(attrs: dict[str, Any]) -> str:
+    """An op's auto_broadcast (numpy when the attributes leave it out)."""
+    return attrs.get("auto_broadcast", "numpy")
+
+
 class BinaryOp(Op):
-    """z = fn(x, y) with numpy broadcasting (auto_broadcast='numpy'). Subclasses set `fn`."""
+    """z = fn(x, y) broadcast by auto_broadcast: numpy (the default), pdpd (y aligned with x's
+    first dims) or none (equal shapes). Subclasses set `fn`."""
 
     in_ports_count = 2
     attr_types = {"auto_broadcast": "str"}
@@ -52,8 +58,16 @@ class BinaryOp(Op):
     same_type_inputs = 2
 
     @classmethod
+    def check_inputs(cls, attrs, shapes, types, values):
+        try:
+            broadcast_by(broadcast_mode(attrs), shapes[0], shapes[1])
+        except ValueError as err:
+            return str(err)
+        return super().check_inputs(attrs, shapes, types, values)
+
+    @classmethod
     def infer_shapes(cls, attrs, shapes, values):
-        return [broadcast(shapes[0], shapes[1])]
+        return [broadcast_by(broadcast_mode(attrs), shapes[0], shapes[1])]
 
     @classmethod
     def infer_types(cls, attrs, types):
@@ -66,6 +80,8 @@ class BinaryOp(Op):
     @classmethod
     def evaluate(cls, attrs, inputs):
         a, b = (np.asarray(x) for x in inputs[:2])
+        if broadcast_mode(attrs) == "pdpd":  # numpy aligns the last dims: pad b's with 1s
+            b = b.reshape(b.shape + (1,) * (a.ndim - b.ndim))
         with np.errstate(all="ignore"):
             z = cls.apply(attrs, a, b)
         return [cast_to(z, cls.infer_types(attrs, [a.dtype, b.dtype])[0])]
@@ -76,7 +92,7 @@ class BinaryOp(Op):
         b = values[1]
         plain = (isinstance(cls.fn, np.ufunc) and cls.result_type is None
                  and cls.apply.__func__ is BinaryOp.apply.__func__)
-        if not plain or b is None or b.dtype.kind != "f":
+        if not plain or b is None or b.dtype.kind != "f" or broadcast_mode(attrs) == "pdpd":
             return None
         fn = cls.fn
         return lambda x: fn(x, b, out=x)

@@ -7,6 +7,7 @@ import numpy as np
 from converter.graph.shape import DYN, normalize_axis
 from converter.ops.movement._private import merge_dim
 from converter.ops.op import Op
+from converter.ops.shape_rules import concat_problem
 
 __all__ = ["Concat"]
 
@@ -17,6 +18,11 @@ class Concat(Op):
     in_ports_count = None
     attr_types = {"axis": "int"}
     defaults = {"axis": 0}
+
+    @classmethod
+    def check_inputs(cls, attrs, shapes, types, values):
+        problem = concat_problem(shapes, attrs["axis"])
+        return problem or super().check_inputs(attrs, shapes, types, values)
 
     @classmethod
     def infer_shapes(cls, attrs, shapes, values):

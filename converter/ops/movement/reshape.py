@@ -7,6 +7,7 @@ import math
 from converter.graph.shape import DYN, Shape
 from converter.ops.movement._private import as_ints, unknown_of_length
 from converter.ops.op import Op
+from converter.ops.shape_rules import reshape_problem
 
 __all__ = ["Reshape", "reshape_target"]
 
@@ -39,6 +40,14 @@ class Reshape(Op):
     in_ports_count = 2
     attr_types = {"special_zero": "bool"}
     defaults = {"special_zero": False}
+
+    @classmethod
+    def check_inputs(cls, attrs, shapes, types, values):
+        if values[1] is not None:
+            problem = reshape_problem(shapes[0], as_ints(values[1]), attrs["special_zero"])
+            if problem:
+                return problem
+        return super().check_inputs(attrs, shapes, types, values)
 
     @classmethod
     def infer_shapes(cls, attrs, shapes, values):
