@@ -203,13 +203,13 @@ def test_malformed_xml_names_file_and_line(tmp_path):
 
 def test_missing_kernel_file_names_file_and_xml(tmp_path):
     xml = _config(tmp_path, LAYER.format(src="nope.cl", gws="X"), source=None)
-    with pytest.raises(KernelConfigError, match=r"k\.xml:2: kernel source 'nope\.cl' not found"):
+    with pytest.raises(KernelConfigError, match=r"k\.xml:2: Couldn't open kernel file nope\.cl"):
         GpuDevice([xml])
 
 
 def test_invalid_worksize(tmp_path):
     xml = _config(tmp_path, LAYER.format(src="k.cl", gws="X,Y+,B"))
-    with pytest.raises(KernelConfigError, match=r"k\.xml:5: invalid WorkSizes global='X,Y\+,B'"):
+    with pytest.raises(KernelConfigError, match=r"k\.xml:5: Invalid WorkSize global='X,Y\+,B'"):
         GpuDevice([xml])
     xml = _config(tmp_path, LAYER.format(src="k.cl", gws="X*W"))
     with pytest.raises(KernelConfigError, match="'W' is not allowed"):
@@ -258,10 +258,10 @@ def test_padded_tensors_get_their_pitches_offset_and_padding_macros():
     text = builtins([TensorDesc("INPUT0", (2, 3, 4, 5), np.dtype(np.float32), "BFYX",
                                 PAD.lower, PAD.upper)], 1, [120], [])
     # padded dims 5, 6, 8, 9: the first valid element after 1*432 + 2*72 + 1*9 + 3
-    for line in ("#define INPUT0_DIMS (int []){ 2,3,4,5, }",
-                 "#define INPUT0_PITCHES (int []){ 432,72,9,1, }", "#define INPUT0_OFFSET 588",
-                 "#define INPUT0_LOWER_PADDING (int []){ 1,2,1,3, }",
-                 "#define INPUT0_UPPER_PADDING (int []){ 2,1,3,1, }"):
+    for line in ("#define INPUT0_DIMS (int []){ 2,3,4,5, } ",
+                 "#define INPUT0_PITCHES (int []){ 432,72,9,1, } ", "#define INPUT0_OFFSET 588",
+                 "#define INPUT0_LOWER_PADDING (int []){ 1,2,1,3, } ",
+                 "#define INPUT0_UPPER_PADDING (int []){ 2,1,3,1, } "):
         assert line in text.splitlines()
     x = np.arange(120, dtype=np.int32).reshape(2, 3, 4, 5)
     flat = PAD.layout(x, "BYXF").reshape(-1)

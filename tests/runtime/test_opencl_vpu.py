@@ -60,8 +60,11 @@ def test_local_data_and_where():
     assert dev.kernel(layer("ReverseRows", x.shape)) is None
 
 
-def test_devices_skip_each_others_layers():
-    assert GpuDevice([KERNELS / "center.xml"]).kernel(layer("Center", (1, 1, 1, 1))) is None
+def test_the_gpu_device_refuses_an_mvcl_file_as_the_gpu_plugin_does():
+    # intel_gpu/src/plugin/custom_layer.cpp: every top-level CustomLayer must be SimpleGPU
+    with pytest.raises(KernelConfigError, match=r"center\.xml:4: Wrong attribute value! "
+                       "expected: SimpleGPU found: MVCL$"):
+        GpuDevice([KERNELS / "center.xml"])
 
 
 def test_signature_parsing():
@@ -81,10 +84,10 @@ def _write(tmp_path: Path, params: str, source: str = "k.cl", stage2: str = "") 
         "__kernel void k(__global const float* src, __global float* dst) {}\n")
     xml = tmp_path / "k.xml"
     xml.write_text(f"""<CustomLayer name="K" type="MVCL" version="1">
-  <Kernel entry="k"><Source filename="{source}"/></Kernel>
+  <Kernel entry="k"{' stage="0"' if stage2 else ""}><Source filename="{source}"/>
   <Parameters>{params}</Parameters>
-</CustomLayer>
-{stage2}""")
+  <WorkSizes dim="output,0" global="B*F*Y*X" local="1"/></Kernel>
+{stage2}</CustomLayer>""")
     return xml
 
 
@@ -92,11 +95,17 @@ IO = ('<Tensor arg-name="src" type="input" port-index="0"/>'
       '<Tensor arg-name="dst" type="output" port-index="0"/>')
 
 
-def test_binary_source_is_refused_with_hint(tmp_path):
+def test_a_binary_source_runs_the_cl_beside_it_and_says_so(tmp_path, caplog):
+    caplog.set_level("INFO", "extgen")
     (tmp_path / "k.bin").write_bytes(b"\x7fELF")
+    xml = _write(tmp_path, IO, source="k.bin")
+    assert VpuDevice([xml]).bindings[0][0].sources == [tmp_path / "k.cl"]
+    assert "running k.cl, the OpenCL C beside k.bin (the MYRIAD plugin loads the .bin)" \
+        in caplog.text
+    (tmp_path / "k.cl").unlink()
     with pytest.raises(KernelConfigError,
-                       match=r"k\.xml:2: 'k\.bin' is a Myriad binary .* 'k\.cl' sits beside it"):
-        VpuDevice([_write(tmp_path, IO, source="k.bin")])
+                       match=r"k\.xml:2: 'k\.bin' is a Myriad binary .* beside it as 'k\.cl'"):
+        VpuDevice([xml])
 
 
 def test_unknown_arg_name_and_unbound_param(tmp_path):
@@ -119,10 +128,10 @@ def test_weight_data_is_not_supported(tmp_path):
 
 
 def test_duplicate_stage_and_bad_buffer_size(tmp_path):
-    dup = ('<CustomLayer name="K" type="MVCL" version="1">'
-           '<Kernel entry="k"><Source filename="k.cl"/></Kernel><Parameters/></CustomLayer>')
-    with pytest.raises(KernelConfigError, match="defines stage 0 twice"):
+    dup = ('<Kernel entry="k" stage="0"><Source filename="k.cl"/><Parameters/>'
+           '<WorkSizes dim="output,0" global="1" local="1"/></Kernel>')
+    with pytest.raises(KernelConfigError, match="K custom layer: found duplicating stage id"):
         VpuDevice([_write(tmp_path, IO, stage2=dup)])
-    bad = IO + '<Tensor arg-name="b" type="output_buffer" port-index="1" size="F*?"/>'
-    with pytest.raises(KernelConfigError, match=r"k\.xml:3: invalid Tensor size='F\*\?'"):
+    bad = IO + '<Tensor arg-name="b" type="output_buffer" port-index="1" dim="input,0" size="F*?"/>'
+    with pytest.raises(KernelConfigError, match=r"k\.xml:3: invalid size 'F\*\?'"):
         VpuDevice([_write(tmp_path, bad)])

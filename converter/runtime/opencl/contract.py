@@ -7,7 +7,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
-__all__ = ["GPU_FORMATS", "SCALAR_TYPES", "VPU_FORMATS", "GpuFormat", "ScalarType", "VpuScalar"]
+__all__ = ["GPU_FORMATS", "SCALAR_TYPES", "VPU_FORMATS", "GpuFormat", "ScalarType", "VpuScalar",
+           "output_limit"]
 
 GpuFormat = Literal["BFYX", "BYXF", "YXFB", "FYXB", "ANY"]
 ScalarType = Literal["int", "float"]
@@ -16,6 +17,23 @@ VPU_FORMATS = {"BFYX": "BFYX", "BFXY": "BFYX", "BYXF": "BYXF", "ANY": "ANY"}  # 
 SCALAR_TYPES: tuple[str, ...] = get_args(ScalarType)
 _DIM_SOURCE = re.compile(r"([IO])(\d+|n)?\.([BFYX])", re.IGNORECASE)
 _ATTR_SOURCE = re.compile(r"[A-Za-z_][\w-]*")
+
+
+# One output per custom layer: intel_gpu plugin/ops/custom.cpp registers OUTPUT0 alone (master
+# since 2026 takes more for dynamic models only); MYRIAD stages/custom.cpp parseCustom asserts it.
+_ONE_OUTPUT = {
+    "gpu": "OpenVINO's GPU plugin compiles a custom layer with one output only (OUTPUT0, "
+           "plugin/ops/custom.cpp)",
+    "vpu": "OpenVINO's MYRIAD plugin runs a custom layer with one output only (parseCustom "
+           "asserts it, stages/custom.cpp)",
+}
+
+
+def output_limit(device: str, n_outputs: int) -> str | None:
+    """Why `device` (gpu, gpu-pad, vpu) cannot run an op with n_outputs, or None."""
+    if n_outputs <= 1:
+        return None
+    return f"{_ONE_OUTPUT[device.split('-')[0].lower()]}; the op has {n_outputs}"
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,4 +1,6 @@
-"""GpuDevice: run SimpleGPU custom kernels (the OpenVINO GPU plugin's XML contract) via pyopencl."""
+"""GpuDevice: run SimpleGPU custom kernels (the OpenVINO GPU plugin's XML contract) via pyopencl,
+with the plugin's JIT: Defines as intel_gpu/src/plugin/ops/custom.cpp writes them, work sizes as
+custom_gpu_primitive.hpp's update_work_group_size computes them."""
 
 from __future__ import annotations
 
@@ -13,19 +15,26 @@ from converter.ir.reader import IRLayer
 from converter.runtime.executor import Device, Kernel
 from converter.runtime.opencl import build, launch
 from converter.runtime.opencl.config import GpuLayer, GpuTensor, load_gpu
-from converter.runtime.opencl.jit import TensorDesc, bfyx, builtins, map_half
+from converter.runtime.opencl.jit import PLUGIN_TYPES, TensorDesc, bfyx, builtins, map_half
 from converter.runtime.opencl.padding import NO_PADDING, Padding
 
-__all__ = ["GpuDevice"]
+__all__ = ["GpuDevice", "plugin_float", "work_dims"]
 
 
 _BOOLS = {"true": "1", "false": "0"}
 _NUMBER = {"int": r"[+-]?\d+", "float": r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?"}
 
 
+def plugin_float(text: str) -> str:
+    """A float attribute as the plugin's attribute visitor spells it: the float32 value through
+    std::to_string, six decimals (1.6732632 -> 1.673263, 4e-7 -> 0.000000)."""
+    return f"{float(np.float32(text)):f}"
+
+
 def _define(d, attrs: dict[str, str], where: str) -> str:
     """`#define NAME value`, the value checked against the Define's type first: text from an
-    IR attribute never reaches the OpenCL compiler unless it is a number or a list of them."""
+    IR attribute never reaches the OpenCL compiler unless it is a number or a list of them. An
+    attribute's floats get six decimals as in the plugin; a default is written as it is."""
     from_ir = bool(d.param) and d.param in attrs
     value = (attrs[d.param] if from_ir else d.default).strip()
     scalar = d.type.removesuffix("[]") or "float"
@@ -37,8 +46,29 @@ def _define(d, attrs: dict[str, str], where: str) -> str:
             scalar, "a float")
         msg = f"{where}: Define {d.name} got {value!r} from its {source}, not {kind}"
         raise KernelConfigError(msg)
-    value = f"({d.type}) {{ {', '.join(items)} }}" if d.type.endswith("[]") else items[0]
-    return f"#define {d.name} {value}"
+    if from_ir and (scalar == "float" and d.type or not all(re.fullmatch(_NUMBER["int"], v)
+                                                           for v in items)):
+        items = [plugin_float(v) for v in items]
+    value = ",".join(items)
+    return f"#define {d.name} ({d.type}) {{{value}}}" if d.type.endswith("[]") else \
+        f"#define {d.name} {value}"
+
+
+def work_dims(kind: str, out_shape: tuple[int, ...], in_shape: tuple[int, ...]) -> dict[str, int]:
+    """B, F, Y, X for the WorkSizes: the output's first four dims (a missing one is 1), or with
+    dim="input,N" input N's dims from the right, as many as the output has (the rest 0)."""
+    if kind == "output":
+        return dict(zip("BFYX", bfyx(out_shape)))
+    wanted = min(len(out_shape), 4)
+    if len(in_shape) < max(wanted, 1):
+        msg = (f"the plugin reads {max(wanted, 1)} dim(s) of the rank-{len(in_shape)} input "
+               "(one per output dim, from the right)")
+        raise KernelConfigError(msg)
+    dims = {"B": 0, "F": 0, "Y": 0, "X": int(in_shape[-1])}
+    for k, letter in enumerate("YFB", start=2):
+        if wanted >= k:
+            dims[letter] = int(in_shape[-k])
+    return dims
 
 
 def _check_args(cfg: GpuLayer, layer: IRLayer) -> None:
@@ -79,16 +109,21 @@ class _GpuKernel:
     def _sizes(self, ins: Sequence[np.ndarray],
                out_shape: tuple[int, ...]) -> tuple[list[int], list[int]]:
         kind, port = self.cfg.work.dim
+        where = f"{self.cfg.config}:{self.cfg.line}"
         if kind == "input" and port >= len(ins):
-            msg = (f"{self.cfg.config}:{self.cfg.line}: WorkSizes dim='input,{port}' "
-                   f"but the layer has {len(ins)} inputs")
+            msg = f"{where}: Invalid input tensor for index: {port} (the layer has {len(ins)})"
             raise KernelConfigError(msg)
-        dims = dict(zip("BFYX", bfyx(ins[port].shape if kind == "input" else out_shape)))
+        try:
+            dims = work_dims(kind, out_shape, ins[port].shape if kind == "input" else ())
+        except KernelConfigError as err:
+            raise KernelConfigError(f"{where}: WorkSizes dim='input,{port}': {err}") from None
+        if not self.cfg.work.global_:  # the plugin's default: one item per output element
+            return [int(np.prod(out_shape, dtype=np.int64))], []
         try:
             return ([e.evaluate(dims) for e in self.cfg.work.global_],
                     [e.evaluate(dims) for e in self.cfg.work.local])
         except ValueError as err:
-            msg = f"{self.cfg.config}:{self.cfg.line}: invalid WorkSizes for {dims}: {err}"
+            msg = f"{where}: invalid WorkSizes for {dims}: {err}"
             raise KernelConfigError(msg) from None
 
     def source(self, ins: Sequence[np.ndarray], out_shape: tuple[int, ...], out_dtype: np.dtype,
@@ -97,6 +132,10 @@ class _GpuKernel:
         descs = [TensorDesc(f"INPUT{i}", tuple(a.shape), a.dtype, self.formats.get(i, "BFYX"), *pad)
                  for i, a in enumerate(ins)]
         descs.append(TensorDesc("OUTPUT0", out_shape, out_dtype, self.out_format, *pad))
+        odd = sorted({np.dtype(t.dtype).name for t in descs} - PLUGIN_TYPES)
+        if odd:
+            launch.warn_once(f"types:{self.label}", f"{self.label}: the shim runs {', '.join(odd)}"
+                             " tensors, OpenVINO's GPU plugin only i8, u8, i32, i64, f16 and f32")
         defines = "\n".join(_define(d, self.layer.attrs, self.label) for d in self.cfg.defines)
         text = (f"// Custom layer {self.cfg.name}: {self.layer.name}\n"
                 f"{builtins(descs, len(ins), gws, lws)}"

@@ -1,4 +1,8 @@
-"""Layouts, the SimpleGPU built-in JIT macros, and running `half` kernels in float32."""
+"""Layouts, the SimpleGPU built-in JIT macros, and running `half` kernels in float32.
+
+The macros are spelled as OpenVINO's GPU plugin writes them (graph/impls/ocl/custom_primitive.cpp
+get_jit_constant and add_layout_to_jit, with kernel_selector jitter.h's vector constants): each
+array NAME comes with NAME_SIZE and NAME_INIT, `<T>_FORMAT_<F>` is defined empty."""
 
 from __future__ import annotations
 
@@ -11,8 +15,8 @@ import numpy as np
 from converter.errors import KernelConfigError
 
 __all__ = [
-    "TensorDesc", "bfyx", "builtins", "cl_type", "from_layout", "map_half", "padded", "pitches",
-    "to_layout",
+    "PLUGIN_TYPES", "TensorDesc", "bfyx", "builtins", "cl_type", "from_layout", "map_half",
+    "padded", "pitches", "to_layout",
 ]
 
 # Axis order in memory (outermost first) of each format, as positions in B,F,Y,X.
@@ -24,6 +28,9 @@ _CL_TYPES = {
     "int16": "short", "uint16": "ushort", "int32": "int", "uint32": "uint", "int64": "long",
     "uint64": "ulong", "bool": "uchar",
 }
+# the tensor types the GPU plugin's add_layout_to_jit knows (i8 u8 i32 i64 f16 f32): it asserts
+# on any other ("unhandled data type in layout")
+PLUGIN_TYPES = frozenset({"int8", "uint8", "int32", "int64", "float16", "float32"})
 
 
 def bfyx(shape: Sequence[int]) -> tuple[int, int, int, int]:
@@ -80,8 +87,12 @@ class TensorDesc:
     upper: tuple[int, ...] = (0, 0, 0, 0)  # and after
 
 
-def _array(kind: str, values: Sequence[int]) -> str:
-    return f"({kind} []){{ {''.join(f'{v},' for v in values)} }}"
+def _vector(name: str, kind: str, values: Sequence[int]) -> list[str]:
+    """NAME_SIZE, NAME_INIT and NAME of an array constant, as jitter.h's VectorDataJitConstant
+    writes them: `(int []){ 1,2, } `; an empty array is `(ulong []){  } `."""
+    init = f"{{ {''.join(f'{v},' for v in values)} }} "
+    return [f"#define {name}_SIZE {len(values)}", f"#define {name}_INIT {init}",
+            f"#define {name} ({kind} []){init}"]
 
 
 def _tensor_macros(t: TensorDesc) -> list[str]:
@@ -89,25 +100,22 @@ def _tensor_macros(t: TensorDesc) -> list[str]:
     steps = pitches(padded(t.shape, t.lower, t.upper), fmt)
     p = t.prefix
     return [
-        f"#define {p}_DIMS {_array('int', bfyx(t.shape))}", f"#define {p}_DIMS_SIZE 4",
-        f"#define {p}_TYPE {cl_type(t.dtype)}", f"#define {p}_FORMAT_{fmt} 1",
-        f"#define {p}_LOWER_PADDING {_array('int', t.lower)}", f"#define {p}_LOWER_PADDING_SIZE 4",
-        f"#define {p}_UPPER_PADDING {_array('int', t.upper)}", f"#define {p}_UPPER_PADDING_SIZE 4",
-        f"#define {p}_PITCHES {_array('int', steps)}", f"#define {p}_PITCHES_SIZE 4",
+        *_vector(f"{p}_DIMS", "int", bfyx(t.shape)), f"#define {p}_TYPE {cl_type(t.dtype)}",
+        f"#define {p}_FORMAT_{fmt} ",
+        *_vector(f"{p}_LOWER_PADDING", "int", t.lower),
+        *_vector(f"{p}_UPPER_PADDING", "int", t.upper),
+        *_vector(f"{p}_PITCHES", "int", steps),
         f"#define {p}_OFFSET {sum(n * s for n, s in zip(t.lower, steps))}",
     ]
 
 
 def builtins(tensors: Sequence[TensorDesc], num_inputs: int, gws: Sequence[int],
              lws: Sequence[int]) -> str:
-    """The '// Custom Layer Built-ins' header of a SimpleGPU kernel. An absent local size is
-    LOCAL_WORKSIZE_SIZE 0 with a one-element placeholder array."""
+    """The '// Custom Layer Built-ins' header of a SimpleGPU kernel (work sizes are size_t
+    vectors, which jitter.h names ulong)."""
     lines = [
-        "// Custom Layer Built-ins", f"#define NUM_INPUTS {num_inputs}",
-        f"#define GLOBAL_WORKSIZE {_array('size_t', gws)}",
-        f"#define GLOBAL_WORKSIZE_SIZE {len(gws)}",
-        f"#define LOCAL_WORKSIZE {_array('size_t', lws or [0])}",
-        f"#define LOCAL_WORKSIZE_SIZE {len(lws)}",
+        "// Custom Layer Built-ins", "", f"#define NUM_INPUTS {num_inputs}",
+        *_vector("GLOBAL_WORKSIZE", "ulong", gws), *_vector("LOCAL_WORKSIZE", "ulong", lws),
     ]
     for t in tensors:
         lines += _tensor_macros(t)

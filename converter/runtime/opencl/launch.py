@@ -12,7 +12,8 @@ from converter.errors import KernelConfigError
 from converter.ir.types import dtype_of
 from converter.runtime.opencl import build
 
-__all__ = ["download", "empty", "enqueue", "output_spec", "transfer_dtype", "upload", "warn_half"]
+__all__ = ["download", "empty", "enqueue", "output_spec", "transfer_dtype", "upload", "warn_half",
+           "warn_once"]
 
 log = logging.getLogger("extgen")
 _warned: set[str] = set()
@@ -26,12 +27,17 @@ def transfer_dtype(dtype: np.dtype) -> np.dtype:
     return np.dtype(np.uint8) if dtype == np.bool_ else dtype
 
 
+def warn_once(key: str, text: str, level: int = logging.WARNING) -> None:
+    """A one-line warning (or note, at another level), once per key in this process."""
+    if key not in _warned:
+        _warned.add(key)
+        log.log(level, "%s", text)
+
+
 def warn_half(label: str) -> None:
     """The one-line notice, once per kernel, that half runs as float on this device."""
-    if label not in _warned:
-        _warned.add(label)
-        log.warning("%s uses half but the OpenCL device has no cl_khr_fp16: running it in float32",
-                    label)
+    warn_once(label, f"{label} uses half but the OpenCL device has no cl_khr_fp16: "
+              "running it in float32")
 
 
 def upload(a: np.ndarray) -> Any:

@@ -1,4 +1,6 @@
-"""VpuDevice: run MVCL custom kernels (MYRIAD plugin's XML contract) from their .cl via pyopencl."""
+"""VpuDevice: run MVCL custom kernels (MYRIAD plugin's XML contract) from their .cl via pyopencl,
+reading sizes and Scalars as the MYRIAD plugin of 2022.3 does
+(src/plugins/intel_myriad/graph_transformer/src/stages/custom.cpp, frontend/frontend.cpp)."""
 
 from __future__ import annotations
 
@@ -13,16 +15,54 @@ from converter.errors import KernelConfigError
 from converter.ir.reader import IRLayer
 from converter.runtime.executor import Device, Kernel
 from converter.runtime.opencl import build, launch
-from converter.runtime.opencl.config import VpuScalar, VpuStage, load_vpu
-from converter.runtime.opencl.jit import bfyx, from_layout, map_half, to_layout
+from converter.runtime.opencl.config import VpuScalarArg, VpuStage, load_vpu
+from converter.runtime.opencl.jit import from_layout, map_half, to_layout
 from converter.runtime.opencl.signature import Param, kernel_params
 
-__all__ = ["VpuDevice"]
+__all__ = ["VpuDevice", "desc_dims", "where_matches"]
 
-def _matches(stage: VpuStage, attrs: dict[str, str]) -> bool:
-    def norm(v: str | None) -> str | None:
-        return None if v is None else re.sub(r"\s+", "", v)
-    return all(norm(attrs.get(k)) == norm(v) for k, v in stage.where.items())
+_NUMBER = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+_COMPARE = {">=": float.__ge__, "<=": float.__le__, "!=": float.__ne__, ">": float.__gt__,
+            "<": float.__lt__}
+
+
+def where_matches(where: dict[str, str], attrs: dict[str, str]) -> bool:
+    """CustomLayer::meetsWhereRestrictions: every key is an attribute; a number compares as a
+    number (`>=2`, `<5`, `!=0`, `3`), anything else as text, ignoring case."""
+    for key, want in where.items():
+        have = attrs.get(key)
+        if have is None:
+            return False
+        if not _NUMBER.fullmatch(have):
+            if have.lower() != want.lower():
+                return False
+            continue
+        op = next((o for o in _COMPARE if want.startswith(o)), None)
+        m = _NUMBER.match(want[len(op or ""):])
+        if m is None:
+            return False
+        test = _COMPARE[op] if op else float.__eq__
+        if not test(float(have), float(m.group())):
+            return False
+    return True
+
+
+def desc_dims(shape: tuple[int, ...]) -> dict[str, int]:
+    """B, F, Y, X of a tensor as the plugin's DataDesc names them (DimsOrder by rank: C, NC, CHW,
+    NCHW, NCDHW; a missing one is 1)."""
+    d = [int(v) for v in shape]
+    named = {1: {"F": 0}, 2: {"B": 0, "F": 1}, 3: {"F": 0, "Y": 1, "X": 2},
+             4: {"B": 0, "F": 1, "Y": 2, "X": 3}, 5: {"B": 0, "F": 1, "Y": 3, "X": 4}}
+    if len(d) not in named:
+        msg = f"a rank-{len(d)} tensor {list(d)} has no MYRIAD layout (rank 1 to 5)"
+        raise KernelConfigError(msg)
+    return {k: d[named[len(d)][k]] if k in named[len(d)] else 1 for k in "BFYX"}
+
+
+def _prefix_number(text: str, kind: str) -> float | None:
+    """std::stoi / std::stof: the number at the start of text, else None."""
+    m = re.match(r"\s*[+-]?\d+" if kind == "int" else _NUMBER.pattern, text)
+    return None if m is None else (int(m.group()) if kind == "int" else float(m.group()))
 
 
 class _Stage:
@@ -71,6 +111,10 @@ class _VpuKernel:
     def __init__(self, stages: list[VpuStage], layer: IRLayer) -> None:
         self.stages = [_Stage(s) for s in stages]
         self.layer = layer
+        if len(layer.outputs) != 1:  # FrontEnd::parseCustom: IE_ASSERT(outputs.size() == 1)
+            msg = (f"{self.stages[0].where}: layer '{layer.name}' has {len(layer.outputs)} "
+                   "outputs; the MYRIAD plugin runs a custom layer with one output only")
+            raise KernelConfigError(msg)
 
     def _dims(self, kind: str, port: int, ins: Sequence[np.ndarray], where: str) -> dict[str, int]:
         if kind == "input":
@@ -80,37 +124,69 @@ class _VpuKernel:
                 raise KernelConfigError(msg)
             shape = ins[port].shape
         else:
-            shape = launch.output_spec(self.layer, port, ins)[0]
-        return dict(zip("BFYX", bfyx(shape)))
+            shape = self._shape("output", port, ins, where)
+        return desc_dims(tuple(shape))
+
+    def _shape(self, kind: str, port: int, ins: Sequence[np.ndarray], where: str) -> tuple:
+        count = len(ins) if kind == "input" else len(self.layer.outputs)
+        if not 0 <= port < count:
+            msg = (f"{where}: refers to {kind} {port} "
+                   f"but layer '{self.layer.name}' has {count} {kind}s")
+            raise KernelConfigError(msg)
+        return tuple(ins[port].shape if kind == "input"
+                     else launch.output_spec(self.layer, port, ins)[0])
 
     def _eval(self, expr: Any, dims: dict[str, int], where: str) -> int:
         try:
-            return expr.evaluate(dims)
+            return expr.evaluate(dims, self.layer.attrs)
         except ValueError as err:
             msg = f"{where}: invalid size '{expr.text}' for {dims}: {err}"
             raise KernelConfigError(msg) from None
 
-    def _scalar(self, s: VpuScalar, p: Param, ins: Sequence[np.ndarray], where: str) -> Any:
-        dimension = s.dimension()
-        if dimension:
-            kind, port, letter = dimension
-            value: float = self._dims(kind, port, ins, where)[letter]
-        elif s.source in self.layer.attrs:
-            raw = self.layer.attrs[s.source]
-            try:
-                value = int(raw) if s.type == "int" else float(raw)
-            except ValueError:
-                msg = (f"{where}: Scalar '{s.name}': attribute {s.source}='{raw}' "
-                       f"is not one {s.type}")
-                raise KernelConfigError(msg) from None
-        else:
-            msg = (f"{where}: Scalar '{s.name}' source '{s.source}' "
-                   "is neither I/O dims (I.X, O0.F) "
-                   f"nor an attribute of layer '{self.layer.name}' "
-                   f"({', '.join(self.layer.attrs) or 'none'})")
-            raise KernelConfigError(msg)
+    def _scalar(self, s: VpuScalarArg, p: Param, ins: Sequence[np.ndarray], where: str) -> Any:
+        value = self._scalar_value(s, ins, f"{where}: Scalar '{s.name}'")
         dtype = p.dtype or np.dtype(np.int32 if s.type == "int" else np.float32)
         return np.array(value).astype(launch.transfer_dtype(dtype))[()]
+
+    def _scalar_value(self, s: VpuScalarArg, ins: Sequence[np.ndarray], label: str) -> float:
+        """CustomStage::serializeParamsImpl: an attribute (with port-index, one item of a list),
+        else `<blob>.<letter>` dims (blob exactly I is input port-index, any other blob output
+        port-index; dims counted from the right), else a number."""
+        attrs = self.layer.attrs
+        if s.source in attrs:
+            raw = attrs[s.source]
+            if s.port >= 0:
+                items = raw.split(",")
+                if len(items) < 2 or s.port >= len(items):
+                    msg = (f"{label}: port-index={s.port} is set but attribute "
+                           f"{s.source}='{raw}' is not a list that long")
+                    raise KernelConfigError(msg)
+                raw = items[s.port]
+            value = _prefix_number(raw, s.type)
+            if value is None:
+                msg = f"{label}: attribute {s.source}='{raw}' is not one {s.type}"
+                raise KernelConfigError(msg)
+            return value
+        blob, dot, letter = s.source.partition(".")
+        if dot:
+            if len(letter) != 1 or letter.upper() not in "BFYX":
+                msg = f"{label}: unable to deduce '{s.source}' (a dim is B, F, Y or X)"
+                raise KernelConfigError(msg)
+            kind = "input" if blob == "I" else "output"
+            shape = self._shape(kind, s.port, ins, label)
+            at = "BFYX".index(letter.upper()) - 4 + len(shape)
+            if at < 0:
+                msg = (f"{label}: '{s.source}' of a rank-{len(shape)} {kind}: the plugin counts "
+                       f"dims from the right (X last), so rank {len(shape)} has no {letter}")
+                raise KernelConfigError(msg)
+            return int(shape[at])
+        value = None if s.port >= 0 else _prefix_number(s.source, s.type)
+        if value is None:
+            msg = (f"{label}: source '{s.source}' is neither an attribute of layer "
+                   f"'{self.layer.name}' ({', '.join(attrs) or 'none'}), nor I.X-like dims, "
+                   "nor a number")
+            raise KernelConfigError(msg)
+        return value
 
     def __call__(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
         ins = [np.asarray(a) for a in inputs]
@@ -179,30 +255,23 @@ class _VpuKernel:
 
 
 class VpuDevice(Device):
-    """Custom ops bound by `<CustomLayer type="MVCL">` configs. A layer's bindings are the
-    CustomLayer elements with its name and the same <Where>, chained by `stage`; the first binding
-    whose <Where> matches the layer's attributes wins, later configs searched first."""
+    """Custom ops bound by `<CustomLayer type="MVCL">` configs. Each CustomLayer is one binding
+    (its Kernels chained by stage); of several with a layer's type, the first whose <Where>
+    matches the layer's attributes wins, later configs searched first."""
 
     name = "VPU"
 
     def __init__(self, configs: Sequence[str | Path]) -> None:
         self.bindings: list[list[VpuStage]] = []
         for path in reversed(list(configs)):
-            groups: dict[tuple, list[VpuStage]] = {}
+            groups: dict[int, list[VpuStage]] = {}
             for st in load_vpu(path):
-                groups.setdefault((st.name, tuple(sorted(st.where.items()))), []).append(st)
-            for stages in groups.values():
-                stages.sort(key=lambda s: s.stage)
-                seen = [s.stage for s in stages]
-                if len(set(seen)) != len(seen):
-                    dup = next(s for s in stages if seen.count(s.stage) > 1)
-                    msg = (f"{dup.config}:{dup.line}: CustomLayer '{dup.name}' "
-                           f"defines stage {dup.stage} twice")
-                    raise KernelConfigError(msg)
-                self.bindings.append(stages)
+                groups.setdefault(st.binding, []).append(st)
+            self.bindings += groups.values()
 
     def kernel(self, layer: IRLayer) -> Kernel | None:
-        for stages in self.bindings:
-            if stages[0].name == layer.type and _matches(stages[0], layer.attrs):
+        for stages in self.bindings:  # the plugin's names are caseless
+            if (stages[0].name.lower() == layer.type.lower()
+                    and where_matches(stages[0].where, layer.attrs)):
                 return _VpuKernel(stages, layer)
         return None
