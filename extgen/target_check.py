@@ -14,8 +14,8 @@ from converter.errors import ExtgenError, InputFileError
 from converter.ir.reader import IRLayer, OutPort
 from converter.ir.types import dtype_of, format_attr, precision
 from converter.ops.op import Op
+from converter.runtime.opencl.contract import output_limit
 from converter.runtime.opencl.padding import Padding
-from extgen.generator.targets import gpu_output_limit
 
 __all__ = ["GPU_PADDING", "Row", "check_folder", "find_cpu_library", "format_table",
            "summary"]
@@ -48,7 +48,7 @@ class _Target:
     dtype: np.dtype  # the input element type it runs on
     kernel: Callable[[IRLayer], Kernel | None]
     float_only: bool = False  # MVCL tensors are half: integer/boolean outputs do not apply
-    one_output: bool = False  # SimpleGPU binds output 0 alone: several outputs do not apply
+    one_output: bool = False  # the plugin runs one output: several outputs do not apply
     absent: str = "absent"  # why an op it has no kernel for is not run there
 
 
@@ -124,7 +124,7 @@ def _run(cls: type[Op], target: _Target, case: str, ins: list[np.ndarray]) -> Ro
         return Row(cls.type, target.name, case, None, True, f"no reference: {err}")
     if target.float_only and any(np.asarray(y).dtype.kind != "f" for y in want):
         return Row(cls.type, target.name, case, None, True, "integer/boolean output")
-    if target.one_output and (why := gpu_output_limit(len(want))):
+    if target.one_output and (why := output_limit(target.name, len(want))):
         return Row(cls.type, target.name, case, None, True, f"not applicable: {why}")
     prec = "FP16" if target.float_only else None
     kernel = target.kernel(_layer(cls, len(ins), [np.asarray(y) for y in want], prec))
@@ -258,7 +258,9 @@ def _opencl_targets(folder: Path) -> tuple[list[_Target], list[Row]]:
     ie = folder / "user_ie_extensions"
     for name, device, dtype, half in (("gpu", GpuDevice, np.float32, False),
                                       ("vpu", VpuDevice, np.float16, True)):
-        usable, xmls = [], sorted((ie / name).glob("*.xml"))
+        # custom_layers.xml repeats the per-op files (the plugins' one CONFIG_FILE)
+        usable, xmls = [], sorted(p for p in (ie / name).glob("*.xml")
+                                  if p.name != "custom_layers.xml")
         for xml in xmls:
             try:
                 device([xml])
@@ -275,7 +277,7 @@ def _opencl_targets(folder: Path) -> tuple[list[_Target], list[Row]]:
             rows += [_not_run(n, why) for n in names]
             continue
         targets.append(_Target(name, np.dtype(dtype), device(usable).kernel, half,
-                               one_output=name == "gpu", absent=absent))
+                               one_output=True, absent=absent))
         if name == "gpu":
             padded = GpuDevice(usable, padding=GPU_PADDING).kernel
             targets.append(_Target("gpu-pad", np.dtype(dtype), padded, one_output=True,

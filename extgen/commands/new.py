@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from converter.runtime.opencl.contract import output_limit
 from extgen.errors import ConfigError, ExtgenError, OutputError
-from extgen.generator.targets import TARGETS, gpu_output_limit
+from extgen.generator.targets import TARGETS
+
+if TYPE_CHECKING:
+    from extgen.generator.config import OpConfig
 
 HELP = "generate Model Optimizer extensions and CPU/GPU/VPU kernels for a custom op"
 DESCRIPTION = """\
@@ -134,9 +139,22 @@ def run(args: argparse.Namespace) -> int:
     record_base(config, args.output_dir, [r for r in reports if r.path not in extra])
     for report in reports:
         print(f"{report.status:10} {report.path}")
-    for op in config.ops if "ie-gpu-ext" in config.targets else []:
-        if why := gpu_output_limit(len(op.outputs)):
-            print(f"note: {op.name}: {why}; its GPU kernel computes {op.outputs[0].name} only")
+    for op in config.ops:
+        for warning in _plugin_limits(op, config.targets):
+            print(f"warning: {op.name}: {warning}")
     ops = ", ".join(op.name for op in config.ops)
     print(f"generated {', '.join(config.targets)} for {ops} in {args.output_dir}")
     return 0
+
+
+def _plugin_limits(op: OpConfig, targets: list[str]) -> list[str]:
+    """What OpenVINO's plugins cannot run of what was generated for op (the shim refuses it too)."""
+    found = []
+    for target, device in (("ie-gpu-ext", "gpu"), ("ie-vpu-ext", "vpu")):
+        if target in targets and (why := output_limit(device, len(op.outputs))):
+            found.append(f"{why}: its {device.upper()} kernel cannot run there")
+    rank = len(op.shape.names) if op.shape.kind == "formula" else None
+    if "ie-vpu-ext" in targets and rank is not None and rank < 4:
+        found.append(f"its output has rank {rank}: the MYRIAD plugin reads the VPU kernel's dim "
+                     "Scalars (O.B, ...) from the right of the dims, which needs rank 4")
+    return found

@@ -60,11 +60,12 @@ def test_all_targets_agree_then_an_edited_kernel_fails(tmp_path: Path, capsys) -
                    for line in table.splitlines()), (op, target, case)
     assert "no reference: Stub: implement evaluate" in table and "FAIL" not in table
     halves = [line.split(None, 5) for line in table.splitlines() if line.startswith("Halves ")]
-    assert {r[1] for r in halves} == {"gpu", "gpu-pad", "vpu"}  # SimpleGPU: OUTPUT0 alone
-    assert all(r[4] == "ok" for r in halves if r[1] == "vpu")
-    assert all(r[3:5] == ["-", "skip"] and "not applicable: the GPU plugin's SimpleGPU "
-               "custom-layer contract supports a single output, OUTPUT0 (docs/kernels.md); the op "
-               "has 2" in r[5] for r in halves if r[1] != "vpu")
+    assert {r[1] for r in halves} == {"gpu", "gpu-pad", "vpu"}  # both plugins: one output
+    assert all(r[3:5] == ["-", "skip"] and "not applicable: OpenVINO's GPU plugin compiles a "
+               "custom layer with one output only (OUTPUT0, plugin/ops/custom.cpp); the op has 2"
+               in r[5] for r in halves if r[1] != "vpu")
+    assert all(r[3:5] == ["-", "skip"] and "not applicable: OpenVINO's MYRIAD plugin runs a "
+               "custom layer with one output only" in r[5] for r in halves if r[1] == "vpu")
     ran = [line for line in table.splitlines() if line.split()[4:5] == ["ok"]]
     assert table.splitlines()[-1].startswith(f"all agree: {len(ran)} row(s) ok, ")
     for op in ("Gate", "Halve"):  # integer and boolean inputs: GPU compared, VPU (half) not
@@ -83,15 +84,19 @@ def test_all_targets_agree_then_an_edited_kernel_fails(tmp_path: Path, capsys) -
     assert all("FAIL" not in line for line in lines if not line.startswith("Swish  "))
 
 
-def test_new_says_the_gpu_kernel_computes_output_0_only(tmp_path: Path, capsys) -> None:
+def test_new_warns_naming_the_plugin_rule_a_two_output_op_breaks(tmp_path: Path, capsys) -> None:
     config = tmp_path / "ops.json"
     config.write_text(json.dumps({"ops": [op for op in OPS if op["name"] in ("Swish", "Halves")]}))
-    args = ["new", "--config", str(config), "--ie-gpu-ext", "--output_dir", str(tmp_path / "x")]
+    args = ["new", "--config", str(config), "--ie-gpu-ext", "--ie-vpu-ext",
+            "--output_dir", str(tmp_path / "x")]
     assert main(args) == 0
-    notes = [line for line in capsys.readouterr().out.splitlines() if line.startswith("note:")]
-    assert notes == ["note: Halves: the GPU plugin's SimpleGPU custom-layer contract supports a "
-                     "single output, OUTPUT0 (docs/kernels.md); the op has 2; its GPU kernel "
-                     "computes y only"]
+    notes = [line for line in capsys.readouterr().out.splitlines() if line.startswith("warning:")]
+    assert notes == [
+        "warning: Halves: OpenVINO's GPU plugin compiles a custom layer with one output only "
+        "(OUTPUT0, plugin/ops/custom.cpp); the op has 2: its GPU kernel cannot run there",
+        "warning: Halves: OpenVINO's MYRIAD plugin runs a custom layer with one output only "
+        "(parseCustom asserts it, stages/custom.cpp); the op has 2: its VPU kernel cannot run "
+        "there"]
 
 
 def test_the_generated_test_file_runs_the_same_checks_under_pytest(tmp_path: Path) -> None:
@@ -167,18 +172,19 @@ def test_gpu_pad_fails_a_kernel_that_ignores_offset_or_pitches(tmp_path, capsys,
     assert all(r[4] == "ok" for r in swish if r[1] == "gpu")
 
 
-def test_vpu_computes_and_extgen_test_compares_both_outputs(tmp_path, capsys) -> None:
-    """MVCL binds outputs by port: the VPU kernel of the two-output op writes out0 and out1,
-    and a wrong second output alone fails `extgen test` on the VPU."""
+def test_the_vpu_kernel_of_a_two_output_op_is_refused_as_the_myriad_plugin_does(tmp_path) -> None:
+    """MYRIAD's FrontEnd::parseCustom asserts one output (stages/custom.cpp, 2022.3)."""
+    from converter.runtime.ir_reader import IRLayer, OutPort
+    from converter.runtime.opencl import VpuDevice
+    from extgen.errors import KernelConfigError
+
     out = _generate(tmp_path)
-    cl = out / "user_ie_extensions" / "vpu" / "halves_kernel.cl"
-    text = cl.read_text()
-    second = "out1[i] = (half)((x0 - (x0 * 0.5f)));"
-    assert "out0[i] = (half)((x0 * 0.5f));" in text and second in text
-    cl.write_text(text.replace(second, "out1[i] = (half)((x0 - (x0 * 0.25f)));"))
-    assert main(["test", str(out)]) == 1
-    lines = capsys.readouterr().out.splitlines()
-    assert lines[-1] == "2 disagreement(s): Halves on vpu"
+    outs = [OutPort(k, "FP16", [f"y{k}"], (1, 1, 1, 2)) for k in (1, 2)]
+    layer = IRLayer(1, "h", "Halves", "extension", {}, [0], outs)
+    device = VpuDevice([out / "user_ie_extensions" / "vpu" / "halves_kernel.xml"])
+    with pytest.raises(KernelConfigError, match="has 2 outputs; the MYRIAD plugin runs a custom "
+                       "layer with one output only$"):
+        device.kernel(layer)
 
 
 def _not_run(table: str) -> dict[str, str]:

@@ -120,8 +120,13 @@ def test_generated_kernels_parse_build_and_compute(tmp_path: Path, case: str) ->
     ins = _inputs(op)
     layer = _layer(op, attrs)
     (y_gpu,) = GpuDevice([gpu_xml]).kernel(layer)(ins)  # SimpleGPU: output 0 only
-    y_vpu, *more = VpuDevice([vpu_xml]).kernel(layer)(ins)
-    assert y_gpu.shape == y_vpu.shape == SHAPE and len(more) == n_out - 1
+    if n_out > 1:  # MYRIAD's parseCustom asserts one output: the shim refuses it too
+        with pytest.raises(KernelConfigError, match="MYRIAD plugin runs a custom layer with one"):
+            VpuDevice([vpu_xml]).kernel(layer)
+        y_vpu = np.full(SHAPE, np.nan if reference is None else 0, np.float32)
+    else:
+        (y_vpu,) = VpuDevice([vpu_xml]).kernel(layer)(ins)
+    assert y_gpu.shape == y_vpu.shape == SHAPE
     if reference is None:  # with the marker gone, the TODO kernel builds and runs: NaN
         assert np.isnan(y_gpu).all() and np.isnan(y_vpu).all()
         assert f"user_ie_extensions/gpu/{gpu_xml.stem}.cl" in gpu_xml.with_suffix(".cl").read_text()
@@ -264,14 +269,14 @@ def test_converted_model_runs_on_the_generated_kernels(tmp_path: Path) -> None:
     generate(validate_config(config), tmp_path / "out")
     model = make_model(
         [helper.make_node("Cosh", ["x"], ["y"], domain="my.domain", scale=2.0, flag=0)],
-        [("x", TensorProto.FLOAT, [2, 3])], [("y", TensorProto.FLOAT, [2, 3])],
+        [("x", TensorProto.FLOAT, [1, 2, 1, 3])], [("y", TensorProto.FLOAT, [1, 2, 1, 3])],
         domains=["my.domain"],
     )
     onnx.save(model, tmp_path / "m.onnx")
     ext = tmp_path / "out" / "user_mo_extensions"
     options = ConvertOptions(tmp_path / "m.onnx", output_dir=tmp_path / "ir", extensions=[ext])
     xml = convert(options).xml
-    x = np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3)
+    x = np.linspace(-1, 1, 6, dtype=np.float32).reshape(1, 2, 1, 3)  # MYRIAD: rank 4
     kernels = tmp_path / "out" / "user_ie_extensions"
     for device, cfg in (("GPU", kernels / "gpu" / "cosh_kernel.xml"),
                         ("VPU", kernels / "vpu" / "cosh_kernel.xml")):
@@ -287,7 +292,8 @@ def test_vpu_scalars_from_the_config(tmp_path: Path) -> None:
     _, vpu_xml = _generate(tmp_path, op)
     text = vpu_xml.read_text()
     assert '<Scalar arg-name="width" type="int" port-index="0" source="I.X"/>' in text
-    assert '<Scalar arg-name="gain_copy" type="float" port-index="0" source="gain"/>' in text
+    # an attribute Scalar has no port-index: with one the plugin reads an item of a list
+    assert '<Scalar arg-name="gain_copy" type="float" source="gain"/>' in text
     assert "int width" in vpu_xml.with_suffix(".cl").read_text()
     ins = _inputs(op)
     (y,) = VpuDevice([vpu_xml]).kernel(_layer(op, {"gain": "3"}))(ins)  # every argument bound
