@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from converter import frameworks
 from converter.extensions import extension_scope
+from converter.framework_names import FRAMEWORKS
 from converter.front.extractor import extract_nodes, unsupported_nodes
 from converter.options import ConvertOptions
 from converter.pipeline import load_extensions
@@ -135,7 +136,7 @@ def config_for(op: UnknownOp, taken: set[str] | None = None) -> dict[str, Any]:
     outputs = [f"y{i}" if op.outputs > 1 else "y" for i in range(max(1, op.outputs))]
     name = _op_name(op.op_type, set() if taken is None else taken)
     return {
-        "targets": [extractor_target(op.framework),
+        "targets": [*([extractor_target(op.framework)] if op.framework in FRAMEWORKS else []),
                     *(name for name, spec in TARGETS.items() if spec.framework is None)],
         "ops": [{
             "name": name,

@@ -14,7 +14,9 @@ from extgen.commands.convert import add_framework_group, framework_options, inpu
 HELP = "list the ops a model holds that the converter cannot handle, and write configs for them"
 DESCRIPTION = """\
 Load models (with your --extensions) and list every op type nothing handles: its nodes,
-input/output counts and the attributes seen on them, merged over all models. For each, write a
+input/output counts and the attributes seen on them, merged over all models. A PyTorch file
+(.pt2 from torch.export.save, .pt from TorchScript) lists its torch.library custom ops, for the
+generated extensions to map in ovc and openvino.convert_model. For each, write a
 ready `extgen new --config` file (<output_dir>/<op>.extgen.json) that scaffolds all targets.
 Exit status: 0 when every op is supported, 1 when some need an extension, 2 on bad input."""
 EPILOG = """\
@@ -22,10 +24,11 @@ examples:
   extgen check model.onnx
   extgen check models/ other.pb --extensions user_mo_extensions --output_dir configs/
   extgen check deploy.caffemodel --input_proto deploy.prototxt
+  extgen check model.pt2        # torch.library custom ops of a torch.export program
   extgen check model.onnx || extgen new --config my_op.extgen.json --output_dir my_op_ext"""
 # model files a folder argument contributes (companions such as .prototxt and -symbol.json are
 # found from these)
-_MODEL_SUFFIXES = (".onnx", ".pb", ".pbtxt", ".caffemodel", ".params")
+_MODEL_SUFFIXES = (".onnx", ".pb", ".pbtxt", ".caffemodel", ".params", ".pt", ".pt2")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -69,12 +72,20 @@ def _options(args: argparse.Namespace) -> dict:
 def _merged(args: argparse.Namespace, models: list[Path]) -> list:
     """The unknown ops of every model, one entry per op type; a line per model says its count."""
     from extgen.model_ops import find_unknown_ops
+    from extgen.torch_ops import TORCH_SUFFIXES, find_torch_custom_ops
 
     extensions = [Path(p) for p in args.extensions.split(",") if p.strip()]
     options = _options(args)
     merged: dict[tuple[str, str], Any] = {}
     for model in models:
-        unknown = find_unknown_ops(model, args.framework, extensions, **options)
+        if model.suffix in TORCH_SUFFIXES:  # custom ops for ovc / convert_model to map
+            unknown = find_torch_custom_ops(model)
+            if not unknown:
+                print(f"{model}: no custom ops (torch.library): ovc and "
+                      "openvino.convert_model convert it as it is")
+                continue
+        else:
+            unknown = find_unknown_ops(model, args.framework, extensions, **options)
         if not unknown and len(models) == 1:
             print(f"{model}: every op is supported; convert it with "
                   f"{_convert_command(args, model)}")

@@ -144,3 +144,66 @@ def test_a_pytorch_type_is_namespace_and_op(tmp_path, capsys) -> None:
                  "--output_dir", str(tmp_path / "ext")]) == 2
     assert "must be 'namespace::op', as torch.library names a custom op" in \
         capsys.readouterr().err
+
+
+@pytest.mark.parametrize("suffix", [".pt2", ".pt"])
+def test_check_names_a_pytorch_custom_op_and_its_config_maps_it(torch_op, tmp_path, capsys,
+                                                                monkeypatch, suffix) -> None:
+    """check -> new -> convert_model -> run on a PyTorch file holding a torch.library op: check
+    lists extgen_test::scaled_cosh with its float argument as the `scale` attribute (named from
+    the .pt2 graph, or from the op's schema for TorchScript) and writes a config new takes."""
+    import json
+
+    import torch
+
+    class Net(torch.nn.Module):
+        def forward(self, x):
+            return torch.ops.extgen_test.scaled_cosh(x, 0.25) + 1
+
+    x = torch.linspace(-2, 2, 12).reshape(3, 4)
+    model = tmp_path / f"net{suffix}"
+    if suffix == ".pt2":
+        torch.export.save(torch.export.export(Net(), (x,)), str(model))
+    else:
+        torch.jit.trace(Net(), (x,)).save(str(model))
+    assert main(["check", str(model), "--output_dir", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "- extgen_test::scaled_cosh: 1 node(s)" in out and "scale: float = 0.25" in out
+    config = json.loads((tmp_path / "scaled_cosh.extgen.json").read_text())
+    (op,) = config["ops"]
+    assert op["framework_types"] == {"pytorch": "extgen_test::scaled_cosh"}
+    assert op["attributes"] == [{"name": "scale", "type": "float", "default": 0.25}]
+    op["expression"] = "scale * (exp(x) + exp(-x)) / 2"  # the math, as a user fills it in
+    (tmp_path / "filled.json").write_text(json.dumps(config))
+    assert main(["new", "--config", str(tmp_path / "filled.json"), "--mo-op", "--ov-python-op",
+                 "--output_dir", str(tmp_path / "ext")]) == 0
+    monkeypatch.syspath_prepend(str(tmp_path / "ext"))
+    for name in [m for m in sys.modules if m.startswith("user_ov_extensions")]:
+        monkeypatch.delitem(sys.modules, name)
+    from user_ov_extensions import extensions
+
+    source = torch.export.load(str(model)) if suffix == ".pt2" else torch.jit.load(str(model))
+    converted = ov.convert_model(source, example_input=None if suffix == ".pt2" else x,
+                                 extension=extensions())
+    core = ov.Core()
+    core.add_extension(extensions())
+    got = core.compile_model(converted, "CPU", F32)([x.numpy()])[0]
+    np.testing.assert_allclose(got, Net()(x).numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize(("content", "why"), [
+    (b"not a zip", "not a PyTorch archive"),
+    (None, "its torch.export graph cannot be read"),
+])
+def test_a_pytorch_file_that_cannot_be_read_is_one_line(tmp_path, capsys, content, why) -> None:
+    import zipfile
+
+    model = tmp_path / "bad.pt2"
+    if content is None:
+        with zipfile.ZipFile(model, "w") as z:
+            z.writestr("bad/models/model.json", "{\"graph_module\": 3}")
+    else:
+        model.write_bytes(content)
+    assert main(["check", str(model), "--output_dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and str(model) in err and why in err
