@@ -23,6 +23,7 @@ from converter.graph.graph import Graph
 from converter.ir.writer import emit_ir
 from converter.middle import constant_last as _constant_last  # noqa: F401  (built-in passes)
 from converter.middle import gelu_fusion as _gelu_fusion  # noqa: F401
+from converter.middle.declared_shapes import KEY as DECLARED
 from converter.middle.partial_infer import partial_infer
 from converter.middle.tensor_nodes import create_tensor_nodes
 from converter.options import ConvertOptions
@@ -79,7 +80,10 @@ def _input_hint(opts: ConvertOptions) -> str:
 
 
 def _infer(graph: Graph, opts: ConvertOptions) -> None:
-    """partial_infer; an op refusing its inputs after --input/--input_shape names the flag."""
+    """partial_infer; an op refusing its inputs after --input/--input_shape names the flag.
+    The shapes a model declares hold at its own input shapes: new ones set them aside."""
+    if opts.input_shape or opts.batch or any(s.shape is not None for s in opts.inputs or []):
+        graph.graph.pop(DECLARED, None)
     try:
         partial_infer(graph)
     except ShapeInferenceError as err:

@@ -7,6 +7,7 @@ import numpy as np
 from converter.errors import ExtgenError, ShapeInferenceError
 from converter.graph.graph import Graph, Node
 from converter.graph.shape import as_shape
+from converter.middle.declared_shapes import declared_problem
 
 __all__ = ["infer_node", "partial_infer"]
 
@@ -32,6 +33,9 @@ def infer_node(node: Node) -> None:
     except Exception as err:  # any bug in an op's inference is reported against its node
         msg = f"shape inference failed on {_describe(node)}: {type(err).__name__}: {err}"
         raise ShapeInferenceError(msg) from err
+    problem = declared_problem(node)
+    if problem:
+        raise ShapeInferenceError(f"{_describe(node)}: {problem}")
 
 
 def _settle_outputs(node: Node) -> None:

@@ -13,10 +13,12 @@ from google.protobuf.message import DecodeError
 from onnx import TensorProto, numpy_helper
 
 from converter.errors import InputFileError, ModelFormatError
+from converter.front.onnx.declarations import check_declarations, check_outputs
 from converter.front.onnx.weights import MappedModel, WireFormatError
 from converter.front.proto.strings import check_strings
 from converter.graph.graph import Graph, Node
 from converter.graph.shape import DYN
+from converter.middle.declared_shapes import KEY as DECLARED
 from converter.ops.op import Op
 
 __all__ = [
@@ -117,7 +119,8 @@ def tensor_value(tensor: TensorProto, base: Path | None = None,
         raise _bad(tensor, f"its data does not match dims {list(tensor.dims)} ({err})") from None
 
 
-def _input_shape(value_info: onnx.ValueInfoProto) -> tuple[int, ...] | None:
+def _declared_shape(value_info: onnx.ValueInfoProto) -> tuple[int, ...] | None:
+    """The tensor's declared shape, a dim without a value (symbolic or unset) dynamic."""
     t = value_info.type.tensor_type
     if not t.HasField("shape"):
         return None
@@ -227,6 +230,7 @@ def fill_graph(graph: Graph, g: onnx.GraphProto, producers: dict[str, tuple[Node
     """g's initializers (Consts, by value_of), inputs (Parameters), nodes and outputs (Results)
     into graph; producers may already hold outer values. Returns the Parameter and the Result
     node ids, in g's input and output order."""
+    check_declarations(g)
     inits = {t.name for t in g.initializer}
     for t in g.initializer:
         node = add_op(graph, "Const", t.name, value=value_of(t))
@@ -239,7 +243,7 @@ def fill_graph(graph: Graph, g: onnx.GraphProto, producers: dict[str, tuple[Node
         elem = vi.type.tensor_type.elem_type
         dtype = onnx.helper.tensor_dtype_to_np_dtype(elem) if elem else np.float32
         node = add_op(
-            graph, "Parameter", vi.name, shape=_input_shape(vi), element_type=np.dtype(dtype)
+            graph, "Parameter", vi.name, shape=_declared_shape(vi), element_type=np.dtype(dtype)
         )
         node.out_port(0).add_tensor_names([vi.name])
         producers[vi.name] = (node, 0)
@@ -263,12 +267,15 @@ def model_to_graph(mapped: MappedModel, base: Path | None = None) -> Graph:
     model = mapped.model
     g = model.graph
     opsets = {(o.domain or "ai.onnx"): o.version for o in model.opset_import}
+    check_outputs(g)
     graph = Graph()
     graph.graph.update(
         fw="onnx", layout="NCHW", feature_dim=1, opsets=opsets,
         fw_opset_version=opsets.get("ai.onnx", 1), name=g.name or "model",
     )
     fill_graph(graph, g, {}, lambda t: tensor_value(t, base, mapped))
+    graph.graph[DECLARED] = {vi.name: shape for vi in (*g.input, *g.value_info, *g.output)
+                             if (shape := _declared_shape(vi)) is not None}
     inits = {t.name for t in g.initializer}
     graph.graph["output_order"] = [vi.name for vi in g.output]
     graph.graph["input_order"] = [vi.name for vi in g.input if vi.name not in inits]
