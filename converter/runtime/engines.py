@@ -3,7 +3,9 @@ one small interface: inputs() and run(feed) -> outputs by tensor name."""
 
 from __future__ import annotations
 
+import logging
 import re
+import tempfile
 from pathlib import Path
 from typing import NamedTuple, Protocol
 
@@ -17,6 +19,7 @@ from converter.runtime.executor import Device, Executor, OpTimes
 __all__ = ["Engine", "InputSpec", "add_ov_extensions", "open_engine", "parse_device"]
 
 DEVICES = ("CPU", "GPU", "VPU")
+log = logging.getLogger("extgen")
 
 
 class InputSpec(NamedTuple):
@@ -64,6 +67,10 @@ def _shim_device(name: str, extensions: list[Path], configs: list[Path]) -> Devi
 class ShimEngine:
     def __init__(self, model: Path, devices: list[str], extensions: list[Path],
                  configs: list[Path]):
+        if len(devices) > 1 and "GPU" in devices and configs:
+            log.warning("HETERO: the shim runs the GPU kernels of --config; OpenVINO's GPU plugin "
+                        "does not under HETERO (its query_model loads no custom layers), so "
+                        "there each custom op runs on the next device")
         self.executor = Executor(read_ir(model),
                                  [_shim_device(d, extensions, configs) for d in devices])
         self.keys = [min(self.executor.result_names(r)[:-1] or [r.name])
@@ -143,9 +150,12 @@ class OpenVinoEngine:
             if not any(a.startswith(dev) for a in available):
                 msg = f"OpenVINO has no {dev} device here (available: {', '.join(available)})"
                 raise UsageError(msg)
-        if "GPU" in devices:
-            for cfg in configs:
-                core.set_property("GPU", {"CONFIG_FILE": str(Path(cfg).resolve())})
+        if "GPU" in devices and configs:  # the plugin keeps one CONFIG_FILE: merge them
+            from converter.runtime.opencl.config import merge_gpu
+
+            self._merged = tempfile.TemporaryDirectory(prefix="extgen-gpu-")
+            one = merge_gpu(configs, Path(self._merged.name)) if len(configs) > 1 else configs[0]
+            core.set_property("GPU", {"CONFIG_FILE": str(Path(one).resolve())})
         target = devices[0] if len(devices) == 1 else "HETERO:" + ",".join(devices)
         config = {"INFERENCE_PRECISION_HINT": "f32"} if target == "CPU" else {}  # compare, not race
         if profile:

@@ -8,6 +8,7 @@ frontend/custom_layer.cpp and custom_kernel.cpp (the same rules as 2021.x)."""
 from __future__ import annotations
 
 import logging
+import os
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ from converter.runtime.opencl.expressions import Expression, parse_list
 
 __all__ = [
     "GpuDefine", "GpuLayer", "GpuTensor", "VpuData", "VpuScalarArg", "VpuStage", "VpuTensor",
-    "WorkSizes", "load_gpu", "load_vpu",
+    "WorkSizes", "load_gpu", "load_vpu", "merge_gpu",
 ]
 
 _DEFINE_TYPES = ("int", "float", "int[]", "float[]")
@@ -513,3 +514,20 @@ def load_vpu(path: str | Path) -> list[VpuStage]:
             stages.append(VpuStage(name, entry, sources, tensors, scalars, data, work, stage,
                                    where, path, kernel.line, binding, shaves))
     return stages
+
+
+def merge_gpu(paths: list[Path], folder: Path) -> Path:
+    """One SimpleGPU file in folder holding the layers of every config in paths (a later one of
+    the same name wins, as in GpuDevice): the GPU plugin takes one CONFIG_FILE. Each Source is
+    rewritten relative to folder, where the plugin then looks for it."""
+    parts = []
+    for path in (Path(p).resolve() for p in paths):
+        for el in _read(path):
+            _gpu_header(path, el)
+            for source in el.iter("Source"):
+                target = path.parent / source.get("filename", "")
+                source.set("filename", os.path.relpath(target, folder))
+            parts.append(ET.tostring(el, encoding="unicode"))
+    merged = folder / "custom_layers.xml"
+    merged.write_text("".join(parts) + "\n", encoding="utf-8")
+    return merged
