@@ -60,11 +60,14 @@ def test_local_data_and_where():
     assert dev.kernel(layer("ReverseRows", x.shape)) is None
 
 
-def test_the_gpu_device_refuses_an_mvcl_file_as_the_gpu_plugin_does():
-    # intel_gpu/src/plugin/custom_layer.cpp: every top-level CustomLayer must be SimpleGPU
-    with pytest.raises(KernelConfigError, match=r"center\.xml:4: Wrong attribute value! "
+def test_devices_skip_the_other_plugins_file_but_refuse_a_mixed_one(tmp_path):
+    assert GpuDevice([KERNELS / "center.xml"]).kernel(layer("Center", (1, 1, 1, 1))) is None
+    mixed = tmp_path / "mixed.xml"  # intel_gpu custom_layer.cpp: every layer must be SimpleGPU
+    mixed.write_text((KERNELS / "center.xml").read_text().replace(
+        "</CustomLayer>", '</CustomLayer>\n<CustomLayer name="G" type="SimpleGPU" version="1"/>'))
+    with pytest.raises(KernelConfigError, match=r"mixed\.xml:4: Wrong attribute value! "
                        "expected: SimpleGPU found: MVCL$"):
-        GpuDevice([KERNELS / "center.xml"])
+        GpuDevice([mixed])
 
 
 def test_signature_parsing():

@@ -23,7 +23,7 @@ from converter.runtime.opencl.expressions import Expression, parse_list
 
 __all__ = [
     "GpuDefine", "GpuLayer", "GpuTensor", "VpuData", "VpuScalarArg", "VpuStage", "VpuTensor",
-    "WorkSizes", "load_gpu", "load_vpu", "merge_gpu",
+    "WorkSizes", "load_gpu", "load_vpu", "merge_gpu", "other_device",
 ]
 
 _DEFINE_TYPES = ("int", "float", "int[]", "float[]")
@@ -514,6 +514,13 @@ def load_vpu(path: str | Path) -> list[VpuStage]:
             stages.append(VpuStage(name, entry, sources, tensors, scalars, data, work, stage,
                                    where, path, kernel.line, binding, shaves))
     return stages
+
+
+def other_device(path: str | Path, kind: str) -> bool:
+    """True when every CustomLayer of the file is of the other plugin's type than `kind`
+    (SimpleGPU or MVCL): `--config` goes to every device, each plugin is given its own file."""
+    types = {el.get("type", "").lower() for el in _read(Path(path).resolve())}
+    return bool(types) and types <= ({"simplegpu", "mvcl"} - {kind.lower()})
 
 
 def merge_gpu(paths: list[Path], folder: Path) -> Path:

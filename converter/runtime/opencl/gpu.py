@@ -14,7 +14,7 @@ from converter.errors import KernelConfigError
 from converter.ir.reader import IRLayer
 from converter.runtime.executor import Device, Kernel
 from converter.runtime.opencl import build, launch
-from converter.runtime.opencl.config import GpuLayer, GpuTensor, load_gpu
+from converter.runtime.opencl.config import GpuLayer, GpuTensor, load_gpu, other_device
 from converter.runtime.opencl.jit import PLUGIN_TYPES, TensorDesc, bfyx, builtins, map_half
 from converter.runtime.opencl.padding import NO_PADDING, Padding
 
@@ -177,7 +177,7 @@ class GpuDevice(Device):
     def __init__(self, configs: Sequence[str | Path], padding: Padding = NO_PADDING) -> None:
         self.padding = padding  # given to every tensor (converter.runtime.opencl.padding)
         self.layers: dict[str, GpuLayer] = {}
-        for path in configs:
+        for path in (p for p in configs if not other_device(p, "SimpleGPU")):
             for cfg in load_gpu(path):
                 self.layers[cfg.name] = cfg
 

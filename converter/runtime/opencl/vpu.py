@@ -15,7 +15,7 @@ from converter.errors import KernelConfigError
 from converter.ir.reader import IRLayer
 from converter.runtime.executor import Device, Kernel
 from converter.runtime.opencl import build, launch
-from converter.runtime.opencl.config import VpuScalarArg, VpuStage, load_vpu
+from converter.runtime.opencl.config import VpuScalarArg, VpuStage, load_vpu, other_device
 from converter.runtime.opencl.jit import from_layout, map_half, to_layout
 from converter.runtime.opencl.signature import Param, kernel_params
 
@@ -263,7 +263,7 @@ class VpuDevice(Device):
 
     def __init__(self, configs: Sequence[str | Path]) -> None:
         self.bindings: list[list[VpuStage]] = []
-        for path in reversed(list(configs)):
+        for path in reversed([p for p in configs if not other_device(p, "MVCL")]):
             groups: dict[int, list[VpuStage]] = {}
             for st in load_vpu(path):
                 groups.setdefault(st.binding, []).append(st)
