@@ -15,11 +15,14 @@ from converter import frameworks
 from converter.extensions import extension_scope
 from converter.framework_names import FRAMEWORKS
 from converter.front.extractor import extract_nodes, unsupported_nodes
+from converter.graph.graph import Node
+from converter.middle.declared_shapes import declared_shapes
 from converter.options import ConvertOptions
 from converter.pipeline import load_extensions
 from extgen.generator.config import Attribute, snake_case
 from extgen.generator.names import MAX_NAME, OP_NAMES, fold_identifier
 from extgen.generator.targets import TARGETS, extractor_target
+from extgen.shape_formula import declared_formula
 
 __all__ = ["UnknownOp", "camel_case", "config_for", "find_unknown_ops"]
 
@@ -32,6 +35,9 @@ class UnknownOp:
     outputs: int = 0
     attributes: dict[str, Any] = field(default_factory=dict)
     standard: str | None = None  # 'ONNX op LSTM (opset 14)': a standard op extgen lacks
+    # the shapes the model declares for its first node's inputs and outputs (None: none)
+    input_shapes: list[tuple[int, ...] | None] = field(default_factory=list)
+    output_shapes: list[tuple[int, ...] | None] = field(default_factory=list)
 
 
 def _attr_type(value: Any) -> str | None:
@@ -65,12 +71,25 @@ def find_unknown_ops(model: Path, framework: str | None = None,
         for node in unsupported_nodes(graph):
             entry = found.setdefault(node.op, UnknownOp(fw.name, node.op,
                                                         standard=node.soft_get("standard_op")))
+            if not entry.nodes:
+                entry.input_shapes, entry.output_shapes = _declared_around(node)
             entry.nodes.append(node.soft_get("name", node.id))
             entry.inputs = max(entry.inputs, len(node.in_ports()))
             entry.outputs = max(entry.outputs, len(node.out_ports()))
             for key, value in (fw.node_attrs(node) if fw.node_attrs else {}).items():
                 entry.attributes.setdefault(key, value)
     return sorted(found.values(), key=lambda u: u.op_type)
+
+
+def _declared_around(node: Node) -> tuple[list, list]:
+    """The declared shapes of node's input and output tensors (None where undeclared)."""
+    declared = declared_shapes(node.graph)
+
+    def of(port) -> tuple[int, ...] | None:
+        return next((declared[n] for n in (port.get_tensor_names() if port else [])
+                     if n in declared), None)
+    ins = [of(p.get_source()) for _, p in sorted(node.in_ports().items())]
+    return ins, [of(p) for _, p in sorted(node.out_ports().items())]
 
 
 def _unique(name: str, taken: set[str], keys: Callable[[str], set[str]]) -> str:
@@ -130,11 +149,16 @@ def _accepted(attribute: dict[str, Any]) -> bool:
 
 def config_for(op: UnknownOp, taken: set[str] | None = None) -> dict[str, Any]:
     """A generator config (JSON-ready) for one unknown op: every target, its attributes typed
-    from the values seen, shape same as input 0 (edit when it changes shape). taken: the op
+    from the values seen, shape a formula giving the output shape the model declares, else
+    the same as input 0 (edit when it changes shape). taken: the op
     names (lower-case and snake_case) other configs use, updated."""
     inputs = [f"x{i}" if op.inputs > 1 else "x" for i in range(max(1, op.inputs))]
     outputs = [f"y{i}" if op.outputs > 1 else "y" for i in range(max(1, op.outputs))]
     name = _op_name(op.op_type, set() if taken is None else taken)
+    attributes = _attributes(op, {n.lower() for n in [name, *inputs, *outputs]})
+    used = {n.lower() for n in [name, *inputs, *outputs, *(a["name"] for a in attributes)]}
+    shape = declared_formula(op.input_shapes, op.output_shapes[0], used) \
+        if len(op.output_shapes) == 1 else None
     return {
         "targets": [*([extractor_target(op.framework)] if op.framework in FRAMEWORKS else []),
                     *(name for name, spec in TARGETS.items() if spec.framework is None)],
@@ -143,6 +167,7 @@ def config_for(op: UnknownOp, taken: set[str] | None = None) -> dict[str, Any]:
             "framework_types": {op.framework: op.op_type},
             "inputs": [{"name": n} for n in inputs],
             "outputs": [{"name": n} for n in outputs],
-            "attributes": _attributes(op, {n.lower() for n in [name, *inputs, *outputs]}),
+            "attributes": attributes,
+            **({"shape": shape} if shape else {}),
         }],
     }

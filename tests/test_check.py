@@ -166,3 +166,43 @@ def test_check_takes_the_model_flags_of_convert(tmp_path: Path, capsys) -> None:
     code = main(["check", str(model), "--input_proto", str(tmp_path / "deploy.prototxt"),
                  "--input_shape", "[1,2]", "--output_dir", str(tmp_path / "cfg")])
     assert code == 1 and "- Wobble: 1 node(s) (odd)" in capsys.readouterr().out
+
+
+def test_declared_output_shape_becomes_the_shape_formula(tmp_path: Path) -> None:
+    """mmdeploy::grid_sampler declares its output [1,3,8,8] from x [1,3,16,16] and grid
+    [1,8,8,2]: the config's formula takes the grid's dims (it explains the 8s), and the
+    generated extension converts the model to that shape."""
+    import json
+    from xml.etree import ElementTree
+
+    model = make_model(
+        [helper.make_node("grid_sampler", ["x", "grid"], ["y"], name="gs", domain="mmdeploy")],
+        [("x", F, [1, 3, 16, 16]), ("grid", F, [1, 8, 8, 2])], [("y", F, [1, 3, 8, 8])],
+        domains=["mmdeploy"],
+    )
+    path = tmp_path / "gs.onnx"
+    onnx.save(model, path)
+    ext = tmp_path / "ext"
+    assert main(["check", str(path), "--output_dir", str(ext)]) == 1
+    config = ext / "grid_sampler.extgen.json"
+    assert json.loads(config.read_text())["ops"][0]["shape"] == {
+        "kind": "formula", "input": 1, "names": ["D0", "D1", "D2", "D3"],
+        "dims": ["D0", "3", "D1", "D2"]}
+    assert main(["new", "--config", str(config), "--output_dir", str(ext), "--mo-onnx-ext",
+                 "--mo-op"]) == 0
+    assert main(["convert", "--input_model", str(path), "-o", str(tmp_path / "o"),
+                 "--extensions", str(ext / "user_mo_extensions")]) == 0
+    layers = ElementTree.parse(tmp_path / "o" / "gs.xml").iter("layer")
+    result = next(layer for layer in layers if layer.get("type") == "Result")
+    assert [int(d.text) for d in result.iter("dim")] == [1, 3, 8, 8]
+
+
+def test_shape_formula_needs_static_declared_shapes() -> None:
+    from extgen.shape_formula import declared_formula
+
+    taken = {"x", "d0"}
+    assert declared_formula([(2, 5)], (5, 2, 7), taken) == {
+        "kind": "formula", "input": 0, "names": ["D0_2", "D1"], "dims": ["D1", "D0_2", "7"]}
+    assert declared_formula([(2, 5)], (-1, 2), set()) is None  # a dynamic output dim
+    assert declared_formula([None, (2, -1)], (2, 2), set()) is None  # no static input
+    assert declared_formula([(3, 4)], None, set()) is None

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from converter.graph.shape import DYN, Shape, broadcast
+from converter.graph.shape import Shape, broadcast
 
 __all__ = ["broadcast_by", "concat_problem", "reshape_problem", "show"]
 
