@@ -10,6 +10,12 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
+from converter.errors import ModelFormatError, ShapeInferenceError
+from converter.extensions import extension_scope
+from converter.graph.graph import Graph
+from converter.ir.writer import emit_ir
+from converter.options import ConvertOptions
+from converter.pipeline import convert_to_graph
 from extgen.cli import main
 from tests.conftest import make_model
 
@@ -36,6 +42,85 @@ def _save(tmp_path: Path, model: onnx.ModelProto, name: str = "m.onnx") -> Path:
 def _relu(inputs=(("x", F32, [2, 3]),), outputs=(("y", F32, None),)) -> onnx.ModelProto:
     return make_model([helper.make_node("Relu", ["x"], ["y"], name="relu")],
                       list(inputs), list(outputs))
+
+
+# -- the graph check before emission -----------------------------------------------------------
+
+def _back_graph(tmp_path: Path, model: onnx.ModelProto) -> Graph:
+    """The back-stage graph of model, as emission gets it."""
+    opts = ConvertOptions(_save(tmp_path, model, "good.onnx"), output_dir=tmp_path / "ir")
+    with extension_scope():
+        return convert_to_graph(opts)[0]
+
+
+def _emit_error(tmp_path: Path, graph: Graph, error: type[Exception]) -> str:
+    with pytest.raises(error) as info:
+        emit_ir(graph, tmp_path / "ir", "m", {})
+    assert not (tmp_path / "ir").exists()
+    return str(info.value)
+
+
+def _param(graph: Graph, name: str = "x"):
+    return next(p for p in graph.get_op_nodes(op="Parameter") if p.name == name)
+
+
+@pytest.mark.parametrize(("shape", "needle"), [
+    ((-5, 3), "has the dimension -5; a dimension is a size >= 0 (or -1: dynamic)"),
+    ((1 << 41, 3), f"has the dimension {1 << 41}, more than any tensor holds (2^40)"),
+    ((1 << 21, 1 << 21), f"has {1 << 42} elements, more than any tensor holds (2^40)"),
+], ids=["negative", "huge-dim", "huge-count"])
+def test_a_parameter_shape_no_tensor_has(tmp_path: Path, shape, needle: str) -> None:
+    graph = _back_graph(tmp_path, _relu())
+    _param(graph)["shape"] = shape
+    msg = _emit_error(tmp_path, graph, ShapeInferenceError)
+    assert msg.startswith("node 'x' (Parameter): the shape") and needle in msg
+    assert msg.endswith("--input_shape")
+
+
+def test_an_output_shape_no_tensor_has(tmp_path: Path) -> None:
+    graph = _back_graph(tmp_path, _relu())
+    _param(graph).out_port(0).get_destination().node.out_port(0).data.set_shape((2, -3))
+    msg = _emit_error(tmp_path, graph, ShapeInferenceError)
+    assert msg.startswith("node 'relu' (ReLU): output 0: the shape [2, -3]"), msg
+
+
+def test_one_tensor_name_on_two_outputs(tmp_path: Path) -> None:
+    graph = _back_graph(tmp_path, _relu())
+    _param(graph).out_port(0).add_tensor_names(["y"])
+    msg = _emit_error(tmp_path, graph, ModelFormatError)
+    assert "tensor 'y' is written by both" in msg and "node 'x' (Parameter) output 0" in msg
+    assert "node 'relu' (ReLU) output 0" in msg
+
+
+@pytest.mark.parametrize(("op", "what"), [("Parameter", "input"), ("Result", "output")])
+def test_two_inputs_or_outputs_of_one_name(tmp_path: Path, op: str, what: str) -> None:
+    model = make_model(
+        [helper.make_node("Add", ["a", "b"], ["y"], name="add"),
+         helper.make_node("Neg", ["y"], ["z"], name="neg")],
+        [("a", F32, [2]), ("b", F32, [2])], [("y", F32, None), ("z", F32, None)])
+    graph = _back_graph(tmp_path, model)
+    first, second = graph.get_op_nodes(op=op)
+    second["name"] = first.name
+    msg = _emit_error(tmp_path, graph, ModelFormatError)
+    assert msg == (f"two model {what}s are named '{first.name}'; give each {what} of the model "
+                   "its own name")
+
+
+def test_dynamic_dimensions_are_written(tmp_path: Path) -> None:
+    graph = _back_graph(tmp_path, _relu(inputs=(("x", F32, ["N", 3]),)))
+    assert _param(graph).shape == (-1, 3)
+    xml, _ = emit_ir(graph, tmp_path / "ir", "m", {})
+    assert 'shape="?,3"' in xml.read_text()
+
+
+def test_an_absurd_pooling_window_is_refused(tmp_path: Path, capsys) -> None:
+    """No loader check knows the input is smaller than the window: its negative output
+    dimensions are the graph check's."""
+    model = make_model(
+        [helper.make_node("MaxPool", ["x"], ["y"], name="pool", kernel_shape=[1 << 31] * 2)],
+        [("x", F32, [1, 3, 8, 8])], [("y", F32, None)])
+    line = convert_error(capsys, _save(tmp_path, model))
+    assert "node 'pool' (MaxPool): output 0: the shape [1, 3, -2147483639, -2147483639]" in line
 
 
 # -- ONNX: what the graph declares -------------------------------------------------------------

@@ -18,6 +18,7 @@ from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
+from converter.back.validate import validate_graph
 from converter.errors import ConversionError, OutputError, UnsupportedOpError
 from converter.files import write_pair
 from converter.graph.graph import Graph, Node
@@ -304,10 +305,11 @@ def _net_rt_info(rt_info: dict[str, Any]) -> ET.Element:
 def emit_ir(
     graph: Graph, output_dir: Path, model_name: str, rt_info: dict[str, Any]
 ) -> tuple[Path, Path]:
-    """Write <output_dir>/<model_name>.xml/.bin under the name's lock. A failure while building
-    or writing leaves the old pair untouched and no temporary file; once the renames start (the
-    old .xml goes first, then the new .bin, the new .xml last) no failure or kill leaves an .xml
-    beside a .bin other than its own."""
+    """Write <output_dir>/<model_name>.xml/.bin under the name's lock; a graph validate_graph
+    refuses writes nothing. A failure while building or writing leaves the old pair untouched
+    and no temporary file; once the renames start (the old .xml goes first, then the new .bin,
+    the new .xml last) no failure or kill leaves an .xml beside a .bin other than its own."""
+    validate_graph(graph)  # nothing the IR cannot state truthfully is written
     xml_path, bin_path = output_dir / f"{model_name}.xml", output_dir / f"{model_name}.bin"
 
     def write(bin_f: BinaryIO, xml_f: BinaryIO) -> None:
