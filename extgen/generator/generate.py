@@ -49,7 +49,7 @@ class FilesExist(OutputError):
 @dataclass
 class FileReport:
     path: Path
-    status: str  # create | identical | overwrite
+    status: str  # create | identical | overwrite | update (a combined file nobody edited)
     content: str
 
 
@@ -215,13 +215,46 @@ def plan_files(config: GeneratorConfig, out_dir: Path, root: Path = TEMPLATES) -
                 except jinja2.TemplateError as err:
                     msg = f"template {rel} failed to render: {err}"
                     raise ConfigError(msg) from err
+    combined = [p for p in files if p.name == COMBINED_CONFIG]
+    for path in combined:
+        files[path] = _combined(path, files)
     for path in list(files):
         if path.suffix == ".py":
             for parent in path.parents:
                 if parent == out_dir:
                     break
                 files.setdefault(parent / "__init__.py", "")
-    return [status(p, text) for p, text in sorted(files.items())]
+    return [_combined_status(p, text) if p in combined else status(p, text)
+            for p, text in sorted(files.items())]
+
+
+COMBINED_CONFIG = "custom_layers.xml"  # every op's kernels, the one file the plugin loads
+_LAYER = re.compile(r"^<CustomLayer\b.*?^</CustomLayer>\n", re.M | re.S)
+
+
+def _combined(path: Path, files: dict[Path, str]) -> str:
+    """custom_layers.xml holding the CustomLayers of every per-op <op>_kernel.xml in its folder,
+    generated now or before (in file name order): ops generated from separate configs into one
+    folder share it."""
+    header = _LAYER.split(files[path], maxsplit=1)[0]
+    per_op = {p: text for p, text in files.items()
+              if p.parent == path.parent and p.name.endswith("_kernel.xml")}
+    if path.parent.is_dir():
+        for old in path.parent.glob("*_kernel.xml"):
+            per_op.setdefault(old, old.read_text(encoding="utf-8", errors="replace"))
+    layers = [layer for _, text in sorted(per_op.items()) for layer in _LAYER.findall(text)]
+    return header + "".join(layers)
+
+
+def _combined_status(path: Path, content: str) -> FileReport:
+    """A combined config still as generated from the per-op files on disk is brought up to date
+    (another op joins it) without --force; an edited one is the user's, as any file."""
+    report = status(path, content)
+    if report.status == "overwrite":
+        old = path.read_text(encoding="utf-8", errors="replace")
+        if old == _combined(path, {path: old}):
+            return FileReport(path, "update", content)
+    return report
 
 
 def _check_definitions(config: GeneratorConfig, out_dir: Path) -> None:

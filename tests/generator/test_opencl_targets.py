@@ -307,3 +307,29 @@ def test_vpu_scalar_name_clash_is_refused() -> None:
         validate_config({"targets": ["ie-vpu-ext"], "ops": [{
             "name": "Twice", "attributes": [{"name": "gain", "type": "float"}],
             "vpu": {"scalars": [{"name": "GAIN", "source": "gain"}]}}]})
+
+
+def test_ops_from_separate_configs_share_the_one_combined_config(tmp_path, capsys) -> None:
+    """`extgen check` writes a config per op and each goes through `extgen new` into one folder:
+    custom_layers.xml (the one file the plugin loads) gains each op's CustomLayer in turn; once
+    edited by hand it is the user's, and new refuses to overwrite it."""
+    import json
+
+    from extgen.cli import main
+
+    for name in ("Alpha", "Beta", "Gamma"):
+        (tmp_path / f"{name}.json").write_text(json.dumps(
+            {"targets": ["mo-op", "ie-gpu-ext", "ie-vpu-ext"],
+             "ops": [{"name": name, "expression": "x * 2"}]}))
+    for name in ("Beta", "Alpha"):
+        assert main(["new", "--config", str(tmp_path / f"{name}.json"),
+                     "--output_dir", str(tmp_path / "ext")]) == 0
+    for device in ("gpu", "vpu"):
+        text = (tmp_path / "ext" / "user_ie_extensions" / device / "custom_layers.xml").read_text()
+        assert re.findall(r'<CustomLayer name="(\w+)"', text) == ["Alpha", "Beta"], device
+    combined = tmp_path / "ext" / "user_ie_extensions" / "gpu" / "custom_layers.xml"
+    combined.write_text(combined.read_text() + "<!-- mine -->\n")
+    capsys.readouterr()
+    assert main(["new", "--config", str(tmp_path / "Gamma.json"),
+                 "--output_dir", str(tmp_path / "ext")]) == 2
+    assert "custom_layers.xml" in capsys.readouterr().err
