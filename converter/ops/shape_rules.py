@@ -29,7 +29,7 @@ def reshape_problem(shape: Shape | None, target: list[int], special_zero: bool) 
         return f"target shape {raw} has more than one -1"
     if any(t < -1 for t in target):
         return f"target shape {raw} holds {min(target)}; only -1 and sizes >= 0 are allowed"
-    if shape is None:
+    if not shape:  # rank 0 too: an IR port without dims may be of unknown rank
         return None
     copied = {i for i, t in enumerate(target) if t == 0 and special_zero}
     if copied and max(copied) >= len(shape):
@@ -87,7 +87,8 @@ def _pdpd(a: Shape, b: Shape) -> Shape:
 
 def concat_problem(shapes: list[Shape | None], axis: int) -> str | None:
     """Why OpenVINO refuses to concatenate `shapes` along axis: ranks or other dims differ."""
-    known = [(i, s) for i, s in enumerate(shapes) if s is not None]
+    # Concat takes no scalars: an IR port without dims is one of unknown rank
+    known = [(i, s) for i, s in enumerate(shapes) if s]
     if not known:
         return None
     first, base = known[0]

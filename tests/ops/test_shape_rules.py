@@ -148,3 +148,11 @@ def test_concat_message_names_the_inputs_and_dim() -> None:
                        "([1,1,768] vs [1,5,769])")
     problem, _ = _ours("Concat", [(1, 2), None, (1, 2, 3)], [None] * 3, axis=0)
     assert problem == "inputs 0 and 2 have ranks 2 and 3 ([1,2] vs [1,2,3])"
+
+
+def test_ports_without_dims_are_not_judged() -> None:
+    """An IR port of unknown rank has no <dim>s: the shim reads it as (), which is no scalar
+    for Concat or Reshape to refuse."""
+    assert OPS["Concat"].check_inputs({"axis": 0}, [(-1, 1), ()], [None] * 2, [None] * 2) is None
+    assert OPS["Reshape"].check_inputs({"special_zero": False}, [(), (2,)],
+                                       [None] * 2, [None, np.array([2, 3])]) is None
