@@ -168,3 +168,40 @@ def test_onnx_reshape_to_an_absurd_shape(tmp_path: Path, capsys) -> None:
                        [("x", F32, [2, 2])], [("y", F32, None)],
                        {"s": np.array([1 << 40, 0], np.int64)})
     assert "node 'rs' (Reshape)" in convert_error(capsys, _save(tmp_path, model))
+
+
+# -- ONNX: window attributes against the weights and the input ---------------------------------
+
+def _window_model(op: str, weights: tuple[int, ...] | None = (4, 3, 3, 3), **attrs):
+    inits = {} if weights is None else {"w": np.ones(weights, np.float32)}
+    inputs = ["x", "w"] if weights is not None else ["x"]
+    return make_model([helper.make_node(op, inputs, ["y"], name="n", **attrs)],
+                      [("x", F32, [1, 3, 8, 8])], [("y", F32, None)], inits)
+
+
+@pytest.mark.parametrize(("model", "needle"), [
+    (_window_model("Conv", kernel_shape=[1 << 31] * 2),
+     "Conv node 'n': attribute kernel_shape [2147483648, 2147483648] contradicts its weights of "
+     "shape [4, 3, 3, 3] (kernel [3, 3]); fix kernel_shape or the weights in the model"),
+    (_window_model("Conv", kernel_shape=[3, 3, 3]),
+     "attribute kernel_shape [3, 3, 3] contradicts its weights"),
+    (_window_model("ConvTranspose", (3, 4, 3, 3), kernel_shape=[5, 5]),
+     "ConvTranspose node 'n': attribute kernel_shape [5, 5] contradicts its weights"),
+    (_window_model("Conv", strides=[0, 0]), "attribute strides [0, 0] holds a value below 1"),
+    (_window_model("Conv", strides=[1, 1], pads=[1, 1]),
+     "attribute pads [1, 1] does not have the 4 values its 2 spatial axes need"),
+    (_window_model("Conv", auto_pad="SIDEWAYS"), "attribute auto_pad is not one of"),
+    (_window_model("Conv", (4, 3, 3)), "its input of shape [1, 3, 8, 8] has 2 spatial axes, "
+                                     "its window attributes 1"),
+    (_window_model("MaxPool", None), "MaxPool node 'n': attribute kernel_shape is missing"),
+    (_window_model("MaxPool", None, kernel_shape=[0, 2]),
+     "attribute kernel_shape [0, 2] holds a value below 1"),
+    (_window_model("AveragePool", None, kernel_shape=[2, 2], strides=[1]),
+     "attribute strides [1] does not have the 2 values its 2 spatial axes need"),
+    (_window_model("MaxPool", None, kernel_shape=[2, 2], pads=[0, 0, -1, 0]),
+     "attribute pads [0, 0, -1, 0] holds a value below 0"),
+], ids=["conv-absurd-kernel", "conv-kernel-rank", "convtranspose-kernel", "zero-stride",
+        "short-pads", "auto-pad", "input-rank", "pool-no-kernel", "pool-zero-kernel",
+        "pool-short-strides", "pool-negative-pad"])
+def test_onnx_window_attributes(tmp_path: Path, capsys, model, needle: str) -> None:
+    assert needle in convert_error(capsys, _save(tmp_path, model))

@@ -6,13 +6,10 @@ from __future__ import annotations
 import numpy as np
 
 from converter.front.onnx.ops._dilated_pool import dilated_average_pool, dilated_window_sum
+from converter.front.onnx.ops._window_checks import AUTO_PAD, check_window
 from converter.front.onnx.ops.resample import needs_matrices, resample
 from converter.front.onnx.translator import OnnxNode, onnx_op
 from converter.graph.port import Port
-
-_AUTO_PAD = {"NOTSET": "explicit", "SAME_UPPER": "same_upper", "SAME_LOWER": "same_lower",
-             "VALID": "valid"}
-
 
 # -- helpers ----------------------------------------------------------------------------------
 
@@ -30,13 +27,16 @@ def _spatial_rank(n: OnnxNode, weights: int | None = None) -> int:
              "give the model's inputs a shape (--input_shape)")
 
 
-def _window_attrs(n: OnnxNode, nsp: int) -> dict:
+def _window_attrs(n: OnnxNode, nsp: int, weights: int | None = None) -> dict:
+    """strides, pads and auto_pad, once the attributes fit the input and the weights (input
+    `weights`)."""
+    check_window(n, nsp, weights)
     pads = list(n.attr("pads", [0] * 2 * nsp))
     return {
         "strides": list(n.attr("strides", [1] * nsp)),
         "pads_begin": pads[:nsp],
         "pads_end": pads[nsp:],
-        "auto_pad": _AUTO_PAD[n.attr("auto_pad", "NOTSET")],
+        "auto_pad": AUTO_PAD[n.attr("auto_pad", "NOTSET")],
     }
 
 
@@ -74,7 +74,8 @@ def _flat_apply(n: OnnxNode, x: Port, axis: int, build) -> Port:
 def convolution(n: OnnxNode, x: Port, w: Port, weights: int = 1) -> Port:
     """ONNX Conv's convolution of x by w under n's attributes (no bias); weights: w's input."""
     nsp = _spatial_rank(n, weights)
-    attrs = {**_window_attrs(n, nsp), "dilations": list(n.attr("dilations", [1] * nsp))}
+    attrs = {**_window_attrs(n, nsp, weights),
+             "dilations": list(n.attr("dilations", [1] * nsp))}
     group = n.attr("group", 1)
     if group == 1:
         return n.op("Convolution", [x, w], **attrs)
@@ -90,7 +91,7 @@ def conv(n: OnnxNode):
 @onnx_op("ConvTranspose")
 def conv_transpose(n: OnnxNode):
     nsp = _spatial_rank(n, 1)
-    attrs = {**_window_attrs(n, nsp), "dilations": list(n.attr("dilations", [1] * nsp)),
+    attrs = {**_window_attrs(n, nsp, 1), "dilations": list(n.attr("dilations", [1] * nsp)),
              "output_padding": list(n.attr("output_padding", [0] * nsp))}
     inputs = [n.input(0), n.input(1)]
     group = n.attr("group", 1)
@@ -112,6 +113,8 @@ def conv_transpose(n: OnnxNode):
 
 # -- pooling ------------------------------------------------------------------------------------
 def _pool_attrs(n: OnnxNode) -> dict:
+    if not n.has_attr("kernel_shape"):
+        n.reject("attribute kernel_shape is missing", "give the node its kernel_shape")
     kernel = list(n.attr("kernel_shape"))
     rounding = "ceil_torch" if n.attr("ceil_mode", 0) else "floor"
     return {**_window_attrs(n, len(kernel)), "kernel": kernel, "rounding_type": rounding}
