@@ -205,3 +205,23 @@ def _window_model(op: str, weights: tuple[int, ...] | None = (4, 3, 3, 3), **att
         "pool-short-strides", "pool-negative-pad"])
 def test_onnx_window_attributes(tmp_path: Path, capsys, model, needle: str) -> None:
     assert needle in convert_error(capsys, _save(tmp_path, model))
+
+
+# -- Caffe: input shapes -----------------------------------------------------------------------
+
+_CAFFE_LAYERS = 'layer { name: "relu" type: "ReLU" bottom: "data" top: "out" }\n'
+
+
+@pytest.mark.parametrize("declaration", [
+    'input: "data"\ninput_dim: 1 input_dim: 1 input_dim: -28 input_dim: 28\n',
+    'input: "data"\ninput_shape { dim: 1 dim: -1 dim: 28 dim: 28 }\n',
+    'layer { name: "in" type: "Input" top: "data"\n'
+    '  input_param { shape { dim: 1 dim: 1 dim: 28 dim: -28 } } }\n',
+], ids=["input_dim", "input_shape", "Input-layer"])
+def test_caffe_negative_input_dimension(tmp_path: Path, capsys, declaration: str) -> None:
+    from tests.front.test_caffe import write_model
+
+    model = write_model(tmp_path, "n", f'name: "n"\n{declaration}{_CAFFE_LAYERS}', {})
+    line = convert_error(capsys, model)
+    assert "n.prototxt: input 'data' has the shape [1, " in line
+    assert "a Caffe dimension is a size >= 0 (Caffe has no dynamic one): fix the .prototxt" in line

@@ -117,6 +117,10 @@ class _Builder:
         self.inputs: list[str] = []
 
     def add_input(self, name: str, shape: tuple[int, ...] | None) -> None:
+        if shape is not None and any(d < 0 for d in shape):
+            msg = (f"{self.proto_path}: input '{name}' has the shape {list(shape)}; a Caffe "
+                   "dimension is a size >= 0 (Caffe has no dynamic one): fix the .prototxt")
+            raise ModelFormatError(msg)
         param = _add_op(self.graph, "Parameter", name, shape=shape,
                         element_type=np.dtype(np.float32))
         param.out_port(0).add_tensor_names([name])
