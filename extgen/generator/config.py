@@ -340,8 +340,14 @@ class OpConfig(_Model):
                 msg = f"VPU scalar {sc.name!r} clashes with a kernel argument extgen already passes"
                 raise ValueError(msg)
             dim = sc.dimension()
+            blob = sc.source.partition(".")[0]
+            if dim is not None and blob not in ("I", "O"):
+                msg = (f"{where}.source: the plugin reads {sc.source!r} as output "
+                       f"{sc.port_index}'s {dim[2]} (only 'I.' names an input); write I.{dim[2]} "
+                       f"or O.{dim[2]} and pick the tensor with port_index")
+                raise ValueError(msg)
             if dim is None and sc.source not in numeric:
-                msg = (f"{where}.source: {sc.source!r} is neither a dimension (I.X, O.F, I1.Y) "
+                msg = (f"{where}.source: {sc.source!r} is neither a dimension (I.X, O.F) "
                        "nor an int or float attribute of the op written to the IR "
                        f"({', '.join(sorted(numeric)) or 'it has none'})")
                 raise ValueError(msg)

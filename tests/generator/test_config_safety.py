@@ -94,8 +94,13 @@ def test_lone_surrogate_refused(tmp_path: Path, capsys, where: str) -> None:
     ({"source": "mode"}, "vpu.scalars.0.source: 'mode'"),
     ({"source": "hidden"}, "(scale)"),
     ({"source": "I.X", "port_index": 1}, "vpu.scalars.0.port_index"),
-    ({"source": "O2.F"}, "vpu.scalars.0.port_index"),
-], ids=["no-attribute", "string-attribute", "not-in-ir", "port-index", "output-2"])
+    ({"source": "O", "port_index": 2}, "vpu.scalars.0.source: 'O' is neither"),
+    ({"source": "O.F", "port_index": 2}, "vpu.scalars.0.port_index"),
+    # the MYRIAD plugin reads I1.Y as output 0's Y: only I. names an input
+    ({"source": "I1.Y"}, "the plugin reads 'I1.Y' as output 0's Y (only 'I.' names an input); "
+                         "write I.Y or O.Y and pick the tensor with port_index"),
+], ids=["no-attribute", "string-attribute", "not-in-ir", "port-index", "no-dim", "output-2",
+        "i1"])
 def test_vpu_scalar_that_extgen_run_could_not_bind(tmp_path: Path, capsys, scalar: dict,
                                                     needle: str) -> None:
     """A VPU scalar whose source names no int/float IR attribute, or a port the op lacks, is

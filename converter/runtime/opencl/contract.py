@@ -43,7 +43,8 @@ class VpuScalar:
     name: str = field(metadata={"description": "the kernel argument's name"})
     type: ScalarType = field(default="int", metadata={"description": "its OpenCL type"})
     source: str = field(metadata={
-        "description": "I.X, O.F, I1.Y, ... (a tensor dimension) or an IR attribute name"})
+        "description": "I.X, O.F, ... (a dimension of input / output port_index) or an IR "
+                       "attribute name"})
     port_index: int = field(default=0, metadata={
         "description": "the tensor a dimension source refers to"})
 
@@ -63,9 +64,11 @@ class VpuScalar:
             raise ValueError(msg)
 
     def dimension(self) -> tuple[str, int, str] | None:
-        """('input' | 'output', port, 'B' | 'F' | 'Y' | 'X') for a dimension source, else None."""
+        """('input' | 'output', port, 'B' | 'F' | 'Y' | 'X') for a dimension source, else None,
+        as the MYRIAD plugin reads it: an input's only for exactly `I.`, else the output's
+        (`I1.Y` too), of port port_index."""
         m = _DIM_SOURCE.fullmatch(self.source)
         if m is None:
             return None
-        port = int(m[2]) if m[2] and m[2].isdigit() else self.port_index
-        return ("input" if m[1].upper() == "I" else "output"), port, m[3].upper()
+        kind = "input" if m[1] == "I" and not m[2] else "output"
+        return kind, self.port_index, m[3].upper()
