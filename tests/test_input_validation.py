@@ -3,6 +3,7 @@ before emission (every framework) refuse it with one line, exit status 2, no .xm
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +13,7 @@ from onnx import TensorProto, helper
 
 from converter.errors import ModelFormatError, ShapeInferenceError
 from converter.extensions import extension_scope
+from converter.front.tf.writer import GraphBuilder
 from converter.graph.graph import Graph
 from converter.ir.writer import emit_ir
 from converter.options import ConvertOptions
@@ -225,3 +227,65 @@ def test_caffe_negative_input_dimension(tmp_path: Path, capsys, declaration: str
     line = convert_error(capsys, model)
     assert "n.prototxt: input 'data' has the shape [1, " in line
     assert "a Caffe dimension is a size >= 0 (Caffe has no dynamic one): fix the .prototxt" in line
+
+
+# -- TensorFlow: attribute values TensorFlow does not define -----------------------------------
+
+def _tf_relu(shape: list[int] | None = (1, 3)) -> GraphBuilder:
+    g = GraphBuilder()
+    x = g.placeholder("x", None if shape is None else list(shape))
+    g.node("Relu", "relu", [x], T=np.float32)
+    return g
+
+
+def _tf_set(attr: str, field: str, value) -> Callable[[GraphBuilder], None]:
+    def mutate(g: GraphBuilder) -> None:
+        node = next(n for n in g.graph_def.node if n.name == ("x" if attr != "T" else "relu"))
+        av = node.attr[attr]
+        if field == "type":
+            av.type = value
+        elif field == "list.type":
+            av.list.type.extend(value)
+        elif field == "shape":
+            av.shape.Clear()
+            for d in value:
+                av.shape.dim.add(size=d)
+    return mutate
+
+
+@pytest.mark.parametrize(("mutate", "needle"), [
+    (_tf_set("dtype", "type", 999), "node 'x' (Placeholder): attribute 'dtype' holds the data "
+                                    "type 999, which TensorFlow does not define"),
+    (_tf_set("T", "type", 201), "node 'relu' (Relu): attribute 'T' holds the data type 201"),
+    (_tf_set("Tlist", "list.type", [1, 77]), "node 'x' (Placeholder): attribute 'Tlist' holds the "
+                                             "data type 77"),
+    (_tf_set("shape", "shape", [1, -5]), "node 'x' (Placeholder): attribute 'shape' holds the "
+                                         "shape [1, -5]; a dimension is a size >= 0 (or -1"),
+], ids=["placeholder-dtype", "op-type-ref-past-enum", "type-list", "placeholder-shape"])
+@pytest.mark.parametrize("suffix", [".pb", ".pbtxt"])
+def test_tf_attribute_tensorflow_does_not_define(tmp_path: Path, capsys, mutate, needle: str,
+                                                 suffix: str) -> None:
+    g = _tf_relu()
+    mutate(g)
+    path = g.save(tmp_path / f"m{suffix}")
+    line = convert_error(capsys, path)
+    assert f"m{suffix}: {needle}" in line and line.endswith("(corrupt model): fix or re-export "
+                                                            "the model")
+
+
+def test_tf_function_library_attribute(tmp_path: Path, capsys) -> None:
+    g = _tf_relu()
+    body = g.graph_def.library.function.add()
+    body.signature.name = "f"
+    node = body.node_def.add(name="cast", op="Cast")
+    node.attr["DstT"].type = 555
+    line = convert_error(capsys, g.save(tmp_path / "m.pb"))
+    assert "node 'cast' (Cast): attribute 'DstT' holds the data type 555" in line
+
+
+def test_tf_unknown_dimensions_convert(tmp_path: Path, capsys) -> None:
+    """-1 in a shape attribute is TensorFlow's unknown dimension, not a wrong one."""
+    code = main(["convert", "--input_model", str(_tf_relu([-1, 3]).save(tmp_path / "m.pb")),
+                 "--output_dir", str(tmp_path / "ir")])
+    assert code == 0, capsys.readouterr().err
+    assert 'shape="?,3"' in (tmp_path / "ir" / "m.xml").read_text()

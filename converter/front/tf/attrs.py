@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import math
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -23,6 +24,7 @@ __all__ = [
     "attr_value",
     "collect_tf_attrs",
     "convert_tf_padding_to_str",
+    "defined_dtype",
     "get_tf_node_port",
     "tf_data_format_batch",
     "tf_data_format_channel",
@@ -54,13 +56,31 @@ _PADDING = {"SAME": "same_upper", "VALID": "valid", "EXPLICIT": "explicit"}
 MAX_FILLED_BYTES = 1 << 30
 
 
+@cache
+def _defined_dtypes() -> frozenset[int]:
+    from converter.front.tf.loader import graph_def_class  # the loader reads these attributes
+
+    enum = graph_def_class().DESCRIPTOR.file.pool.FindEnumTypeByName("tensorflow.DataType")
+    return frozenset(enum.values_by_number)
+
+
+def defined_dtype(pb_dtype: int) -> bool:
+    """Whether TensorFlow's DataType enum has the value (0, DT_INVALID: not set)."""
+    return int(pb_dtype) in _defined_dtypes()
+
+
 def tf_dtype_extractor(pb_dtype: int, default: Any = None) -> np.dtype:
-    """A DataType enum value as a numpy dtype (default when it is not set or unknown)."""
-    dtype = TF_DTYPES.get(int(pb_dtype) % 100 if int(pb_dtype) > 100 else int(pb_dtype))
+    """A DataType enum value as a numpy dtype (default when it is not set or has none); a
+    value TensorFlow does not define is a ModelFormatError."""
+    code = int(pb_dtype)
+    if not defined_dtype(code):
+        msg = f"{code} is not a TensorFlow data type (corrupt model)"
+        raise ModelFormatError(msg)
+    dtype = TF_DTYPES.get(code - 100 if code > 100 else code)  # *_REF: the type + 100
     if dtype is None:
         if default is not None:
             return np.dtype(default)
-        msg = f"TensorFlow data type {int(pb_dtype)} is not supported"
+        msg = f"TensorFlow data type {code} is not supported"
         raise ModelFormatError(msg)
     return dtype
 

@@ -48,10 +48,12 @@ def _graph_def(opts: ConvertOptions):
 def _load(opts: ConvertOptions) -> Graph:
     from converter.front.tf.bodies import prepare_loops
     from converter.front.tf.config_update import update_config_file
+    from converter.front.tf.declarations import check_graph_def
     from converter.front.tf.loader import graph_def_to_graph
     from converter.front.tf.replacement import load_transformations_config
 
     graph_def = _graph_def(opts)
+    check_graph_def(graph_def, Path(opts.input_model))
     prepare_loops(graph_def)
     graph = graph_def_to_graph(graph_def, opts.input_model.stem)
     if opts.tensorflow_custom_operations_config_update is not None:
