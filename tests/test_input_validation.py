@@ -289,3 +289,33 @@ def test_tf_unknown_dimensions_convert(tmp_path: Path, capsys) -> None:
                  "--output_dir", str(tmp_path / "ir")])
     assert code == 0, capsys.readouterr().err
     assert 'shape="?,3"' in (tmp_path / "ir" / "m.xml").read_text()
+
+
+# -- MXNet: input attributes -------------------------------------------------------------------
+
+def _mxnet_model(folder: Path, **data_attrs: str) -> Path:
+    from converter.front.mxnet.params import write_ndarray_file
+    from converter.front.mxnet.symbol import SymbolBuilder
+
+    sym = SymbolBuilder()
+    sym.save(folder / "m-symbol.json",
+             [sym.op("relu", "act", [sym.var("data", **data_attrs)])])
+    write_ndarray_file(folder / "m-0000.params", {})
+    return folder / "m-0000.params"
+
+
+@pytest.mark.parametrize(("attrs", "needle"), [
+    ({"__shape__": "(1, -5, 4)"}, "input 'data' has the __shape__ [1, -5, 4]; a dimension is a "
+                                  "size >= 0 (0 or -1: unknown): fix the symbol file"),
+    ({"__shape__": "(1, 4)", "__dtype__": "99"}, "input 'data' has the __dtype__ 99, not one of "
+                                                 "MXNet's types the converter reads"),
+], ids=["negative-dim", "unknown-dtype"])
+def test_mxnet_input_attributes(tmp_path: Path, capsys, attrs: dict, needle: str) -> None:
+    line = convert_error(capsys, _mxnet_model(tmp_path, **attrs))
+    assert f"m-symbol.json: {needle}" in line
+
+
+def test_mxnet_unknown_dimensions_still_ask_for_a_shape(tmp_path: Path, capsys) -> None:
+    code = main(["convert", "--input_model", str(_mxnet_model(tmp_path, __shape__="(-1, 4)")),
+                 "--output_dir", str(tmp_path / "ir"), "--input_shape", "[2,4]"])
+    assert code == 0, capsys.readouterr().err

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from converter.errors import InputFileError, UsageError
+from converter.errors import InputFileError, ModelFormatError, UsageError
 from converter.front.mxnet.attrs import get_mxnet_layer_attrs
 from converter.front.mxnet.gluoncv_ssd import rewrite_gluoncv_ssd
 from converter.front.mxnet.nd_params import nd_weights, uses_nd
@@ -89,15 +89,25 @@ def _output_counts(symbol: Symbol) -> list[int]:
     return counts
 
 
-def _parameter(graph: Graph, node: dict) -> Node:
+def _parameter(graph: Graph, node: dict, path: Path) -> Node:
+    """The input `node`: its __shape__ (0 or -1: unknown, and then it has none) must be one
+    MXNet can mean, its __dtype__ an mshadow type flag the converter reads."""
     attrs = get_mxnet_layer_attrs(node)
     shape = attrs.tuple("__shape__", int, None)
     flag = attrs.int("__dtype__", 0)
-    dtype = DTYPES.get(flag, np.dtype(np.float32)).newbyteorder("=")
+    where = f"{path}: input '{node['name']}'"
+    if shape and any(d is not None and d < -1 for d in shape):
+        msg = (f"{where} has the __shape__ {list(shape)}; a dimension is a size >= 0 "
+               "(0 or -1: unknown): fix the symbol file")
+        raise ModelFormatError(msg)
+    if flag not in DTYPES:
+        msg = (f"{where} has the __dtype__ {flag}, not one of MXNet's types the converter "
+               f"reads ({', '.join(map(str, DTYPES))}): fix the symbol file")
+        raise ModelFormatError(msg)
     return Op.builtin_ops["Parameter"](graph).create_node(attrs={
         "name": node["name"],
-        "shape": tuple(shape) if shape and all(d > 0 for d in shape) else None,
-        "element_type": dtype,
+        "shape": tuple(shape) if shape and all(d is not None and d > 0 for d in shape) else None,
+        "element_type": DTYPES[flag].newbyteorder("="),
     })
 
 
@@ -125,7 +135,7 @@ def symbol_to_graph(symbol: Symbol, args: dict[str, np.ndarray], aux: dict[str, 
                 producers.append(None)
                 continue
             else:
-                producers.append(_parameter(graph, nd))
+                producers.append(_parameter(graph, nd, symbol.path))
                 inputs.append(nd["name"])
             producers[-1].out_port(0).add_tensor_names([nd["name"]])
             continue
