@@ -47,7 +47,8 @@ def check_declarations(g: onnx.GraphProto) -> None:
     for vi in g.input:
         _check_dims(vi)
     writers = {t.name: f"initializer '{t.name}'" for t in g.initializer}
-    writers.update({vi.name: f"graph input '{vi.name}'" for vi in g.input if vi.name not in writers})
+    for vi in g.input:
+        writers.setdefault(vi.name, f"graph input '{vi.name}'")
     for index, pb in enumerate(g.node):
         for tensor in pb.output:
             if not tensor:
