@@ -151,7 +151,7 @@ class OpenVinoEngine:
                 msg = f"OpenVINO has no {dev} device here (available: {', '.join(available)})"
                 raise UsageError(msg)
         if "GPU" in devices and configs:  # the plugin keeps one CONFIG_FILE: merge them
-            from converter.runtime.opencl.config import merge_gpu
+            from converter.runtime.opencl.gpu_config import merge_gpu
 
             self._merged = tempfile.TemporaryDirectory(prefix="extgen-gpu-")
             one = merge_gpu(configs, Path(self._merged.name)) if len(configs) > 1 else configs[0]

@@ -17,7 +17,8 @@ from converter.pipeline import convert
 from converter.runtime.engines import open_engine
 from converter.runtime.ir_reader import IRLayer, OutPort
 from converter.runtime.opencl import GpuDevice, VpuDevice
-from converter.runtime.opencl.config import load_gpu, load_vpu
+from converter.runtime.opencl.gpu_config import load_gpu
+from converter.runtime.opencl.vpu_config import load_vpu
 from extgen.generator.generate import generate, validate_config
 from tests.conftest import make_model
 

@@ -20,8 +20,8 @@ import pytest
 
 from converter.runtime.ir_reader import IRLayer, OutPort
 from converter.runtime.opencl import GpuDevice, VpuDevice
-from converter.runtime.opencl.config import load_gpu, merge_gpu
 from converter.runtime.opencl.gpu import plugin_float, work_dims
+from converter.runtime.opencl.gpu_config import load_gpu, merge_gpu
 from converter.runtime.opencl.jit import TensorDesc, builtins
 from extgen.errors import KernelConfigError
 from extgen.generator.config import snake_case

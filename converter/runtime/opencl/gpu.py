@@ -14,7 +14,8 @@ from converter.errors import KernelConfigError
 from converter.ir.reader import IRLayer
 from converter.runtime.executor import Device, Kernel
 from converter.runtime.opencl import build, launch
-from converter.runtime.opencl.config import GpuLayer, GpuTensor, load_gpu, other_device
+from converter.runtime.opencl.config import other_device
+from converter.runtime.opencl.gpu_config import GpuLayer, GpuTensor, load_gpu
 from converter.runtime.opencl.jit import PLUGIN_TYPES, TensorDesc, bfyx, builtins, map_half
 from converter.runtime.opencl.padding import NO_PADDING, Padding
 

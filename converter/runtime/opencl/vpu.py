@@ -15,9 +15,10 @@ from converter.errors import KernelConfigError
 from converter.ir.reader import IRLayer
 from converter.runtime.executor import Device, Kernel
 from converter.runtime.opencl import build, launch
-from converter.runtime.opencl.config import VpuScalarArg, VpuStage, load_vpu, other_device
+from converter.runtime.opencl.config import other_device
 from converter.runtime.opencl.jit import from_layout, map_half, to_layout
 from converter.runtime.opencl.signature import Param, kernel_params
+from converter.runtime.opencl.vpu_config import VpuScalarArg, VpuStage, load_vpu
 
 __all__ = ["VpuDevice", "desc_dims", "where_matches"]
 
