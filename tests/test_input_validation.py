@@ -319,3 +319,19 @@ def test_mxnet_unknown_dimensions_still_ask_for_a_shape(tmp_path: Path, capsys) 
     code = main(["convert", "--input_model", str(_mxnet_model(tmp_path, __shape__="(-1, 4)")),
                  "--output_dir", str(tmp_path / "ir"), "--input_shape", "[2,4]"])
     assert code == 0, capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("dim", "says"), [
+    ("-1", "input 'input' has -1 features; a Kaldi input dim is a size >= 1"),
+    ("0", "input 'input' has 0 features"),
+    ("four", "nnet3 config node 'input': dim= is not a whole number"),
+])
+def test_kaldi_input_dims_are_sizes(tmp_path: Path, capsys, dim: str, says: str) -> None:
+    """Kaldi has no dynamic dims: an nnet3 input-node of dim -1 became a dynamic IR input, and
+    one that is no number an internal error."""
+    text = (Path(__file__).parents[1] / "examples" / "kaldi" / "custom.raw").read_text()
+    text = text.replace("input-node name=input dim=4", f"input-node name=input dim={dim}")
+    text = text.replace("component-node name=scale1 component=scale1 input=affine1\n", "")
+    text = text.replace("input=scale1", "input=affine1")
+    (model := tmp_path / "m.raw").write_text(text)
+    assert says in convert_error(capsys, model)

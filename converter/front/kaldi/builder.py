@@ -46,6 +46,12 @@ class GraphBuilder:
         return builder
 
     def parameter(self, name: str, dim: int, batch: int = 1) -> Port:
+        """The net's input `name` of `dim` features; Kaldi has no dynamic dims, so one below 1
+        is a corrupt model."""
+        if int(dim) < 1:
+            msg = (f"input '{name}' has {dim} features; a Kaldi input dim is a size >= 1 (the "
+                   "model is corrupt)")
+            raise ModelFormatError(msg)
         node = Op.builtin_ops["Parameter"](self.graph).create_node(attrs={
             "name": name, "shape": (batch, int(dim)), "element_type": np.dtype(np.float32)})
         node.out_port(0).add_tensor_names([name])

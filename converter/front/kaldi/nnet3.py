@@ -96,6 +96,14 @@ class Nnet3Graph:
             raise ModelFormatError(msg)
         return fields[key]
 
+    def _int_field(self, fields: dict[str, str], key: str) -> int:
+        text = self._field(fields, key)
+        try:
+            return int(text)
+        except ValueError:
+            msg = f"nnet3 config node '{fields.get('name', '?')}': {key}= is not a whole number"
+            raise ModelFormatError(msg) from None
+
     def port(self, name: str, stack: tuple[str, ...]) -> Port:
         if name in self.ports:
             return self.ports[name]
@@ -107,7 +115,7 @@ class Nnet3Graph:
             raise ModelFormatError(msg)
         fields, kind, stack = self.nodes[name], self.kinds[name], (*stack, name)
         if kind == "input-node":
-            port = self.b.parameter(name, int(self._field(fields, "dim")))
+            port = self.b.parameter(name, self._int_field(fields, "dim"))
         elif kind == "component-node":
             comp = self.components.get(self._field(fields, "component"))
             if comp is None:
@@ -120,8 +128,8 @@ class Nnet3Graph:
             port = self.b.component(comp, source, name)
         else:
             source = self.port(self._field(fields, "input-node"), stack)
-            start = int(self._field(fields, "dim-offset"))
-            stop = start + int(self._field(fields, "dim"))
+            start = self._int_field(fields, "dim-offset")
+            stop = start + self._int_field(fields, "dim")
             port = self.b.op("Slice", [source, np.array([start]), np.array([stop]),
                                        np.array([1]), np.array([1])], name).out_port(0)
         self.ports[name] = port
@@ -134,7 +142,7 @@ class Nnet3Graph:
                 raise ModelFormatError(f"nnet3 config: cannot tell the dim of node '{name}'")
             fields, kind = self.nodes[name], self.kinds[name]
             if kind != "component-node":
-                self.dims[name] = int(self._field(fields, "dim"))
+                self.dims[name] = self._int_field(fields, "dim")
             else:
                 comp = self.components[self._field(fields, "component")]
                 self.dims[name] = output_dim(
