@@ -37,12 +37,17 @@ def _nnet1(reader: KaldiReader, prefix: str = "") -> list[Component]:
         ctype = token[1:-1]
         comp = Component(ctype, f"{prefix}{ctype}_{len(components)}")
         comp.dims = (reader.int(), reader.int())
-        nested = functools.partial(_nnet1, prefix=comp.name + "/")
+        # each nested net's components named under its own index: two nets both start at _0
+        nested = functools.partial(_nested_net, parent=comp)
         end = read_body(reader, comp, (END_OF_COMPONENT, "</Nnet>"),
                         nested if ctype == "ParallelComponent" else None)
         components.append(comp)
         if end == "</Nnet>":
             return components
+
+
+def _nested_net(reader: KaldiReader, parent: Component) -> list[Component]:
+    return _nnet1(reader, prefix=f"{parent.name}/net_{len(parent.nested)}/")
 
 
 def _counted(reader: KaldiReader, named: bool) -> list[Component]:
