@@ -81,7 +81,8 @@ def _input_hint(opts: ConvertOptions) -> str:
 
 def _infer(graph: Graph, opts: ConvertOptions) -> None:
     """partial_infer; an op refusing its inputs after --input/--input_shape names the flag.
-    The shapes a model declares hold at its own input shapes: new ones set them aside."""
+    The shapes a model declares hold at its own input shapes: new ones set them aside, and
+    they are checked at this first inference only (later passes may change the layout)."""
     if opts.input_shape or opts.batch or any(s.shape is not None for s in opts.inputs or []):
         graph.graph.pop(DECLARED, None)
     try:
@@ -91,6 +92,7 @@ def _infer(graph: Graph, opts: ConvertOptions) -> None:
         if not hint:
             raise
         raise ShapeInferenceError(f"{err}{hint}") from err
+    graph.graph.pop(DECLARED, None)
 
 
 def load_extensions(paths: list[Path], fw: frameworks.Framework) -> None:

@@ -149,3 +149,34 @@ def test_declared_value_info_checked_unless_input_shapes_change(tmp_path: Path,
                     "[1,3] but the model declares [1,4]")
     assert main(["convert", "--input_model", str(path), "-o", str(tmp_path / "o"),
                  "--input_shape", "[2,3]"]) == 0
+
+
+def test_tf_output_shapes_declarations_are_checked(tmp_path: Path, capsys) -> None:
+    """A frozen graph saved with add_shapes=True declares every output's shape
+    (`_output_shapes`): it converts as it is, and a declaration that contradicts inference stops
+    the conversion naming the node and both shapes."""
+    from tests.tf_corpus import run_tf
+
+    run_tf("import tensorflow as tf\n"
+           "fn = tf.function(lambda x: tf.nn.relu(tf.reshape(x, [2, 6])) + 1.0)\n"
+           "g = fn.get_concrete_function(tf.TensorSpec([3, 4], tf.float32)).graph\n"
+           "open('ok.pb', 'wb').write(g.as_graph_def(add_shapes=True).SerializeToString())\n",
+           tmp_path)
+    from extgen.cli import main
+
+    assert main(["convert", str(tmp_path / "ok.pb"), "-o", str(tmp_path / "ok")]) == 0
+    data = (tmp_path / "ok.pb").read_bytes()
+    from converter.front.proto import load_proto
+    from converter.front.tf.loader import PROTO_DIR
+
+    graph_def = load_proto(PROTO_DIR / "graph.proto")["tensorflow.GraphDef"]()
+    graph_def.ParseFromString(data)
+    relu = next(n for n in graph_def.node if n.op == "Relu")
+    relu.attr["_output_shapes"].list.shape[0].dim[1].size = 7  # [2, 6] declared as [2, 7]
+    (tmp_path / "bad.pb").write_bytes(graph_def.SerializeToString())
+    capsys.readouterr()
+    assert main(["convert", str(tmp_path / "bad.pb"), "-o", str(tmp_path / "bad")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"'{relu.name}'" in err
+    assert "[2,6]" in err.replace(" ", "") and "[2,7]" in err.replace(" ", ""), err
+    assert not (tmp_path / "bad").exists() or not list((tmp_path / "bad").glob("*.xml"))

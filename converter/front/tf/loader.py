@@ -34,6 +34,7 @@ from converter.front.tf.attrs import (
 )
 from converter.graph.graph import Graph, Node
 from converter.graph.shape import DYN
+from converter.middle.declared_shapes import KEY as DECLARED
 from converter.ops.op import Op
 
 __all__ = [
@@ -240,4 +241,18 @@ def graph_def_to_graph(graph_def, name: str = "model") -> Graph:
     graph.graph["output_order"] = outputs
     graph.graph["input_order"] = [pb.name for pb in graph_def.node
                                   if pb.op == "Placeholder" and pb.name in nodes]
+    graph.graph[DECLARED] = _declared_shapes(graph_def)
     return graph
+
+
+def _declared_shapes(graph_def) -> dict[str, tuple[int, ...]]:
+    """'node:port' -> the shape the GraphDef's `_output_shapes` declares for it (TF writes them
+    with add_shapes=True; -1: unknown), for partial inference to check."""
+    found = {}
+    for pb in graph_def.node:
+        if "_output_shapes" not in pb.attr:
+            continue
+        for port, shape in enumerate(pb.attr["_output_shapes"].list.shape):
+            if not shape.unknown_rank:
+                found[f"{pb.name}:{port}"] = tuple(max(int(d.size), -1) for d in shape.dim)
+    return found
