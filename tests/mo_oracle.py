@@ -34,6 +34,13 @@ def _recorder() -> str | None:
     return os.environ.get("EXTGEN_MO_PYTHON") or None
 
 
+def _run_mo(python: str, model: Path, out: Path, flags: list[str]) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION": "python"}
+    return subprocess.run([python, "-m", "openvino.tools.mo", "--input_model", str(model),
+                           "--output_dir", str(out), *flags],
+                          capture_output=True, text=True, env=env, timeout=600)
+
+
 def convert(model: Path, out: Path, flags: Sequence[str] = ()) -> Path:
     """out/<model stem>.xml (and .bin): MO 2023.3's IR of model with flags."""
     flags = [str(f) for f in flags]
@@ -41,10 +48,7 @@ def convert(model: Path, out: Path, flags: Sequence[str] = ()) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     xml = out / f"{model.stem}.xml"
     if python := _recorder():
-        env = {**os.environ, "PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION": "python"}
-        done = subprocess.run([python, "-m", "openvino.tools.mo", "--input_model", str(model),
-                               "--output_dir", str(out), *flags],
-                              capture_output=True, text=True, env=env, timeout=600)
+        done = _run_mo(python, model, out, flags)
         assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
         folder.mkdir(parents=True, exist_ok=True)
         shutil.copy(xml, folder / "ir.xml")
@@ -58,6 +62,25 @@ def convert(model: Path, out: Path, flags: Sequence[str] = ()) -> Path:
     shutil.copy(folder / "ir.xml", xml)
     shutil.copy(folder / "ir.bin", xml.with_suffix(".bin"))
     return xml
+
+
+def refusal(model: Path, out: Path, flags: Sequence[str] = ()) -> str:
+    """MO 2023.3's error lines for model with flags, which it refused (recorded beside the IRs,
+    keyed the same way)."""
+    flags = [str(f) for f in flags]
+    answer = (FIXTURES / "refusals"
+              / f"{_key(_model_digest(model), *(_flag_digest(f) for f in flags))}.txt")
+    if python := _recorder():
+        done = _run_mo(python, model, out, flags)
+        assert done.returncode != 0, f"MO converted {model.name} {' '.join(flags)}"
+        lines = [ln for ln in (done.stdout + done.stderr).splitlines()
+                 if "[ ERROR ]" in ln or ln.startswith("Exception")]
+        answer.parent.mkdir(parents=True, exist_ok=True)
+        answer.write_text("\n".join(lines)[-3000:] + "\n")
+    elif not answer.is_file():
+        pytest.fail(f"no recorded MO 2023.3 refusal of {model.name} {' '.join(flags)}: "
+                    f"run {RERECORD}")
+    return answer.read_text()
 
 
 def run_frames(xml: Path, frames: np.ndarray, tmp_path: Path) -> np.ndarray:

@@ -18,7 +18,6 @@ from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
-from converter.back.validate import validate_graph
 from converter.errors import ConversionError, OutputError, UnsupportedOpError
 from converter.files import write_pair
 from converter.graph.graph import Graph, Node
@@ -27,6 +26,7 @@ from converter.ir.lock import ir_name_lock
 from converter.ir.packing import pack
 from converter.ir.port_map import map_tag, rule_attrs
 from converter.ir.types import element_type, format_attr, packed_bits, precision
+from converter.ir.validate import validate_graph
 from converter.ops.op import Op
 
 __all__ = ["emit_ir"]

@@ -7,8 +7,6 @@ one line (exit 2) where MO refused. Then the counts file forms MO read, and thos
 from __future__ import annotations
 
 import itertools
-import os
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -56,26 +54,9 @@ def _counts_file(path: Path, classes: int) -> Path:
 
 
 def mo_refusal(model: Path, tmp_path: Path, *extra: str) -> str:
-    """MO 2023.3's error lines for model with these flags, which it refused (recorded beside
-    mo_oracle's answers, keyed the same way)."""
-    flags = ["--framework", "kaldi", "--compress_to_fp16=False", *extra]
-    key = mo_oracle._key(mo_oracle._model_digest(model),
-                         *(mo_oracle._flag_digest(f) for f in flags))
-    answer = mo_oracle.FIXTURES / "refusals" / f"{key}.txt"
-    if python := mo_oracle._recorder():
-        env = {**os.environ, "PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION": "python"}
-        done = subprocess.run([python, "-m", "openvino.tools.mo", "--input_model", str(model),
-                               "--output_dir", str(tmp_path / "mo"), *flags],
-                              capture_output=True, text=True, env=env, timeout=600)
-        assert done.returncode != 0, f"MO converted {model.name} {' '.join(extra)}"
-        lines = [ln for ln in (done.stdout + done.stderr).splitlines()
-                 if "[ ERROR ]" in ln or ln.startswith("Exception")]
-        answer.parent.mkdir(parents=True, exist_ok=True)
-        answer.write_text("\n".join(lines)[-3000:] + "\n")
-    elif not answer.is_file():
-        pytest.fail(f"no recorded MO 2023.3 refusal of {model.name} {' '.join(extra)}: "
-                    f"run {mo_oracle.RERECORD}")
-    return answer.read_text()
+    """MO 2023.3's error lines for model with these flags, which it refused."""
+    return mo_oracle.refusal(model, tmp_path / "mo",
+                             ["--framework", "kaldi", "--compress_to_fp16=False", *extra])
 
 
 def extgen_refusal(model: Path, tmp_path: Path, capsys, *extra: str) -> str:

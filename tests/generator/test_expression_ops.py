@@ -12,6 +12,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from converter.errors import KernelConfigError
 from converter.ops import Op
 from converter.ops.loader import python_op_classes
 from converter.runtime.cpu import CpuLibrary
@@ -239,7 +240,12 @@ def test_mixed_op_set_opencl_matches_numpy(mixed) -> None:
             _close(y_byxf, want[0], 1e-5)
         half = [v.astype(np.float16) for v in ins]
         want_half = _reference(mixed, op["name"], half)
-        got = VpuDevice([vpu_xml]).kernel(_ir_layer(op["name"], len(ins), len(want), "FP16"))(half)
+        vpu_layer = _ir_layer(op["name"], len(ins), len(want), "FP16")
+        if len(want) > 1:  # the MYRIAD plugin asserts one output: the shim refuses as it does
+            with pytest.raises(KernelConfigError, match="with one output only"):
+                VpuDevice([vpu_xml]).kernel(vpu_layer)(half)
+            continue
+        got = VpuDevice([vpu_xml]).kernel(vpu_layer)(half)
         for g, w in zip(got, want_half):
             np.testing.assert_allclose(g.astype(np.float32), w.astype(np.float32),
                                        rtol=2e-3, atol=2e-3, equal_nan=True)

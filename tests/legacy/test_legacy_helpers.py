@@ -145,9 +145,10 @@ MIDDLE = {
 
 def test_middle_helpers_rewire_after_inference(tmp_path: Path, layout) -> None:
     model = tmp_path / "relu_neg.onnx"
+    # y declared as the model computes it; the user's middle pass reshapes it to [3, 2]
     onnx.save(make_model(
         [helper.make_node("Relu", ["x"], ["r"]), helper.make_node("Neg", ["r"], ["y"])],
-        [("x", TensorProto.FLOAT, [2, 3])], [("y", TensorProto.FLOAT, [3, 2])]), model)
+        [("x", TensorProto.FLOAT, [2, 3])], [("y", TensorProto.FLOAT, [2, 3])]), model)
     ext = write_ext(tmp_path, "ext", MIDDLE, layout)
     xml = convert(ConvertOptions(model, output_dir=tmp_path / "ir", extensions=[ext])).xml
     assert 'type="ReLU"' not in xml.read_text() and 'name="swapped"' in xml.read_text()
