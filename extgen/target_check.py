@@ -240,7 +240,7 @@ def _python_target(folder: Path, ops: dict[str, type[Op]]) -> tuple[list[_Target
     if not (package / "__init__.py").is_file():
         return [], [_not_run("ov-python", "not generated: `extgen new --ov-python-op` adds "
                              "user_ov_extensions (the op for openvino.convert_model, no compiler)")]
-    identities = {(cls.type, cls.version or "extension") for cls in ops.values()}
+    identities = {cls.ir_identity() for cls in ops.values()}
     kernel = python_op_kernel(package, identities)
     if kernel is None:
         return [], [_not_run("ov-python", "the openvino package is not installed in this "

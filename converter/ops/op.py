@@ -134,6 +134,12 @@ class Op(NodeBuilder):
         [1:]; None when the op has no such path for them."""
         return None
 
+    @classmethod
+    def ir_identity(cls) -> tuple[str | None, str]:
+        """(type, version) as the IR names the op: a class without a version is "extension",
+        as OpenVINO's OPENVINO_OP names it by default."""
+        return cls.type, cls.version or "extension"
+
     @staticmethod
     def of_node(node: Any) -> type[Op] | None:
         """The class of a graph node's op: the one registered under its `op` name when its

@@ -121,7 +121,7 @@ class CpuDevice(Device):
         self.op_classes: dict[tuple[str, str], type[Op]] = {}  # by (type, version)
         for path in map(Path, extensions):
             if path.is_dir():
-                self.op_classes.update({(cls.type, cls.version or "extension"): cls
+                self.op_classes.update({cls.ir_identity(): cls
                                         for cls in python_op_classes(path).values()})
             else:
                 self.libraries.append(CpuLibrary(path))

@@ -33,7 +33,7 @@ def openvino_op_class(cls: type[Op]) -> type:
         return typed_attrs(cls, attrs, f"{cls.type} op")
 
     class PythonOp(ov.Op):
-        class_type_info = ov.DiscreteTypeInfo(cls.type, cls.version or "extension")
+        class_type_info = ov.DiscreteTypeInfo(*cls.ir_identity())
 
         def __init__(self, inputs: Any = None, attrs: dict | None = None) -> None:
             # kept as the IR's strings (the attribute visitor cannot type an empty list)
