@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from converter.errors import ExtensionError
 from converter.graph.graph import Graph, Node
 from converter.ops import op as _op
 
@@ -126,7 +127,8 @@ class Cast(builtin_op("Convert")):
 
 class PermuteAttrs:
     """Minimal MO PermuteAttrs: records which attributes follow a layout permutation. The
-    converter does not permute legacy ops' attributes; the record is kept on the node."""
+    converter does not permute legacy ops' attributes; the record is kept on the node, and
+    set_permutation refuses on a channels-last model, where MO would have applied it."""
 
     Permutation = namedtuple("Permutation", ["perm", "inv"])
     Attr = namedtuple("Attr", ["name", "port", "func"])
@@ -147,7 +149,7 @@ class PermuteAttrs:
 
     @staticmethod
     def set_permutation(node1: Node, node2: Node, permutation: Any, override: bool = False) -> None:
-        return None
+        _refuse_on_nhwc(node1, "PermuteAttrs.set_permutation")
 
     @staticmethod
     def get_nhwc_to_nchw_permutation(dims_number: int) -> PermuteAttrs.Permutation:
@@ -164,9 +166,23 @@ class PermuteAttrs:
 
 
 class PermuteInputs:
-    """Minimal MO PermuteInputs: input permutations are recorded, not applied."""
+    """Minimal MO PermuteInputs: an input permutation, which MO applied only when it changed a
+    channels-last model's layout, is refused there and changes nothing elsewhere, as in MO."""
 
     def set_input_permutation(
         self, node1: Node, node2: Node, port_info: str, permutation_rule: str
     ) -> None:
-        return None
+        _refuse_on_nhwc(node1, "PermuteInputs.set_input_permutation")
+
+
+def _refuse_on_nhwc(node: Node, name: str) -> None:
+    """MO applied these permutations when it changed an NHWC model's layout; extgen's layout
+    change does not, so on such a model the call would silently do nothing: refuse. On an NCHW
+    model MO's layout change did not run either, and the call changes nothing, as in MO."""
+    if node.graph.graph.get("layout") == "NHWC":
+        from converter.legacy.importer import caller
+
+        msg = (f"{caller()}calls MO's {name} on a channels-last model; extgen's layout change "
+               "does not apply such permutations, so it is not implemented: permute the "
+               "attribute or input in your own pass after the layout change")
+        raise ExtensionError(msg)

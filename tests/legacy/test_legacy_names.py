@@ -122,3 +122,27 @@ def test_no_exported_transformation_is_a_silent_no_op() -> None:
                     value().find_and_replace_pattern(Graph())
                 checked += 1
     assert checked >= 148 * len(ROOTS)
+
+
+@pytest.mark.parametrize("layout", ["NHWC", "NCHW"])
+def test_layout_permutations_refuse_where_mo_would_have_applied_them(layout: str) -> None:
+    """PermuteAttrs.set_permutation / PermuteInputs.set_input_permutation: on a channels-last
+    model MO permuted by them, which extgen's layout change does not: one line, never a silent
+    no-op; on a channels-first model MO changed nothing either."""
+    from converter.graph.graph import Graph, Node
+    from converter.legacy.ops import PermuteAttrs, PermuteInputs
+
+    graph = Graph()
+    graph.graph["layout"] = layout
+    graph.add_node("a", kind="op")
+    graph.add_node("b", kind="op")
+    a, b = Node(graph, "a"), Node(graph, "b")
+    calls = [lambda: PermuteAttrs.set_permutation(a, b, None),
+             lambda: PermuteInputs().set_input_permutation(a, b, "input:0", "transpose")]
+    for call in calls:
+        if layout == "NHWC":
+            with pytest.raises(ExtensionError, match="test_legacy_names.py:\\d+: calls MO's "
+                               "Permute.* on a channels-last model"):
+                call()
+        else:
+            assert call() is None
