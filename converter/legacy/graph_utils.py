@@ -309,3 +309,14 @@ def skip_nodes_by_condition(current_node: Node, condition: Callable,
     while condition(current_node):
         current_node = current_node.out_node() if forward else current_node.in_node()
     return current_node
+
+
+def for_graph_and_each_sub_graph_recursively(graph: Graph, func: Callable[[Graph], Any]) -> None:
+    """func(graph), then func of each body graph (Loop, If, TensorIterator) at any depth."""
+    from converter.middle.subgraphs import GraphBody
+
+    func(graph)
+    for node in graph.get_op_nodes():
+        for body in (node.soft_get("bodies", None) or {}).values():
+            inner = body.graph if isinstance(body, GraphBody) else body
+            for_graph_and_each_sub_graph_recursively(inner, func)

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from converter.legacy.mo_ops import MO_OPS
 from converter.legacy.mo_pass_order import MO_PASSES
+from converter.legacy.unimplemented import UNIMPLEMENTED
 
 __all__ = ["HELPER_NAMES", "INTERNAL_NAMES", "LEGACY_NAMES", "MO_CLASS_NAMES", "ROOTS",
-           "legacy_modules"]
+           "UNIMPLEMENTED_NAMES", "legacy_modules"]
 
 _G = "converter.graph.graph"
 _L = "converter.legacy"
@@ -174,7 +175,8 @@ HELPER_NAMES: dict[str, dict[str, str]] = {
         **_from(_BUILD, "get_value_in_port", "get_tensor_in_port", "get_next_operation"),
         **_from(_GRAPH_UTILS, "get_value_id")},
     "mo.middle.pattern_match": _from(_GRAPH_UTILS, "apply_pattern", "find_pattern_matches",
-                                     "find_isomorphisms", "check_value", "inverse_dict"),
+                                     "find_isomorphisms", "check_value", "inverse_dict",
+                                     "for_graph_and_each_sub_graph_recursively"),
     "mo.utils.shape": _from(
         _SHAPE_NODES, "get_canonical_axis_index_node", "get_range_node_of_idxs",
         "get_shape_values_by_indices_node", "node_to_get_shape_value_of_indices",
@@ -282,6 +284,10 @@ INTERNAL_NAMES: dict[str, dict[str, str]] = {
     "mo.utils.graph": _from(_G, "Node", "Graph"),
 }
 
+# -- MO names extgen does not implement: they import, and refuse in one line when used -------
+UNIMPLEMENTED_NAMES: dict[str, dict[str, str]] = {
+    module: _from(f"{_L}.unimplemented", *names) for module, (_, names) in UNIMPLEMENTED.items()}
+
 ROOTS = ("mo", "extensions", "openvino.tools.mo")
 
 
@@ -291,7 +297,7 @@ def _derive() -> dict[str, dict[str, str]]:
     every root adds no conflict. A module in several tables gets the names of all."""
     out: dict[str, dict[str, str]] = {}
     # a later table wins a clash
-    tables = (MO_CLASS_NAMES, LEGACY_NAMES, HELPER_NAMES, INTERNAL_NAMES)
+    tables = (UNIMPLEMENTED_NAMES, MO_CLASS_NAMES, LEGACY_NAMES, HELPER_NAMES, INTERNAL_NAMES)
     for module, names in (item for table in tables for item in table.items()):
         below = module.split(".", 1)[1]
         for root in ROOTS:

@@ -58,9 +58,9 @@ def test_core_names_are_the_converter_classes() -> None:
 def test_import_error_fallbacks_still_work() -> None:
     with legacy_imports():
         try:
-            from openvino.tools.mo.front.tf.partial_infer.tf import tf_native_tf_node_infer  # noqa: F401
+            from openvino.tools.mo.front.tf.partial_infer.tf import tf_subgraph_infer  # noqa: F401
         except ImportError as err:
-            assert isinstance(err, LegacyImportError) and "tf_native_tf_node_infer" in str(err)
+            assert isinstance(err, LegacyImportError) and "tf_subgraph_infer" in str(err)
         else:
             pytest.fail("an unsupported name imported")
 
