@@ -88,7 +88,7 @@ def test_compress_to_fp16_stores_half_weights(tmp_path: Path) -> None:
 def test_identical_constants_are_stored_once(tmp_path: Path) -> None:
     c = np.arange(6, dtype=np.float32).reshape(2, 3)
     model = make_model([helper.make_node("Add", ["x", "a"], ["t"]),
-                        helper.make_node("Add", ["t", "b"], ["y"])],
+                        helper.make_node("Max", ["t", "b"], ["y"])],
                        [("x", TensorProto.FLOAT, [2, 3])], [("y", TensorProto.FLOAT, [2, 3])],
                        {"a": c, "b": c.copy()})
     onnx.save(model, tmp_path / "dup.onnx")
@@ -180,9 +180,10 @@ def test_compress_to_fp16_is_on_by_default_and_takes_booleans(tmp_path, flags, h
 
 
 def test_a_constant_fp16_cannot_hold_stays_fp32_and_success_says_so(tmp_path, capsys) -> None:
-    """y = (x + 1e6) * 1e-7: 1e6 is beyond f16's range (65504) and 1e-7 only a subnormal, so
-    compressing either gave 0.0078 in OpenVINO where the answer is 0.1; ovc keeps them f32.
-    The matrix, which f16 holds, is compressed; the success lines say what happened."""
+    """y = (x + 1e6) * 1e-7 @ w: 1e6 is beyond f16's range (65504) and 1e-7 only a subnormal,
+    so compressing either gave 0.0078 in OpenVINO where the answer is 0.1. As ovc does, the
+    Add moves after the Multiply (x * 1e-7 + 0.1): 1e-7 stays f32, 0.1 and the matrix, which
+    f16 holds, are compressed; the result is ovc's, and the success lines say what happened."""
     from extgen.cli import main
 
     big, tiny = np.full((1, 4), 1e6, np.float32), np.full((1, 4), 1e-7, np.float32)
@@ -196,14 +197,17 @@ def test_a_constant_fp16_cannot_hold_stays_fp32_and_success_says_so(tmp_path, ca
     assert main(["convert", "--input_model", str(tmp_path / "range.onnx"), "--output_dir",
                  str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert ("[ SUCCESS ] Weights stored as FP16: 1 constant(s); 2 that FP16 cannot hold kept "
+    assert ("[ SUCCESS ] Weights stored as FP16: 2 constant(s); 1 that FP16 cannot hold kept "
             "FP32 (--compress_to_fp16=False keeps all FP32).") in out
-    x = np.zeros((1, 4), np.float32)
-    want = ((x + 1e6) * np.float32(1e-7)) @ w.astype(np.float16).astype(np.float32)
+    x = np.random.default_rng(6).standard_normal((1, 4)).astype(np.float32)
+    half = np.float32(np.float16(0.1))
+    want = (x * np.float32(1e-7) + half) @ w.astype(np.float16).astype(np.float32)
     np.testing.assert_allclose(_run(tmp_path / "range.xml", x)["y"], want, rtol=1e-5)
-    compiled = ov.Core().compile_model(str(tmp_path / "range.xml"), "CPU",
-                                       {"INFERENCE_PRECISION_HINT": "f32"})
-    np.testing.assert_allclose(compiled([x])[compiled.output(0)], want, rtol=1e-5)
+    ov.save_model(ov.convert_model(tmp_path / "range.onnx"), tmp_path / "ovc.xml")
+    for xml in ("range.xml", "ovc.xml"):
+        compiled = ov.Core().compile_model(str(tmp_path / xml), "CPU",
+                                           {"INFERENCE_PRECISION_HINT": "f32"})
+        np.testing.assert_allclose(compiled([x])[compiled.output(0)], want, rtol=1e-5)
 
 
 def test_compress_to_fp16_rejects_a_non_boolean(relu_add_model, capsys) -> None:

@@ -9,9 +9,11 @@ from pathlib import Path
 import numpy as np
 import onnx
 import onnxruntime as ort
+import pytest
 from onnx import TensorProto, helper
 
 from converter.ir.reader import read_ir
+from converter import pipeline
 from converter.options import ConvertOptions
 from converter.pipeline import convert
 from converter.runtime.cpu import CpuDevice
@@ -93,8 +95,15 @@ def _affine_model(tmp_path: Path) -> Path:
     return tmp_path / "affine.onnx"
 
 
+@pytest.fixture
+def unfused(monkeypatch):
+    """IR that keeps its per-channel layers, as IR from other tools holds them (our converter
+    folds them into the weights before writing)."""
+    monkeypatch.setattr(pipeline, "fuse_linear_ops", lambda graph: 0)
+
+
 def test_per_channel_affine_layers_fold_into_the_convolution_filters(tmp_path: Path,
-                                                                  either_path) -> None:
+                                                                  either_path, unfused) -> None:
     path = _affine_model(tmp_path)
     xml = convert(ConvertOptions(path, output_dir=tmp_path / "ir")).xml
     executor = Executor(read_ir(xml), [CpuDevice([])])
@@ -110,7 +119,8 @@ def test_per_channel_affine_layers_fold_into_the_convolution_filters(tmp_path: P
 
 
 def test_per_channel_affine_layers_fold_into_a_batch_norm_before_them(tmp_path: Path,
-                                                                     either_path) -> None:
+                                                                     either_path,
+                                                                     unfused) -> None:
     c = 8  # DenseNet's pre-activation: Concat, then BatchNorm, Mul, Add (caffe2's scale), Relu
     nodes = [
         helper.make_node("Concat", ["x", "x"], ["j"], axis=1),

@@ -6,14 +6,14 @@ import numpy as np
 
 from converter.ops.op import Op
 
-__all__ = ["BatchNormInference", "BatchNormInference1"]
+__all__ = ["BatchNormInference", "BatchNormInference1", "batch_norm_affine"]
 
 
-def _affine(attrs: dict, gamma: np.ndarray, beta: np.ndarray, mean: np.ndarray, var: np.ndarray,
-            rank: int) -> tuple[np.ndarray, np.ndarray]:
+def batch_norm_affine(epsilon: float, gamma: np.ndarray, beta: np.ndarray, mean: np.ndarray,
+                      var: np.ndarray, rank: int) -> tuple[np.ndarray, np.ndarray]:
     """(scale, shift) per channel, shaped to broadcast over axis 1 of a rank-`rank` tensor."""
     shape = (1, -1) + (1,) * (rank - 2)
-    scale = gamma / np.sqrt(var + np.asarray(attrs["epsilon"], var.dtype))
+    scale = gamma / np.sqrt(var + np.asarray(epsilon, var.dtype))
     return scale.reshape(shape), (beta - mean * scale).reshape(shape)
 
 
@@ -27,7 +27,7 @@ class BatchNormInference(Op):
     @classmethod
     def evaluate(cls, attrs, inputs):
         x, gamma, beta, mean, var = inputs
-        scale, shift = _affine(attrs, gamma, beta, mean, var, x.ndim)
+        scale, shift = batch_norm_affine(attrs["epsilon"], gamma, beta, mean, var, x.ndim)
         return [x * scale + shift]
 
     @classmethod
@@ -35,7 +35,7 @@ class BatchNormInference(Op):
         gamma, beta, mean, var = values[1:5]
 
         def normalize(x: np.ndarray) -> None:
-            scale, shift = _affine(attrs, gamma, beta, mean, var, x.ndim)
+            scale, shift = batch_norm_affine(attrs["epsilon"], gamma, beta, mean, var, x.ndim)
             np.add(np.multiply(x, scale, out=x), shift, out=x)
         return normalize
 
