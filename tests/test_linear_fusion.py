@@ -23,7 +23,8 @@ def _init(name: str, value: np.ndarray) -> onnx.TensorProto:
     return numpy_helper.from_array(np.asarray(value, np.float32), name)
 
 
-def _model(tmp_path: Path, nodes: list, inits: list, x_shape: list[int], y_shape: list[int]) -> Path:
+def _model(tmp_path: Path, nodes: list, inits: list, x_shape: list[int],
+           y_shape: list[int]) -> Path:
     graph = helper.make_graph(
         nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, x_shape)],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, y_shape)], initializer=inits)
@@ -127,8 +128,10 @@ def test_shared_weights_and_a_spatial_scale_are_left_alone(tmp_path) -> None:
     constant varies over H and W cannot go into the weights and stays."""
     w = RNG.normal(0, 0.3, (2, 2, 1, 1))
     per_channel, spatial = RNG.uniform(0.5, 2, (1, 2, 1, 1)), RNG.uniform(0.5, 2, (1, 1, 3, 3))
-    nodes = [helper.make_node("Conv", ["x", "w"], ["a"]), helper.make_node("Conv", ["x", "w"], ["b"]),
-             helper.make_node("Mul", ["a", "s"], ["as"]), helper.make_node("Mul", ["b", "p"], ["bs"]),
+    nodes = [helper.make_node("Conv", ["x", "w"], ["a"]),
+             helper.make_node("Conv", ["x", "w"], ["b"]),
+             helper.make_node("Mul", ["a", "s"], ["as"]),
+             helper.make_node("Mul", ["b", "p"], ["bs"]),
              helper.make_node("Add", ["as", "bs"], ["y"])]
     inits = [_init("w", w), _init("s", per_channel), _init("p", spatial)]
     xml, ops = _ir(_model(tmp_path, nodes, inits, [1, 2, 3, 3], [1, 2, 3, 3]), tmp_path)

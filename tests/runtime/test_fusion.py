@@ -12,8 +12,8 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper
 
-from converter.ir.reader import read_ir
 from converter import pipeline
+from converter.ir.reader import read_ir
 from converter.options import ConvertOptions
 from converter.pipeline import convert
 from converter.runtime.cpu import CpuDevice
