@@ -300,6 +300,11 @@ class Node:
         idx = set(self._port_view("out")) | self._connected_idx("out")
         return {i: self.out_port(i) for i in sorted(idx)}
 
+    def has_port(self, port_type: str, idx: int, control_flow: bool = False) -> bool:
+        """Whether the node has input ('in') or output ('out') port idx, as MO's Node.has_port."""
+        ports = self.in_ports() if port_type == "in" else self.out_ports()
+        return idx in ports
+
     def add_input_port(self, idx: int, skip_if_exist: bool = False) -> Port:
         return self.in_port(idx)
 

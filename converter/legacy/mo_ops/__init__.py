@@ -102,13 +102,19 @@ MO_OPS: dict[str, tuple[str, ...]] = {
     "ops.GatherTree": ("GatherTree",),
     "ops.ctc_loss": ("CTCLoss",),
     "ops.proposal": ("ProposalOp",),
-    "ops.psroipooling": ("PSROIPoolingOp",),
+    "ops.psroipooling": ("PSROIPoolingOp", "DeformablePSROIPoolingOp"),
+    "ops.random_uniform": ("AttributedRandomUniform", "RandomUniform"),
+    "ops.detection_output_onnx": ("ExperimentalDetectronDetectionOutput",),
+    "ops.proposal_onnx": ("ExperimentalDetectronGenerateProposalsSingleImage",),
+    "ops.priorgridgenerator_onnx": ("ExperimentalDetectronPriorGridGenerator",),
+    "ops.roifeatureextractor_onnx": ("ExperimentalDetectronROIFeatureExtractor",),
+    "ops.topkrois_onnx": ("ExperimentalDetectronTopKROIs",),
+    "ops.adaptive_avg_pooling": ("AdaptiveAvgPooling",),
     "ops.ExtractImagePatches": ("ExtractImagePatches",),
     # MO ops no IR holds: one of MO's passes replaced each (see front_only.py)
     "ops.memoryoffset": ("MemoryOffset",),
     "ops.argmax": ("ArgMaxOp",),
     "ops.argmin": ("ArgMinOp",),
-    "ops.random_uniform": ("AttributedRandomUniform",),
     "ops.Reverse": ("Reverse",),
     "ops.slice_like": ("SliceLike",),
     "ops.splice": ("Splice",),
@@ -166,6 +172,7 @@ _OWN_MODULES = {
                      "EltwiseNMul", "EltwiseNMax", "EltwiseNMin"), "decomposed"),
     **dict.fromkeys(("Slice", "Fill", "MVNCaffe", "StridedSlice", "Split", "AttributedLRN"),
                    "same"),
+    "AdaptiveAvgPooling": "adaptive_pool",
 }
 
 

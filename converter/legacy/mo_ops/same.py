@@ -32,7 +32,10 @@ SAME: dict[str, str] = {
         "Assign", "ReadValue", "FakeQuantize", "ROIPooling", "ROIAlign",
         "EmbeddingBagOffsetsSum", "EmbeddingBagPackedSum",
         "EmbeddingSegmentsSum", "BatchToSpace", "SpaceToBatch", "GatherTree",
-        "ExtractImagePatches", "CTCLoss",
+        "ExtractImagePatches", "CTCLoss", "RandomUniform", "ExperimentalDetectronDetectionOutput",
+        "ExperimentalDetectronGenerateProposalsSingleImage",
+        "ExperimentalDetectronPriorGridGenerator", "ExperimentalDetectronROIFeatureExtractor",
+        "ExperimentalDetectronTopKROIs",
     )
 }
 SAME.update(DepthToSpaceOp="DepthToSpace", GeLUOP="Gelu", NormalizeL2Op="NormalizeL2",
@@ -40,11 +43,13 @@ SAME.update(DepthToSpaceOp="DepthToSpace", GeLUOP="Gelu", NormalizeL2Op="Normali
             CTCGreedyDecoderSeqLenOp="CTCGreedyDecoderSeqLen", GRNOp="GRN",
             CTCGreedyDecoderOp="CTCGreedyDecoder", RegionYoloOp="RegionYolo",
             ReorgYoloOp="ReorgYolo", ReduceAnd="ReduceLogicalAnd", BiasAdd="Add",
-            ProposalOp="Proposal", PSROIPoolingOp="PSROIPooling")
+            ProposalOp="Proposal", PSROIPoolingOp="PSROIPooling",
+            DeformablePSROIPoolingOp="DeformablePSROIPooling")
 # what MO's constructor set by default, and MO's attribute names the opset op names otherwise
 DEFAULTS: dict[str, dict[str, Any]] = {
     "ReLU6": {"min": 0.0, "max": 6.0},
     "ProposalOp": {"post_nms_topn": 300},
+    "DeformablePSROIPoolingOp": {"mode": "bilinear_deformable", "trans_std": 0, "no_trans": True},
     **dict.fromkeys(("ScatterElementsUpdate", "ScatterUpdate"), {"is_scatter": True}),
 }
 RENAMED: dict[str, dict[str, str]] = {"BatchNormInference": {"eps": "epsilon"}}

@@ -1,8 +1,11 @@
 """Object-detection ops: PriorBox, PriorBoxClustered, DetectionOutput, ROIAlign, ROIPooling,
-PSROIPooling, RegionYolo, ReorgYolo, Proposal."""
+PSROIPooling, DeformablePSROIPooling, RegionYolo, ReorgYolo, Proposal, and the
+ExperimentalDetectron* ops."""
 
 from converter.ops.detection import (
+    deformable_psroi_pooling,
     detection_output,
+    experimental_detectron,
     prior_box,
     prior_box_clustered,
     proposal,
@@ -14,6 +17,7 @@ from converter.ops.detection import (
 )
 
 __all__ = [
-    "detection_output", "prior_box", "prior_box_clustered", "proposal", "psroi_pooling",
-    "region_yolo", "reorg_yolo", "roi_align", "roi_pooling",
+    "deformable_psroi_pooling", "detection_output", "experimental_detectron", "prior_box",
+    "prior_box_clustered", "proposal", "psroi_pooling", "region_yolo", "reorg_yolo", "roi_align",
+    "roi_pooling",
 ]
