@@ -18,6 +18,7 @@ from extgen.generator.names import OP_NAMES, check_identifier, check_macro, chec
 from extgen.generator.targets import Target
 
 __all__ = [
+    "OVC_FRAMEWORKS",
     "Attribute",
     "GeneratorConfig",
     "OpConfig",
@@ -27,9 +28,11 @@ __all__ = [
     "snake_case",
 ]
 
-# the converter's frameworks, and PyTorch, whose custom ops ('namespace::op', of torch.library)
-# the generated OpenVINO extensions map for ovc / openvino.convert_model
-FrameworkName = Literal[(*FRAMEWORKS, "pytorch")]  # type: ignore[valid-type]
+# the converter's frameworks, and those only the generated OpenVINO extensions map for ovc /
+# openvino.convert_model: TensorFlow Lite (a custom op's custom_code), PaddlePaddle (a custom
+# op's type) and PyTorch ('namespace::op' of torch.library); once each
+OVC_FRAMEWORKS = tuple(dict.fromkeys((*FRAMEWORKS, "tflite", "paddle", "pytorch")))
+FrameworkName = Literal[OVC_FRAMEWORKS]  # type: ignore[valid-type]
 _INT64_MAX = 2**63 - 1
 _FLOAT32_MAX = 3.4028234663852886e38
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -240,7 +243,9 @@ class OpConfig(_Model):
     ir_opset: Identifier = Field("extension", description="IR version (opset) name of the op")
     framework_types: dict[FrameworkName, FrameworkType] = Field(
         default_factory=dict,
-        description="op type in each framework model (ONNX custom domain: 'domain::Type'); "
+        description="op type in each framework model (ONNX custom domain: 'domain::Type'; "
+        "tflite: the custom op's custom_code; paddle: the custom op's type, its inputs and "
+        "outputs named as here; pytorch: 'namespace::op', mapped only when given); "
         "default: the op name",
     )
     inputs: list[Port] = Field(default_factory=lambda: [Port(name="x")], min_length=1,

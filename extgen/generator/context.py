@@ -190,7 +190,7 @@ def op_context(op: OpConfig) -> dict[str, Any]:
         "name": op.name,
         "snake": op.snake,
         "ir_opset": op.ir_opset,
-        **{f"{fw}_type": op.framework_type(fw) for fw in FRAMEWORKS},
+        **{f"{fw}_type": op.framework_type(fw) for fw in (*FRAMEWORKS, "tflite", "paddle")},
         # a torch.library custom op, 'namespace::op' (TorchScript; torch.export calls it
         # 'namespace.op.default'): its attributes are the inputs after the op's own, in order
         "pytorch_type": op.framework_types.get("pytorch"),

@@ -319,7 +319,8 @@ def test_ovc_converts_a_tensorflow_graph_with_the_extension(work: Path, built: B
     (y,) = _openvino_run(built, model, [x])
     c = 3 * np.cosh(x) * 2
     np.testing.assert_allclose(y, c / (1 + np.abs(c)) * 4, rtol=1e-5, atol=1e-6)
-    assert "maps the ops for these OpenVINO frontends: onnx, tensorflow, pytorch" in built.log
+    assert ("maps the ops for these OpenVINO frontends: onnx, tensorflow, tensorflow_lite, "
+            "paddle, pytorch") in built.log
 
 
 @pytest.mark.parametrize("form", ["torchscript", "torch.export"])
