@@ -180,3 +180,17 @@ def test_tf_output_shapes_declarations_are_checked(tmp_path: Path, capsys) -> No
     assert len(err.splitlines()) == 1 and f"'{relu.name}'" in err
     assert "[2,6]" in err.replace(" ", "") and "[2,7]" in err.replace(" ", ""), err
     assert not (tmp_path / "bad").exists() or not list((tmp_path / "bad").glob("*.xml"))
+
+
+@pytest.mark.parametrize(("op", "extra"), [("MaxPool", {}), ("AveragePool", {}),
+                                           ("Conv", {"w": np.ones((2, 2, 5, 5), np.float32)})])
+def test_a_window_larger_than_its_input_is_one_line(tmp_path: Path, capsys, op, extra) -> None:
+    """A 5x5 window over a 3x3 input gave a -1 dimension and SUCCESS; OpenVINO refuses it."""
+    attrs = {} if op == "Conv" else {"kernel_shape": [5, 5]}
+    model = make_model([helper.make_node(op, ["x", *extra], ["y"], name="win", **attrs)],
+                       [("x", TensorProto.FLOAT, [1, 2, 3, 3])], [("y", TensorProto.FLOAT, None)],
+                       extra)
+    onnx.save(model, tmp_path / "win.onnx")
+    line = convert_error(capsys, tmp_path / "win.onnx")
+    assert "node 'win'" in line and "window (5 after dilation)" in line
+    assert "padded input (3)" in line

@@ -48,7 +48,12 @@ def out_dim(i: int, k: int, s: int, d: int, pb: int, pe: int, rounding: str = "f
     """Output length of a window sweep: floor, ceil, or ceil_torch (last window starts in range)."""
     if i < 0:
         return DYN
-    span = i + pb + pe - ((k - 1) * d + 1)
+    window = (k - 1) * d + 1
+    span = i + pb + pe - window
+    if span < 0:  # OpenVINO's validation refuses it too
+        msg = (f"the window ({window} after dilation) is larger than the padded input "
+               f"({i + pb + pe}); use a smaller kernel or more padding")
+        raise ValueError(msg)
     if rounding == "floor":
         return span // s + 1
     out = -(-span // s) + 1
