@@ -19,45 +19,20 @@ from converter.runtime.opencl.config import other_device
 from converter.runtime.opencl.jit import from_layout, map_half, to_layout
 from converter.runtime.opencl.signature import Param, kernel_params
 from converter.runtime.opencl.vpu_config import VpuScalarArg, VpuStage, load_vpu
+from converter.runtime.opencl.vpu_select import (
+    check_format,
+    check_ranks,
+    choose,
+    desc_dims,
+    myriad_4d,
+    suitable,
+)
 
-__all__ = ["VpuDevice", "desc_dims", "where_matches"]
+__all__ = ["VpuDevice"]
 
 _NUMBER = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
-_COMPARE = {">=": float.__ge__, "<=": float.__le__, "!=": float.__ne__, ">": float.__gt__,
-            "<": float.__lt__}
-
-
-def where_matches(where: dict[str, str], attrs: dict[str, str]) -> bool:
-    """CustomLayer::meetsWhereRestrictions: every key is an attribute; a number compares as a
-    number (`>=2`, `<5`, `!=0`, `3`), anything else as text, ignoring case."""
-    for key, want in where.items():
-        have = attrs.get(key)
-        if have is None:
-            return False
-        if not _NUMBER.fullmatch(have):
-            if have.lower() != want.lower():
-                return False
-            continue
-        op = next((o for o in _COMPARE if want.startswith(o)), None)
-        m = _NUMBER.match(want[len(op or ""):])
-        if m is None:
-            return False
-        test = _COMPARE[op] if op else float.__eq__
-        if not test(float(have), float(m.group())):
-            return False
-    return True
-
-
-def desc_dims(shape: tuple[int, ...]) -> dict[str, int]:
-    """B, F, Y, X of a tensor as the plugin's DataDesc names them (DimsOrder by rank: C, NC, CHW,
-    NCHW, NCDHW; a missing one is 1)."""
-    d = [int(v) for v in shape]
-    named = {1: {"F": 0}, 2: {"B": 0, "F": 1}, 3: {"F": 0, "Y": 1, "X": 2},
-             4: {"B": 0, "F": 1, "Y": 2, "X": 3}, 5: {"B": 0, "F": 1, "Y": 3, "X": 4}}
-    if len(d) not in named:
-        msg = f"a rank-{len(d)} tensor {list(d)} has no MYRIAD layout (rank 1 to 5)"
-        raise KernelConfigError(msg)
-    return {k: d[named[len(d)][k]] if k in named[len(d)] else 1 for k in "BFYX"}
+_STORED = {"BYXF": "BYXF", "YXF": "BYXF"}  # the shim's storage of each format; others BFYX
+_INT_ARGS = (np.dtype(np.int32), np.dtype(np.uint32))  # a Scalar int travels as 32 bits
 
 
 def _prefix_number(text: str, kind: str) -> float | None:
@@ -83,15 +58,13 @@ class _Stage:
         self.params = params
         names = [p.name for p in params]
         bound = [x.arg_name for x in (*cfg.tensors, *cfg.data)] + [s.name for s in cfg.scalars]
-        for arg in bound:
-            if arg not in names:
-                msg = (f"{self.where}: arg-name '{arg}' is not a parameter of "
-                       f"{cfg.entry}({', '.join(names)})")
-                raise KernelConfigError(msg)
+        for arg in (a for a in bound if a not in names):
+            launch.warn_once(f"arg:{self.where}:{arg}", f"{self.where}: arg-name '{arg}' is no "
+                             f"parameter of {cfg.entry}: the MYRIAD plugin ignores it")
         missing = [n for n in names if n not in bound]
-        if missing:
-            msg = (f"{self.where}: parameter(s) {', '.join(missing)} of {cfg.entry} "
-                   "have no binding in <Parameters>")
+        if missing:  # CustomStage::serializeParamsImpl walks the kernel's own parameters
+            msg = (f"{self.where}: XML specification for {cfg.name} layer has no definition for "
+                   f"'{missing[0]}' parameter of {cfg.entry}({', '.join(names)})")
             raise KernelConfigError(msg)
         blobs = [d.arg_name for d in cfg.data if d.kind == "data"]
         blobs += [t.arg_name for t in cfg.tensors if t.kind == "data"]
@@ -100,22 +73,55 @@ class _Stage:
                    "which IR v10+ no longer has; "
                    "pass the weights as a Const input with <Tensor type=\"input\">")
             raise KernelConfigError(msg)
+        self._check_types()
 
-    def param(self, name: str) -> tuple[int, Param]:
-        i = next(i for i, p in enumerate(self.params) if p.name == name)
-        return i, self.params[i]
+    def _check_types(self) -> None:
+        """Each binding passes what the plugin serializes: a buffer pointer for a Tensor, a
+        __local pointer for local_data, a 32-bit int or a float for a Scalar."""
+        cfg = self.cfg
+        wants = [(t.arg_name, "a __global pointer", lambda p: p.pointer and not p.local)
+                 for t in cfg.tensors]
+        wants += [(d.arg_name, "a __local pointer", lambda p: p.pointer and p.local)
+                  for d in cfg.data]
+        wants += [(s.name, "an int or uint (the plugin passes 32 bits)" if s.type == "int"
+                   else "a float (the plugin passes a 32-bit float)",
+                   lambda p, s=s: not p.pointer and p.dtype in (
+                       _INT_ARGS if s.type == "int" else (np.dtype(np.float32),)))
+                  for s in cfg.scalars]
+        for name, what, ok in wants:
+            p = self.param(name)
+            if p is not None and (p.dtype is not None or p.pointer) and not ok(p):
+                kind = p.dtype.name if p.dtype is not None else "?"
+                msg = (f"{self.where}: '{name}' must be {what}, but {cfg.entry} declares "
+                       f"{'a pointer to ' if p.pointer else ''}{kind}")
+                raise KernelConfigError(msg)
+
+    def param(self, name: str) -> Param | None:
+        return next((p for p in self.params if p.name == name), None)
+
+    def index(self, name: str) -> int:
+        return next(i for i, p in enumerate(self.params) if p.name == name)
 
 
 class _VpuKernel:
     """A chain of MVCL stages bound to one IR layer; call with the inputs in port order."""
 
-    def __init__(self, stages: list[VpuStage], layer: IRLayer) -> None:
-        self.stages = [_Stage(s) for s in stages]
+    def __init__(self, candidates: list[list[VpuStage]], layer: IRLayer) -> None:
+        self.candidates = candidates
+        self.chains = [[_Stage(s) for s in stages] for stages in candidates]
+        self.stages = self.chains[0]
         self.layer = layer
         if len(layer.outputs) != 1:  # FrontEnd::parseCustom: IE_ASSERT(outputs.size() == 1)
             msg = (f"{self.stages[0].where}: layer '{layer.name}' has {len(layer.outputs)} "
                    "outputs; the MYRIAD plugin runs a custom layer with one output only")
             raise KernelConfigError(msg)
+
+    def _choose(self, ins: Sequence[np.ndarray]) -> list[_Stage]:
+        """getSuitableCustomLayer's last step: the binding for these inputs' layouts."""
+        where = f"{self.candidates[0][0].config.name}, layer '{self.layer.name}'"
+        check_ranks("input", [a.shape for a in ins], where)
+        check_ranks("output", [launch.output_spec(self.layer, 0, ins)[0]], where)
+        return self.chains[choose(self.candidates, [a.ndim for a in ins])]
 
     def _dims(self, kind: str, port: int, ins: Sequence[np.ndarray], where: str) -> dict[str, int]:
         if kind == "input":
@@ -191,43 +197,50 @@ class _VpuKernel:
 
     def __call__(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
         ins = [np.asarray(a) for a in inputs]
+        self.stages = self._choose(ins)
         outs: dict[int, tuple[Any, str, np.dtype]] = {}
         buffers: dict[int, tuple[Any, int]] = {}
         for st in self.stages:
             args: list[Any] = [None] * len(st.params)
-            for t in st.cfg.tensors:
-                i, p = st.param(t.arg_name)
+            for t in (t for t in st.cfg.tensors if st.param(t.arg_name)):
+                i, p = st.index(t.arg_name), st.param(t.arg_name)
+                what = f"{st.where}: {t.kind} Tensor '{t.arg_name}'"
                 if t.kind == "input":
                     self._dims("input", t.port, ins, st.where)  # checks the port exists
                     a = ins[t.port]
-                    dtype = launch.transfer_dtype(p.dtype or a.dtype)
-                    args[i] = launch.upload(to_layout(a.astype(dtype, copy=False), t.format))
+                    check_format(t.format, a.shape, what)
+                    host = a.astype(launch.transfer_dtype(p.dtype or a.dtype), copy=False)
+                    args[i] = launch.upload(to_layout(host.reshape(myriad_4d(a.shape)),
+                                                      _STORED.get(t.format, "BFYX")))
                 elif t.kind == "output":
                     if t.port not in outs:
                         shape, ir_dtype = launch.output_spec(self.layer, t.port, ins)
+                        check_format(t.format, shape, what)
                         dtype = launch.transfer_dtype(p.dtype or ir_dtype)
                         count = int(np.prod(shape, dtype=np.int64))
                         outs[t.port] = (launch.empty(count * dtype.itemsize), t.format, dtype)
                     args[i] = outs[t.port][0]
                 else:
-                    size = self._eval(t.size, self._dims(*t.dim, ins, st.where), st.where)
-                    if t.port not in buffers:
-                        buffers[t.port] = (launch.empty(size), size)
-                    elif size > buffers[t.port][1]:
-                        msg = (f"{st.where}: buffer port-index {t.port} '{t.arg_name}' "
-                               f"needs {size} bytes but an earlier stage made it "
-                               f"{buffers[t.port][1]}")
-                        raise KernelConfigError(msg)
-                    args[i] = buffers[t.port][0]
-            for s in st.cfg.scalars:
-                i, p = st.param(s.name)
-                args[i] = self._scalar(s, p, ins, st.where)
-            for d in st.cfg.data:
-                i, _ = st.param(d.arg_name)
+                    args[i] = self._buffer(st, t, ins, buffers)
+            for s in (s for s in st.cfg.scalars if st.param(s.name)):
+                args[st.index(s.name)] = self._scalar(s, st.param(s.name), ins, st.where)
+            for d in (d for d in st.cfg.data if st.param(d.arg_name)):
                 size = self._eval(d.size, self._dims(*d.dim, ins, st.where), st.where)
-                args[i] = build.opencl().LocalMemory(max(size, 1))
+                args[st.index(d.arg_name)] = build.opencl().LocalMemory(max(size, 1))
             self._launch(st, args, ins)
         return self._results(outs, ins)
+
+    def _buffer(self, st: _Stage, t: Any, ins: Sequence[np.ndarray],
+                buffers: dict[int, tuple[Any, int]]) -> Any:
+        """input_buffer/output_buffer: one buffer per port-index across the stages."""
+        size = self._eval(t.size, self._dims(*t.dim, ins, st.where), st.where)
+        if t.port not in buffers:
+            buffers[t.port] = (launch.empty(size), size)
+        elif size > buffers[t.port][1]:
+            msg = (f"{st.where}: buffer port-index {t.port} '{t.arg_name}' needs {size} bytes "
+                   f"but an earlier stage made it {buffers[t.port][1]}")
+            raise KernelConfigError(msg)
+        return buffers[t.port][0]
 
     def _launch(self, st: _Stage, args: list[Any], ins: Sequence[np.ndarray]) -> None:
         text, half = map_half(st.text, build.has_fp16())
@@ -237,7 +250,7 @@ class _VpuKernel:
         dims = self._dims(*st.cfg.work.dim, ins, st.where)
         gws = [self._eval(e, dims, st.where) for e in st.cfg.work.global_]
         lws = [self._eval(e, dims, st.where) for e in st.cfg.work.local]
-        launch.enqueue(kernel, gws, lws, args, st.label)
+        launch.enqueue(kernel, _whole_groups(gws, lws, st.label), lws, args, st.label)
 
     def _results(self, outs: dict[int, tuple[Any, str, np.dtype]],
                  ins: Sequence[np.ndarray]) -> list[np.ndarray]:
@@ -250,15 +263,32 @@ class _VpuKernel:
             buf, fmt, dtype = outs[port]
             shape, ir_dtype = launch.output_spec(self.layer, port, ins)
             flat = launch.download(buf, dtype, int(np.prod(shape, dtype=np.int64)))
+            plain = from_layout(flat, myriad_4d(shape), _STORED.get(fmt, "BFYX")).reshape(shape)
             with np.errstate(over="ignore"):  # past float16's range is inf, as on the device
-                results.append(from_layout(flat, shape, fmt).astype(ir_dtype, copy=False))
+                results.append(plain.astype(ir_dtype, copy=False))
         return results
+
+
+def _whole_groups(gws: list[int], lws: list[int], label: str) -> list[int]:
+    """The global sizes the device runs: CustomStage serializes gws[i] / lws[i] work-groups (C
+    division), so a remainder is dropped."""
+    out = []
+    for g, n in zip(gws, lws):
+        if n <= 0 or g < n:
+            msg = (f"{label}: global {g} over local {n} is no work-group (the plugin runs "
+                   "global/local groups of local items each)")
+            raise KernelConfigError(msg)
+        if g % n:
+            launch.warn_once(f"groups:{label}:{g}:{n}", f"{label}: global {g} is no multiple of "
+                             f"local {n}: the MYRIAD plugin runs {g // n * n} items, as here")
+        out.append(g // n * n)
+    return out
 
 
 class VpuDevice(Device):
     """Custom ops bound by `<CustomLayer type="MVCL">` configs. Each CustomLayer is one binding
-    (its Kernels chained by stage); of several with a layer's type, the first whose <Where>
-    matches the layer's attributes wins, later configs searched first."""
+    (its Kernels chained by stage); of several with a layer's type, the plugin's choice wins
+    (vpu_select: <Where> met, work sizes parse, input formats match), later configs first."""
 
     name = "VPU"
 
@@ -271,8 +301,7 @@ class VpuDevice(Device):
             self.bindings += groups.values()
 
     def kernel(self, layer: IRLayer) -> Kernel | None:
-        for stages in self.bindings:  # the plugin's names are caseless
-            if (stages[0].name.lower() == layer.type.lower()
-                    and where_matches(stages[0].where, layer.attrs)):
-                return _VpuKernel(stages, layer)
-        return None
+        named = [b for b in self.bindings  # the plugin's names are caseless
+                 if b[0].name.lower() == layer.type.lower()]
+        candidates = suitable(named, layer.attrs)
+        return _VpuKernel(candidates, layer) if candidates else None

@@ -24,10 +24,7 @@ from converter.runtime.opencl.expressions import Expression
 __all__ = ["VpuData", "VpuScalarArg", "VpuStage", "VpuTensor", "load_vpu"]
 
 _VPU_TENSOR_TYPES = ("input", "output", "input_buffer", "output_buffer", "data")
-# the MYRIAD parser's formats (any case) and the layout the shim stores each in: FYX, YXF and BF
-# are the 3D and 2D tensors' own orders (CHW, HWC, NC)
-_VPU_FORMATS = {"BFYX": "BFYX", "BYXF": "BYXF", "FYX": "BFYX", "YXF": "BYXF", "BF": "BFYX",
-                "ANY": "ANY"}
+_VPU_FORMATS = ("BFYX", "BYXF", "FYX", "YXF", "BF", "ANY")  # formatFromString, any case
 
 
 @dataclass(frozen=True)
@@ -35,7 +32,7 @@ class VpuTensor:
     arg_name: str
     kind: str  # input | output | input_buffer | output_buffer | data
     port: int
-    format: str
+    format: str  # as the plugin names it: BFYX BYXF FYX YXF BF ANY
     dim: tuple[str, int] = ("input", 0)
     size: Expression | None = None
 
@@ -158,8 +155,8 @@ def _vpu_tensor(path: Path, el: XmlElement) -> VpuTensor:
     size, dim = None, ("input", 0)
     if kind.endswith("_buffer"):
         size, dim = _size(path, el), _vpu_dim(path, el)
-    fmt = _VPU_FORMATS.get(el.get("format", "BFYX").upper())
-    if fmt is None:
+    fmt = el.get("format", "BFYX").upper()
+    if fmt not in _VPU_FORMATS:
         raise fail(path, el, f"Tensor node has an invalid format '{el.get('format')}'")
     arg = _required(path, el, "arg-name")
     _required(path, el, "port-index")
@@ -224,14 +221,16 @@ def _vpu_stages(path: Path, el: XmlElement, name: str) -> list[tuple[int, XmlEle
             msg = (f"Error while binding {name} custom layer: for multi-kernel binding, each "
                    "kernel should be provided with 'stage' attribute.")
             raise fail(path, k, msg)
-        try:
-            stage = int(float(raw))  # std::stod, then int
-        except ValueError:
-            raise fail(path, k, f"<Kernel> stage='{raw}' is not a number") from None
+        m = re.match(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", raw)  # std::stod's prefix
+        if m is None:
+            raise fail(path, k, f"<Kernel> stage='{raw}' is not a number (std::stod throws)")
+        stage = int(float(m.group()))
         if stage in staged:
             msg = f"Error while binding {name} custom layer: found duplicating stage id."
             raise fail(path, k, msg)
         staged[stage] = k
+    if min(staged) != 0:
+        raise fail(path, el, f"Error while binding {name} custom layer: Stage 0 is not found.")
     if sorted(staged) != list(range(len(staged))):
         msg = (f"Error while binding {name} custom layer: Kernels should have stage id from 0 "
                "to N.")
