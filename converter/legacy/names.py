@@ -171,6 +171,7 @@ HELPER_NAMES: dict[str, dict[str, str]] = {
     "extensions.ops.ReduceOps": _from(f"{_L}.infers", "reduce_map"),
     "mo.front.common.partial_infer.batch_norm": _from(f"{_L}.infers", "batch_norm_4_infer"),
     "mo.utils.custom_replacement_config": _from(_UTILS, "parse_custom_replacement_config_file"),
+    "mo.utils.cli_parser": _from(_UTILS, "parse_transform"),
     "mo.middle.passes.fusing.helpers": {
         **_from(_BUILD, "get_value_in_port", "get_tensor_in_port", "get_next_operation"),
         **_from(_GRAPH_UTILS, "get_value_id")},
@@ -265,6 +266,7 @@ INTERNAL_NAMES: dict[str, dict[str, str]] = {
     "mo.front.mxnet.extractors.utils": _from(
         f"{_L}.mxnet_helpers", "MXNET_DATA_TYPES", "get_json_layer_attrs",
         "mxnet_str_dtype_to_np", "scalar_ops_replacer"),
+    "extensions.front.mxnet.conv_ext": _from(f"{_L}.mxnet_helpers", "DeconvFrontExtractor"),
     "mo.front.common.partial_infer.multi_box_prior": _from(
         f"{_L}.infers", "multi_box_prior_infer_mxnet"),
     "extensions.back.OptimizeTransposeReshapeSequence": _from(

@@ -23,6 +23,7 @@ __all__ = [
     "get_backend_pad", "get_batch_dim", "get_canonical_axis_index", "get_depth_dim",
     "get_features_dim", "get_height_dim", "get_onnx_autopad", "get_onnx_opset_version",
     "get_width_dim", "layout_attrs", "onnx_get_num_outputs", "parse_custom_replacement_config_file",
+    "parse_transform",
     "refer_to_faq_msg",
     "register_caffe_python_extractor", "rename_node", "shape_for_layout",
 ]
@@ -309,3 +310,57 @@ def group_by_with_binary_predicate(xs: list, predicate: Any) -> list[list]:
 def unique_by(xs: list, predicate: Any) -> list:
     """The first element of each group_by_with_binary_predicate run."""
     return [group[0] for group in group_by_with_binary_predicate(xs, predicate)]
+
+
+def parse_transform(transform: str) -> list[tuple[str, dict[str, Any]]]:
+    """MO's --transform value 'Name[key=value;key=v1,v2],Other' -> [(name, {key: value})],
+    values typed as MO typed them (a dict literal; else ints, floats, booleans as 1/0, a list
+    where comma-separated); a malformed value raises Error."""
+    import re
+
+    items = re.findall(r"([a-zA-Z0-9]+)(\[([^\]]+)\])*(,|$)", transform)
+    if sum(len(name) + len(bracket) + len(end) for name, bracket, _, end in items) \
+            != len(transform):
+        raise Error(f"Unexpected transform key structure: {transform}")
+    out = []
+    for name, _, args, _ in items:
+        typed = {}
+        for arg in args.split(";") if args else []:
+            m = re.match(r"^([_a-zA-Z]+)=(.+)$", arg)
+            if m is None:
+                raise Error(f"Unrecognized attributes for transform key: {arg}")
+            typed[m.group(1)] = _typed_value(m.group(2))
+        out.append((name, typed))
+    return out
+
+
+_BOOLS = {**dict.fromkeys(("y", "yes", "t", "true", "on", "1"), 1),
+          **dict.fromkeys(("n", "no", "f", "false", "off", "0"), 0)}
+
+
+def _typed_value(text: str) -> Any:
+    import ast
+
+    try:
+        value = ast.literal_eval(text)
+        if isinstance(value, dict):
+            return value
+    except (ValueError, SyntaxError):
+        pass
+    values: list[Any] = text.split(",")
+    for i, item in enumerate(values):
+        if item.isdigit():
+            values[i] = int(item)
+        elif _is_float(item):
+            values[i] = float(item)
+        elif item.lower() in _BOOLS:
+            values[i] = _BOOLS[item.lower()]
+    return values[0] if len(values) == 1 else values
+
+
+def _is_float(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True

@@ -104,7 +104,8 @@ class Outcome:
     rel: str
     root: str
     status: str  # ok | framework | missing | error
-    detail: str = ""
+    detail: str = ""  # the missing legacy name, or the error's first line
+    message: str = ""  # what the user sees: the error's whole text
 
 
 _MISSING = re.compile(r"'([\w]+)' from ([\w.]+) is not supported")
@@ -148,7 +149,8 @@ def load_one(src: Path, rel: str, root: str, work: Path, index: int) -> Outcome:
             for phase in ("front", "middle", "back"):
                 _phase_passes(phase)
     except Exception as err:  # noqa: BLE001  (every failure is tallied)
-        return Outcome(rel, root, *_classify(err))
+        message = re.sub(r"\S*/moc\d{4}/", "", str(err))
+        return Outcome(rel, root, *_classify(err), message=message)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return Outcome(rel, root, "ok")
