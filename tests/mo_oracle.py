@@ -28,6 +28,7 @@ import pytest
 FIXTURES = Path(__file__).resolve().parent / "data" / "mo_oracle"
 RERECORD = "python scripts/record_mo_fixtures.py"
 _RUN_FRAMES = Path(__file__).resolve().parent / "front" / "kaldi_mo_run.py"
+_OP_CLASSES = Path(__file__).resolve().parent / "legacy" / "mo_op_classes_probe.py"
 
 
 def _recorder() -> str | None:
@@ -102,6 +103,21 @@ def run_frames(xml: Path, frames: np.ndarray, tmp_path: Path) -> np.ndarray:
         pytest.fail(f"no recorded OpenVINO 2023.3 run of {xml.name} on these frames: "
                     f"run {RERECORD}")
     return np.load(answer)
+
+
+def op_classes() -> dict[str, dict]:
+    """`module.Class` -> what MO 2023.3's op class of that ops module puts on a node it creates
+    with default attributes: op, type, version, `in` and `out` port counts."""
+    answer = FIXTURES / "op_classes.json"
+    if python := _recorder():
+        done = subprocess.run([python, str(_OP_CLASSES)], capture_output=True, text=True,
+                              timeout=600)
+        assert done.returncode == 0, done.stderr[-2000:]
+        answer.parent.mkdir(parents=True, exist_ok=True)
+        answer.write_text(done.stdout + "\n")
+    elif not answer.is_file():
+        pytest.fail(f"no recorded MO 2023.3 op classes: run {RERECORD}")
+    return json.loads(answer.read_text())
 
 
 def _key(*digests: str) -> str:

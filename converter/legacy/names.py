@@ -122,16 +122,14 @@ LEGACY_NAMES: dict[str, dict[str, str]] = {
     "mo.ops.shape": _ops("Shape"),
     "mo.ops.squeeze": _ops("Squeeze"),
     "mo.ops.unsqueeze": _ops("Unsqueeze"),
-    "mo.ops.clamp": _ops("Clamp", "AttributedClamp"),
-    "mo.ops.softmax": _ops("Softmax", "LogSoftmax"),
+    "mo.ops.softmax": _ops("LogSoftmax"),
     "extensions.ops.transpose": _ops("Transpose"),
     "extensions.ops.MatMul": _ops("MatMul"),
     "extensions.ops.gather": _ops("Gather"),
-    "extensions.ops.Cast": _from(f"{_L}.ops", "Cast"),
     "extensions.ops.ReduceOps": _ops(
         "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2"),
     "extensions.ops.elementwise": _ops(
-        "Add", "Sub", "Mul", "Div", "Pow", "Maximum", "Minimum", "Equal", "NotEqual", "Less",
+        "Add", "Maximum", "Minimum", "Equal", "NotEqual", "Less",
         "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr", "LogicalXor", "FloorMod",
         "Mod", "Negative", "SquaredDifference", "Round", "Sqrt"),
     "extensions.ops.activation_ops": _ops(

@@ -19,7 +19,7 @@ from converter.graph.graph import Graph, Node
 from converter.ops import op as _op
 
 __all__ = [
-    "MO_OP_NAMES", "Cast", "Op", "PermuteAttrs", "PermuteInputs", "builtin_op", "legacy_infer",
+    "MO_OP_NAMES", "Op", "PermuteAttrs", "PermuteInputs", "builtin_op", "legacy_infer",
 ]
 
 # MO's op name -> the converter's, where they differ (pattern matching, get_op_class_by_name)
@@ -113,16 +113,6 @@ class Op(_op.Op):
 
 
 _op.Op.excluded_classes.append(Op)
-
-
-class Cast(builtin_op("Convert")):
-    """MO's Cast: `dst_type` is the converter's `destination_type`."""
-
-    def __init__(self, graph: Graph, attrs: dict | None = None) -> None:
-        attrs = dict(attrs or {})
-        if "dst_type" in attrs:
-            attrs["destination_type"] = np.dtype(attrs.pop("dst_type"))
-        super().__init__(graph, attrs)
 
 
 class PermuteAttrs:

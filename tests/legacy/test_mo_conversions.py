@@ -66,6 +66,10 @@ CASES = {
         n("Min", ["mx", "six"], ["mn"]), n("Mul", ["x", "mn"], ["m"]),
         n("Mul", ["m", "sixth"], ["y"])],
         'type="HSwish"', {"three": f32(3), "zero": f32(0), "six": f32(6), "sixth": f32(1 / 6)}),
+    "HSwishWithClamp": Case(("front/HSwish_fusion.py",), [
+        n("Add", ["x", "three"], ["a"]), n("Clip", ["a", "zero", "six"], ["c"]),
+        n("Mul", ["x", "c"], ["m"]), n("Mul", ["m", "sixth"], ["y"])],
+        'type="HSwish"', {"three": f32(3), "zero": f32(0), "six": f32(6), "sixth": f32(1 / 6)}),
     "SoftmaxFromKeras": Case(("front/softmax.py",), [
         n("ReduceMax", ["x", "ax"], ["mx"], keepdims=1), n("Sub", ["x", "mx"], ["s"]),
         n("Exp", ["s"], ["e"]), n("ReduceSum", ["e", "ax2"], ["sm"], keepdims=1),

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import onnx
 
+from converter.front.clamp_bounds import clamps_to_attributes
 from converter.front.extractor import extract_nodes
 from converter.front.onnx.loader import add_op, fill_graph, implicit_inputs, tensor_value
 from converter.front.onnx.translator import REGISTRY, OnnxNode
@@ -72,6 +73,7 @@ def build_body(n: OnnxNode, g: onnx.GraphProto, outer: OuterInputs) -> OnnxBody:
         producers[name] = (node, 0)
     params, results = fill_graph(graph, g, producers, tensor_value)
     extract_nodes(graph, REGISTRY)  # what nothing handles is reported with the outer graph's
+    clamps_to_attributes(graph)
     graph.clean_up()
     return OnnxBody(graph, params, results, captured)
 

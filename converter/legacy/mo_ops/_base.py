@@ -1,15 +1,17 @@
 """What every MO op class shares here: MO's attributes in, the built-in opset op out.
 
-An MO op class is a subclass of the built-in op it stands for (same `op`, so the node is the
-op extgen's frontends build), with `to_opset(attrs)` deriving the opset attributes from MO's
-(MO's stay on the node for passes that read them). `infer(node)` derives them again from the
-node, as MO's passes may have changed them, and runs the built-in inference; classes whose MO
-inference left attributes on the node (window ops) add them. The helpers below rewire a node
-in place: its inputs renumbered, constant inputs added, ops appended after it.
+An MO op class is a subclass of the built-in op it stands for, with `to_opset(attrs)` deriving
+the opset attributes from MO's (MO's stay on the node for passes that read them). Until its
+first inference the node is MO's: MO's op name, type, version and port counts (MO_NODES).
+`infer(node)` makes it the built-in op, derives the opset attributes again from the node, as
+MO's passes may have changed them, and runs the built-in inference; classes whose MO inference
+left attributes on the node (window ops) add them. The helpers below rewire a node in place:
+its inputs renumbered, constant inputs added, ops appended after it.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -18,7 +20,8 @@ import numpy as np
 from converter.graph.graph import Graph, Node
 
 __all__ = [
-    "MoOp", "append_op", "become", "const_input", "ints", "move_inputs", "per_channel",
+    "MoOp", "append_op", "as_builtin", "become", "const_input", "ints", "move_inputs",
+    "per_channel",
 ]
 
 
@@ -27,20 +30,38 @@ def ints(values: Any) -> list[int]:
 
 
 class MoOp:
-    """Mixin before a built-in op class. The node has the built-in's type and version (MO
-    passes `version` for its own versions, which the built-in's semantics replace). Its `op`
-    is MO's name (`mo_op`) until inference, so MO's front passes that replace the op find it."""
+    """Mixin before a built-in op class. Until inference the node is MO's: its `op` is MO's
+    name (`mo_op`, or MO_NODES), and type, version and port counts are MO's where MO_NODES
+    says they differ; otherwise the built-in's (MO passes `version` for its own versions,
+    which the built-in's semantics replace)."""
 
     mo_op: ClassVar[str | None] = None
+    mo_node: ClassVar[dict[str, Any]] = {}  # MO's node attributes, from MO_NODES by class name
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        from converter.legacy.mo_ops.mo_nodes import MO_NODES
+
+        cls.mo_node = MO_NODES.get(cls.__name__, cls.mo_node)
+        if "infer" in cls.__dict__:  # every infer starts from the built-in op
+            own = cls.__dict__["infer"].__func__
+
+            def infer(klass: type, node: Node) -> None:
+                as_builtin(klass, node)
+                own(klass, node)
+
+            cls.infer = classmethod(functools.wraps(own)(infer))
 
     def __init__(self, graph: Graph, attrs1: dict | None = None, attrs2: dict | None = None):
         cls = type(self)
-        attrs = cls.to_opset({**(attrs1 or {}), **(attrs2 or {})})
-        super().__init__(graph, attrs)  # type: ignore[call-arg]
+        given = {**(attrs1 or {}), **(attrs2 or {})}
+        super().__init__(graph, cls.to_opset(given))  # type: ignore[call-arg]
         self.attrs["version"] = cls.version  # type: ignore[attr-defined]
         self.attrs["mo_lowered"] = False  # until inference made it the opset op
         if cls.mo_op:
             self.attrs["op"] = cls.mo_op
+        self.attrs.update({key: value for key, value in cls.mo_node.items()
+                           if key == "version" or key not in given})
 
     @classmethod
     def to_opset(cls, attrs: dict) -> dict:
@@ -55,8 +76,25 @@ class MoOp:
 
     @classmethod
     def infer(cls, node: Node) -> None:
+        as_builtin(cls, node)
         cls.prepare(node)
         super().infer(node)  # type: ignore[misc]
+
+
+def as_builtin(cls: type, node: Node) -> None:
+    """A node still in MO's form gets the op, type, version and port counts of cls's built-in
+    op (the point where MO's back phase made its node the IR's); unconnected inputs beyond the
+    built-in's count go."""
+    if node.soft_get("mo_lowered", True) is not False or not cls.mo_node:
+        return
+    attrs = node.attrs()
+    attrs.update(op=cls.op, type=cls.type, version=cls.version,
+                 in_ports_count=cls.in_ports_count, out_ports_count=cls.out_ports_count)
+    if cls.in_ports_count is not None:
+        for port in [p for p in node.in_ports() if p >= cls.in_ports_count]:
+            if node.in_port(port).disconnected():
+                node.delete_input_port(port)
+    node.update_node()
 
 
 def become(node: Node, op: str | type, **attrs: Any) -> type:

@@ -8,6 +8,7 @@ from typing import Any
 
 from converter.errors import ShapeInferenceError
 from converter.graph.graph import Graph, Node
+from converter.legacy.mo_ops.mo_nodes import MO_NODES
 from converter.legacy.ops import Op
 
 __all__ = ["FRONT_ONLY", "front_only_class"]
@@ -98,9 +99,10 @@ def front_only_class(name: str) -> type:
     mo_op, replaced_by = FRONT_ONLY[name]
 
     def __init__(self, graph: Graph, attrs1: dict | None = None, attrs2: dict | None = None):
+        given = {**(attrs1 or {}), **(attrs2 or {})}
         Op.__init__(self, graph, {"op": mo_op, "type": None, "infer": infer,
-                                  "in_ports_count": None, "out_ports_count": 1}, {
-            **(attrs1 or {}), **(attrs2 or {})})
+                                  "in_ports_count": None, "out_ports_count": 1}, given)
+        self.attrs.update({k: v for k, v in MO_NODES.get(name, {}).items() if k not in given})
 
     def infer(node: Node) -> None:
         what = f"node '{node.soft_get('name', node.id)}' is MO's {name}"

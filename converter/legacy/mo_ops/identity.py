@@ -35,6 +35,7 @@ class IdentityN(Identity):
 
     op = "IdentityN"
     in_ports_count = None
+    out_ports_count = None  # as many as its edges, as in MO
 
 
 class StopGradientOp(Identity):
