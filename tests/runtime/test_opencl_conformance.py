@@ -6,7 +6,9 @@ Sources (facts only): GPU, openvinotoolkit/openvino src/plugins/intel_gpu/src/pl
 custom_layer.cpp (parser), plugin/ops/custom.cpp (Defines, outputs), graph/impls/ocl/
 custom_primitive.cpp (built-ins), include/intel_gpu/primitives/custom_gpu_primitive.hpp (work
 sizes), plugin/simple_math.cpp (size grammar). VPU, tag 2022.3: src/plugins/intel_myriad/
-graph_transformer/src/frontend/custom_layer.cpp, custom_kernel.cpp, stages/custom.cpp."""
+graph_transformer/src/frontend/custom_layer.cpp, custom_kernel.cpp, stages/custom.cpp, and
+common/src/utils/simple_math.cpp (size grammar). The size grammars themselves are stated as
+facts in test_opencl_size_grammar.py; here every generated rule must be legal in them."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ import pytest
 
 from converter.runtime.ir_reader import IRLayer, OutPort
 from converter.runtime.opencl import GpuDevice, VpuDevice
+from converter.runtime.opencl.expressions import Expression
 from converter.runtime.opencl.gpu import plugin_float, work_dims
 from converter.runtime.opencl.gpu_config import load_gpu, merge_gpu
 from converter.runtime.opencl.jit import TensorDesc, builtins
@@ -69,8 +72,28 @@ def gpu_violations(path: Path) -> list[str]:
             if not re.fullmatch(r"|output|input(,\d+)?", work.get("dim", "")):
                 bad.append(f"Invalid WG dim source {work.get('dim')}")
             rules = [r for key in ("global", "local") for r in work.get(key, "").split(",") if r]
-            bad += [f"Invalid WorkSize: {r}" for r in rules if not GPU_SIZE.fullmatch(r)]
+            bad += [f"Invalid WorkSize: {r}" for r in rules
+                    if not GPU_SIZE.fullmatch(r) or _illegal(r, myriad=False)]
     return bad
+
+
+def _illegal(rule: str, myriad: bool) -> str | None:
+    """Why a rule fails the plugin's size grammar (IsLegalSizeRule / isLegalSizeRule with no
+    attributes: generated rules use B, F, Y, X only) or its evaluation, else None."""
+    try:
+        expr = Expression(rule, attributes=myriad)
+        expr.evaluate(dict.fromkeys("BFYX", 1), {})
+    except ValueError as err:
+        return str(err)
+    return None
+
+
+@pytest.mark.parametrize(("rule", "myriad"), [
+    ("-X", True), ("X ", False), ("2X", True), ("floor(X)", False), ("X/(Y-1)", True),
+    ("X Y", True), ("stride", True), ("1.5%2", True)])
+def test_the_rule_checks_bite(rule: str, myriad: bool) -> None:
+    assert _illegal(rule, myriad=False)
+    assert bool(_illegal(rule, myriad=True)) == myriad
 
 
 def vpu_violations(path: Path) -> list[str]:
@@ -96,6 +119,9 @@ def vpu_violations(path: Path) -> list[str]:
             if not VPU_DIM.fullmatch(work.get("dim", "")) or work.get("local") is None or len(
                     work.get("local").split(",")) < len(work.get("global", "").split(",")):
                 bad.append("WorkSizes needs dim=<input|output>,<port>, global and local")
+            rules = [r for key in ("global", "local") for r in work.get(key, "").split(",")]
+            bad += [f"Invalid WorkSize {r}: {_illegal(r, True)}" for r in rules
+                    if _illegal(r, myriad=True)]
             params = kernel.find("Parameters")
             tensors = params.findall("Tensor")
             if any(t.get("format", "BFYX").upper() not in VPU_FORMATS for t in tensors):
@@ -254,3 +280,34 @@ def test_several_gpu_configs_merge_into_the_one_config_file(generated, tmp_path)
         ("Swish", [gpu / "swish_kernel.cl"]), ("Selu", [gpu / "selu_kernel.cl"])]
     assert gpu_violations(merged) == []
     assert GpuDevice([merged]).kernel(IRLayer(1, "s", "Selu", "extension", {}, [0], [])) is not None
+
+
+@pytest.fixture(scope="module")
+def activations(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("activations")
+    ops = json.loads((EXAMPLES / "activations" / "activations.extgen.json").read_text())["ops"]
+    generate(validate_config({"targets": ["mo-op", "ie-gpu-ext", "ie-vpu-ext"], "ops": ops}),
+             out)
+    return out
+
+
+def test_the_activations_agree_on_gpu_gpu_pad_and_vpu_as_the_plugins_read_them(
+        activations: Path) -> None:
+    # what `extgen test` runs for these targets (the CPU ones are test_activation_set's)
+    from converter.ops.loader import python_op_classes
+    from extgen.target_check import _opencl_targets, check_ops
+
+    targets, load_rows = _opencl_targets(activations)
+    assert load_rows == [] and [t.name for t in targets] == ["gpu", "gpu-pad", "vpu"]
+    rows = check_ops(python_op_classes(activations / "user_mo_extensions"), targets)
+    assert {r.target for r in rows} == {"gpu", "gpu-pad", "vpu"}
+    bad = [r for r in rows if not r.ok or (r.diff is None) != (r.op == "SplitSign")]
+    assert bad == []  # SplitSign (two outputs) is the only skip: neither plugin runs it
+    # the IR's alpha reaches the kernel with std::to_string's six decimals
+    gpu = GpuDevice([activations / "user_ie_extensions" / "gpu" / "selu_kernel.xml"])
+    selu = gpu.kernel(IRLayer(1, "s", "Selu", "extension",
+                              {"alpha": "1.6732632", "lambda_": "1.0507009"}, [0],
+                              [OutPort(1, "FP32", ["y"], (1, 1, 1, 2))]))
+    x = np.zeros((1, 1, 1, 2), np.float32)
+    text, _ = selu.source([x], x.shape, x.dtype, [2], [])
+    assert "#define ALPHA 1.673263\n" in text and "#define LAMBDA_ 1.050701\n" in text

@@ -207,3 +207,13 @@ def test_stages_are_read_with_std_stod_from_zero(tmp_path) -> None:
                    f'{kernel.format("1")}{kernel.format("2")}</CustomLayer>')
     with pytest.raises(KernelConfigError, match="K custom layer: Stage 0 is not found.$"):
         load_vpu(xml)
+
+
+def test_the_shipped_files_quirks_load(tmp_path) -> None:
+    # customLayerBindings.xml: text after a start tag, max-shaves on the CustomLayer (not read:
+    # only the Kernel's is), comments between layers, several <Where> (the first one counts)
+    bindings = REGION[1].replace('version="1">', 'version="1" max-shaves="1">-->')
+    bindings = bindings.replace("</CustomLayer>", '<Where do_softmax="7"/></CustomLayer>')
+    xml = _config(tmp_path, "Region", "<!-- a comment -->\n", bindings)
+    (stage,) = load_vpu(xml)
+    assert (stage.max_shaves, stage.where) == (0, {"do_softmax": "0", "mask": "0,1,2"})
