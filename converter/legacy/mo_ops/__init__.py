@@ -186,13 +186,18 @@ def _class(name: str) -> type:
     import importlib
 
     from converter.legacy.mo_ops.front_only import FRONT_ONLY, front_only_class
+    from converter.legacy.mo_ops.mo_methods import MO_METHODS
     from converter.legacy.mo_ops.same import mo_class
 
     if name in FRONT_ONLY:
-        return front_only_class(name)
-    if name in _OWN_MODULES:
-        return getattr(importlib.import_module(f"{__name__}.{_OWN_MODULES[name]}"), name)
-    return mo_class(name)
+        cls = front_only_class(name)
+    elif name in _OWN_MODULES:
+        cls = getattr(importlib.import_module(f"{__name__}.{_OWN_MODULES[name]}"), name)
+    else:
+        cls = mo_class(name)
+    for method, function in MO_METHODS.get(name, {}).items():
+        setattr(cls, method, staticmethod(function))
+    return cls
 
 
 def __getattr__(name: str) -> Any:
