@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from converter.runtime.opencl.contract import output_limit
+from converter.runtime.opencl.contract import output_limit, rank_limit
 from extgen.errors import ConfigError, ExtgenError, OutputError
 from extgen.generator.targets import TARGETS
 
@@ -151,10 +151,12 @@ def _plugin_limits(op: OpConfig, targets: list[str]) -> list[str]:
     """What OpenVINO's plugins cannot run of what was generated for op (the shim refuses it too)."""
     found = []
     for target, device in (("ie-gpu-ext", "gpu"), ("ie-vpu-ext", "vpu")):
-        if target in targets and (why := output_limit(device, len(op.outputs))):
+        if target not in targets:
+            continue
+        if why := output_limit(device, len(op.outputs)):
             found.append(f"{why}: its {device.upper()} kernel cannot run there")
-    rank = len(op.shape.names) if op.shape.kind == "formula" else None
-    if "ie-vpu-ext" in targets and rank is not None and rank < 4:
-        found.append(f"its output has rank {rank}: the MYRIAD plugin reads the VPU kernel's dim "
-                     "Scalars (O.B, ...) from the right of the dims, which needs rank 4")
+        rule = op.shape  # a formula knows its input's rank (names) and its output's (dims)
+        if rule.kind == "formula" and (why := rank_limit(device, len(rule.names),
+                                                         len(rule.dims))):
+            found.append(why)
     return found

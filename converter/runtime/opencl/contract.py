@@ -8,12 +8,13 @@ from dataclasses import dataclass, field
 from typing import Literal, get_args
 
 __all__ = ["GPU_FORMATS", "SCALAR_TYPES", "VPU_FORMATS", "GpuFormat", "ScalarType", "VpuScalar",
-           "output_limit"]
+           "output_limit", "rank_limit"]
 
 GpuFormat = Literal["BFYX", "BYXF", "YXFB", "FYXB", "ANY"]
 ScalarType = Literal["int", "float"]
 GPU_FORMATS: tuple[str, ...] = get_args(GpuFormat)
-VPU_FORMATS = {"BFYX": "BFYX", "BFXY": "BFYX", "BYXF": "BYXF", "ANY": "ANY"}  # BFXY: the doc's typo
+# MYRIAD custom_kernel.cpp formatFromString (any case); the 2021 documentation's BFXY is none
+VPU_FORMATS = ("BFYX", "BYXF", "FYX", "YXF", "BF", "ANY")
 SCALAR_TYPES: tuple[str, ...] = get_args(ScalarType)
 _DIM_SOURCE = re.compile(r"([IO])(\d+|n)?\.([BFYX])", re.IGNORECASE)
 _ATTR_SOURCE = re.compile(r"[A-Za-z_][\w-]*")
@@ -34,6 +35,23 @@ def output_limit(device: str, n_outputs: int) -> str | None:
     if n_outputs <= 1:
         return None
     return f"{_ONE_OUTPUT[device.split('-')[0].lower()]}; the op has {n_outputs}"
+
+
+def rank_limit(device: str, in_rank: int, out_rank: int) -> str | None:
+    """Why the generated kernel of `device` (gpu, vpu), which binds every tensor as BFYX, cannot
+    run with these input and output ranks, or None."""
+    if device == "vpu" and (in_rank, out_rank) != (4, 4):
+        # stages/custom.cpp: BFYX orders a tensor NCHW (model/data_desc.cpp DataDesc::reorder
+        # asserts the ranks agree) and dim Scalars count from the right (dims.at)
+        return (f"the MYRIAD plugin orders a BFYX tensor as NCHW and reads the dim Scalars "
+                f"(O.B, ...) from the right, which needs rank 4 (input rank {in_rank}, output "
+                f"rank {out_rank}): its VPU kernel cannot run there")
+    if device == "gpu" and max(in_rank, out_rank) > 4:
+        # plugin/ops/custom.cpp: the output layout from dims 0..3, inputs reordered to BFYX
+        return (f"OpenVINO's GPU plugin lays a custom layer's tensors out in 4D formats (its "
+                f"output from dims 0 to 3, plugin/ops/custom.cpp); input rank {in_rank}, output "
+                f"rank {out_rank}: its GPU kernel cannot run there")
+    return None
 
 
 @dataclass(frozen=True, kw_only=True)

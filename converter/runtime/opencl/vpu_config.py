@@ -19,12 +19,12 @@ from converter.runtime.opencl.config import (
     source_files,
     work_exprs,
 )
+from converter.runtime.opencl.contract import VPU_FORMATS
 from converter.runtime.opencl.expressions import Expression
 
 __all__ = ["VpuData", "VpuScalarArg", "VpuStage", "VpuTensor", "load_vpu"]
 
 _VPU_TENSOR_TYPES = ("input", "output", "input_buffer", "output_buffer", "data")
-_VPU_FORMATS = ("BFYX", "BYXF", "FYX", "YXF", "BF", "ANY")  # formatFromString, any case
 
 
 @dataclass(frozen=True)
@@ -156,7 +156,7 @@ def _vpu_tensor(path: Path, el: XmlElement) -> VpuTensor:
     if kind.endswith("_buffer"):
         size, dim = _size(path, el), _vpu_dim(path, el)
     fmt = el.get("format", "BFYX").upper()
-    if fmt not in _VPU_FORMATS:
+    if fmt not in VPU_FORMATS:
         raise fail(path, el, f"Tensor node has an invalid format '{el.get('format')}'")
     arg = _required(path, el, "arg-name")
     _required(path, el, "port-index")
