@@ -217,3 +217,24 @@ def test_the_shipped_files_quirks_load(tmp_path) -> None:
     xml = _config(tmp_path, "Region", "<!-- a comment -->\n", bindings)
     (stage,) = load_vpu(xml)
     assert (stage.max_shaves, stage.where) == (0, {"do_softmax": "0", "mask": "0,1,2"})
+
+
+def test_a_buffer_is_made_once_per_port_of_the_first_size(tmp_path) -> None:
+    # parseCustom: tempBuffsMap keeps the first buffer of a port-index; a later, larger size
+    # would overrun it on the device
+    (tmp_path / "k.cl").write_text(
+        "__kernel void put(__global const float* src, __global float* buf) {}\n"
+        "__kernel void get(__global const float* buf, __global float* dst) {}\n")
+    stage = """<Kernel entry="{e}" stage="{n}"><Source filename="k.cl"/><Parameters>
+      <Tensor arg-name="{a}" type="{ta}" port-index="{pa}" dim="input,0" size="{s}"/>
+      <Tensor arg-name="{b}" type="{tb}" port-index="{pb}" dim="input,0" size="{s}"/>
+    </Parameters><WorkSizes dim="input,0" global="1" local="1"/></Kernel>"""
+    xml = tmp_path / "k.xml"
+    xml.write_text('<CustomLayer name="K" type="MVCL" version="1">' + stage.format(
+        e="put", n=0, a="src", ta="input", pa=0, b="buf", tb="output_buffer", pb=3, s="X*2")
+        + stage.format(e="get", n=1, a="buf", ta="input_buffer", pa=3, b="dst", tb="output",
+                       pb=0, s="X*4") + "</CustomLayer>")
+    x = np.zeros((1, 1, 1, 4), np.float32)
+    with pytest.raises(KernelConfigError, match=r"'buf' has size 16, but the plugin makes it "
+                       r"once, of the first size \(8\)"):
+        VpuDevice([xml]).kernel(_layer("K", x.shape))([x])

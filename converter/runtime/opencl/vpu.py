@@ -232,13 +232,14 @@ class _VpuKernel:
 
     def _buffer(self, st: _Stage, t: Any, ins: Sequence[np.ndarray],
                 buffers: dict[int, tuple[Any, int]]) -> Any:
-        """input_buffer/output_buffer: one buffer per port-index across the stages."""
+        """input_buffer/output_buffer: one buffer per port-index across the stages, of `size`
+        elements of the plugin's default data type, fp16 (parseCustom: DataDesc({size,1,1,1}))."""
         size = self._eval(t.size, self._dims(*t.dim, ins, st.where), st.where)
         if t.port not in buffers:
-            buffers[t.port] = (launch.empty(size), size)
+            buffers[t.port] = (launch.empty(2 * size), size)
         elif size > buffers[t.port][1]:
-            msg = (f"{st.where}: buffer port-index {t.port} '{t.arg_name}' needs {size} bytes "
-                   f"but an earlier stage made it {buffers[t.port][1]}")
+            msg = (f"{st.where}: buffer port-index {t.port} '{t.arg_name}' has size {size}, but "
+                   f"the plugin makes it once, of the first size ({buffers[t.port][1]})")
             raise KernelConfigError(msg)
         return buffers[t.port][0]
 
