@@ -2,7 +2,7 @@
 negative-index wrapping (mo.front.tf.graph_utils), a Result on a port (mo.graph.graph), removing
 an op or merging data nodes (mo.middle.passes.eliminate), the op neighbours and shared constants
 a fusing pass handles (mo.middle.passes.fusing.helpers, MulFakeQuantizeFuse), aligning a
-constant's type (mo.utils.type_utils)."""
+constant's type (mo.utils.type_utils), and the Object Detection API's post-processing nodes."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from converter.legacy.graph_utils import (
 from converter.legacy.ops import builtin_op
 
 __all__ = [
+    "add_activation_function_after_node", "add_fake_background_loc",
     "add_constant_to_negative_values", "add_convolution_to_swap_xy_coordinates", "add_opoutput",
     "const_into", "create_const_with_batch_from_input",
     "create_op_node_with_second_input", "create_op_with_const_inputs", "get_next_operation",
@@ -255,3 +256,32 @@ def add_convolution_to_swap_xy_coordinates(graph: Graph, input_node: Node,
     order = [1, 0, 3, 2] if coordinates_size == 4 else [0, 2, 1, 4, 3]
     return create_op_with_const_inputs(graph, builtin_op("Gather"), {1: np.array(order), 2: -1},
                                        {"name": f"{name}/swap_xy"}, reshape)
+
+
+def add_activation_function_after_node(graph: Graph, node: Node, activation_function: str) -> Node:
+    """MO's Object Detection API post-processing: 'SOFTMAX' (over the last axis) or 'SIGMOID'
+    of node's output as a new node, or node itself for 'IDENTITY'; anything else is an Error."""
+    from converter.legacy.mo_ops import Softmax
+    from converter.legacy.utils import Error
+
+    if activation_function == "IDENTITY":
+        return node
+    ops = {"SOFTMAX": (Softmax, {"axis": -1}), "SIGMOID": (builtin_op("Sigmoid"), {})}
+    if activation_function not in ops:
+        raise Error(f'Unknown post-processing activation function "{activation_function}".')
+    op, attrs = ops[activation_function]
+    suffix = activation_function.lower()
+    return op(graph, {**attrs, "nchw_layout": True}).create_node(
+        [node], {"name": f"{node.name}/{suffix}"})
+
+
+def add_fake_background_loc(graph: Graph, input_node: Node) -> Node:
+    """Boxes for a "background" class ahead of the others (MO's DetectionOutput wants one): a
+    copy of the first box along axis 1, concatenated before input_node's output."""
+    from converter.legacy.mo_ops import Crop
+
+    crop = Crop(graph, {"axis": np.array([1]), "offset": np.array([0]), "dim": np.array([1]),
+                        "nchw_layout": True}).create_node([input_node], {"name": "crop_locs"})
+    concat = builtin_op("Concat")(graph, {"axis": 1, "in_ports_count": 2, "nchw_layout": True})
+    return concat.create_node([crop, input_node],
+                              {"name": f"{input_node.id}/locs_with_fake_background"})

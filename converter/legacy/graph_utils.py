@@ -24,7 +24,8 @@ from converter.legacy.replacement import aliased_pattern
 from converter.legacy.utils import Error
 
 __all__ = [
-    "ClassType", "apply_pattern", "bfs_search", "check_node_usages_out_of_match", "check_value",
+    "ClassType", "apply_pattern", "backward_bfs_for_operation", "bfs_search",
+    "check_node_usages_out_of_match", "check_value", "for_graph_and_each_sub_graph_recursively",
     "check_inputs", "clear_tensor_names_info", "fill_graph_with_nodes",
     "invert_sub_graph_between_nodes",
     "get_node_with_permutation", "looking_for_op_in_list", "skip_nodes_by_condition",
@@ -320,3 +321,20 @@ def for_graph_and_each_sub_graph_recursively(graph: Graph, func: Callable[[Graph
         for body in (node.soft_get("bodies", None) or {}).values():
             inner = body.graph if isinstance(body, GraphBody) else body
             for_graph_and_each_sub_graph_recursively(inner, func)
+
+
+def backward_bfs_for_operation(start_node: Node, op_names: list,
+                               skip_op_list: list | None = None) -> list[Node]:
+    """The nearest ops of `op_names` upstream of start_node, breadth first: the walk passes
+    other ops (stopping at those of skip_op_list) and data nodes without a value."""
+    skip = skip_op_list or []
+    found: list[str] = []
+    queue = deque([start_node])
+    while queue:
+        for src in queue.popleft().in_nodes().values():
+            if src.kind == "op" and src.soft_get("op", None) in op_names:
+                found += [] if src.id in found else [src.id]
+            elif (src.kind == "op" and src.soft_get("op", None) not in skip) or (
+                    src.kind == "data" and src.soft_get("value", None) is None):
+                queue.append(src)
+    return [Node(start_node.graph, n) for n in found]

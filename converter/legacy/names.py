@@ -157,7 +157,8 @@ _GRAPH_UTILS = f"{_L}.graph_utils"
 HELPER_NAMES: dict[str, dict[str, str]] = {
     "mo.front.tf.graph_utils": _from(
         _BUILD, "create_op_with_const_inputs", "create_op_node_with_second_input",
-        "add_constant_to_negative_values"),
+        "add_constant_to_negative_values", "add_activation_function_after_node",
+        "add_fake_background_loc"),
     "mo.graph.graph": {**_from(_BUILD, "add_opoutput"), **_from(_UTILS, "dict_includes"),
                        **_from(_GRAPH_UTILS, "merge_edge_props", "get_edge_attribute_between_nodes",
                                "set_edge_attribute_between_nodes")},
@@ -203,7 +204,7 @@ HELPER_NAMES: dict[str, dict[str, str]] = {
                        **_from(_UTILS, "deprecated_api")},
     "mo.utils.graph": _from(_GRAPH_UTILS, "bfs_search", "is_connected_component",
                             "sub_graph_between_nodes", "invert_sub_graph_between_nodes",
-                            "nodes_matching_name_pattern",
+                            "nodes_matching_name_pattern", "backward_bfs_for_operation",
                             "clear_tensor_names_info"),
     "mo.utils.class_registration": _from(_GRAPH_UTILS, "ClassType"),
     "extensions.middle.InsertLayoutPropagationTransposes": _from(

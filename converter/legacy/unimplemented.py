@@ -58,6 +58,8 @@ UNIMPLEMENTED: dict[str, tuple[str, tuple[str, ...]]] = {
     "mo.front.tf.custom_subgraph_call": (
         "extgen replaces --transformations_config sub-graphs in its TensorFlow frontend",
         ("merge_nodes",)),
+    "mo.utils.pipeline_config": (
+        "extgen does not read Object Detection API pipeline.config files", ("PipelineConfig",)),
     "extensions.middle.TensorIterator_utils": (
         "extgen's TensorFlow frontend builds loops from while frames itself",
         ("delete_selects_from",)),
