@@ -265,8 +265,11 @@ def markdown(results: dict[str, list[Outcome]]) -> str:
             other.append(f"`{rel}` ({bad.detail})")
     ok = len(passing(results))
     lines = [BEGIN, f"{ok} of {len(results)} modules load under every legacy root "
-             f"(`python -m tests.legacy.mo_corpus`). The others, by the legacy name that stops "
-             f"them ({len(by_name)} names; most-needed first):", ""]
+             f"(`python -m tests.legacy.mo_corpus`)."]
+    if by_name:
+        lines[-1] += (f" The others, by the legacy name that stops them ({len(by_name)} names; "
+                      "most-needed first):")
+        lines.append("")
     for name, rels in sorted(by_name.items(), key=lambda kv: (-len(kv[1]), kv[0])):
         lines.append(f"- `{name}` ({len(rels)}): " + ", ".join(f"`{r}`" for r in rels))
     lines += ["", "Counted apart, needing a framework: " + ", ".join(framework) + ".", ""]
