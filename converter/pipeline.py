@@ -10,14 +10,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from converter import frameworks
+from converter.back import clamp_bounds as _clamp_bounds  # noqa: F401  (built-in passes)
 from converter.back.compress_fp16 import compress_to_fp16
-from converter.back.linear_fusion import fuse_linear_ops
 from converter.back.fold_constants import fold_constants
+from converter.back.linear_fusion import fuse_linear_ops
 from converter.back.pruning import prune_zero_channels
 from converter.errors import ShapeInferenceError
 from converter.extension_libraries import LIBRARY_SUFFIXES, load_extension_libraries
 from converter.extensions import extension_scope, load_extension_dirs
-from converter.front import clamp_bounds as _clamp_bounds  # noqa: F401  (built-in passes)
 from converter.front.extractor import check_unsupported, extract_nodes
 from converter.front.inputs import apply_input_options
 from converter.front.transforms import apply_transforms

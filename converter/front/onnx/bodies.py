@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import onnx
 
-from converter.front.clamp_bounds import clamps_to_attributes
+from converter.back.clamp_bounds import clamps_to_attributes
 from converter.front.extractor import extract_nodes
 from converter.front.onnx.loader import add_op, fill_graph, implicit_inputs, tensor_value
 from converter.front.onnx.translator import REGISTRY, OnnxNode

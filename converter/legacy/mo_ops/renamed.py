@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from converter.front.clamp_bounds import bounds_to_attributes
+from converter.back.clamp_bounds import bounds_to_attributes
 from converter.graph.graph import Node
 from converter.legacy.mo_ops._base import MoOp
 from converter.legacy.ops import builtin_op

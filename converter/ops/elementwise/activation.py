@@ -52,7 +52,8 @@ class Elu(UnaryOp):
 
 
 class Clamp(UnaryOp):
-    """Clamp-1: clip to [min, max]; integer tensors use ceil(min) and floor(max)."""
+    """Clamp-1: clip to [min, max]; integer tensors use ceil(min) and floor(max). In conversion
+    the bounds may still be inputs 1 and 2 (MO's form, until the back phase)."""
 
     op = type = "Clamp"
     version = "opset1"
@@ -68,7 +69,9 @@ class Clamp(UnaryOp):
         return scalar_like(lo, x), scalar_like(hi, x)
 
     @classmethod
-    def apply(cls, attrs, x):
+    def apply(cls, attrs, x, *bounds):
+        if bounds:
+            attrs = {**attrs, "min": float(bounds[0]), "max": float(bounds[1])}
         lo, hi = cls.bounds(attrs, x)
         return np.minimum(np.maximum(x, lo), hi)
 

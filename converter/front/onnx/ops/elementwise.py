@@ -214,8 +214,8 @@ def clip_attrs(n: OnnxNode):
 
 @onnx_op("Clip", since=11)
 def clip(n: OnnxNode):
-    """Constant float bounds stay inputs of the Clamp, as in MO's front phase (see
-    converter.front.clamp_bounds); others become Maximum/Minimum."""
+    """Constant float bounds stay inputs of the Clamp until the back phase, as in MO (see
+    converter.back.clamp_bounds); others become Maximum/Minimum."""
     bounds = [n.input(i) for i in (1, 2)]
     values = [n.const_value(i) if n.has_input(i) else None for i in (1, 2)]
     if all(v is not None and np.asarray(v).dtype.kind == "f" for v in values):

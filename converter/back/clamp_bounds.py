@@ -1,14 +1,14 @@
-"""A Clamp with its bounds as inputs 1 and 2, as MO's graph held ONNX Clip-11 and MO's own Clamp
-through the front phase, so front passes written against MO (its HSwishWithClamp) match it.
-After the front passes ClampBoundsToAttributes makes it Clamp-1, whose bounds are attributes
-(MO did so in its back phase); a legacy MO Clamp does the same at its inference."""
+"""A Clamp with its bounds as inputs 1 and 2, as MO's graph held ONNX Clip-11 through the front
+and middle phases, so passes written against MO (its HSwishWithClamp) match it.
+ClampBoundsToAttributes makes it Clamp-1, whose bounds are attributes, in the back phase, as
+MO's ClampNormalizer did; a legacy MO Clamp does the same at its inference."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from converter.back.replacement import BackReplacementPattern
 from converter.errors import ShapeInferenceError
-from converter.front.replacement import FrontFinish, FrontReplacementPattern
 from converter.graph.graph import Graph, Node
 
 __all__ = ["ClampBoundsToAttributes", "bounds_to_attributes", "clamps_to_attributes"]
@@ -45,25 +45,18 @@ def bounds_to_attributes(node: Node) -> None:
     node["in_ports_count"] = 1
 
 
-class ClampBoundsToAttributes(FrontReplacementPattern):
-    """Every Clamp still fed its bounds becomes Clamp-1, after all front passes (a legacy MO
-    Clamp, still MO's node until its inference, is left to that)."""
+class ClampBoundsToAttributes(BackReplacementPattern):
+    """Every Clamp still fed its bounds becomes Clamp-1."""
 
     enabled = True
-
-    def run_after(self) -> list:
-        return [FrontFinish]
-
-    def run_before(self) -> list:
-        return []
 
     def find_and_replace_pattern(self, graph: Graph) -> None:
         clamps_to_attributes(graph)
 
 
 def clamps_to_attributes(graph: Graph) -> None:
-    """Each Clamp of graph fed its bounds becomes Clamp-1 (a sub-graph body, which no front
-    pass sees, at once)."""
+    """Each Clamp of graph fed its bounds becomes Clamp-1 (a sub-graph body, which no pass
+    sees, at once)."""
     for node in graph.get_op_nodes(op="Clamp"):
-        if node.soft_get("mo_lowered", True) is not False and len(node.in_ports()) > 1:
+        if len(node.in_ports()) > 1:
             bounds_to_attributes(node)
