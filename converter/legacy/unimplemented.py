@@ -111,6 +111,12 @@ class Unimplemented:
     def __iter__(self) -> NoReturn:
         self._refuse(" (iterating it)")
 
+    def __len__(self) -> NoReturn:
+        self._refuse(" (its length)")
+
+    def __bool__(self) -> NoReturn:
+        self._refuse(" (as a condition)")
+
     def __repr__(self) -> str:
         module, name, _ = self._where
         return f"<MO's {module}.{name}: not implemented by extgen>"

@@ -327,9 +327,9 @@ def _one_line_error(tmp_path: Path, model: Path, files: dict, layout, kind=Exten
 def test_unsupported_module_names_the_name_file_and_line(tmp_path, relu_add_model, layout) -> None:
     msg = _one_line_error(tmp_path, relu_add_model, {"front/tf_native.py": """
         from {MO}.front.extractor import FrontExtractorOp
-        from {MO}.front.tf.partial_infer.tf import tf_native_tf_node_infer
+        from {MO}.front.tf.partial_infer.tf import tf_subgraph_infer
     """}, layout)
-    want = f"'tf_native_tf_node_infer' from {layout[0]}.front.tf.partial_infer.tf is not supported"
+    want = f"'tf_subgraph_infer' from {layout[0]}.front.tf.partial_infer.tf is not supported"
     assert f"bad/front/tf_native.py:2: {want}" in msg
 
 

@@ -17,6 +17,7 @@ USES = {
     "attribute": "SubgraphMatcher.find_and_replace_pattern",
     "subclass": "class Mine(SubgraphMatcher):\n    pass",
     "lookup": "'Concat' in tf_op_extractors",
+    "condition": "assert tf_op_extractors",
 }
 
 
@@ -44,7 +45,8 @@ def test_each_use_refuses_in_one_line_naming_the_name_and_the_caller(tmp_path, u
     assert f"{tmp_path / 'user_pass.py'}:4: uses MO's " in text
     assert "which extgen does not implement" in text
     name = {"call": "middle.passes.fusing.fuse_linear_ops.fuse_linear_ops",
-            "lookup": "front.tf.extractor.tf_op_extractors"}.get(use, "SubgraphMatcher")
+            "lookup": "front.tf.extractor.tf_op_extractors",
+            "condition": "front.tf.extractor.tf_op_extractors"}.get(use, "SubgraphMatcher")
     assert name in text
 
 
