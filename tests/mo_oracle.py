@@ -35,8 +35,9 @@ def _recorder() -> str | None:
     return os.environ.get("EXTGEN_MO_PYTHON") or None
 
 
-def _run_mo(python: str, model: Path, out: Path, flags: list[str]) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION": "python"}
+def _run_mo(python: str, model: Path, out: Path, flags: list[str],
+            env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION": "python", **(env or {})}
     return subprocess.run([python, "-m", "openvino.tools.mo", "--input_model", str(model),
                            "--output_dir", str(out), *flags],
                           capture_output=True, text=True, env=env, timeout=600)
@@ -118,6 +119,25 @@ def op_classes() -> dict[str, dict]:
     elif not answer.is_file():
         pytest.fail(f"no recorded MO 2023.3 op classes: run {RERECORD}")
     return json.loads(answer.read_text())
+
+
+def phase_graphs(model: Path, dumper: Path, out: Path) -> dict[str, list[dict]]:
+    """phase -> what MO 2023.3's legacy pipeline had at that phase boundary of model, as the
+    extension folder `dumper` writes it into $EXTGEN_PHASE_DUMP/<phase>.json (MO runs with
+    --use_legacy_frontend: its Python pipeline, the one legacy extensions run in)."""
+    digests = [_model_digest(model)] + [_file_digest(f) for f in sorted(dumper.rglob("*.py"))]
+    folder = FIXTURES / "phases" / _key(*digests)
+    if python := _recorder():
+        out.mkdir(parents=True, exist_ok=True)
+        flags = ["--use_legacy_frontend", "--extensions", str(dumper), "--compress_to_fp16=False"]
+        done = _run_mo(python, model, out, flags, {"EXTGEN_PHASE_DUMP": str(out)})
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+        folder.mkdir(parents=True, exist_ok=True)
+        for dump in out.glob("*.json"):
+            shutil.copy(dump, folder / dump.name)
+    elif not folder.is_dir():
+        pytest.fail(f"no recorded MO 2023.3 phase graphs of {model.name}: run {RERECORD}")
+    return {dump.stem: json.loads(dump.read_text()) for dump in sorted(folder.glob("*.json"))}
 
 
 def _key(*digests: str) -> str:
