@@ -56,13 +56,23 @@ def _warn_shadowing(extractors: list[type[FrontExtractorOp]]) -> None:
     when no op class of the user's has its name: often an accident, so say so. (A user op class
     named like a built-in op replaces nothing the model converts to: translators build
     built-in ops, and an op is its (type, version). Legacy code that looks an op class up by
-    name gets the user's, as in MO.)"""
+    name gets the user's, as in MO.) An extractor whose module holds an op class of another
+    name builds its nodes with that class (as MO's own extractors build MO's): no warning."""
     for ext in extractors:
         op = ext.__dict__.get("op") or ""
         bound = Op.registered_ops.get(op)
-        if bound is not None and bound is Op.builtin_ops.get(op):
+        if bound is not None and bound is Op.builtin_ops.get(op) and not _uses_op_class(ext, bound):
             log.warning(
                 "extension extractor %s (%s) for '%s' binds to the built-in op %s (%s), not an "
                 "op class of yours; rename the op or add one under ops/",
                 ext.__name__, source_file(ext), op, bound.op, source_file(bound),
             )
+
+
+def _uses_op_class(ext: type, bound: type[Op]) -> bool:
+    """The extractor's module holds an op class other than `bound` and the Op bases."""
+    import sys
+
+    bases = (bound, Op, *Op.excluded_classes)
+    return any(isinstance(v, type) and issubclass(v, Op) and v not in bases
+               for v in getattr(sys.modules.get(ext.__module__), "__dict__", {}).values())

@@ -186,14 +186,16 @@ def test_deformable_psroi_pooling_through_mo_s_mxnet_extractor(tmp_path) -> None
     assert ov.Core().compile_model(str(xml), "CPU")([x])[0].shape == (2, 2, 3, 3)
 
 
-def test_random_uniform_through_mo_s_extractor_and_pass(tmp_path) -> None:
-    """MO's ONNX RandomUniform extractor makes an AttributedRandomUniform, and MO's pass turns
-    it into RandomUniform-8 with its shape, min and max as inputs; never folded."""
+def test_random_uniform_through_mo_s_extractor_and_pass(tmp_path, caplog) -> None:
+    """MO's ONNX RandomUniform extractor makes an AttributedRandomUniform (so it is not taken
+    for an extractor binding to the built-in op by accident), and MO's pass turns it into
+    RandomUniform-8 with its shape, min and max as inputs; never folded."""
     nodes = [helper.make_node("RandomUniform", [], ["r"], shape=[2, 5], low=2.0, high=3.0),
              helper.make_node("Add", ["x", "r"], ["y"])]
     xml = _convert(tmp_path, ("front/onnx/random_uniform_ext.py",
                               "front/AttributedRandomUniformToRandomUniform.py"),
                    nodes, [("x", F, [2, 5])], ["y"])
+    assert not [r for r in caplog.records if r.levelname == "WARNING"]
     layer = _layer(xml, "RandomUniform")
     assert layer.get("version") == "opset8" and _declared(layer) == [[2, 5]]
     assert layer.find("data").get("output_type") == "f32"
