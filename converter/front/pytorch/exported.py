@@ -1,0 +1,131 @@
+"""A torch.export program as a front-stage graph: decomposed to the core ATen op set, its
+parameters, buffers and constants made Consts, its user inputs Parameters of the example
+shapes, and one framework node per op call (getitem reads a call's outputs)."""
+
+from __future__ import annotations
+
+import operator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from converter.errors import ConversionError, InputFileError, ModelFormatError
+from converter.front.pytorch.builder import GraphBuilder, Source, numpy_dtype
+from converter.front.pytorch.torch_module import import_torch
+from converter.graph.graph import Graph
+from converter.graph.shape import DYN
+
+__all__ = ["load_exported", "program_to_graph", "tensor_value"]
+
+
+def load_exported(path: Path) -> Any:
+    """torch.export.load(path), a file it cannot read being one line."""
+    torch = import_torch(str(path))
+    if not path.is_file():
+        raise InputFileError(f"{path}: no such model file")
+    try:
+        return torch.export.load(str(path))
+    except Exception as err:  # noqa: BLE001  (torch raises many kinds for a bad archive)
+        why = str(err).splitlines()[0][:160] if str(err) else type(err).__name__
+        msg = (f"{path}: torch.export.load cannot read it ({why}); save the program with "
+               "torch.export.save, and import the module defining any torch.library op first")
+        raise ModelFormatError(msg) from None
+
+
+def tensor_value(tensor: Any) -> np.ndarray:
+    """A torch tensor's values as numpy (bfloat16 as ml_dtypes' bfloat16)."""
+    tensor = tensor.detach().cpu().contiguous()
+    if str(tensor.dtype) == "torch.bfloat16":
+        return tensor.float().numpy().astype(numpy_dtype("bfloat16"))
+    return tensor.numpy().copy()
+
+
+def _shape(value: Any) -> tuple[int, ...]:
+    return tuple(int(d) if isinstance(d, int) or str(d).isdigit() else DYN for d in value.shape)
+
+
+def _plain(torch: Any, value: Any, values: dict[str, Any]) -> Any:
+    """An FX argument as the builder takes it: nodes as their Sources, dtypes as numpy's."""
+    if isinstance(value, torch.fx.Node):
+        return values[value.name]
+    if isinstance(value, (list, tuple)):
+        return [_plain(torch, v, values) for v in value]
+    if isinstance(value, torch.dtype):
+        return numpy_dtype(value)
+    if isinstance(value, (torch.device, torch.layout, torch.memory_format)):
+        return str(value)
+    return value
+
+
+def _arguments(torch: Any, node: Any, values: dict[str, Any]) -> list[tuple[str, Any]]:
+    """The call's arguments by schema name, in schema order, defaults filled in."""
+    out = []
+    for i, arg in enumerate(node.target._schema.arguments):
+        if not arg.kwarg_only and i < len(node.args):
+            value = node.args[i]
+        elif arg.name in node.kwargs:
+            value = node.kwargs[arg.name]
+        else:
+            value = arg.default_value if arg.has_default_value() else None
+        out.append((arg.name, _plain(torch, value, values)))
+    return out
+
+
+def _outputs(node: Any) -> int:
+    val = node.meta.get("val")
+    return len(val) if isinstance(val, (list, tuple)) else 1
+
+
+def program_to_graph(program: Any, name: str) -> Graph:
+    """The front-stage graph of an ExportedProgram."""
+    torch = import_torch(name)
+    program = program.run_decompositions()
+    specs = {s.arg.name: s for s in program.graph_signature.input_specs
+             if hasattr(s.arg, "name")}
+    state = {**program.state_dict, **program.constants}
+    build = GraphBuilder(name)
+    values: dict[str, Any] = {}
+    for node in program.graph.nodes:
+        if node.op == "placeholder":
+            values[node.name] = _placeholder(build, node, specs.get(node.name), state)
+        elif node.op == "call_function" and node.target is operator.getitem:
+            values[node.name] = values[node.args[0].name][node.args[1]]
+        elif node.op == "call_function" and isinstance(node.target, torch._ops.OpOverload):
+            schema = node.target._schema
+            call = build.call(schema.name, node.name, _arguments(torch, node, values),
+                              _outputs(node))
+            call["overload"] = schema.overload_name
+            outputs = [(call, k) for k in range(_outputs(node))]
+            values[node.name] = outputs if isinstance(node.meta.get("val"), (list, tuple)) \
+                else outputs[0]
+        elif node.op == "output":
+            _results(build, program, node, values)
+        else:
+            msg = (f"{node.target} node '{node.name}': {node.op} {node.target} is not supported; "
+                   "change the model")
+            raise ConversionError(msg)
+    return build.graph
+
+
+def _placeholder(build: GraphBuilder, node: Any, spec: Any, state: dict[str, Any]) -> Source:
+    kind = getattr(getattr(spec, "kind", None), "name", "USER_INPUT")
+    if kind == "USER_INPUT":
+        val = node.meta.get("val")
+        if val is None or not hasattr(val, "shape"):
+            msg = f"input '{node.name}' is not a tensor; give the model tensor inputs only"
+            raise ConversionError(msg)
+        return build.parameter(node.name, _shape(val), numpy_dtype(val.dtype))
+    return build.constant(spec.target or node.name, tensor_value(state[spec.target]))
+
+
+def _results(build: GraphBuilder, program: Any, node: Any, values: dict[str, Any]) -> None:
+    """The user outputs (buffer mutations are dropped: inference does not write state)."""
+    specs = program.graph_signature.output_specs
+    for spec, value in zip(specs, node.args[0], strict=True):
+        if spec.kind.name != "USER_OUTPUT":
+            continue
+        if value is None or not hasattr(value, "name"):
+            msg = f"output '{spec.arg}' is not a tensor of the graph; return tensors only"
+            raise ConversionError(msg)
+        build.result(values[value.name], value.name)
