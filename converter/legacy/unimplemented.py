@@ -19,8 +19,8 @@ _FRONTEND = "extgen's own {} frontend loads and extracts models (MO's loader is 
 _CAFFE, _TF = _FRONTEND.format("Caffe"), _FRONTEND.format("TensorFlow")
 _MXNET, _KALDI = _FRONTEND.format("MXNet"), _FRONTEND.format("Kaldi")
 _ONNX = _FRONTEND.format("ONNX")
-_BODIES = ("extgen's ONNX and TensorFlow frontends build Loop/If bodies themselves; MO's body "
-           "extraction does not apply to them")
+_BODIES = ("extgen's ONNX and TensorFlow frontends build Loop/If bodies themselves: leave MO's "
+           "body extractors (loop_ext.py, if_ext.py, while_ext.py) out of the extension folder")
 _FUSING = ("extgen does not run MO's graph-level fusing (OpenVINO's own transformations fuse "
            "at load time); do what it did in your own pass")
 _CLI = "extgen applies --input/--output itself, before the front passes"

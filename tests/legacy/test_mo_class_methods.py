@@ -72,6 +72,38 @@ def test_move_const_to_loop_body_moves_only_the_unchanged_constant(tmp_path) -> 
     np.testing.assert_allclose(compiled([x])[compiled.output("y")], want, rtol=1e-6)
 
 
+def test_mo_s_onnx_loop_extractor_refuses_in_one_line(tmp_path) -> None:
+    """MO's loop_ext.py, copied unmodified, takes the Loop node and reaches MO's ONNX loader."""
+    rel = "front/onnx/loop_ext.py"
+    (tmp_path / "ext" / "front" / "onnx").mkdir(parents=True)
+    shutil.copyfile(corpus() / PREFIX / rel, tmp_path / "ext" / rel)
+    onnx.save(_loop_model(), tmp_path / "loop.onnx")
+    with pytest.raises(ExtensionError) as err:
+        convert(ConvertOptions(tmp_path / "loop.onnx", output_dir=tmp_path / "ir",
+                               extensions=[tmp_path / "ext"]))
+    text = str(err.value)
+    assert "\n" not in text and text.startswith(f"{tmp_path / 'ext' / rel}:")
+    assert "uses MO's front.onnx.loader.add_initializers_and_inputs_to_graph, which extgen " \
+           "does not implement" in text and "leave MO's body extractors" in text
+
+
+@pytest.mark.parametrize("name", ["GRU", "LSTM"])
+def test_mo_s_recurrent_op_modules_build_their_ops(tmp_path, name: str) -> None:
+    """MO's ops/GRU.py and ops/LSTM.py, loaded unmodified, build nodes whose reverse_infer is
+    MO's RNN.reverse_infer."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"mo_{name}", corpus() / PREFIX / "ops" /
+                                                  f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    with legacy_imports():
+        spec.loader.exec_module(module)
+        from mo.ops.RNN import RNN
+
+        node = getattr(module, name)(Graph(), {"name": "rnn"}).create_node()
+        assert node.op == name and node.reverse_infer is RNN.reverse_infer
+
+
 def _node_after(graph: Graph, name: str, shape: tuple, **attrs) -> Node:
     graph.add_node("src", kind="op", name="src", op="Parameter")
     graph.add_node(name, kind="op", name=name, **attrs)
