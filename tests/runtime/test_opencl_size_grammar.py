@@ -71,6 +71,7 @@ def test_gpu_rule_lists_split_on_commas_and_keep_a_trailing_empty_rule() -> None
     ("2.5e1", 25),             # std::stof reads the number
     ("((X*Y+7)/8)*8", 40),     # the shipped RegionYolo binding's global size
     (" X ", 5),                # blanks anywhere
+    ("16777216+1.5", 16777218),  # with a float, float32 arithmetic (double would give ...17)
 ])
 def test_myriad_rules_read_attributes_floats_and_functions(rule: str, value: int) -> None:
     attrs = {"stride": "2", "alpha": "0.5", "mask": "0,1,2"}

@@ -77,10 +77,9 @@ def _apply(op: str, a: Number, b: Number) -> Number:
     if op == "%":
         msg = "Can't apply modulus operation to floating point value"
         raise ValueError(msg)
-    x, y = _f32(a), _f32(b)
-    if op == "/":
-        return _f32(x / y) if y else _f32(math.copysign(math.inf, x) if x else math.nan)
-    return _f32(x + y if op == "+" else x - y if op == "-" else x * y)
+    x, y = np.float32(a), np.float32(b)
+    with np.errstate(all="ignore"):  # IEEE float32: x/0 is inf, 0/0 NaN
+        return float(x + y if op == "+" else x - y if op == "-" else x * y if op == "*" else x / y)
 
 
 class Expression:
