@@ -60,9 +60,10 @@ def op_kernel(cls: type[Op], layer: IRLayer) -> Kernel:
 def builtin_kernel(layer: IRLayer, values: list[np.ndarray | None] | None = None,
                    used: list[bool] | None = None) -> Kernel | None:
     """The numpy kernel of a built-in opset op (its plan-time path for the constant input
-    `values` and the `used` outputs), or None for an unknown type/opset."""
+    `values` and the `used` outputs), or None for an unknown type/opset or an op extgen
+    defines only the shapes of (RandomUniform, the ExperimentalDetectron ops, ...)."""
     cls = ir_op_class(layer.type, layer.version)
-    if cls is None:
+    if cls is None or not cls.has_evaluate():
         return None
     used = [True] * len(layer.outputs) if used is None else used
     return cls.plan(layer_attrs(cls, layer), values or [None] * len(layer.inputs), used)

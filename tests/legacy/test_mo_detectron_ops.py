@@ -17,6 +17,7 @@ from onnx import TensorProto, helper
 
 from converter.options import ConvertOptions
 from converter.pipeline import convert
+from converter.runtime.executor import KernelNotFoundError
 from tests.conftest import make_model
 from tests.legacy.mo_corpus import PREFIX, corpus
 
@@ -202,3 +203,5 @@ def test_random_uniform_through_mo_s_extractor_and_pass(tmp_path, caplog) -> Non
     _agrees_with_openvino(xml, {"RandomUniform"})
     got = ov.Core().compile_model(str(xml), "CPU")([np.zeros((2, 5), np.float32)])[0]
     assert ((got >= 2) & (got < 3)).all() and len(np.unique(got)) > 1
+    with pytest.raises(KernelNotFoundError, match="'r' of type RandomUniform .* has no kernel"):
+        _shim_run(xml, [np.zeros((2, 5), np.float32)])  # no generator of OpenVINO's here
