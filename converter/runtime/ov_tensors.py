@@ -21,9 +21,10 @@ def to_ov(value: Any) -> Any:
     if not numpy_lacks(arr.dtype):
         return arr
     bits = packed_bits(arr.dtype)
-    raw = pack(arr, bits) if bits is not None else np.ascontiguousarray(arr).view(np.uint8)
+    flat = np.ascontiguousarray(arr).reshape(-1)  # a 0-d array cannot change its itemsize
+    raw = pack(arr, bits) if bits is not None else flat.view(np.uint8)
     tensor = ov.Tensor(getattr(ov.Type, element_type(arr.dtype)), ov.Shape(list(arr.shape)))
-    tensor.data.view(np.uint8).reshape(-1)[:] = raw.reshape(-1)
+    tensor.data.reshape(-1).view(np.uint8)[:] = raw.reshape(-1)
     return tensor
 
 

@@ -18,6 +18,7 @@ from converter.front.onnx.weights import MappedModel, WireFormatError
 from converter.front.proto.strings import check_strings
 from converter.graph.graph import Graph, Node
 from converter.graph.shape import DYN
+from converter.ir.carried import CARRIED_TYPE, carrier, is_carried
 from converter.middle.declared_shapes import KEY as DECLARED
 from converter.ops.op import Op
 
@@ -168,6 +169,13 @@ def add_op(graph: Graph, op: str, name: str, **attrs) -> Node:
     return node
 
 
+def _declare_carried(node: Node, dtype: np.dtype) -> None:
+    """Record the ONNX element type of a value the IR carries in another type
+    (converter.ir.carried), for the ops that read it (CastLike)."""
+    if is_carried(dtype):
+        node[CARRIED_TYPE] = dtype
+
+
 def _add_node(graph: Graph, pb: onnx.NodeProto, index: int,
               producers: dict[str, tuple[Node, int]]) -> None:
     """One framework node for pb, fed by the producers of its inputs, then of the outer values
@@ -233,7 +241,9 @@ def fill_graph(graph: Graph, g: onnx.GraphProto, producers: dict[str, tuple[Node
     check_declarations(g)
     inits = {t.name for t in g.initializer}
     for t in g.initializer:
-        node = add_op(graph, "Const", t.name, value=value_of(t))
+        value = value_of(t)
+        node = add_op(graph, "Const", t.name, value=value.astype(carrier(value.dtype), copy=False))
+        _declare_carried(node, value.dtype)
         node.out_port(0).add_tensor_names([t.name])
         producers[t.name] = (node, 0)
     params = []
@@ -241,10 +251,11 @@ def fill_graph(graph: Graph, g: onnx.GraphProto, producers: dict[str, tuple[Node
         if vi.name in inits:
             continue
         elem = vi.type.tensor_type.elem_type
-        dtype = onnx.helper.tensor_dtype_to_np_dtype(elem) if elem else np.float32
+        dtype = np.dtype(onnx.helper.tensor_dtype_to_np_dtype(elem) if elem else np.float32)
         node = add_op(
-            graph, "Parameter", vi.name, shape=_declared_shape(vi), element_type=np.dtype(dtype)
+            graph, "Parameter", vi.name, shape=_declared_shape(vi), element_type=carrier(dtype)
         )
+        _declare_carried(node, dtype)
         node.out_port(0).add_tensor_names([vi.name])
         producers[vi.name] = (node, 0)
         params.append(node.id)

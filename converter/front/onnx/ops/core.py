@@ -6,8 +6,10 @@ import ml_dtypes
 import numpy as np
 import onnx
 
+from converter.front.onnx.ops._carried_casts import cast_to_carried
 from converter.front.onnx.ops.movement import known_dtype
 from converter.front.onnx.translator import OnnxNode, onnx_op
+from converter.ir.carried import is_carried
 from converter.ir.types import element_type
 
 
@@ -40,13 +42,16 @@ def cast_like(n: OnnxNode):
 
 def _convert(n: OnnxNode, to: np.dtype):
     """Convert input 0 to `to`, saturating to float8's range unless saturate=0 (OpenVINO's
-    Convert overflows to NaN/inf)."""
+    Convert overflows to NaN/inf); a type the IR carries in another is computed in its
+    carrier."""
+    x = n.input(0)
+    if is_carried(to):
+        return cast_to_carried(n, x, to, bool(n.attr("saturate", 1)))
     try:
         element_type(to)
     except ValueError:
         n.reject(f"OpenVINO IR has no element type for {to.name}",
                  "cast to a type OpenVINO has (float8_e4m3fn, float8_e5m2, bfloat16, int4, ...)")
-    x = n.input(0)
     if to.name.startswith("float8") and n.attr("saturate", 1):
         x = saturate(n, x, to)
     return n.op("Convert", [x], destination_type=to)

@@ -8,6 +8,7 @@ import onnx
 from converter.front.onnx.translator import OnnxNode, onnx_op
 from converter.front.translator import static_rank
 from converter.graph.port import Port
+from converter.ir.carried import CARRIED_TYPE
 
 I64 = np.dtype(np.int64)
 INT_MAX = np.iinfo(np.int64).max
@@ -15,9 +16,12 @@ INT_MAX = np.iinfo(np.int64).max
 
 # -- helpers -------------------------------------------------------------------------------------
 def known_dtype(port: Port) -> np.dtype | None:
-    """The element type of a port when evident before inference (Parameter, Const, Convert)."""
+    """The element type of a port when evident before inference (Parameter, Const, Convert);
+    for a value the IR carries in another type, the ONNX type it carries."""
     node = port.node
     op = node.soft_get("op")
+    if node.has_valid(CARRIED_TYPE):
+        return np.dtype(node[CARRIED_TYPE])
     if op == "Const":
         return np.asarray(node.value).dtype
     if op == "Parameter" and node.has_valid("element_type"):
