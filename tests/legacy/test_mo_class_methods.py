@@ -52,10 +52,31 @@ def _loop_model() -> onnx.ModelProto:
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 
 
-def test_move_const_to_loop_body_moves_only_the_unchanged_constant(tmp_path) -> None:
-    rel = "middle/MoveConstToLoopBody.py"
-    (tmp_path / "ext" / "middle").mkdir(parents=True)
-    shutil.copyfile(corpus() / PREFIX / rel, tmp_path / "ext" / rel)
+FRONT_PULL = """
+from openvino.tools.mo.front.common.replacement import FrontReplacementPattern
+from openvino.tools.mo.ops.loop import Loop
+
+
+class PullConstants(FrontReplacementPattern):
+    enabled = True
+
+    def find_and_replace_pattern(self, graph):
+        for loop in graph.get_op_nodes(op='Loop'):
+            Loop.pull_constant_inputs_into_body(loop)
+            Loop.normalize_input_output_ports(loop)
+"""
+
+
+@pytest.mark.parametrize("phase", ["front", "middle"])
+def test_move_const_to_loop_body_moves_only_the_unchanged_constant(tmp_path, phase) -> None:
+    """MO's pass (middle), or the same calls from a front pass (no data nodes yet)."""
+    if phase == "middle":
+        rel = "middle/MoveConstToLoopBody.py"
+        (tmp_path / "ext" / "middle").mkdir(parents=True)
+        shutil.copyfile(corpus() / PREFIX / rel, tmp_path / "ext" / rel)
+    else:
+        (tmp_path / "ext" / "front").mkdir(parents=True)
+        (tmp_path / "ext" / "front" / "pull.py").write_text(FRONT_PULL)
     model = _loop_model()
     onnx.save(model, tmp_path / "loop.onnx")
     xml = convert(ConvertOptions(tmp_path / "loop.onnx", output_dir=tmp_path / "ir",
