@@ -5,8 +5,10 @@ extgen's Loop-5 nodes: the body is `bodies['body'].graph`, the port map `port_ma
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from converter.graph.graph import Graph, Node
-from converter.ops.control._body import PortMap
+from converter.ops.control._body import PortMap, PortRule
 
 __all__ = ["normalize_input_output_ports", "parameter_unchanged_after_iteration",
            "pull_constant_inputs_into_body"]
@@ -94,10 +96,8 @@ def _renumber(loop: Node, port_map: PortMap, kind: str) -> None:
     for idx in sorted(set(ports) - set(range(len(kept)))):
         (loop.delete_input_port if kind == "in" else loop.delete_output_port)(idx)
     rules = port_map.inputs if kind == "in" else port_map.outputs
-    rules[:] = [r if r.external not in moves else _moved(r, moves[r.external]) for r in rules]
+    rules[:] = [_moved(r, moves) for r in rules]
 
 
-def _moved(rule, external: int):
-    from dataclasses import replace
-
-    return replace(rule, external=external)
+def _moved(rule: PortRule, moves: dict[int, int]) -> PortRule:
+    return replace(rule, external=moves[rule.external]) if rule.external in moves else rule
