@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import shutil
+import sys
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -84,11 +85,33 @@ def _argv(parser: argparse.ArgumentParser, options: dict[str, Any]) -> list[str]
     return argv
 
 
-def convert_model(input_model: str | Path, **options: Any) -> Any:
+def _torch_program(model: Any, example_input: Any, folder: Path) -> Path | None:
+    """A torch.nn.Module (exported with torch.export.export on example_input) or a
+    torch.export program, saved as folder/model.pt2; None for anything else (a file)."""
+    torch = sys.modules.get("torch")  # a torch object means torch is imported
+    if torch is None or isinstance(model, (str, Path)):
+        return None
+    if isinstance(model, torch.nn.Module):
+        if example_input is None:
+            raise UsageError("convert_model: a torch.nn.Module needs example_input (a tensor, "
+                             "a tuple of them, or a dict of keyword tensors)")
+        args, kwargs = ((), example_input) if isinstance(example_input, dict) else (
+            (example_input,) if isinstance(example_input, torch.Tensor)
+            else tuple(example_input), None)
+        model = torch.export.export(model, args, kwargs)
+    if not isinstance(model, torch.export.ExportedProgram):
+        return None
+    path = folder / "model.pt2"
+    torch.export.save(model, str(path))
+    return path
+
+
+def convert_model(input_model: str | Path | Any, **options: Any) -> Any:
     """Convert a model to OpenVINO IR v11, as `extgen convert` does: an `openvino.Model` when
     openvino is installed (its custom ops given to OpenVINO from the `extensions`: Python ops
     of a folder, or a library built from the generated C++), else an IRModel that `save_model`
-    writes."""
+    writes. input_model is a model file, a torch.export program, or a torch.nn.Module with
+    `example_input` (exported with torch.export.export, as ovc takes one)."""
     from converter.pipeline import convert
     from extgen.commands.convert import options_from_args
 
@@ -96,6 +119,8 @@ def convert_model(input_model: str | Path, **options: Any) -> Any:
     if "output_dir" in options or "output_model" in options:
         raise UsageError("convert_model: the model is returned; write it with save_model")
     folder = tempfile.TemporaryDirectory(prefix="extgen-model-")
+    example_input = options.pop("example_input", None)
+    input_model = _torch_program(input_model, example_input, Path(folder.name)) or input_model
     argv = ["--input_model", str(input_model), "--output_dir", folder.name,
             *_argv(parser, options)]
     opts = options_from_args(parser.parse_args(argv))

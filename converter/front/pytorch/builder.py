@@ -94,9 +94,10 @@ class GraphBuilder:
             node.out_port(port).add_tensor_names([node_id if port == 0 else f"{node_id}:{port}"])
         return node
 
-    def result(self, source: Source, name: str) -> None:
+    def result(self, source: Source) -> None:
+        """A model output, named by its tensor's (first) name."""
         src, out = source
-        src.out_port(out).add_tensor_names([name])
+        name = src.out_port(out).get_tensor_names()[0]
         result = self._add("Result", self.graph.unique_id(f"{name}/sink_port_0"))
         src.out_port(out).connect(result.in_port(0))
         self.graph.graph["output_order"].append(name)

@@ -128,4 +128,4 @@ def _results(build: GraphBuilder, program: Any, node: Any, values: dict[str, Any
         if value is None or not hasattr(value, "name"):
             msg = f"output '{spec.arg}' is not a tensor of the graph; return tensors only"
             raise ConversionError(msg)
-        build.result(values[value.name], value.name)
+        build.result(values[value.name])

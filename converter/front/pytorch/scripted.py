@@ -97,8 +97,8 @@ def script_to_graph(graph: Any, name: str) -> Graph:
             _call(build, node, values, torch)
     for value in graph.outputs():
         items = values[value] if isinstance(values[value], list) else [values[value]]
-        for k, item in enumerate(items):
-            build.result(item, value.debugName() if len(items) == 1 else f"{value.debugName()}:{k}")
+        for item in items:
+            build.result(item)
     return build.graph
 
 

@@ -1,0 +1,66 @@
+"""Real PyTorch architectures (tests/front/pytorch_models.py: torchvision and transformers
+nets with random weights) convert straight from a torch.export program and from TorchScript,
+and match torch within 1e-4 of each output's magnitude at f32, in the shim and in OpenVINO;
+ovc's result on the same program, beside it, agrees too (a check on the oracle), except
+where ovc refuses the model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from converter.options import ConvertOptions, InputSpec
+from converter.pipeline import convert
+from tests.front.pytorch_models import EXPORTED, OVC_REFUSES, SCRIPTED, load, materialize
+
+TOLERANCE = 1e-4
+
+
+def _relative(got: np.ndarray, want: np.ndarray) -> float:
+    assert got.shape == want.shape
+    scale = max(float(np.abs(want).max(initial=0.0)), 1e-6)
+    return float(np.abs(got.astype(np.float64) - want).max(initial=0.0)) / scale
+
+
+def _options(model: Path, out: Path, inputs: list[np.ndarray]) -> ConvertOptions:
+    """f32 weights; TorchScript's input shapes and types given as --input [shape]{type} does."""
+    specs = None if model.suffix == ".pt2" else [InputSpec(None, a.shape, a.dtype)
+                                                 for a in inputs]
+    return ConvertOptions(input_model=model, output_dir=out, inputs=specs)
+
+
+def _check(folder: Path, model: Path, out: Path) -> None:
+    from converter.front.pytorch.framework import FRAMEWORK
+    from converter.runtime.engines import open_engine
+
+    inputs, want = load(folder, "inputs"), load(folder, "expected")
+    if folder.name in OVC_REFUSES:
+        assert "Conversion is failed for" in (folder / "ovc_refused.txt").read_text()
+    else:
+        for theirs, torch_out in zip(load(folder, "ovc"), want, strict=True):
+            assert _relative(theirs, torch_out) <= TOLERANCE  # the oracle agrees with torch
+    opts = _options(model, out, inputs)
+    graph = FRAMEWORK.load(opts)  # the model's input and output names, in its order
+    feeds = dict(zip(graph.graph["input_order"], inputs, strict=True))
+    xml = convert(opts).xml
+    for engine in ("shim", "openvino"):
+        got = open_engine(engine, xml, "CPU").run(feeds)
+        diffs = [_relative(got[name], value)
+                 for name, value in zip(graph.graph["output_order"], want, strict=True)]
+        assert max(diffs) <= TOLERANCE, (engine, diffs)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model", EXPORTED)
+def test_a_torch_export_program_matches_torch(model: str, tmp_path: Path) -> None:
+    folder = materialize(model)
+    _check(folder, folder / "model.pt2", tmp_path)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model", SCRIPTED)
+def test_a_torchscript_trace_matches_torch(model: str, tmp_path: Path) -> None:
+    folder = materialize(model)
+    _check(folder, folder / "model.pt", tmp_path)
