@@ -20,6 +20,7 @@ from converter.extension_libraries import LIBRARY_SUFFIXES, load_extension_libra
 from converter.extensions import extension_scope, load_extension_dirs
 from converter.front.extractor import check_unsupported, extract_nodes
 from converter.front.inputs import apply_input_options
+from converter.front.mo_names import from_mo_names, to_mo_names
 from converter.front.transforms import apply_transforms
 from converter.graph.graph import Graph
 from converter.ir.writer import emit_ir
@@ -116,6 +117,7 @@ def convert_to_graph(opts: ConvertOptions, progress: Progress | None = None) -> 
     graph.graph["cmd_params"] = opts
     step("extract")
     extract_nodes(graph, fw.translators, fw.node_attrs)
+    to_mo_names(graph)
     return_free_memory()  # the framework's model, read by the translators, is gone
     if graph.has_cycle():  # the front passes cannot run on a loop: list unsupported ops first
         check_unsupported(graph, fw.name)
@@ -126,6 +128,7 @@ def convert_to_graph(opts: ConvertOptions, progress: Progress | None = None) -> 
     check_unsupported(graph, fw.name)
     graph.clean_up()
     step("infer")
+    from_mo_names(graph)
     create_tensor_nodes(graph)
     _infer(graph, opts)
     step("middle")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from converter.front.mo_names import aliased
 from converter.graph.graph import Graph, Node
 from converter.graph.port import Port
 from converter.passes import Anchor, ReplacementPattern
@@ -46,7 +47,7 @@ class FrontReplacementSubgraph(FrontReplacementPattern):
     def find_and_replace_pattern(self, graph: Graph) -> None:
         from converter.graph.pattern import apply_pattern
 
-        apply_pattern(graph, action=self.replace_sub_graph, **self.pattern())
+        apply_pattern(graph, action=self.replace_sub_graph, **aliased(self.pattern()))
 
     def replace_sub_graph(self, graph: Graph, match: dict) -> None:
         self.replace_pattern(graph, match)

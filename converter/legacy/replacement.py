@@ -12,6 +12,7 @@ from typing import Any
 
 from converter.back import replacement as _back
 from converter.front import replacement as _front
+from converter.front.mo_names import op_aliases
 from converter.legacy.ops import MO_OP_NAMES
 from converter.middle import replacement as _middle
 from converter.middle.replacement import PostMiddleStart, PreMiddleStart
@@ -24,7 +25,7 @@ __all__ = [
 
 
 def _op_matcher(want: str):
-    names = {want, MO_OP_NAMES.get(want, want)}
+    names = op_aliases(want) | {MO_OP_NAMES.get(want, want)}
 
     def match(have: Any) -> bool:
         if not isinstance(have, str):

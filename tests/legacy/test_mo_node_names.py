@@ -1,7 +1,8 @@
 """Through the front phase the graph holds MO's nodes where extension code looks for them: ONNX
 Clip-11 is a Clamp fed its bounds on inputs 1 and 2 (MO's HSwishWithClamp pattern matches it),
-nodes built with MO's op classes carry MO's op names (`Mul`), and MO's 3-input Clamp class
-builds one; the IR holds the opset ops all the same."""
+an ONNX Mul is op 'Mul' (extgen's own front patterns still find it as Multiply), nodes built
+with MO's op classes carry MO's op names, and MO's 3-input Clamp class builds one; the IR holds
+the opset ops all the same."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 import openvino as ov
+import pytest
 from onnx import TensorProto, helper
 
 from converter.options import ConvertOptions
@@ -120,3 +122,48 @@ def test_nodes_of_mos_op_classes_carry_mos_op_names(tmp_path: Path) -> None:
     xml = convert(ConvertOptions(path, output_dir=tmp_path / "ir", extensions=[ext])).xml
     assert sorted(_layer_types(xml)) == ["Clamp", "Const", "Multiply", "Parameter", "Result"]
     np.testing.assert_allclose(_run(xml), np.clip(X, 0, 6) * 3, rtol=1e-6)
+
+
+# a front pass of each API doubles what an ONNX Mul multiplies by: MO's finds it as 'Mul',
+# extgen's as 'Multiply'
+DOUBLERS = {
+    "mo": ("front/double.py", """
+        import numpy as np
+        from {MO}.front.common.replacement import FrontReplacementPattern
+
+
+        class DoubleMul(FrontReplacementPattern):
+            enabled = True
+
+            def find_and_replace_pattern(self, graph):
+                for node in graph.get_op_nodes():
+                    if node.soft_get('op') == 'Mul' and node.soft_get('type') == 'Multiply':
+                        const = node.in_port(1).get_source().node
+                        const['value'] = const['value'] * np.float32(2)
+    """),
+    "extgen": ("front/double.py", """
+        import numpy as np
+        from converter.front.replacement import FrontReplacementSubgraph
+
+
+        class DoubleMultiply(FrontReplacementSubgraph):
+            enabled = True
+
+            def pattern(self):
+                return {'nodes': [('mul', {'op': 'Multiply'})], 'edges': []}
+
+            def replace_sub_graph(self, graph, match):
+                const = match['mul'].in_port(1).get_source().node
+                const['value'] = const['value'] * np.float32(2)
+    """),
+}
+
+
+@pytest.mark.parametrize("api", list(DOUBLERS))
+def test_front_passes_find_onnx_mul_by_their_apis_name(tmp_path: Path, api: str) -> None:
+    path = _model(tmp_path, [helper.make_node("Mul", ["x", "k"], ["y"])], {"k": np.float32(3)})
+    rel, text = DOUBLERS[api]
+    ext = write_ext(tmp_path, "ext", {rel: text}, LAYOUTS["openvino.tools.mo"])
+    xml = convert(ConvertOptions(path, output_dir=tmp_path / "ir", extensions=[ext])).xml
+    assert 'type="Multiply"' in xml.read_text()
+    np.testing.assert_allclose(_run(xml), X * 6, rtol=1e-6)

@@ -1,0 +1,50 @@
+"""MO's op names for the opset ops MO's graph named otherwise: a Multiply node is op 'Mul' (its
+type stays Multiply), Subtract 'Sub', Divide 'Div', Power 'Pow', Convert 'Cast'. The graph
+holds them from extraction to the end of the front phase, as MO's did, so extension code that
+looks for MO's names (`node.soft_get('op') == 'Mul'`) finds the nodes; inference starts from
+the opset names, which extgen's middle and back passes key on (MO kept its names to the end).
+A front pattern's `op` matches either name."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from converter.graph.graph import Graph
+
+__all__ = ["MO_NAMES", "aliased", "from_mo_names", "op_aliases", "to_mo_names"]
+
+MO_NAMES = {"Multiply": "Mul", "Subtract": "Sub", "Divide": "Div", "Power": "Pow",
+            "Convert": "Cast"}
+_OPSET = {mo: ours for ours, mo in MO_NAMES.items()}
+
+
+def to_mo_names(graph: Graph) -> None:
+    """Each opset node of these ops takes MO's op name (after extraction)."""
+    for node in graph.get_op_nodes():
+        kind = node.soft_get("type", None)
+        if kind in MO_NAMES and node.soft_get("op") == kind:
+            node["op"] = MO_NAMES[kind]
+
+
+def from_mo_names(graph: Graph) -> None:
+    """Each node of these ops gets back the opset name (before inference)."""
+    for node in graph.get_op_nodes():
+        op = node.soft_get("op")
+        if op in _OPSET and node.soft_get("type", None) == _OPSET[op]:
+            node["op"] = _OPSET[op]
+
+
+def op_aliases(op: str) -> set[str]:
+    """op and the other name of the same op."""
+    return {op} | {name for name in (MO_NAMES.get(op), _OPSET.get(op)) if name}
+
+
+def aliased(pattern: dict[str, Any]) -> dict[str, Any]:
+    """A pattern dict whose string `op`s match either name."""
+    nodes = []
+    for alias, attrs in pattern.get("nodes", []):
+        op = attrs.get("op")
+        if isinstance(op, str) and len(op_aliases(op)) > 1:
+            attrs = {**attrs, "op": op_aliases(op).__contains__}
+        nodes.append((alias, attrs))
+    return {**pattern, "nodes": nodes}
