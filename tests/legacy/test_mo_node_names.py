@@ -167,3 +167,28 @@ def test_front_passes_find_onnx_mul_by_their_apis_name(tmp_path: Path, api: str)
     xml = convert(ConvertOptions(path, output_dir=tmp_path / "ir", extensions=[ext])).xml
     assert 'type="Multiply"' in xml.read_text()
     np.testing.assert_allclose(_run(xml), X * 6, rtol=1e-6)
+
+
+SCALED_IN_BACK = {"back/scale.py": """
+    import numpy as np
+    from {MO}.back.replacement import BackReplacementPattern
+    from {MO}.front.tf.graph_utils import create_op_with_const_inputs
+    from {EXT}.ops.elementwise import Mul
+
+
+    class ScaleRelu(BackReplacementPattern):
+        enabled = True
+
+        def find_and_replace_pattern(self, graph):
+            for relu in graph.get_op_nodes(op='ReLU'):
+                mul = create_op_with_const_inputs(graph, Mul, {1: np.float32(5)}, {'name': 'k'})
+                relu.out_port(0).get_connection().insert_node(mul)
+"""}
+
+
+def test_a_back_pass_may_leave_the_mo_node_it_built_uninferred(tmp_path: Path) -> None:
+    path = _model(tmp_path, [helper.make_node("Relu", ["x"], ["y"])], {})
+    ext = write_ext(tmp_path, "ext", SCALED_IN_BACK, LAYOUTS["openvino.tools.mo"])
+    xml = convert(ConvertOptions(path, output_dir=tmp_path / "ir", extensions=[ext])).xml
+    assert sorted(_layer_types(xml)) == ["Const", "Multiply", "Parameter", "ReLU", "Result"]
+    np.testing.assert_allclose(_run(xml), np.maximum(X, 0) * 5, rtol=1e-6)

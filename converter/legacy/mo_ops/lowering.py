@@ -1,14 +1,14 @@
-"""Back-phase passes for MO op nodes: those a middle pass built without inferring them become
-their opset ops (MO's back passes did the same job), and identity ops are erased. They join a
-conversion once extension code resolves an MO op class."""
+"""Back-phase passes for MO op nodes: those a middle or back pass built without inferring them
+become their opset ops (MO's back passes did the same job), and identity ops are erased. They
+join a conversion once extension code resolves an MO op class."""
 
 from __future__ import annotations
 
-from converter.back.replacement import BackReplacementPattern, BackStart
+from converter.back.replacement import BackFinish, BackReplacementPattern, BackStart
 from converter.graph.graph import Graph
 from converter.passes import ReplacementPattern
 
-__all__ = ["EraseIdentity", "LowerMoOps", "register"]
+__all__ = ["EraseIdentity", "LowerLateMoOps", "LowerMoOps", "register"]
 
 
 class LowerMoOps(BackReplacementPattern):
@@ -21,6 +21,17 @@ class LowerMoOps(BackReplacementPattern):
         for node in graph.topological_order():
             if node.soft_get("mo_lowered", True) is False:
                 node.infer(node)
+
+
+class LowerLateMoOps(LowerMoOps):
+    """The same after the back passes, for MO op nodes they built (MO's back passes left new
+    nodes uninferred too)."""
+
+    def run_after(self) -> list:
+        return [BackFinish]
+
+    def run_before(self) -> list:
+        return []
 
 
 class EraseIdentity(BackReplacementPattern):
@@ -41,7 +52,7 @@ class EraseIdentity(BackReplacementPattern):
             graph.remove_node(node.id)
 
 
-_PASSES = (LowerMoOps, EraseIdentity)
+_PASSES = (LowerMoOps, LowerLateMoOps, EraseIdentity)
 for _cls in _PASSES:  # they join a conversion through register()
     ReplacementPattern.registered_cls.remove(_cls)
 
