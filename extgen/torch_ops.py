@@ -15,11 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from converter.errors import InputFileError, ModelFormatError
+from converter.framework_names import SUFFIXES
 from extgen.model_ops import UnknownOp
 
 __all__ = ["TORCH_SUFFIXES", "find_torch_custom_ops"]
 
-TORCH_SUFFIXES = (".pt", ".pt2")
+TORCH_SUFFIXES = SUFFIXES["pytorch"]  # the files the converter reads as PyTorch
 _BUILT_IN = ("aten", "prim", "quantized", "_operator", "higher_order")
 # a .pt2 argument's kind -> how its value is held
 _VALUES = ("as_float", "as_int", "as_bool", "as_string", "as_ints", "as_floats", "as_bools")

@@ -1,6 +1,6 @@
 """A torch.library custom op through the whole loop on the model file itself: `extgen check`
-names it in a .pt2, `extgen new` scaffolds its extension from that config (a PyTorch extractor
-among the targets), `extgen convert --extensions` converts the program, and `extgen run`
+names it in a .pt2 or a TorchScript file, `extgen new` scaffolds its extension from that config (a PyTorch extractor
+among the targets), `extgen convert --extensions` converts the model, and `extgen run`
 matches torch, in the shim and in OpenVINO."""
 
 from __future__ import annotations
@@ -36,12 +36,16 @@ def net(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("custom")
     x = torch.linspace(-2, 2, 24).reshape(2, 3, 4)
     torch.export.save(torch.export.export(Net(), (x,)), str(folder / "net.pt2"))
+    torch.jit.trace(Net(), (x,)).save(str(folder / "net.pt"))
     np.save(folder / "x.npy", x.numpy())
     return folder
 
 
-def test_check_new_convert_run_on_a_custom_op(net: Path, capsys) -> None:
-    assert main(["check", str(net / "net.pt2"), "--output_dir", str(net)]) == 1
+@pytest.mark.parametrize("suffix", [".pt2", ".pt"])
+def test_check_new_convert_run_on_a_custom_op(net: Path, capsys, suffix: str) -> None:
+    """The same loop on the torch.export program and on TorchScript (its shape given)."""
+    model, net = net / f"net{suffix}", net / suffix[1:]
+    assert main(["check", str(model), "--output_dir", str(net)]) == 1
     assert "- extgen_pt::scaled_cosh: 1 node(s)" in capsys.readouterr().out
     config = json.loads((net / "scaled_cosh.extgen.json").read_text())
     assert "mo-pytorch-ext" in config["targets"]
@@ -49,15 +53,16 @@ def test_check_new_convert_run_on_a_custom_op(net: Path, capsys) -> None:
     (net / "filled.json").write_text(json.dumps(config))
     assert main(["new", "--config", str(net / "filled.json"), "--output_dir",
                  str(net / "ext")]) == 0
-    assert main(["convert", "--input_model", str(net / "net.pt2"), "--extensions",
+    assert main(["convert", "--input_model", str(model), "--extensions",
                  str(net / "ext" / "user_mo_extensions"), "--output_dir", str(net / "ir"),
-                 "--compress_to_fp16=False"]) == 0
+                 "--compress_to_fp16=False", "--input_shape", "[2,3,4]"]) == 0
     xml = (net / "ir" / "net.xml").read_text()
     assert 'type="ScaledCosh"' in xml and 'scale="0.25"' in xml
-    want = Net()(torch.from_numpy(np.load(net / "x.npy"))).numpy()
+    x = model.parent / "x.npy"
+    want = Net()(torch.from_numpy(np.load(x))).numpy()
     for engine in ("shim", "openvino"):
         out = net / f"{engine}.npz"
-        assert main(["run", str(net / "ir" / "net.xml"), "--input", f"x={net / 'x.npy'}",
+        assert main(["run", str(net / "ir" / "net.xml"), "--input", f"x={x}",
                      "--extension", str(net / "ext" / "user_mo_extensions"), "--engine", engine,
                      "--output", str(out)]) == 0
         with np.load(out) as got:
