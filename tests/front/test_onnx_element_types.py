@@ -122,7 +122,8 @@ def test_pack_puts_the_first_value_in_the_low_bits() -> None:
 
 
 def test_a_type_openvino_lacks_is_one_clear_error() -> None:
-    """(float8 fnuz and int2, which OpenVINO lacks too, are carried: tests/ops/test_carried_casts)"""
+    """(float8 fnuz and int2, which OpenVINO lacks too, are carried in the IR: see
+    tests/ops/test_carried_casts.py)"""
     model = _cast_there_and_back(TensorProto.COMPLEX64)
     with pytest.raises(ConversionError, match="no element type for complex64"):
         ExtgenBackend.prepare(model, engine="shim")

@@ -3,10 +3,12 @@
 from converter.front.onnx.ops import (
     affine_grid,
     attention,
+    causal_conv,
     control,
     core,
     crop,
     elementwise,
+    linear_attention,
     loss,
     microsoft,
     microsoft_attention,
@@ -21,6 +23,7 @@ from converter.front.onnx.ops import (
     windows,
 )
 
-__all__ = ["affine_grid", "attention", "control", "core", "crop", "elementwise", "loss",
+__all__ = ["affine_grid", "attention", "causal_conv", "control", "core", "crop", "elementwise",
+           "linear_attention", "loss",
            "microsoft", "microsoft_attention", "microsoft_gqa", "movement", "nn",
            "quantization", "recurrent", "reduce", "rotary", "sampling", "windows"]
