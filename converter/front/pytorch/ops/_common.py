@@ -50,3 +50,15 @@ def dims_slice(n: TorchNode, x: Port, start: int, stop: int | None) -> Port:
     end = np.iinfo(np.int64).max if stop is None else stop
     return n.op("Slice", [shape_of(n, x), n.const([start], np.int64), n.const([end], np.int64),
                           n.const([1], np.int64)])
+
+
+def fill_to_rank(n: TorchNode, x: Port, value: int, count: int) -> Port:
+    """`value` repeated (rank of x - count) times, as a 1-D i64 tensor."""
+    missing = n.op("Subtract", [rank_of(n, x), n.const(count, np.int64)])
+    return n.op("Broadcast", [n.const(value, np.int64),
+                              n.op("Reshape", [missing, n.const([1], np.int64)])])
+
+
+def per_channel_shape(n: TorchNode, x: Port) -> Port:
+    """[1, -1, 1, ...] of x's rank: a per-channel vector's shape to broadcast over x."""
+    return n.op("Concat", [n.const([1, -1], np.int64), fill_to_rank(n, x, 1, 2)], axis=0)

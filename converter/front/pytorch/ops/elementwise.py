@@ -24,7 +24,8 @@ _UNARY = {
     "aten::sin": "Sin", "aten::cos": "Cos", "aten::sign": "Sign", "aten::round": "Round",
     "aten::hardswish": "HSwish", "aten::hardsigmoid": "HSigmoid", "aten::silu": "Swish",
     "aten::mish": "Mish", "aten::logical_not": "LogicalNot", "aten::bitwise_not": "BitwiseNot",
-    "aten::softplus": "SoftPlus",
+    "aten::softplus": "SoftPlus", "aten::isnan": "IsNaN", "aten::isinf": "IsInf",
+    "aten::isfinite": "IsFinite",
 }
 _IDENTITY = ("aten::clone", "aten::alias", "aten::contiguous", "aten::detach",
              "aten::lift_fresh_copy", "aten::dropout", "aten::feature_dropout",
@@ -127,3 +128,18 @@ def to_copy(n: TorchNode):
 @aten_op("aten::_assert_tensor_metadata", "aten::_assert_scalar", "aten::sym_constrain_range")
 def assertion(n: TorchNode):
     return []
+
+
+@aten_op("aten::nan_to_num")
+def nan_to_num(n: TorchNode):
+    """NaN, +inf and -inf replaced (by default: 0 and float32's largest and lowest)."""
+    x = n.tensor(0)
+    limit = float(np.finfo(np.float32).max)
+    for test, key, default in (("IsNaN", "nan", 0.0), ("+inf", "posinf", limit),
+                               ("-inf", "neginf", -limit)):
+        found = (n.op("IsNaN", [x]) if test == "IsNaN" else
+                 n.op("IsInf", [x], detect_positive=test == "+inf",
+                      detect_negative=test == "-inf"))
+        value = n.op("ConvertLike", [n.const(float(n.value(key, default))), x])
+        x = n.op("Select", [found, value, x])
+    return [x]

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from converter.front.pytorch.ops._common import I64, axis, dims_slice, rank_of, shape_of
+from converter.front.pytorch.ops._common import (
+    I64,
+    axis,
+    dims_slice,
+    fill_to_rank,
+    rank_of,
+    shape_of,
+)
 from converter.front.pytorch.translator import TorchNode, aten_op
 
 _END = np.iinfo(np.int64).max
@@ -27,16 +34,16 @@ def t(n: TorchNode):
         1, np.int64)]), n.const(-1, np.int64), n.const(-1, np.int64)], output_type=I64)])]
 
 
-@aten_op("aten::transpose")
+@aten_op("aten::transpose", "aten::mT", "aten::swapaxes")
 def transpose(n: TorchNode):
+    """Two axes swapped (mT: the last two), the permutation built from x's rank."""
     x = n.tensor(0)
+    dims = (-2, -1) if n.op_type == "aten::mT" else (int(n.arg(1)), int(n.arg(2)))
     order = n.op("Range", [n.const(0, np.int64), rank_of(n, x), n.const(1, np.int64)],
                  output_type=I64)
-    a, b = (axis(n, x, int(n.value(k))) for k in ("dim0", "dim1"))
-    pair = n.op("Concat", [n.op("Unsqueeze", [v, n.const(0, np.int64)]) for v in (a, b)], axis=0)
-    swapped = n.op("Concat", [n.op("Unsqueeze", [v, n.const(0, np.int64)]) for v in (b, a)],
-                   axis=0)
-    perm = n.op("ScatterUpdate", [order, pair, swapped, n.const(0, np.int64)])
+    a, b = (n.op("Unsqueeze", [axis(n, x, d), n.const(0, np.int64)]) for d in dims)
+    perm = n.op("ScatterUpdate", [order, n.op("Concat", [a, b], axis=0),
+                                  n.op("Concat", [b, a], axis=0), n.const(0, np.int64)])
     return [n.op("Transpose", [x, perm])]
 
 
@@ -132,6 +139,12 @@ def slice_(n: TorchNode):
                            n.const([int(n.value("dim", 0))], np.int64)])]
 
 
+@aten_op("aten::index_select")
+def index_select(n: TorchNode):
+    return [n.op("Gather", [n.tensor(0), n.tensor("index"), n.const(int(n.value("dim")),
+                                                                      np.int64)])]
+
+
 @aten_op("aten::select")
 def select(n: TorchNode):
     return [n.op("Gather", [n.tensor(0), n.tensor("index"), n.const(int(n.value("dim")),
@@ -190,20 +203,17 @@ def as_strided(n: TorchNode):
 
 @aten_op("aten::constant_pad_nd", "aten::pad")
 def pad(n: TorchNode):
+    """torch's pads: (begin, end) pairs from the last axis backwards; the axes before them
+    unpadded."""
     pads = [int(p) for p in n.value("pad")]
-    mode = n.value("mode", "constant")
-    if mode != "constant":
+    if n.value("mode", "constant") != "constant":
         n.reject_arg("mode", "only constant padding is supported")
-    rank = n.static_rank(0)
-    if rank is None:
-        n.reject("the input's rank is not known", "give the model's inputs a shape")
-    begin, end = [0] * rank, [0] * rank
-    for k in range(len(pads) // 2):  # pairs from the last axis backwards
-        begin[rank - 1 - k], end[rank - 1 - k] = pads[2 * k], pads[2 * k + 1]
-    x = n.tensor(0)
+    x, count = n.tensor(0), len(pads) // 2
+    begin, end = (n.op("Concat", [fill_to_rank(n, x, 0, count),
+                                  n.const(pads[first::2][::-1], np.int64)], axis=0)
+                  for first in (0, 1))
     value = n.op("ConvertLike", [n.const(float(n.value("value", 0.0) or 0.0)), x])
-    return [n.op("Pad", [x, n.const(begin, np.int64), n.const(end, np.int64), value],
-                 pad_mode="constant")]
+    return [n.op("Pad", [x, begin, end, value], pad_mode="constant")]
 
 
 @aten_op("aten::roll")

@@ -118,11 +118,7 @@ def softmax(n: TorchNode):
     if isinstance(dtype, np.dtype):
         x = n.op("Convert", [x], destination_type=dtype)
     kind = "LogSoftmax" if "log_softmax" in n.op_type else "Softmax"
-    dim = int(n.value("dim"))
-    if dim < 0 and kind == "LogSoftmax":  # LogSoftmax's axis is non-negative in opset5 only
-        rank = n.static_rank(0)
-        dim = dim + rank if rank is not None else n.reject_arg("dim", "needs a static rank")
-    return [n.op(kind, [x], axis=dim)]
+    return [n.op(kind, [x], axis=int(n.value("dim")))]
 
 
 @aten_op("aten::embedding")

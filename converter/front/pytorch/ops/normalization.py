@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from converter.front.pytorch.ops._common import per_channel_shape
 from converter.front.pytorch.translator import TorchNode, aten_op
 from converter.graph.port import Port
 
@@ -50,10 +51,7 @@ def group_norm(n: TorchNode):
              eps_mode="inside_sqrt", normalize_variance=True)
     y = n.op("Reshape", [y, n.op("ShapeOf", [x], output_type=np.dtype(np.int64))])
     weight, bias = n.arg("weight"), n.arg("bias")
-    rank = n.static_rank(0)
-    if rank is None:
-        n.reject("the input's rank is not known", "give the model's inputs a shape")
-    shape = n.const([1, -1] + [1] * (rank - 2), np.int64)
-    weight = None if weight is None else n.folded("Reshape", [weight, shape])
-    bias = None if bias is None else n.folded("Reshape", [bias, shape])
+    shape = per_channel_shape(n, x)
+    weight = None if weight is None else n.op("Reshape", [weight, shape])
+    bias = None if bias is None else n.op("Reshape", [bias, shape])
     return [_affine(n, y, weight, bias), None, None]
