@@ -1,9 +1,9 @@
 """MO's op names for the opset ops MO's graph named otherwise: a Multiply node is op 'Mul' (its
-type stays Multiply), Subtract 'Sub', Divide 'Div', Power 'Pow', Convert 'Cast'. The graph
-holds them from extraction to the end of the front phase, as MO's did, so extension code that
-looks for MO's names (`node.soft_get('op') == 'Mul'`) finds the nodes; inference starts from
-the opset names, which extgen's middle and back passes key on (MO kept its names to the end).
-A front pattern's `op` matches either name."""
+type stays Multiply), Subtract 'Sub', Divide 'Div', Power 'Pow', Convert 'Cast',
+BatchNormInference 'batchNormInference'. The graph holds them from extraction to the end of the
+front phase, as MO's did, so extension code that looks for MO's names (`node.soft_get('op') ==
+'Mul'`) finds the nodes; inference starts from the opset names, which extgen's middle and back
+passes key on (MO kept its names to the end). A front pattern's `op` matches either name."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from converter.graph.graph import Graph
 __all__ = ["MO_NAMES", "aliased", "from_mo_names", "op_aliases", "to_mo_names"]
 
 MO_NAMES = {"Multiply": "Mul", "Subtract": "Sub", "Divide": "Div", "Power": "Pow",
-            "Convert": "Cast"}
+            "Convert": "Cast", "BatchNormInference": "batchNormInference"}
 _OPSET = {mo: ours for ours, mo in MO_NAMES.items()}
 
 
