@@ -2,6 +2,7 @@
 
 from converter.ops.nn import (
     batch_norm,
+    col2im,
     convolution,
     convolution_backprop,
     deformable_convolution,
@@ -17,6 +18,7 @@ from converter.ops.nn import (
 
 __all__ = [
     "batch_norm",
+    "col2im",
     "convolution",
     "convolution_backprop",
     "deformable_convolution",

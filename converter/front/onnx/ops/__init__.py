@@ -4,6 +4,7 @@ from converter.front.onnx.ops import (
     affine_grid,
     attention,
     causal_conv,
+    col2im,
     control,
     core,
     crop,
@@ -23,7 +24,8 @@ from converter.front.onnx.ops import (
     windows,
 )
 
-__all__ = ["affine_grid", "attention", "causal_conv", "control", "core", "crop", "elementwise",
+__all__ = ["affine_grid", "attention", "causal_conv", "col2im",
+           "control", "core", "crop", "elementwise",
            "linear_attention", "loss",
            "microsoft", "microsoft_attention", "microsoft_gqa", "movement", "nn",
            "quantization", "recurrent", "reduce", "rotary", "sampling", "windows"]
