@@ -20,9 +20,10 @@ FRAMEWORKS = {
     "caffe": FrameworkInfo("Caffe", (".caffemodel", ".prototxt")),
     "mxnet": FrameworkInfo("MXNet", (".params", ".json")),
     "kaldi": FrameworkInfo("Kaldi", (".nnet", ".raw", ".mdl")),
+    "tflite": FrameworkInfo("TensorFlow Lite", (".tflite",)),
     # .pt2: a torch.export program; .pt/.pth: TorchScript (a .pth of bare weights is refused)
     "pytorch": FrameworkInfo("PyTorch", (".pt2", ".pt", ".pth")),
 }
 SUFFIXES = {name: info.suffixes for name, info in FRAMEWORKS.items()}
 # model files OpenVINO's ovc reads and extgen does not: suffix -> the format's name
-OVC_ONLY = {".tflite": "TensorFlow Lite", ".pdmodel": "PaddlePaddle"}
+OVC_ONLY = {".pdmodel": "PaddlePaddle"}

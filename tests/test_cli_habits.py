@@ -106,8 +106,7 @@ def test_run_takes_the_model_as_its_argument(relu_add_model: Path, tmp_path: Pat
 # 4. formats only ovc reads
 
 
-@pytest.mark.parametrize(("suffix", "name"), [(".tflite", "TensorFlow Lite"),
-                                              (".pdmodel", "PaddlePaddle")])
+@pytest.mark.parametrize(("suffix", "name"), [(".pdmodel", "PaddlePaddle")])
 @pytest.mark.parametrize("command", ["convert", "check"])
 def test_a_format_only_ovc_reads_is_named(tmp_path: Path, capsys, suffix, name,
                                           command) -> None:

@@ -1,0 +1,1 @@
+"""TensorFlow Lite as a converter framework: .tflite flatbuffers read without TensorFlow."""
