@@ -21,7 +21,7 @@ from tests.torch_corpus import cache_dir
 from tests.torch_models import VISION_BUILDERS, _classifier
 from tests.torch_sequence_models import SEQUENCE_BUILDERS
 
-__all__ = ["EXPORTED", "OVC_REFUSES", "SCRIPTED", "load", "materialize"]
+__all__ = ["MODELS", "OVC_REFUSES", "load", "materialize"]
 
 _BUILDERS = {
     **{k: VISION_BUILDERS[k] for k in ("resnet18", "mobilenet_v3_small", "efficientnet_b0",
@@ -31,8 +31,7 @@ _BUILDERS = {
     "densenet121": _classifier("densenet121", 64),
     **{k: SEQUENCE_BUILDERS[k] for k in ("bert", "gpt2_past", "wav2vec2", "bilstm")},
 }
-EXPORTED = tuple(_BUILDERS)
-SCRIPTED = tuple(m for m in _BUILDERS if m != "bilstm")  # aten::lstm: not translated yet
+MODELS = tuple(_BUILDERS)
 # ovc 2026 cannot convert these (GPT-2's cache starts as an empty 1-D tensor that torch.cat
 # skips; ovc's Concat refuses it), where extgen does
 OVC_REFUSES = ("gpt2_past",)

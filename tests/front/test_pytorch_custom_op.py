@@ -1,7 +1,7 @@
 """A torch.library custom op through the whole loop on the model file itself: `extgen check`
-names it in a .pt2 or a TorchScript file, `extgen new` scaffolds its extension from that config (a PyTorch extractor
-among the targets), `extgen convert --extensions` converts the model, and `extgen run`
-matches torch, in the shim and in OpenVINO."""
+names it in a .pt2 or a TorchScript file, `extgen new` scaffolds its extension from that config
+(a PyTorch extractor among the targets), `extgen convert --extensions` converts the model, and
+`extgen run` matches torch, in the shim and in OpenVINO."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ import pytest
 
 from converter.options import ConvertOptions, InputSpec
 from converter.pipeline import convert
-from tests.front.pytorch_models import EXPORTED, OVC_REFUSES, SCRIPTED, load, materialize
+from tests.front.pytorch_models import MODELS, OVC_REFUSES, load, materialize
 
 TOLERANCE = 1e-4
 
@@ -53,14 +53,14 @@ def _check(folder: Path, model: Path, out: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("model", EXPORTED)
+@pytest.mark.parametrize("model", MODELS)
 def test_a_torch_export_program_matches_torch(model: str, tmp_path: Path) -> None:
     folder = materialize(model)
     _check(folder, folder / "model.pt2", tmp_path)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("model", SCRIPTED)
+@pytest.mark.parametrize("model", MODELS)
 def test_a_torchscript_trace_matches_torch(model: str, tmp_path: Path) -> None:
     folder = materialize(model)
     _check(folder, folder / "model.pt", tmp_path)

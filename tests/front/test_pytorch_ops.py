@@ -71,3 +71,18 @@ def test_the_ops_match_torch(name: str, form: str, tmp_path: Path) -> None:
     want = [want] if isinstance(want, torch.Tensor) else want
     for out, value in zip(names, want, strict=True):
         np.testing.assert_allclose(got[out], value.numpy(), rtol=1e-5, atol=1e-5)
+
+
+class Recurrent(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.lstm = torch.nn.LSTM(5, 6, num_layers=2, bidirectional=True)
+        self.gru = torch.nn.GRU(12, 4, batch_first=True)
+
+    def forward(self, x):
+        y, (h, c) = self.lstm(x)
+        z, g = self.gru(y.transpose(0, 1))
+        return z, h + c.sum(0), g
+
+
+NETS["recurrent"] = (Recurrent, (7, 2, 5))

@@ -81,9 +81,7 @@ def script_to_graph(graph: Any, name: str) -> Graph:
     for node in graph.nodes():
         kind, outs = node.kind(), list(node.outputs())
         if kind == "prim::Constant":
-            constant = outs[0].toIValue()
-            values[outs[0]] = (build.constant(outs[0].debugName(), tensor_value(constant))
-                               if isinstance(constant, torch.Tensor) else _plain(constant))
+            values[outs[0]] = _constant(build, torch, outs[0].toIValue(), outs[0].debugName())
         elif kind in _LISTS:
             values[outs[0]] = [values[v] for v in node.inputs()]
         elif kind in _UNPACKS:
@@ -102,9 +100,12 @@ def script_to_graph(graph: Any, name: str) -> Graph:
     return build.graph
 
 
-def _plain(value: Any) -> Any:
+def _constant(build: GraphBuilder, torch: Any, value: Any, name: str) -> Any:
+    """A prim::Constant's value: tensors (in lists too, as frozen weights) as Consts."""
+    if isinstance(value, torch.Tensor):
+        return build.constant(name, tensor_value(value))
     if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
+        return [_constant(build, torch, v, f"{name}.{k}") for k, v in enumerate(value)]
     if isinstance(value, (type(None), bool, int, float, str)):
         return value
     return str(value)  # a device, layout or memory format

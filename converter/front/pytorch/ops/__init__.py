@@ -7,6 +7,7 @@ from converter.front.pytorch.ops import (  # noqa: F401  (importing registers th
     movement,
     nn,
     normalization,
+    recurrent,
     reduce,
     scalars,
 )
