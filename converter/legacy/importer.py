@@ -57,9 +57,9 @@ def _resolve(module: str, name: str, target: str) -> Any:
     where, _, attr = target.partition(":")
     try:
         if where == "op":
-            from converter.legacy.ops import builtin_op
+            from converter.legacy.mo_ops.renamed import mo_builtin
 
-            return builtin_op(attr)
+            return mo_builtin(attr)
         return getattr(importlib.import_module(where), attr)
     except (ImportError, AttributeError, KeyError) as err:
         if isinstance(err, ImportError) and err.name and not where.startswith(err.name):

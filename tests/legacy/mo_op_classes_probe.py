@@ -1,7 +1,8 @@
 """Run by MO 2023.3's own Python (tests/mo_oracle.py `op_classes`), never by the tests: what
 each op class of MO's ops package puts on a node it creates with default attributes (op,
-type, version, input and output port counts), as JSON on stdout, keyed `module.Class`. Classes
-MO itself cannot build without attributes are left out."""
+type, version, input and output port counts, and the plain attribute values its constructor
+sets), as JSON on stdout, keyed `module.Class`. Classes MO itself cannot build without
+attributes are left out."""
 
 import importlib
 import inspect
@@ -11,10 +12,23 @@ import sys
 import warnings
 
 
+# what MO's graph machinery adds to every node, not the op class
+_MACHINERY = {"name", "op", "type", "version", "in_ports_count", "out_ports_count", "kind",
+              "infer", "type_infer", "reverse_infer", "IE", "dim_attrs", "shape_attrs"}
+
+
+def _plain(value) -> bool:
+    if isinstance(value, (list, tuple)):
+        return all(isinstance(v, (bool, int, float, str)) for v in value)
+    return isinstance(value, (bool, int, float, str))
+
+
 def facts(node) -> dict:
     attrs = node.attrs()
+    defaults = {key: list(value) if isinstance(value, tuple) else value
+                for key, value in attrs.items() if key not in _MACHINERY and _plain(value)}
     return {"op": attrs.get("op"), "type": attrs.get("type"), "version": attrs.get("version"),
-            "in": len(node.in_ports()), "out": len(node.out_ports())}
+            "in": len(node.in_ports()), "out": len(node.out_ports()), "attrs": defaults}
 
 
 def main() -> None:

@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from converter.graph.graph import Graph, Node
+from converter.legacy.mo_ops.mo_nodes import MO_NODES, node_facts
 
 __all__ = [
     "MoOp", "append_op", "as_builtin", "become", "const_input", "ints", "move_inputs",
@@ -33,15 +34,14 @@ class MoOp:
     """Mixin before a built-in op class. Until inference the node is MO's: its `op` is MO's
     name (`mo_op`, or MO_NODES), and type, version and port counts are MO's where MO_NODES
     says they differ; otherwise the built-in's (MO passes `version` for its own versions,
-    which the built-in's semantics replace)."""
+    which the built-in's semantics replace). MO's constructor defaults (MO_NODES `attrs`)
+    apply under what the caller gives."""
 
     mo_op: ClassVar[str | None] = None
-    mo_node: ClassVar[dict[str, Any]] = {}  # MO's node attributes, from MO_NODES by class name
+    mo_node: ClassVar[dict[str, Any]] = {}  # MO's node facts, from MO_NODES by class name
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        from converter.legacy.mo_ops.mo_nodes import MO_NODES
-
         cls.mo_node = MO_NODES.get(cls.__name__, cls.mo_node)
         if "infer" in cls.__dict__:  # every infer starts from the built-in op
             own = cls.__dict__["infer"].__func__
@@ -55,12 +55,13 @@ class MoOp:
     def __init__(self, graph: Graph, attrs1: dict | None = None, attrs2: dict | None = None):
         cls = type(self)
         given = {**(attrs1 or {}), **(attrs2 or {})}
-        super().__init__(graph, cls.to_opset(given))  # type: ignore[call-arg]
+        defaults = cls.mo_node.get("attrs", {})
+        super().__init__(graph, cls.to_opset({**defaults, **given}))  # type: ignore[call-arg]
         self.attrs["version"] = cls.version  # type: ignore[attr-defined]
         self.attrs["mo_lowered"] = False  # until inference made it the opset op
         if cls.mo_op:
             self.attrs["op"] = cls.mo_op
-        self.attrs.update({key: value for key, value in cls.mo_node.items()
+        self.attrs.update({key: value for key, value in node_facts(cls.mo_node).items()
                            if key == "version" or key not in given})
 
     @classmethod

@@ -8,7 +8,7 @@ from typing import Any
 
 from converter.errors import ShapeInferenceError
 from converter.graph.graph import Graph, Node
-from converter.legacy.mo_ops.mo_nodes import MO_NODES
+from converter.legacy.mo_ops.mo_nodes import MO_NODES, node_facts
 from converter.legacy.ops import Op
 
 __all__ = ["FRONT_ONLY", "front_only_class"]
@@ -99,10 +99,11 @@ def front_only_class(name: str) -> type:
     mo_op, replaced_by = FRONT_ONLY[name]
 
     def __init__(self, graph: Graph, attrs1: dict | None = None, attrs2: dict | None = None):
-        given = {**(attrs1 or {}), **(attrs2 or {})}
+        given, facts = {**(attrs1 or {}), **(attrs2 or {})}, MO_NODES.get(name, {})
         Op.__init__(self, graph, {"op": mo_op, "type": None, "infer": infer,
-                                  "in_ports_count": None, "out_ports_count": 1}, given)
-        self.attrs.update({k: v for k, v in MO_NODES.get(name, {}).items() if k not in given})
+                                  "in_ports_count": None, "out_ports_count": 1,
+                                  **facts.get("attrs", {})}, given)
+        self.attrs.update({k: v for k, v in node_facts(facts).items() if k not in given})
 
     def infer(node: Node) -> None:
         what = f"node '{node.soft_get('name', node.id)}' is MO's {name}"

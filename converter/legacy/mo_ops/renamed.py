@@ -6,21 +6,26 @@ attributes (MO's back phase did so)."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from converter.back.clamp_bounds import bounds_to_attributes
 from converter.graph.graph import Node
 from converter.legacy.mo_ops._base import MoOp
+from converter.legacy.mo_ops.mo_nodes import MO_NODES
 from converter.legacy.ops import builtin_op
 
-__all__ = ["AttributedClamp", "Cast", "Clamp", "Div", "Mul", "Pow", "Softmax", "Sub"]
+__all__ = [
+    "AttributedClamp", "Cast", "Clamp", "Div", "Mul", "Pow", "Softmax", "Sub", "mo_builtin",
+]
 
 
 def _renamed(name: str, builtin: str) -> type:
     base = builtin_op(builtin)
     return type(name, (MoOp, base), {
         "__module__": __name__, "__qualname__": name,
-        "__doc__": f"MO's {name}: a node of MO's op name; builds {base.type}-{base.version}."})
+        "__doc__": f"MO's {name}: MO's node until inference; builds {base.type}-{base.version}."})
 
 
 Mul = _renamed("Mul", "Multiply")
@@ -29,6 +34,13 @@ Div = _renamed("Div", "Divide")
 Pow = _renamed("Pow", "Power")
 AttributedClamp = _renamed("AttributedClamp", "Clamp")
 Softmax = _renamed("Softmax", "Softmax")
+
+
+@functools.cache
+def mo_builtin(name: str) -> type:
+    """The class for MO's op class `name` of a built-in op: the built-in itself, or where MO's
+    node differed (MO_NODES: its constructor defaults, say), a class building MO's node."""
+    return _renamed(name, name) if name in MO_NODES else builtin_op(name)
 
 
 class Cast(MoOp, builtin_op("Convert")):
