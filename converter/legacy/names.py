@@ -2,8 +2,8 @@
 
 Targets are `module:attribute`, or `op:Name` for a built-in op class (MO's names accepted, see
 converter.legacy.ops.MO_OP_NAMES; where MO's node differed, a class building MO's node, see
-converter.legacy.mo_ops.renamed.mo_builtin). Targets in a framework package (caffe, tf, mxnet, kaldi)
-resolve only when that frontend exists. The data is written with the pre-2022 roots (`mo.`,
+converter.legacy.mo_ops.renamed.mo_builtin). Targets in a framework package (caffe, tf, mxnet,
+kaldi) resolve only when that frontend exists. The data is written with the pre-2022 roots (`mo.`,
 `extensions.`); `_derive` puts every module under the three roots (2022 moved both to
 `openvino.tools.mo.`).
 """
