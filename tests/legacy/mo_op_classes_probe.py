@@ -11,7 +11,6 @@ import pkgutil
 import sys
 import warnings
 
-
 # what MO's graph machinery adds to every node, not the op class
 _MACHINERY = {"name", "op", "type", "version", "in_ports_count", "out_ports_count", "kind",
               "infer", "type_infer", "reverse_infer", "IE", "dim_attrs", "shape_attrs"}
