@@ -12,6 +12,7 @@ quantization grid (a FakeQuantize), so that float32 ops give what TFLite's integ
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -121,10 +122,10 @@ REGISTRY = TranslatorRegistry(TfliteNode, ["converter.front.tflite.ops"])
 def tflite_op(*names: str) -> Callable[[Translator], Translator]:
     """Register a translator for builtin ops; its outputs get the shared finish."""
     def register(fn: Translator) -> Translator:
+        @functools.wraps(fn)
         def translate(n: TfliteNode) -> list[Port | None]:
             return n.finish(list(fn(n)))
 
-        translate.__wrapped__ = fn  # type: ignore[attr-defined]
         REGISTRY.op(*names)(translate)
         return fn
 
