@@ -55,9 +55,13 @@ class ExtgenRep(BackendRep):
             for v, t in zip(self.runner(feed, self.output_names), self.output_types)
         ]
         return tuple(
-            _proto(v, name, raw) if every_proto or (protos and numpy_lacks(v.dtype)) else v
+            _proto(v, name, raw) if every_proto or (protos and _numpy_lacks(v.dtype)) else v
             for name, v in zip(self.output_names, outputs)
         )
+
+
+def _numpy_lacks(dtype: np.dtype) -> bool:
+    return numpy_lacks(dtype) or is_carried(dtype)
 
 
 def _array(value: Any) -> Any:

@@ -12,6 +12,8 @@ from converter.front.onnx.translator import OnnxNode, onnx_op
 from converter.ir.carried import is_carried
 from converter.ir.types import element_type
 
+_FLOAT4 = np.dtype(ml_dtypes.float4_e2m1fn)
+
 
 @onnx_op("Constant")
 def constant(n: OnnxNode):
@@ -54,7 +56,16 @@ def _convert(n: OnnxNode, to: np.dtype):
                  "cast to a type OpenVINO has (float8_e4m3fn, float8_e5m2, bfloat16, int4, ...)")
     if to.name.startswith("float8") and n.attr("saturate", 1):
         x = saturate(n, x, to)
+    if to == _FLOAT4:
+        x = nan_to_negative_zero(n, x)
     return n.op("Convert", [x], destination_type=to)
+
+
+def nan_to_negative_zero(n: OnnxNode, x):
+    """NaN as -0, the code float4_e2m1 (which has no NaN) gives it in ONNX's cases (ml_dtypes'
+    cast); OpenVINO's Convert gives 6."""
+    negative_zero = n.op("ConvertLike", [np.float32(-0.0), x])
+    return n.op("Select", [n.op("IsNaN", [x]), negative_zero, x])
 
 
 def saturate(n: OnnxNode, x, to: np.dtype):

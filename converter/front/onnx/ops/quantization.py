@@ -10,18 +10,21 @@ import ml_dtypes
 import numpy as np
 from onnx import helper
 
-from converter.front.onnx.ops.core import saturate
+from converter.front.onnx.ops.core import nan_to_negative_zero, saturate
 from converter.front.onnx.ops.movement import known_dtype
 from converter.front.onnx.ops.nn import convolution
 from converter.front.onnx.translator import OnnxNode, onnx_op
 from converter.front.translator import static_rank
 from converter.graph.port import Port
+from converter.ir.carried import carrier
 
 I64 = np.dtype(np.int64)
 F32 = np.dtype(np.float32)
 _INTEGER_TYPES = tuple(np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16,
-                                              ml_dtypes.int4, ml_dtypes.uint4))
-_FLOAT_TYPES = tuple(np.dtype(t) for t in (ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e5m2))
+                                              ml_dtypes.int4, ml_dtypes.uint4, ml_dtypes.int2,
+                                              ml_dtypes.uint2))
+_FLOAT_TYPES = tuple(np.dtype(t) for t in (ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e5m2,
+                                           ml_dtypes.float4_e2m1fn))
 
 
 def _per_axis(n: OnnxNode, param: Port | None, x: int, axis: int, block: int = 0) -> Port:
@@ -75,15 +78,37 @@ def quantize(n: OnnxNode, x: Port, scale: Port, zero: Port | None, dtype: np.dty
         return _quantize_float(n, x, scale, zero, dtype)
     if dtype not in _INTEGER_TYPES:
         n.reject(f"quantizes to {dtype}, which extgen cannot write in IR yet",
-                 "quantize to int4, uint4, int8, uint8, int16, uint16, float8_e4m3fn or "
-                 "float8_e5m2")
+                 "quantize to int2, uint2, int4, uint4, int8, uint8, int16, uint16, "
+                 "float8_e4m3fn, float8_e5m2 or float4_e2m1")
     info = ml_dtypes.iinfo(dtype)
+    if dtype.itemsize > 1 or not _constant(scale):
+        return _quantize_rounded(n, x, scale, zero, dtype)
     low, high = (n.folded("ConvertLike", [np.array(v, F32), scale]) for v in (info.min, info.max))
     zero_f = n.folded("ConvertLike", [np.array(0, F32) if zero is None else zero, scale])
     bounds = [n.folded("Multiply", [n.folded("Subtract", [v, zero_f]), scale])
               for v in (low, high)]
     y = n.op("FakeQuantize", [x, *bounds, low, high], levels=int(info.max) - int(info.min) + 1)
-    return n.op("Convert", [y], destination_type=dtype)
+    return n.op("Convert", [y], destination_type=carrier(dtype))
+
+
+def _constant(port: Port) -> bool:
+    """port is a Const, looking through reshapes."""
+    while port.node.soft_get("op") in ("Reshape", "Gather"):
+        port = port.node.in_port(0).get_source()
+    return port.node.soft_get("op") == "Const"
+
+
+def _quantize_rounded(n: OnnxNode, x: Port, scale: Port, zero: Port | None,
+                      dtype: np.dtype) -> Port:
+    """round(x / scale) + zero, clamped, for 16-bit types and scales computed at run time:
+    FakeQuantize's interval arithmetic misses halves (3 / 2 + 32767 gave 32768 in uint16), and
+    OpenVINO runs neither in int8 anyway."""
+    y = n.op("Round", [n.op("Divide", [x, scale])], mode="half_to_even")
+    if zero is not None:
+        y = n.op("Add", [y, n.op("ConvertLike", [zero, y])])
+    info = ml_dtypes.iinfo(dtype)
+    y = n.op("Clamp", [y], min=float(info.min), max=float(info.max))
+    return n.op("Convert", [y], destination_type=carrier(dtype))
 
 
 def _quantize_float(n: OnnxNode, x: Port, scale: Port, zero: Port | None,
@@ -96,6 +121,8 @@ def _quantize_float(n: OnnxNode, x: Port, scale: Port, zero: Port | None,
                                                   scale])])
     if n.attr("saturate", 1):
         y = saturate(n, y, dtype)
+    if dtype == np.dtype(ml_dtypes.float4_e2m1fn):
+        y = nan_to_negative_zero(n, y)
     return n.op("Convert", [y], destination_type=dtype)
 
 
