@@ -25,9 +25,9 @@ HSWISH_EXT = Path(__file__).resolve().parents[1] / "data" / "mo_hswish_clamp"
 X = np.random.default_rng(5).uniform(-5, 5, (2, 3, 4, 4)).astype(np.float32)
 
 
-def _model(tmp_path: Path, nodes: list, inits: dict) -> Path:
+def _model(tmp_path: Path, nodes: list, inits: dict, opset: int = 13) -> Path:
     model = make_model(nodes, [("x", TensorProto.FLOAT, list(X.shape))],
-                       [("y", TensorProto.FLOAT, list(X.shape))], inits, opset=13)
+                       [("y", TensorProto.FLOAT, list(X.shape))], inits, opset=opset)
     path = tmp_path / "m.onnx"
     onnx.save(model, path)
     return path
@@ -44,14 +44,18 @@ def _layer_types(xml: Path) -> list[str]:
     return [layer.get("type") for layer in ET.parse(xml).getroot().iter("layer")]
 
 
-def test_mos_hswish_with_clamp_pattern_fuses_onnx_clip(tmp_path: Path) -> None:
-    nodes = [helper.make_node("Add", ["x", "three"], ["a"]),
-             helper.make_node("Clip", ["a", "zero", "six"], ["c"]),
+@pytest.mark.parametrize("opset", [10, 13])  # Clip's bounds: attributes, then inputs
+def test_mos_hswish_with_clamp_pattern_fuses_onnx_clip(tmp_path: Path, opset: int) -> None:
+    inits = {"three": np.float32(3), "sixth": np.float32(1 / 6)}
+    if opset >= 11:
+        clip = helper.make_node("Clip", ["a", "zero", "six"], ["c"])
+        inits.update(zero=np.float32(0), six=np.float32(6))
+    else:
+        clip = helper.make_node("Clip", ["a"], ["c"], min=0.0, max=6.0)
+    nodes = [helper.make_node("Add", ["x", "three"], ["a"]), clip,
              helper.make_node("Mul", ["x", "c"], ["m"]),
              helper.make_node("Mul", ["m", "sixth"], ["y"])]
-    inits = {"three": np.float32(3), "zero": np.float32(0), "six": np.float32(6),
-             "sixth": np.float32(1 / 6)}
-    path = _model(tmp_path, nodes, inits)
+    path = _model(tmp_path, nodes, inits, opset)
     ext = shutil.copytree(HSWISH_EXT, tmp_path / "ext")
     xml = convert(ConvertOptions(path, output_dir=tmp_path / "ir", extensions=[ext])).xml
     assert _layer_types(xml) == ["Parameter", "HSwish", "Result"]

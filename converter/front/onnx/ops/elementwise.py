@@ -189,11 +189,15 @@ def swiglu(n: OnnxNode):
     return [n.op("Multiply", [_swish(n, n.input(0)), n.input(1)])]
 
 
+def _bounded(n: OnnxNode, low: Port, high: Port) -> Port:
+    """Clamp fed its bounds on inputs 1 and 2 until the back phase, as MO's front and middle
+    phases had it (see converter.back.clamp_bounds)."""
+    return n.op("Clamp", [n.input(0), low, high], in_ports_count=3)
+
+
 def _clip(n: OnnxNode, low, high) -> Port:
-    """Clamp when both bounds are known numbers, else Maximum/Minimum with the given ones."""
+    """Maximum/Minimum with the bounds given."""
     x = n.input(0)
-    if isinstance(low, float) and isinstance(high, float):
-        return n.op("Clamp", [x], min=low, max=high)
     if low is not None:
         x = n.op("Maximum", [x, low])
     if high is not None:
@@ -209,17 +213,18 @@ def clip_attrs(n: OnnxNode):
         low = None if low is None else _like(n, low, x)
         high = None if high is None else _like(n, high, x)
         return [_clip(n, low, high)]
-    return [_clip(n, float(low), float(high))]
+    bounds = (n.const(np.float32(low), name=f"{n.name}/min"),
+              n.const(np.float32(high), name=f"{n.name}/max"))
+    return [_bounded(n, *bounds)]
 
 
 @onnx_op("Clip", since=11)
 def clip(n: OnnxNode):
-    """Constant float bounds stay inputs of the Clamp until the back phase, as in MO (see
-    converter.back.clamp_bounds); others become Maximum/Minimum."""
+    """A Clamp when both bounds are float constants, else Maximum/Minimum."""
     bounds = [n.input(i) for i in (1, 2)]
     values = [n.const_value(i) if n.has_input(i) else None for i in (1, 2)]
     if all(v is not None and np.asarray(v).dtype.kind == "f" for v in values):
-        return [n.op("Clamp", [n.input(0), *bounds], in_ports_count=3)]
+        return [_bounded(n, *bounds)]
     return [_clip(n, *bounds)]
 
 
