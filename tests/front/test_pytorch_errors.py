@@ -42,14 +42,23 @@ def test_torchscript_needs_input_shapes(tmp_path: Path, capsys) -> None:
     assert (tmp_path / "small.xml").is_file()
 
 
-@pytest.mark.parametrize("name", ["bad.pt2", "bad.pt"])
-def test_a_file_torch_cannot_load_is_one_line(tmp_path: Path, capsys, name: str) -> None:
+@pytest.mark.parametrize(("name", "weights", "why"), [
+    ("bad.pt2", False, "not a PyTorch archive"), ("bad.pt", False, "not a PyTorch archive"),
+    ("weights.pt2", True, "not a torch.export.save archive"),
+    ("weights.pth", True, "not a TorchScript file"),
+])
+def test_a_file_torch_cannot_load_is_one_line(tmp_path: Path, capsys, name: str,
+                                              weights: bool, why: str) -> None:
+    """Garbage, or a torch.save of bare weights (a zip, but no program)."""
     model = tmp_path / name
-    model.write_bytes(b"garbage bytes")
+    if weights:
+        torch.save(Small().state_dict(), str(model))
+    else:
+        model.write_bytes(b"garbage bytes")
     assert main(["convert", "--input_model", str(model), "--output_dir", str(tmp_path),
                  "--input_shape", "[1]"]) == 2
     err = _one_line(capsys)
-    assert str(model) in err and "cannot read it" in err and "garbage" not in err
+    assert str(model) in err and why in err and "garbage" not in err
 
 
 def test_an_aten_op_the_converter_lacks_is_named_with_its_node(tmp_path: Path,

@@ -12,7 +12,8 @@ import numpy as np
 
 from converter.errors import ConversionError, InputFileError, ModelFormatError
 from converter.front.pytorch.builder import GraphBuilder, Source, numpy_dtype
-from converter.front.pytorch.torch_module import import_torch
+from converter.front.pytorch.stub_ops import register_missing_ops
+from converter.front.pytorch.torch_module import import_torch, quiet_torch
 from converter.graph.graph import Graph
 from converter.graph.shape import DYN
 
@@ -24,8 +25,10 @@ def load_exported(path: Path) -> Any:
     torch = import_torch(str(path))
     if not path.is_file():
         raise InputFileError(f"{path}: no such model file")
+    register_missing_ops(torch, path)
     try:
-        return torch.export.load(str(path))
+        with quiet_torch():
+            return torch.export.load(str(path))
     except Exception as err:  # noqa: BLE001  (torch raises many kinds for a bad archive)
         why = str(err).splitlines()[0][:160] if str(err) else type(err).__name__
         msg = (f"{path}: torch.export.load cannot read it ({why}); save the program with "
@@ -80,7 +83,8 @@ def _outputs(node: Any) -> int:
 def program_to_graph(program: Any, name: str) -> Graph:
     """The front-stage graph of an ExportedProgram."""
     torch = import_torch(name)
-    program = program.run_decompositions()
+    with quiet_torch():
+        program = program.run_decompositions()
     specs = {s.arg.name: s for s in program.graph_signature.input_specs
              if hasattr(s.arg, "name")}
     state = {**program.state_dict, **program.constants}

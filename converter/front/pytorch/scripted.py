@@ -14,7 +14,8 @@ import numpy as np
 from converter.errors import ConversionError, InputFileError, ModelFormatError, UsageError
 from converter.front.pytorch.builder import GraphBuilder, numpy_dtype
 from converter.front.pytorch.exported import tensor_value
-from converter.front.pytorch.torch_module import import_torch
+from converter.front.pytorch.stub_ops import register_missing_ops
+from converter.front.pytorch.torch_module import import_torch, quiet_torch
 from converter.graph.graph import Graph
 from converter.options import ConvertOptions
 
@@ -36,8 +37,10 @@ def load_scripted(path: Path, opts: ConvertOptions) -> Any:
     torch = import_torch(str(path))
     if not path.is_file():
         raise InputFileError(f"{path}: no such model file")
+    register_missing_ops(torch, path)
     try:
-        module = torch.jit.load(str(path), map_location="cpu")
+        with quiet_torch():
+            module = torch.jit.load(str(path), map_location="cpu")
     except Exception as err:  # noqa: BLE001  (torch raises many kinds for a bad archive)
         why = str(err).strip().splitlines()[0][:160] if str(err).strip() else type(err).__name__
         msg = (f"{path}: torch.jit.load cannot read it ({why}); save the model with "
