@@ -121,23 +121,29 @@ def op_classes() -> dict[str, dict]:
     return json.loads(answer.read_text())
 
 
-def phase_graphs(model: Path, dumper: Path, out: Path) -> dict[str, list[dict]]:
-    """phase -> what MO 2023.3's legacy pipeline had at that phase boundary of model, as the
-    extension folder `dumper` writes it into $EXTGEN_PHASE_DUMP/<phase>.json (MO runs with
-    --use_legacy_frontend: its Python pipeline, the one legacy extensions run in)."""
+def phase_graphs(model: Path, dumper: Path, out: Path) -> tuple[dict[str, list[dict]], Path]:
+    """(phase -> what MO 2023.3's legacy pipeline had at that phase boundary of model, as the
+    extension folder `dumper` writes it into $EXTGEN_PHASE_DUMP/<phase>.json; out/mo.xml, the
+    IR MO wrote). MO runs with --use_legacy_frontend: its Python pipeline, the one legacy
+    extensions run in."""
     digests = [_model_digest(model)] + [_file_digest(f) for f in sorted(dumper.rglob("*.py"))]
     folder = FIXTURES / "phases" / _key(*digests)
+    out.mkdir(parents=True, exist_ok=True)
     if python := _recorder():
-        out.mkdir(parents=True, exist_ok=True)
         flags = ["--use_legacy_frontend", "--extensions", str(dumper), "--compress_to_fp16=False"]
         done = _run_mo(python, model, out, flags, {"EXTGEN_PHASE_DUMP": str(out)})
         assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
         folder.mkdir(parents=True, exist_ok=True)
         for dump in out.glob("*.json"):
             shutil.copy(dump, folder / dump.name)
+        for suffix in (".xml", ".bin"):
+            shutil.copy(out / f"{model.stem}{suffix}", folder / f"ir{suffix}")
     elif not folder.is_dir():
         pytest.fail(f"no recorded MO 2023.3 phase graphs of {model.name}: run {RERECORD}")
-    return {dump.stem: json.loads(dump.read_text()) for dump in sorted(folder.glob("*.json"))}
+    for suffix in (".xml", ".bin"):
+        shutil.copy(folder / f"ir{suffix}", out / f"mo{suffix}")
+    graphs = {dump.stem: json.loads(dump.read_text()) for dump in sorted(folder.glob("*.json"))}
+    return graphs, out / "mo.xml"
 
 
 def _key(*digests: str) -> str:
