@@ -20,8 +20,8 @@ from converter.runtime.engines import open_engine
 from tests.tflite_models import FLOAT, INT8, INT8_LUT, materialize
 
 # OpenVINO runs ovc's int8 IR in integer arithmetic with roundings of its own: on
-# mobilenet_v2_int8 ovc's result is 32 steps from the interpreter's (ours: none)
-_OVC_INT8_STEPS = {"mobilenet_v2_int8": 40}
+# mobilenet_v2_int8 ovc's results are 32 and 57 steps from the interpreter's (ours: none)
+_OVC_INT8_STEPS = {"mobilenet_v2_int8": 64}
 
 
 def _tolerance(folder: Path, want: np.ndarray) -> float:
@@ -39,21 +39,22 @@ def _ovc(model: Path, x: np.ndarray) -> np.ndarray:
 def test_tflite_model_matches_interpreter(name: str, tmp_path: Path) -> None:
     folder = materialize(name)
     model = folder / "model.tflite"
-    x, want = np.load(folder / "input.npy"), np.load(folder / "expected.npy")
-    assert np.abs(want.astype(np.float64) - np.load(folder / "expected2.npy")).max() > 0
-    tol = _tolerance(folder, want)
     xml = convert(ConvertOptions(model, output_dir=tmp_path)).xml
-    for engine in ("shim", "openvino"):
-        runner = open_engine(engine, xml, "CPU")
-        spec = runner.inputs()[0]
-        assert tuple(spec.shape)[1:] == x.shape[1:], engine  # the file's NHWC interface
-        got = next(iter(runner.run({spec.name: x}).values()))
-        assert got.dtype == want.dtype, engine
-        np.testing.assert_allclose(got.astype(np.float64), want, rtol=0, atol=tol,
-                                   err_msg=engine)
-    ovc_tol = tol * _OVC_INT8_STEPS.get(name, 1)
-    np.testing.assert_allclose(_ovc(model, x).astype(np.float64), want, rtol=0, atol=ovc_tol,
-                               err_msg="ovc")
+    runners = [open_engine(engine, xml, "CPU") for engine in ("shim", "openvino")]
+    for suffix in ("", "2"):
+        x, want = np.load(folder / f"input{suffix}.npy"), np.load(folder / f"expected{suffix}.npy")
+        tol = _tolerance(folder, want)
+        for engine, runner in zip(("shim", "openvino"), runners, strict=True):
+            spec = runner.inputs()[0]
+            assert tuple(spec.shape)[1:] == x.shape[1:], engine  # the file's NHWC interface
+            got = next(iter(runner.run({spec.name: x}).values()))
+            assert got.dtype == want.dtype, engine
+            np.testing.assert_allclose(got.astype(np.float64), want, rtol=0, atol=tol,
+                                       err_msg=f"{engine} on input{suffix}")
+        ovc_tol = tol * _OVC_INT8_STEPS.get(name, 1)
+        np.testing.assert_allclose(_ovc(model, x).astype(np.float64), want, rtol=0,
+                                   atol=ovc_tol, err_msg=f"ovc on input{suffix}")
+    assert np.abs(want.astype(np.float64) - np.load(folder / "expected.npy")).max() > 0
 
 
 @pytest.mark.parametrize("name", INT8_LUT)

@@ -84,15 +84,20 @@ class TfliteNode(NodeContext):
         return self.op("Sign", [y])
 
     def requantized(self, y: Port, t: TensorInfo) -> Port:
-        """y rounded onto t's quantization grid, within its integer range. Ties round away from
-        zero, as TFLite's integer kernels round; y's float32 error may put an exact tie (an
-        average of integers) a hair either side, so y / scale is first enlarged by 2^-20 of
-        itself, which moves only values that close to a tie."""
+        """y rounded onto t's quantization grid, within its integer range, as TFLite rounds:
+        QUANTIZE multiplies by the scale's float32 reciprocal and rounds ties to even; the
+        integer kernels round ties away from zero, and y's float32 error may put an exact tie
+        (an average of integers) a hair either side, so there y / scale is first enlarged by
+        2^-20 of itself, which moves only values that close to a tie."""
         q = t.quantization
         lo, hi = quantized_range(t.dtype)
         scale, zero = float(q.scale[0]), int(q.zero_point[0])
-        steps = self.op("Multiply", [y, np.float32((1 + 2.0**-20) / scale)])
-        steps = self.op("Round", [steps], mode="half_away_from_zero")
+        if self.op_type == "QUANTIZE":
+            steps = self.op("Multiply", [y, np.float32(1 / np.float32(scale))])
+            steps = self.op("Round", [steps], mode="half_to_even")
+        else:
+            steps = self.op("Multiply", [y, np.float32((1 + 2.0**-20) / scale)])
+            steps = self.op("Round", [steps], mode="half_away_from_zero")
         steps = self.op("Clamp", [steps], min=float(lo - zero), max=float(hi - zero))
         return self.op("Multiply", [steps, np.float32(scale)])
 
