@@ -314,7 +314,9 @@ def _typed_like(n: OnnxNode, op: str, inputs: list, like: Port, **attrs) -> Port
 
 @onnx_op("Range")
 def range_(n: OnnxNode):
-    inputs = [n.input(0), n.input(1), n.input(2)]
+    """Range; one-element inputs taken as the scalars ONNX asks for (AffineGrid's function body
+    passes [1]-shaped ones, which OpenVINO's Range refuses)."""
+    inputs = [_scalar(n, n.input(i)) for i in range(3)]
     return [_typed_like(n, "Range", inputs, n.input(0))]
 
 
