@@ -57,9 +57,10 @@ def _differing(mo: dict, ours: dict) -> tuple[str, ...]:
 @pytest.fixture(scope="module")
 def compared() -> dict[str, tuple[dict, dict]]:
     """`module.Class` -> (MO's facts, ours) for each class both build."""
+    recorded = op_classes()
     with legacy_imports():
-        ours = {key: _built(key, mo) for key, mo in op_classes().items()}
-    return {key: (op_classes()[key], got) for key, got in ours.items() if got is not None}
+        ours = {key: _built(key, mo) for key, mo in recorded.items()}
+    return {key: (recorded[key], got) for key, got in ours.items() if got is not None}
 
 
 def test_most_of_mos_op_classes_are_compared(compared):
