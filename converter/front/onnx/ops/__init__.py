@@ -25,10 +25,11 @@ from converter.front.onnx.ops import (
     rotary,
     sampling,
     scatter,
+    training,
     windows,
 )
 
 __all__ = ["affine_grid", "attention", "causal_conv", "col2im", "control", "core", "crop", "det",
            "elementwise", "linear_attention", "loss", "microsoft", "microsoft_attention",
            "microsoft_gqa", "ml", "movement", "nn", "optional", "quantization", "recurrent",
-           "reduce", "rotary", "sampling", "scatter", "windows"]
+           "reduce", "rotary", "sampling", "scatter", "training", "windows"]
