@@ -129,9 +129,9 @@ def model_to_graph(model: TfliteModel, path: Path) -> Graph:
         _add_operator(graph, op, tensors)
     for t in model.outputs:
         src = tensors.port(t, "the model's outputs")
-        if t.quantized:
-            src = _quantized(graph, src, t)
-            _move_names(tensors.port(t, ""), src)
+        if t.quantized:  # the tensor's name goes to the integers
+            real, src = src, _quantized(graph, src, t)
+            _move_names(real, src)
         result = _add(graph, "Result", f"{t.name}/sink_port_0")
         src.connect(result.in_port(0))
     graph.graph["input_order"] = [t.name for t in model.inputs]

@@ -76,41 +76,38 @@ def builtin_name(code: int) -> str:
 
 
 # builtin options: the BuiltinOptions union's type -> the table's fields in order, each as
-# (name, struct format or "[i]" for an int vector, default); a skipped field is None
-_CONV = [("padding", "b", 0), ("stride_w", "i", 1), ("stride_h", "i", 1),
+# (name, struct format or "[i]" for an int vector, the schema's default); None: a field not read
+_CONV = [("padding", "b", 0), ("stride_w", "i", 0), ("stride_h", "i", 0),
          ("fused_activation_function", "b", 0), ("dilation_w_factor", "i", 1),
          ("dilation_h_factor", "i", 1)]
 _ACTIVATION = [("fused_activation_function", "b", 0)]
 _RESIZE = [("align_corners", "?", False), ("half_pixel_centers", "?", False)]
 OPTIONS: dict[int, list] = {
     1: _CONV,
-    2: [("padding", "b", 0), ("stride_w", "i", 1), ("stride_h", "i", 1),
+    2: [("padding", "b", 0), ("stride_w", "i", 0), ("stride_h", "i", 0),
         ("depth_multiplier", "i", 0), ("fused_activation_function", "b", 0),
         ("dilation_w_factor", "i", 1), ("dilation_h_factor", "i", 1)],
-    5: [("padding", "b", 0), ("stride_w", "i", 1), ("stride_h", "i", 1),
-        ("filter_width", "i", 1), ("filter_height", "i", 1),
+    5: [("padding", "b", 0), ("stride_w", "i", 0), ("stride_h", "i", 0),
+        ("filter_width", "i", 0), ("filter_height", "i", 0),
         ("fused_activation_function", "b", 0)],
     8: [("fused_activation_function", "b", 0), ("weights_format", "b", 0),
         ("keep_num_dims", "?", False)],
-    9: [("beta", "f", 1.0)],
+    9: [("beta", "f", 0.0)],
     10: [("axis", "i", 0), ("fused_activation_function", "b", 0)],
     11: _ACTIVATION, 21: _ACTIVATION, 28: _ACTIVATION, 29: _ACTIVATION,
     15: [None, None, *_RESIZE],
     17: [("new_shape", "[i]", None)],
-    19: [("block_size", "i", 1)], 94: [("block_size", "i", 1)],
+    19: [("block_size", "i", 0)], 94: [("block_size", "i", 0)],
     23: [("axis", "i", 0), ("batch_dims", "i", 0)],
     27: [("keep_dims", "?", False)],
     30: [("squeeze_dims", "[i]", None)],
     32: [("begin_mask", "i", 0), ("end_mask", "i", 0), ("ellipsis_mask", "i", 0),
          ("new_axis_mask", "i", 0), ("shrink_axis_mask", "i", 0), ("offset", "?", False)],
-    35: [("num_splits", "i", 1)], 79: [("num_splits", "i", 1)],
-    37: [("in_data_type", "b", 0), ("out_data_type", "b", 0)],
-    40: [("output_type", "b", 4)], 57: [("output_type", "b", 4)],
-    49: [("padding", "b", 0), ("stride_w", "i", 1), ("stride_h", "i", 1),
+    35: [("num_splits", "i", 0)], 79: [("num_splits", "i", 0)],
+    49: [("padding", "b", 0), ("stride_w", "i", 0), ("stride_h", "i", 0),
          ("fused_activation_function", "b", 0)],
-    55: [("out_type", "b", 2)],
-    59: [("values_count", "i", 0), ("axis", "i", 0)],
-    64: [("num", "i", 0), ("axis", "i", 0)],
+    59: [None, ("axis", "i", 0)],
+    64: [None, ("axis", "i", 0)],
     74: _RESIZE,
     75: [("alpha", "f", 0.0)],
     77: [("mode", "b", 0)],

@@ -95,6 +95,8 @@ def avg_pool(n: TfliteNode):
 @tflite_op("FULLY_CONNECTED")
 def fully_connected(n: TfliteNode):
     """x [..., I] (flattened to [-1, I] unless keep_num_dims) times weights [O, I]^T, + bias."""
+    if n.attr("weights_format", 0):
+        n.reject("its weights are in a shuffled format", "export the model with default weights")
     x = n.input(0)
     inner = n.tensor(1).shape[-1]
     if not n.attr("keep_num_dims", False) and n.rank(0) != 2:
