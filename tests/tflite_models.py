@@ -23,8 +23,8 @@ from tests.tf_corpus import cache_dir, run_tf
 
 __all__ = ["CUSTOM", "FLOAT", "INT8", "INT8_LUT", "REFUSED", "materialize"]
 
-FLOAT = ("mlp", "cnn", "mobilenet_v2", "mobilenet_v3", "image_ops", "attention", "upsample",
-         "fp16_weights")
+FLOAT = ("mlp", "cnn", "mobilenet_v2", "mobilenet_v3", "image_ops", "more_ops", "attention",
+         "upsample", "fp16_weights")
 INT8 = ("cnn_int8", "cnn_int8_per_tensor", "mlp_int8_io", "mobilenet_v2_int8")
 # int8 models with ops whose integer kernels approximate the real function (HARD_SWISH,
 # TANH, GELU, SQUARED_DIFFERENCE, RSQRT): computed in float32 they land a few steps off
@@ -95,6 +95,36 @@ def _image_ops():
     return f
 
 
+def _more_ops():
+    """Builtins Keras models rarely hold, each flattened into one output."""
+    import tensorflow as tf
+
+    @tf.function(input_signature=[tf.TensorSpec([2, 4, 6, 3], tf.float32)])
+    def f(x):
+        a, b = tf.split(x, 2, axis=2)
+        parts = [
+            tf.stack([a, b], axis=1), tf.unstack(x, axis=3)[1],
+            tf.split(x, [1, 2, 3], axis=2)[2], tf.slice(x, [0, 1, 2, 0], [-1, 2, 3, 2]),
+            tf.gather_nd(x, [[0, 1], [1, 3]]), tf.cast(tf.argmax(x, axis=2), tf.float32),
+            tf.cast(tf.argmin(x, axis=-1), tf.float32), tf.tile(a, [1, 2, 1, 1]),
+            tf.pad(x, [[0, 0], [1, 1], [2, 0], [0, 0]], mode="REFLECT"),
+            tf.nn.leaky_relu(x, 0.3), tf.nn.space_to_depth(x, 2), tf.nn.depth_to_space(
+                tf.concat([x, x, x, x], axis=3), 2), tf.math.l2_normalize(x, axis=-1),
+            tf.nn.log_softmax(x), tf.reduce_max(x, axis=[1]), tf.reduce_sum(x, axis=2),
+            tf.reduce_min(x, axis=[1, 2], keepdims=True), tf.reduce_prod(x, axis=3),
+            tf.math.floordiv(x, 0.7), tf.where(x > 0.2, x, -x * 2.0),
+            tf.squeeze(tf.expand_dims(x, 2), axis=2), tf.exp(-tf.abs(x)),
+            tf.sqrt(tf.abs(x) + 1.0), tf.math.rsqrt(tf.abs(x) + 1.0), tf.square(x),
+            tf.math.minimum(tf.nn.elu(x), 0.5), tf.nn.relu6(x * 4.0), tf.sin(x), tf.cos(x),
+            tf.linalg.matmul(tf.reshape(x, [2, 12, 6]), tf.reshape(x, [2, 12, 6]),
+                             transpose_a=True), tf.floor(x * 3.0), tf.math.ceil(x * 3.0),
+            tf.round(x * 3.0), tf.nn.softmax(x * 1.7), tf.broadcast_to(a[:, :1], [2, 4, 3, 3]),
+        ]
+        return tf.concat([tf.reshape(p, [-1]) for p in parts], axis=0)
+
+    return f
+
+
 def _attention():
     from keras import layers
 
@@ -158,8 +188,8 @@ _KERAS = {"mlp": _mlp, "cnn": _cnn, "attention": _attention, "upsample": _upsamp
           "mobilenet_v2": lambda: _app("MobileNetV2", alpha=0.35),
           "mobilenet_v3": lambda: _app("MobileNetV3Small", alpha=0.75,
                                        include_preprocessing=False)}
-_FUNCTIONS = {"image_ops": _image_ops, "custom_cosh": _custom_cosh, "cumsum": _cumsum,
-              "while_loop": _while_loop}
+_FUNCTIONS = {"image_ops": _image_ops, "more_ops": _more_ops, "custom_cosh": _custom_cosh,
+              "cumsum": _cumsum, "while_loop": _while_loop}
 # name -> (the float model it quantizes, how)
 _QUANTIZED = {"cnn_int8": ("cnn", "int8"), "cnn_int8_per_tensor": ("cnn", "per_tensor"),
               "mlp_int8_io": ("mlp", "int8_io"), "mobilenet_v2_int8": ("mobilenet_v2", "int8"),
