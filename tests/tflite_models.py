@@ -1,7 +1,8 @@
 """TensorFlow Lite models for the TFLite front's tests, made by TF's own converter
 (tf.lite.TFLiteConverter) from Keras models and tf.functions with random weights and fixed
-seeds: float ones, full-integer int8 ones (per-channel and per-tensor weights, float or int8
-interface, calibrated on a representative dataset) and one holding a custom op.
+seeds: float ones, full-integer int8 ones (per-channel and per-tensor weights, a float, int8
+or uint8 interface, calibrated on a representative dataset), one holding a custom op (its
+oracle TensorFlow itself: the interpreter lacks the op) and two extgen refuses.
 
 Each is written once per machine into ~/.cache/extgen/tf-<tf version>/tflite-<n>/<name>/:
 model.tflite, input.npy, input2.npy, expected.npy, expected2.npy (tf.lite.Interpreter's outputs)
@@ -25,7 +26,7 @@ __all__ = ["CUSTOM", "FLOAT", "INT8", "INT8_LUT", "REFUSED", "materialize"]
 
 FLOAT = ("mlp", "cnn", "mobilenet_v2", "mobilenet_v3", "image_ops", "more_ops", "attention",
          "upsample", "fp16_weights")
-INT8 = ("cnn_int8", "cnn_int8_per_tensor", "mlp_int8_io", "mobilenet_v2_int8")
+INT8 = ("cnn_int8", "cnn_int8_per_tensor", "mlp_int8_io", "cnn_uint8_io", "mobilenet_v2_int8")
 # int8 models with ops whose integer kernels approximate the real function (HARD_SWISH,
 # TANH, GELU, SQUARED_DIFFERENCE, RSQRT): computed in float32 they land a few steps off
 INT8_LUT = ("mobilenet_v3_int8", "attention_int8", "upsample_int8")
@@ -192,7 +193,8 @@ _FUNCTIONS = {"image_ops": _image_ops, "more_ops": _more_ops, "custom_cosh": _cu
               "cumsum": _cumsum, "while_loop": _while_loop}
 # name -> (the float model it quantizes, how)
 _QUANTIZED = {"cnn_int8": ("cnn", "int8"), "cnn_int8_per_tensor": ("cnn", "per_tensor"),
-              "mlp_int8_io": ("mlp", "int8_io"), "mobilenet_v2_int8": ("mobilenet_v2", "int8"),
+              "mlp_int8_io": ("mlp", "int8_io"), "cnn_uint8_io": ("cnn", "uint8_io"),
+              "mobilenet_v2_int8": ("mobilenet_v2", "int8"),
               "fp16_weights": ("cnn", "fp16"), "mobilenet_v3_int8": ("mobilenet_v3", "int8"),
               "attention_int8": ("attention", "int8"),
               "upsample_int8": ("upsample", "int8")}
@@ -229,9 +231,9 @@ def _quantize(converter, how: str, shape: list[int], rng: np.random.Generator) -
     converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
     if how == "per_tensor":
         converter._experimental_disable_per_channel = True
-    if how == "int8_io":
-        converter.inference_input_type = tf.int8
-        converter.inference_output_type = tf.int8
+    if how in ("int8_io", "uint8_io"):
+        io_type = tf.int8 if how == "int8_io" else tf.uint8
+        converter.inference_input_type = converter.inference_output_type = io_type
 
 
 def _write(name: str, out: Path) -> None:
@@ -258,7 +260,8 @@ def _write(name: str, out: Path) -> None:
         x = rng.standard_normal(shape).astype(np.float32) * 1.5
         if inp["dtype"] != np.float32:
             scale, zero = inp["quantization"]
-            x = np.clip(np.round(x / scale) + zero, -128, 127).astype(inp["dtype"])
+            info = np.iinfo(inp["dtype"])
+            x = np.clip(np.round(x / scale) + zero, info.min, info.max).astype(inp["dtype"])
         interpreter.set_tensor(inp["index"], x)
         interpreter.invoke()
         np.save(out / f"input{suffix}.npy", x)
