@@ -43,13 +43,14 @@ class Row:
 
 
 @dataclass(frozen=True)
-class _Target:
+class Target:
     name: str
     dtype: np.dtype  # the input element type it runs on
     kernel: Callable[[IRLayer], Kernel | None]
     float_only: bool = False  # MVCL tensors are half: integer/boolean outputs do not apply
     one_output: bool = False  # the plugin runs one output: several outputs do not apply
     absent: str = "absent"  # why an op it has no kernel for is not run there
+    quiet_absent: bool = False  # no row at all for such an op
 
 
 def _values(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtype | None) -> np.ndarray:
@@ -114,7 +115,7 @@ def difference(got: np.ndarray, want: np.ndarray) -> float:
     return float(np.max(np.abs(gf - wf) / np.maximum(1.0, np.abs(wf))))
 
 
-def _run(cls: type[Op], target: _Target, case: str, ins: list[np.ndarray]) -> Row:
+def _run(cls: type[Op], target: Target, case: str, ins: list[np.ndarray]) -> Row:
     if target.float_only and any(x.dtype.kind != "f" for x in ins):
         return Row(cls.type, target.name, case, None, True, "integer/boolean input")
     ins = [x.astype(target.dtype) if x.dtype.kind == "f" else x for x in ins]
@@ -144,7 +145,7 @@ def _run(cls: type[Op], target: _Target, case: str, ins: list[np.ndarray]) -> Ro
     return Row(cls.type, target.name, case, diff, ok)
 
 
-def check_ops(ops: dict[str, type[Op]], targets: list[_Target]) -> list[Row]:
+def check_ops(ops: dict[str, type[Op]], targets: list[Target]) -> list[Row]:
     rows = []
     for seed, cls in enumerate(ops[name] for name in sorted(ops)):
         try:  # an op whose evaluate is still a TODO has no reference: one row says so
@@ -158,13 +159,15 @@ def check_ops(ops: dict[str, type[Op]], targets: list[_Target]) -> list[Row]:
             ins = _inputs(shapes, seed, dtypes)
             for target in targets:
                 if target.name not in absent:
-                    rows.append(row := _run(cls, target, case, ins))
+                    row = _run(cls, target, case, ins)
                     if row.note == target.absent:
                         absent.add(target.name)
+                    if row.note != target.absent or not target.quiet_absent:
+                        rows.append(row)
     return rows
 
 
-def _not_run(target: str, why: str) -> Row:
+def not_run(target: str, why: str) -> Row:
     """A target extgen test does not run at all: why, and what adds it."""
     return Row("*", target, "-", None, True, why)
 
@@ -191,8 +194,16 @@ def _unbuilt(folder: Path) -> str:
             "--cpu_library PATH")
 
 
+def find_openvino_library(library: Path | None, given: Path | None) -> Path | None:
+    """The OpenVINO extension library: given, else the one beside the CPU ABI library."""
+    from extgen.target_openvino import LIBRARY
+
+    beside = None if library is None else library.with_name(LIBRARY)
+    return given or (beside if beside is not None and beside.is_file() else None)
+
+
 def _cpu_targets(folder: Path, library: Path | None,
-                 ov_library: Path | None) -> tuple[list[_Target], list[Row]]:
+                 ov_library: Path | None) -> tuple[list[Target], list[Row]]:
     """The cpu (C ABI) and openvino targets, or a row for each saying why it does not run."""
     from converter.runtime.cpu import CpuLibrary
     from extgen.target_openvino import LIBRARY, openvino_kernel
@@ -202,54 +213,53 @@ def _cpu_targets(folder: Path, library: Path | None,
         msg = f"--openvino_library {ov_library}: no such file"
         raise InputFileError(msg)
     if library is None:
-        rows.append(_not_run("cpu", _unbuilt(folder)))
+        rows.append(not_run("cpu", _unbuilt(folder)))
     else:
         lib = CpuLibrary(library)
 
         def cpu(layer: IRLayer) -> Kernel | None:
             return lib.kernel(layer) if lib.implements(layer) else None
 
-        targets.append(_Target("cpu", np.dtype(np.float32), cpu,
+        targets.append(Target("cpu", np.dtype(np.float32), cpu,
                                absent=f"not in {library}: rebuild it (cmake --build)"))
-        beside = library.with_name(LIBRARY)
-        ov_library = ov_library or (beside if beside.is_file() else None)
+    ov_library = find_openvino_library(library, ov_library)
     ov_kernel = openvino_kernel(ov_library) if ov_library is not None else None
     if ov_kernel is not None:
-        targets.append(_Target("openvino", np.dtype(np.float32), ov_kernel,
+        targets.append(Target("openvino", np.dtype(np.float32), ov_kernel,
                                absent=f"not in {ov_library}: rebuild it (cmake --build)"))
     elif ov_library is not None:
-        rows.append(_not_run("openvino", "the openvino package is not installed in this Python: "
+        rows.append(not_run("openvino", "the openvino package is not installed in this Python: "
                              "pip install openvino"))
     elif library is None:
-        rows.append(_not_run("openvino", f"needs the built {LIBRARY} (see the cpu row), or pass "
+        rows.append(not_run("openvino", f"needs the built {LIBRARY} (see the cpu row), or pass "
                              "--openvino_library PATH"))
     else:
-        rows.append(_not_run("openvino", (
+        rows.append(not_run("openvino", (
             f"no {LIBRARY} beside {library}: cmake found no OpenVINO (see its `-- OpenVINO` "
             "line); configure again with the openvino package in the active Python and rebuild, "
             "or pass --openvino_library PATH")))
     return targets, rows
 
 
-def _python_target(folder: Path, ops: dict[str, type[Op]]) -> tuple[list[_Target], list[Row]]:
+def _python_target(folder: Path, ops: dict[str, type[Op]]) -> tuple[list[Target], list[Row]]:
     """The ov-python target (the generated openvino.Op of user_ov_extensions/ in OpenVINO), or
     a row saying why it does not run."""
     from extgen.target_openvino import python_op_kernel
 
     package = folder / "user_ov_extensions"
     if not (package / "__init__.py").is_file():
-        return [], [_not_run("ov-python", "not generated: `extgen new --ov-python-op` adds "
+        return [], [not_run("ov-python", "not generated: `extgen new --ov-python-op` adds "
                              "user_ov_extensions (the op for openvino.convert_model, no compiler)")]
     identities = {cls.ir_identity() for cls in ops.values()}
     kernel = python_op_kernel(package, identities)
     if kernel is None:
-        return [], [_not_run("ov-python", "the openvino package is not installed in this "
+        return [], [not_run("ov-python", "the openvino package is not installed in this "
                              "Python: pip install openvino")]
-    return [_Target("ov-python", np.dtype(np.float32), kernel,
+    return [Target("ov-python", np.dtype(np.float32), kernel,
                     absent=f"not in {package}: extgen update adds it")], []
 
 
-def _opencl_targets(folder: Path) -> tuple[list[_Target], list[Row]]:
+def _opencl_targets(folder: Path) -> tuple[list[Target], list[Row]]:
     """The gpu, gpu-pad and vpu targets; a failing row for each XML that cannot be loaded, and a
     row for each target that does not run."""
     from converter.runtime.opencl import GpuDevice, VpuDevice
@@ -274,13 +284,13 @@ def _opencl_targets(folder: Path) -> tuple[list[_Target], list[Row]]:
         if not usable:
             why = (f"not generated: {flag}" if not xmls
                    else f"no usable kernel in {ie / name} (see its load rows)")
-            rows += [_not_run(n, why) for n in names]
+            rows += [not_run(n, why) for n in names]
             continue
-        targets.append(_Target(name, np.dtype(dtype), device(usable).kernel, half,
+        targets.append(Target(name, np.dtype(dtype), device(usable).kernel, half,
                                one_output=True, absent=absent))
         if name == "gpu":
             padded = GpuDevice(usable, padding=GPU_PADDING).kernel
-            targets.append(_Target("gpu-pad", np.dtype(dtype), padded, one_output=True,
+            targets.append(Target("gpu-pad", np.dtype(dtype), padded, one_output=True,
                                    absent=absent))
     return targets, rows
 
@@ -303,6 +313,10 @@ def check_folder(folder: Path, cpu_library: Path | None = None, *, only: str | N
     cpu, not_run = _cpu_targets(folder, library, openvino_library)
     python, more_rows = _python_target(folder, ops)
     cpu, not_run = cpu + python, not_run + more_rows
+    from extgen.target_ovc import ovc_targets
+
+    ovc, more_rows = ovc_targets(folder, ops, find_openvino_library(library, openvino_library))
+    cpu, not_run = cpu + ovc, not_run + more_rows
     opencl, more = _opencl_targets(folder)
     kernel = None if only is None else f"{snake_case(only)}_kernel"
     mine = [r for r in not_run + more if kernel is None or r.op in ("*", kernel)]
@@ -310,12 +324,12 @@ def check_folder(folder: Path, cpu_library: Path | None = None, *, only: str | N
 
 
 def format_table(rows: list[Row]) -> str:
-    lines = [f"{'op':20} {'target':9} {'case':10} {'max diff':>10}  result"]
+    lines = [f"{'op':20} {'target':13} {'case':10} {'max diff':>10}  result"]
     for r in rows:
         diff = "-" if r.diff is None else f"{r.diff:10.3g}"
         result = "FAIL" if not r.ok else "skip" if r.diff is None else "ok"
         note = f"  ({r.note})" if r.note else ""
-        lines.append(f"{r.op:20} {r.target:9} {r.case:10} {diff:>10}  {result}{note}")
+        lines.append(f"{r.op:20} {r.target:13} {r.case:10} {diff:>10}  {result}{note}")
     return "\n".join(lines)
 
 

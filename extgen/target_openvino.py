@@ -17,7 +17,8 @@ from converter.errors import ExtgenError
 from converter.ir.reader import IRLayer
 from converter.ir.types import element_type, precision
 
-__all__ = ["LIBRARY", "openvino_kernel", "python_op_kernel"]
+__all__ = ["LIBRARY", "openvino_error", "openvino_kernel", "python_extensions",
+           "python_op_kernel"]
 
 LIBRARY = "libuser_cpu_extension.so"
 
@@ -72,15 +73,9 @@ def openvino_kernel(library: Path) -> Callable[[IRLayer], Callable | None] | Non
     return _ir_kernel(core, CpuLibrary(library).implements)
 
 
-def python_op_kernel(package: Path, ops: set[tuple[str, str]]
-                     ) -> Callable[[IRLayer], Callable | None] | None:
-    """layer -> a kernel running it in OpenVINO with the Python ops of a generated
-    user_ov_extensions package (its `extensions()`, which adds the ops of (type, version)
-    `ops`), or None when OpenVINO is not installed."""
-    try:
-        import openvino as ov
-    except ImportError:
-        return None
+def python_extensions(package: Path, tflite: bool = False) -> list:
+    """The `extensions(tflite)` of a generated user_ov_extensions package, loaded from its
+    path (openvino must be installed)."""
     import importlib.util
 
     name = f"_extgen_test_{package.name}"
@@ -90,15 +85,26 @@ def python_op_kernel(package: Path, ops: set[tuple[str, str]]
     sys.modules[name] = module  # its `from .<op>_ov import ...` find the package
     try:
         spec.loader.exec_module(module)
-        extensions = module.extensions()
+        return module.extensions(tflite) if tflite else module.extensions()
     except Exception as err:  # user code: one line naming the package
         msg = f"{package}: extensions() failed: {type(err).__name__}: {err}"
         raise ExtgenError(msg) from None
     finally:
         for loaded in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
             sys.modules.pop(loaded)
+
+
+def python_op_kernel(package: Path, ops: set[tuple[str, str]]
+                     ) -> Callable[[IRLayer], Callable | None] | None:
+    """layer -> a kernel running it in OpenVINO with the Python ops of a generated
+    user_ov_extensions package (its `extensions()`, which adds the ops of (type, version)
+    `ops`), or None when OpenVINO is not installed."""
+    try:
+        import openvino as ov
+    except ImportError:
+        return None
     core = ov.Core()
-    core.add_extension(extensions)
+    core.add_extension(python_extensions(package))
     return _ir_kernel(core, lambda layer: (layer.type, layer.version) in ops)
 
 
@@ -119,12 +125,15 @@ def _ir_kernel(core, implements: Callable[[IRLayer], bool]) -> Callable[[IRLayer
                 compiled = core.compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
                 result = compiled(ins)
             except RuntimeError as err:
-                # the last line says what failed; the first only where OpenVINO threw it
-                lines = [line for line in str(err).splitlines() if line.strip()] or ["failed"]
-                msg = f"OpenVINO: {lines[-1].strip()}"
-                raise ExtgenError(msg) from None
+                raise openvino_error(err) from None
             return [np.asarray(result[out]) for out in compiled.outputs]
 
         return run
 
     return kernel
+
+
+def openvino_error(err: Exception) -> ExtgenError:
+    """What OpenVINO threw, in one line: its last (the first says only where it threw)."""
+    lines = [line for line in str(err).splitlines() if line.strip()] or ["failed"]
+    return ExtgenError(f"OpenVINO: {lines[-1].strip()}")

@@ -7,10 +7,9 @@ import ast
 from dataclasses import dataclass
 from typing import Any
 
-from converter.framework_names import FRAMEWORKS
 from extgen.expression import parse_expression
 from extgen.expression_render import opencl_helpers
-from extgen.generator.config import Attribute, OpConfig
+from extgen.generator.config import OVC_FRAMEWORKS, Attribute, OpConfig
 from extgen.generator.targets import gpu_output_limit
 
 __all__ = ["AttrContext", "op_context", "string_literal"]
@@ -190,7 +189,7 @@ def op_context(op: OpConfig) -> dict[str, Any]:
         "name": op.name,
         "snake": op.snake,
         "ir_opset": op.ir_opset,
-        **{f"{fw}_type": op.framework_type(fw) for fw in (*FRAMEWORKS, "tflite", "paddle")},
+        **{f"{fw}_type": op.framework_type(fw) for fw in OVC_FRAMEWORKS},
         # a torch.library custom op, 'namespace::op' (TorchScript; torch.export calls it
         # 'namespace.op.default'): its attributes are the inputs after the op's own, in order
         "pytorch_type": op.framework_types.get("pytorch"),

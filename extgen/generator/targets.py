@@ -37,8 +37,10 @@ TARGETS: dict[str, TargetSpec] = {
                              "OpenVINO loads it up to 2022.3 (MYRIAD plugin), extgen run's "
                              "shim anywhere", "ie_vpu", "user_ie_extensions/vpu"),
     "ov-python-op": TargetSpec("generate the op for today's OpenVINO in Python (openvino.Op, with "
-                               "ONNX and TensorFlow frontend mappings for ovc and convert_model): "
-                               "no compiler needed; with --mo-op, whose definition it runs",
+                               "ONNX, TensorFlow, PaddlePaddle and PyTorch frontend mappings for "
+                               "ovc and convert_model; TensorFlow Lite's with "
+                               "extensions(tflite=True)): no compiler needed; with --mo-op, whose "
+                               "definition it runs",
                                "ov_python", "user_ov_extensions"),
     "op-test": TargetSpec("generate test_<op>.py: pytest runs `extgen test` for the op",
                           "op_test", ""),

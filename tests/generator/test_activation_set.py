@@ -16,7 +16,7 @@ import pytest
 
 from converter.runtime.cpu import CpuLibrary
 from extgen.cli import main
-from tests.generator._cpu_build import build, generate_ops, tools_missing
+from tests.generator._cpu_build import build, tools_missing
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "activations"
 CONFIG = json.loads((EXAMPLE / "activations.extgen.json").read_text())
@@ -34,7 +34,9 @@ def built(tmp_path_factory) -> SimpleNamespace:
     if tools_missing():
         pytest.fail(tools_missing())
     out = tmp_path_factory.mktemp("activation-set")
-    generate_ops(OPS, out, CONFIG["targets"])
+    # as the tutorial does: .extgen/base.json keeps the config the ovc rows read
+    assert main(["new", "--config", str(EXAMPLE / "activations.extgen.json"),
+                 "--output_dir", str(out)]) == 0
     # inside the folder, where extgen test finds both libraries
     done = build(out / "user_ie_extensions" / "cpu", out / "build")
     return SimpleNamespace(out=out, library=done.abi_library)
@@ -59,9 +61,18 @@ def test_every_target_of_every_op_agrees(built, capsys) -> None:
             two_outputs = op["name"] == "SplitSign" and target.startswith(("gpu", "vpu"))
             want = "skip" if two_outputs else "ok"
             assert all(r[4] == want for r in mine), (op["name"], target, mine)
+    for op in OPS:  # a model of each framework its config names, converted by ovc, C++ and Python
+        for target in [f"ovc-{fw}{form}" for fw in op.get("framework_types", {})
+                       for form in ("", "-py")]:
+            mine = [r for r in rows if r[:2] == [op["name"], target]]
+            assert {r[2] for r in mine} >= {"2x3x4x5", "1x1x1x7"}, (op["name"], target)
+            assert all(r[4] == "ok" for r in mine), (op["name"], target, mine)
+    ovc = {r[1] for r in rows if r[1].startswith("ovc-") and r[4] == "ok"}
+    assert ovc == {f"ovc-{fw}{form}" for fw in ("onnx", "tf", "tflite", "paddle", "pytorch")
+                   for form in ("", "-py")}
     assert {r[2] for r in rows if r[0] == "PRelu"} == {"2x3x4x5", "1x1x1x7", "broadcast"}
     ran = sum(r[4] == "ok" for r in rows)
-    assert table.splitlines()[-1].startswith(f"all agree: {ran} row(s) ok, 6 skipped, max diff ")
+    assert table.splitlines()[-1].startswith(f"all agree: {ran} row(s) ok, 7 skipped, max diff ")
 
 
 @pytest.mark.slow

@@ -109,7 +109,7 @@ def test_the_generated_test_file_runs_the_same_checks_under_pytest(tmp_path: Pat
     cl.write_text(cl.read_text().replace("(half)((x0 * eg_sigmoid(x0)))", "(half)(x0)"))
     failed = subprocess.run(run, capture_output=True, text=True, env=env)
     assert failed.returncode == 1
-    assert "Swish                vpu       2x3x4x5" in failed.stdout and "FAIL" in failed.stdout
+    assert "Swish                vpu           2x3x4x5" in failed.stdout and "FAIL" in failed.stdout
 
 
 def test_a_folder_without_ops_is_one_line(tmp_path: Path, capsys) -> None:
@@ -198,12 +198,14 @@ def test_every_target_not_run_says_why_and_what_adds_it(tmp_path: Path, capsys) 
     assert main(["test", str(tmp_path)]) == 0
     table = capsys.readouterr().out
     not_run = _not_run(table)
-    assert set(not_run) == {"cpu", "openvino", "ov-python", "vpu"}, table
+    assert set(not_run) == {"cpu", "openvino", "ov-python", "vpu", "ovc-*", "ovc-*-py"}, table
     assert "`extgen new --ie-cpu-ext` adds user_ie_extensions/cpu" in not_run["cpu"]
     assert "--openvino_library PATH" in not_run["openvino"]
     assert "`extgen new --ie-vpu-ext` adds it" in not_run["vpu"]
+    assert "needs the built libuser_cpu_extension.so" in not_run["ovc-*"]
+    assert "`extgen new --ov-python-op` adds user_ov_extensions" in not_run["ovc-*-py"]
     ran = sum(line.split()[4:5] == ["ok"] for line in table.splitlines())
-    assert table.splitlines()[-1].startswith(f"all agree: {ran} row(s) ok, 4 skipped")
+    assert table.splitlines()[-1].startswith(f"all agree: {ran} row(s) ok, 6 skipped")
     # generated but not built: the cpu row names where it looked and the flag
     generate(validate_config({"targets": ["ie-cpu-ext"], "ops": OPS[:1]}), tmp_path)
     assert main(["test", str(tmp_path)]) == 0
@@ -235,8 +237,10 @@ def test_the_tutorial_build_beside_the_folder_is_found(tmp_path: Path, capsys, m
     table = capsys.readouterr().out
     rows = [line.split() for line in table.splitlines()[1:-1]]
     ran = {r[1] for r in rows if r[4] == "ok"}
-    assert ran == {"cpu", "openvino", "ov-python", "gpu", "gpu-pad", "vpu"}
-    assert table.splitlines()[-1].startswith("all agree: 12 row(s) ok, 0 skipped"), table
+    # the ovc rows: the config's ONNX and TensorFlow types, in models ovc converts
+    assert ran == {"cpu", "openvino", "ov-python", "gpu", "gpu-pad", "vpu", "ovc-onnx",
+                   "ovc-onnx-py", "ovc-tf", "ovc-tf-py"}
+    assert table.splitlines()[-1].startswith("all agree: 20 row(s) ok, 0 skipped"), table
     # without the OpenVINO library: its row says why and which flag adds it
     (tmp_path / "build" / "libuser_cpu_extension.so").unlink()
     assert main(["test", "ext"]) == 0
@@ -244,4 +248,4 @@ def test_the_tutorial_build_beside_the_folder_is_found(tmp_path: Path, capsys, m
     note = _not_run(table)["openvino"]
     assert "no libuser_cpu_extension.so beside build/libuser_cpu_extension_abi.so" in note
     assert "--openvino_library PATH" in note
-    assert table.splitlines()[-1].startswith("all agree: 10 row(s) ok, 1 skipped"), table
+    assert table.splitlines()[-1].startswith("all agree: 14 row(s) ok, 2 skipped"), table
