@@ -97,6 +97,22 @@ def test_a_tflite_custom_op_converts_with_the_extension(ext, tflite_model, monke
     np.testing.assert_allclose(_run(model, extension, X), np.cosh(X) + 1, rtol=1e-5)
 
 
+@pytest.mark.parametrize("form", ["c++", "python"])
+def test_a_tflite_custom_op_s_options_are_its_attributes(ext, monkeypatch, tmp_path,
+                                                         form) -> None:
+    """TFLite's converter writes a TF op's attributes as the custom options (a flexbuffer
+    map): a `scale` there reaches the op, as float and as the int a converter may store."""
+    from extgen.framework_models import BUILDERS, ModelOp
+
+    extension = (ext.library if form == "c++"
+                 else _python_extensions(ext, monkeypatch, tflite=True))
+    for value in (0.25, 3):
+        op = ModelOp("Cosh", [X], [X], [("scale", "float", value)], ["X"], ["Out"])
+        model = ov.convert_model(str(BUILDERS["tflite"](op, tmp_path)), extension=extension)
+        assert float(_only_op(model)["scale"]) == value
+        np.testing.assert_allclose(_run(model, extension, X), value * np.cosh(X), rtol=1e-5)
+
+
 def test_ovc_command_converts_the_tflite_model_with_the_library(ext, tflite_model,
                                                                 tmp_path) -> None:
     ovc = Path(sys.executable).with_name("ovc")
