@@ -86,3 +86,32 @@ class Recurrent(torch.nn.Module):
 
 
 NETS["recurrent"] = (Recurrent, (7, 2, 5))
+
+
+class Flattened(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 4, 3, padding=1)
+
+    def forward(self, x):
+        y = self.conv(x)
+        return y.view(y.size(0), -1) * (y.size(0) + 1)
+
+
+def test_a_dynamic_batch_stays_dynamic(tmp_path: Path) -> None:
+    """A torch.export Dim: the Parameter's dim is dynamic, its sizes are read at run time, and
+    another batch runs in the shim and in OpenVINO."""
+    from converter.runtime.engines import open_engine
+
+    torch.manual_seed(0)
+    module, batch = Flattened().eval(), torch.export.Dim("batch", min=1, max=8)
+    program = torch.export.export(module, (torch.randn(2, 3, 5, 5),), dynamic_shapes=({0: batch},))
+    torch.export.save(program, str(tmp_path / "net.pt2"))
+    xml = convert(ConvertOptions(input_model=tmp_path / "net.pt2", output_dir=tmp_path)).xml
+    assert '<dim>-1</dim>' in xml.read_text()
+    x = torch.randn(3, 3, 5, 5)
+    with torch.no_grad():
+        want = module(x).numpy()
+    for engine in ("shim", "openvino"):
+        (got,) = open_engine(engine, xml, "CPU").run({"x": x.numpy()}).values()
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)

@@ -17,7 +17,7 @@ import numpy as np
 from converter.graph.graph import Graph, Node
 from converter.ops.op import Op
 
-__all__ = ["GraphBuilder", "Input", "Source", "numpy_dtype"]
+__all__ = ["GraphBuilder", "Input", "Number", "Source", "numpy_dtype"]
 
 Source = tuple[Node, int]  # a tensor: the node and output port that produce it
 
@@ -42,9 +42,19 @@ def numpy_dtype(dtype: Any) -> np.dtype:
 
 @dataclass(frozen=True)
 class Input:
-    """A tensor argument: the call node's in port it arrives on."""
+    """A tensor argument: the call node's in port it arrives on; `number`: a Python number
+    computed at run time (a dynamic size), which takes the other operand's type as torch
+    promotes."""
 
     port: int
+    number: bool = False
+
+
+@dataclass(frozen=True)
+class Number:
+    """What a loader passes for a number computed at run time: its Source."""
+
+    source: Source
 
 
 class GraphBuilder:
@@ -75,6 +85,9 @@ class GraphBuilder:
         sources: list[Source] = []
 
         def bind(value: Any) -> Any:
+            if isinstance(value, Number):
+                sources.append(value.source)
+                return Input(len(sources) - 1, number=True)
             if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], Node):
                 sources.append(value)
                 return Input(len(sources) - 1)

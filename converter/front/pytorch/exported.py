@@ -11,13 +11,18 @@ from typing import Any
 import numpy as np
 
 from converter.errors import ConversionError, InputFileError, ModelFormatError
-from converter.front.pytorch.builder import GraphBuilder, Source, numpy_dtype
+from converter.front.pytorch.builder import GraphBuilder, Number, Source, numpy_dtype
 from converter.front.pytorch.stub_ops import register_missing_ops
 from converter.front.pytorch.torch_module import import_torch, quiet_torch
 from converter.graph.graph import Graph
 from converter.graph.shape import DYN
 
 __all__ = ["load_exported", "program_to_graph", "tensor_value"]
+
+
+# Python's arithmetic on symbolic sizes (a dynamic dim), as the ATen ops that compute it
+_SYMBOLIC = {operator.add: "aten::add", operator.sub: "aten::sub", operator.mul: "aten::mul",
+             operator.floordiv: "aten::floordiv"}
 
 
 def load_exported(path: Path) -> Any:
@@ -51,7 +56,9 @@ def _shape(value: Any) -> tuple[int, ...]:
 def _plain(torch: Any, value: Any, values: dict[str, Any]) -> Any:
     """An FX argument as the builder takes it: nodes as their Sources, dtypes as numpy's."""
     if isinstance(value, torch.fx.Node):
-        return values[value.name]
+        found = values[value.name]
+        symbolic = not isinstance(value.meta.get("val"), torch.Tensor)
+        return Number(found) if symbolic and isinstance(found, tuple) else found
     if isinstance(value, (list, tuple)):
         return [_plain(torch, v, values) for v in value]
     if isinstance(value, torch.dtype):
@@ -95,6 +102,10 @@ def program_to_graph(program: Any, name: str) -> Graph:
             values[node.name] = _placeholder(build, node, specs.get(node.name), state)
         elif node.op == "call_function" and node.target is operator.getitem:
             values[node.name] = values[node.args[0].name][node.args[1]]
+        elif node.op == "call_function" and node.target in _SYMBOLIC:
+            args = [("self", _plain(torch, node.args[0], values)),
+                    ("other", _plain(torch, node.args[1], values))]
+            values[node.name] = (build.call(_SYMBOLIC[node.target], node.name, args, 1), 0)
         elif node.op == "call_function" and isinstance(node.target, torch._ops.OpOverload):
             schema = node.target._schema
             call = build.call(schema.name, node.name, _arguments(torch, node, values),

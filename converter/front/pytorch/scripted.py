@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from converter.errors import ConversionError, InputFileError, ModelFormatError, UsageError
-from converter.front.pytorch.builder import GraphBuilder, numpy_dtype
+from converter.front.pytorch.builder import GraphBuilder, Number, numpy_dtype
 from converter.front.pytorch.exported import tensor_value
 from converter.front.pytorch.stub_ops import register_missing_ops
 from converter.front.pytorch.torch_module import import_torch, quiet_torch
@@ -29,6 +29,7 @@ _TYPE_NAMES = {"Float": "float32", "Double": "float64", "Half": "float16", "Long
                "Int": "int32", "Bool": "bool", "Byte": "uint8", "Char": "int8",
                "BFloat16": "bfloat16"}
 _LISTS = ("prim::ListConstruct", "prim::TupleConstruct")
+_NUMBERS = ("int", "float", "bool", "number", "Scalar")  # TorchScript's number types
 _UNPACKS = ("prim::ListUnpack", "prim::TupleUnpack")
 
 
@@ -128,6 +129,8 @@ def _call(build: GraphBuilder, node: Any, values: dict[Any, Any], torch: Any) ->
         item = values.get(value)
         if arg.name == "dtype" and isinstance(item, int):
             item = numpy_dtype(_SCALAR_TYPES[item])
+        elif isinstance(item, tuple) and str(value.type()) in _NUMBERS:
+            item = Number(item)
         args.append((arg.name, item))
     count = _outputs(node)
     kind = node.kind()

@@ -59,7 +59,9 @@ class TorchNode(NodeContext):
         return value
 
     def is_tensor(self, key: str | int) -> bool:
-        return isinstance(self._raw(key), Input)
+        """A tensor argument (not a number, even one computed at run time)."""
+        raw = self._raw(key)
+        return isinstance(raw, Input) and not raw.number
 
     def value(self, key: str | int, default: Any = _MISSING) -> Any:
         """A constant argument's value; a tensor there (computed at run time) is refused."""
@@ -85,10 +87,12 @@ class TorchNode(NodeContext):
         return out if isinstance(value, list) else out[0]
 
     def tensor(self, key: str | int, like: Port | None = None) -> Port:
-        """A tensor argument; a Python number there becomes a Const (of like's element type)."""
-        value = self.arg(key)
+        """A tensor argument; a Python number there (a Const, or computed at run time) takes
+        like's element type."""
+        value, raw = self.arg(key), self._raw(key)
         if isinstance(value, Port):
-            return value
+            numeric = isinstance(raw, Input) and raw.number and like is not None
+            return self.op("ConvertLike", [value, like]) if numeric else value
         if isinstance(value, list):
             return self.ints(key)
         if value is None:

@@ -9,7 +9,7 @@ from converter.front.pytorch.ops._common import I64, axis, operands, rank_of, sh
 from converter.front.pytorch.translator import TorchNode, aten_op
 
 
-@aten_op("aten::size")
+@aten_op("aten::size", "aten::sym_size")
 def size(n: TorchNode):
     x = n.tensor(0)
     if n.arg("dim") is None:
