@@ -15,8 +15,10 @@ HELP = "list the ops a model holds that the converter cannot handle, and write c
 DESCRIPTION = """\
 Load models (with your --extensions) and list every op type nothing handles: its nodes,
 input/output counts and the attributes seen on them, merged over all models. A PyTorch file
-(.pt2 from torch.export.save, .pt from TorchScript) lists its torch.library custom ops, for the
-generated extensions to map in ovc and openvino.convert_model. For each, write a
+(.pt2 from torch.export.save, .pt/.pth from TorchScript) lists its torch.library custom ops,
+for the generated extensions to map in extgen convert, ovc and openvino.convert_model, and
+with torch installed (and a TorchScript file's --input_shape) the ATen ops extgen lacks. For
+each, write a
 ready `extgen new --config` file (<output_dir>/<op>.extgen.json) that scaffolds all targets.
 Exit status: 0 when every op is supported, 1 when some need an extension, 2 on bad input."""
 EPILOG = """\
@@ -78,7 +80,8 @@ def _merged(args: argparse.Namespace, models: list[Path]) -> list:
     options = _options(args)
     merged: dict[tuple[str, str], Any] = {}
     for model in models:
-        if model.suffix in TORCH_SUFFIXES:  # custom ops for ovc / convert_model to map
+        if model.suffix in TORCH_SUFFIXES and not _converter_reads(model, args):
+            # without torch, or TorchScript without shapes: the custom ops, read from the file
             unknown = find_torch_custom_ops(model)
             if not unknown:
                 print(f"{model}: no custom ops (torch.library): ovc and "
@@ -104,6 +107,15 @@ def _merged(args: argparse.Namespace, models: list[Path]) -> list:
                 for key, value in op.attributes.items():
                     have.attributes.setdefault(key, value)
     return sorted(merged.values(), key=lambda u: (u.op_type, u.framework))
+
+
+def _converter_reads(model: Path, args: argparse.Namespace) -> bool:
+    """Whether the converter can read a PyTorch file here (torch installed; TorchScript with
+    its input shapes given), so that check lists the ATen ops it lacks too."""
+    from importlib.util import find_spec
+
+    shaped = model.suffix == ".pt2" or bool(args.input_shape or args.input)
+    return shaped and find_spec("torch") is not None
 
 
 def _convert_command(args: argparse.Namespace, model: Path) -> str:

@@ -95,3 +95,19 @@ def test_convert_model_takes_a_torch_module(capsys) -> None:
     np.testing.assert_allclose(got[0], module(x).detach().numpy(), rtol=1e-5, atol=1e-6)
     with pytest.raises(extgen.ExtgenError, match="needs example_input"):
         extgen.convert_model(module)
+
+
+def test_check_lists_the_aten_ops_extgen_lacks(tmp_path: Path, capsys) -> None:
+    """With torch installed, check reads a .pt2 as the converter does: an ATen op it lacks is
+    named as a standard op, with a config for a workaround extension."""
+    class Net(torch.nn.Module):
+        def forward(self, x):
+            return torch.special.erfinv(x) * 2
+
+    model = tmp_path / "net.pt2"
+    torch.export.save(torch.export.export(Net(), (torch.rand(2, 3),)), str(model))
+    assert main(["check", str(model), "--output_dir", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "- aten::erfinv: 1 node(s) (erfinv)" in out
+    assert "PyTorch op aten::erfinv is not supported yet" in out
+    assert (tmp_path / "erfinv.extgen.json").is_file()
