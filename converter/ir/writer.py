@@ -64,7 +64,7 @@ class _BinWriter:
             chunk = flat[start:start + _CHUNK]
             if as_f16:
                 chunk = np.clip(chunk, -_F16_MAX, _F16_MAX).astype(np.float16)
-            view = memoryview(chunk).cast("B")
+            view = memoryview(chunk.view(np.uint8))  # bytes of any dtype (bfloat16 too)
             digest.update(view)
             self.f.write(view)
             size += chunk.nbytes

@@ -34,7 +34,7 @@ def from_ov(tensor: Any) -> np.ndarray:
     if not numpy_lacks(dtype):
         return np.array(tensor.data)
     shape = tuple(tensor.get_shape())
-    raw = np.array(tensor.data).view(np.uint8).reshape(-1)
+    raw = np.array(tensor.data).reshape(-1).view(np.uint8)
     bits = packed_bits(dtype)
     if bits is not None:
         return unpack(raw, bits, dtype, int(np.prod(shape, dtype=np.int64))).reshape(shape)

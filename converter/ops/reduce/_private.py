@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import ml_dtypes
 import numpy as np
 
 from converter.graph.shape import DYN, Shape, normalize_axis
@@ -40,10 +41,21 @@ def reduced_shape(
     return tuple(d for i, d in enumerate(shape) if i not in reduced)
 
 
+def _is_float(dtype: np.dtype) -> bool:
+    """numpy's floats and ml_dtypes' (bfloat16: kind 'V')."""
+    if dtype.kind == "f":
+        return True
+    try:
+        ml_dtypes.finfo(dtype)
+    except ValueError:
+        return False
+    return True
+
+
 def lowest(dtype: np.dtype) -> np.generic:
     """The smallest value of dtype (-inf for floats): the identity of max."""
     dtype = np.dtype(dtype)
-    if dtype.kind == "f":
+    if _is_float(dtype):
         return dtype.type(-np.inf)
     if dtype.kind == "b":
         return np.bool_(False)
@@ -53,7 +65,7 @@ def lowest(dtype: np.dtype) -> np.generic:
 def highest(dtype: np.dtype) -> np.generic:
     """The largest value of dtype (+inf for floats): the identity of min."""
     dtype = np.dtype(dtype)
-    if dtype.kind == "f":
+    if _is_float(dtype):
         return dtype.type(np.inf)
     if dtype.kind == "b":
         return np.bool_(True)
