@@ -5,7 +5,9 @@ it, so the half copies of all weights are never held at once.
 
 A Const that f16 cannot hold stays float32, as ovc keeps it: one with a value beyond f16's
 range (it would become 65504 or inf), or one whose nonzero values are mostly below f16's
-smallest normal (they would become subnormals, or zero, and change the result)."""
+smallest normal (they would become subnormals, or zero, and change the result). So do the
+scales and zero points of int8 weights (the Convert/Subtract/Multiply marked `keep_unfolded`),
+as ovc keeps them: the weights stay their exact real values."""
 
 from __future__ import annotations
 
@@ -50,6 +52,8 @@ def compress_to_fp16(graph: Graph) -> tuple[int, int]:
         consumers = list(graph.out_edges(data.id, keys=True, data=True))
         if all(graph.nodes[v].get("op") == "ShapeOf" for _, v, _, _ in consumers):
             continue
+        if all(graph.nodes[v].get("keep_unfolded") for _, v, _, _ in consumers):
+            continue  # the scale or zero point of int8 weights: OpenVINO reads it in f32
         if not fp16_holds(value):
             kept += 1
             continue

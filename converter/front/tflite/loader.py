@@ -4,7 +4,8 @@
   says dynamic), outputs -> Results; constant tensors -> Consts; each operator -> a framework
   node (`op`: the builtin's name or the custom op's custom_code, `pb`: its Operator record).
 - Quantized tensors are computed in float32 holding their real values: quantized constants
-  (int8 weights, int32 biases) are dequantized here; a quantized integer input is dequantized
+  (int8 weights, int32 biases) stay integers, dequantized by ops kept in the IR
+  (converter.front.tflite.weights); a quantized integer input is dequantized
   after its Parameter and a quantized integer output quantized again before its Result, so the
   IR keeps the file's interface (as ovc does).
 - graph.graph['layout'] is 'NHWC' when the model convolves or pools (TFLite is channels-last);
@@ -13,12 +14,14 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import numpy as np
 
 from converter.errors import ModelFormatError
 from converter.front.tflite.model import Operator, TensorInfo, TfliteModel
+from converter.front.tflite.weights import dequantized_const
 from converter.graph.graph import Graph, Node
 from converter.graph.port import Port
 from converter.middle.declared_shapes import KEY as DECLARED
@@ -91,11 +94,26 @@ class _Tensors:
                 msg = (f"{self.path}: tensor '{t.name}', read by {reader}, is produced by "
                        "nothing (truncated or corrupt file); export the model again")
                 raise ModelFormatError(msg)
-            value = t.quantization.dequantize(t.data) if t.quantized else t.data
-            node = _add(self.graph, "Const", t.name, value=value)
-            node.out_port(0).add_tensor_names([t.name])
-            self.ports[t.index] = node.out_port(0)
+            if t.quantized:
+                port = dequantized_const(_builder(self.graph, t.name), t)
+            else:
+                port = _add(self.graph, "Const", t.name, value=t.data).out_port(0)
+            port.add_tensor_names([t.name])
+            self.ports[t.index] = port
         return self.ports[t.index]
+
+
+def _builder(graph: Graph, prefix: str):
+    """An op builder (weights.Builder) adding ops named prefix/<type>_<n>."""
+    count = itertools.count()
+
+    def op(kind: str, inputs: list, **attrs) -> Port:
+        name = f"{prefix}/{kind}_{next(count)}"
+        ports = [src if isinstance(src, Port) else _const(graph, f"{name}/value", src)
+                 for src in inputs]
+        return _add(graph, kind, name, ports, **attrs).out_port(0)
+
+    return op
 
 
 def _add_operator(graph: Graph, op: Operator, tensors: _Tensors) -> None:

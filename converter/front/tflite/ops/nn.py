@@ -8,6 +8,7 @@ import numpy as np
 
 from converter.front.tf.ops._layout import permuted, to_nchw, to_nhwc
 from converter.front.tflite.translator import TfliteNode, tflite_op
+from converter.front.tflite.weights import dequantized_const
 from converter.graph.port import Port
 
 _PADDING = {0: "same_upper", 1: "valid"}
@@ -30,6 +31,30 @@ def _biased(n: TfliteNode, y: Port, i: int) -> Port:
     return y if n.input(i) is None else n.op("Add", [y, n.input(i)])
 
 
+def _nchw_biased(n: TfliteNode, x: Port, i: int, build) -> Port:
+    """build(x) in NCHW plus input i (a bias per channel, when given) there: a quantized bias
+    stays integers, which the layout change would fold into a float constant."""
+    def biased(x: Port) -> Port:
+        y = build(x)
+        if n.input(i) is None:
+            return y
+        column = np.array([-1, 1, 1], np.int64)
+        b = _weights(n, i, lambda a: a.reshape(-1, 1, 1),
+                     lambda b: n.folded("Reshape", [b, column], special_zero=False))
+        return n.op("Add", [y, b])
+
+    return _nchw(n, x, biased)
+
+
+def _weights(n: TfliteNode, i: int, transform, fallback) -> Port:
+    """Input i rearranged: a quantized constant by transform on its integers (they stay
+    integers in the IR), anything else by fallback on its port."""
+    t = n.tensor(i)
+    if t.data is not None and t.quantized:
+        return dequantized_const(n.op, t, transform)
+    return fallback(n.input(i))
+
+
 def _nchw(n: TfliteNode, x: Port, build) -> Port:
     return to_nhwc(n, build(to_nchw(n, x, 4)), 4)
 
@@ -37,14 +62,18 @@ def _nchw(n: TfliteNode, x: Port, build) -> Port:
 @tflite_op("CONV_2D")
 def conv(n: TfliteNode):
     attrs = {**_window(n), "dilations": _dilations(n)}
-    w = permuted(n, n.input(1), [0, 3, 1, 2])  # OHWI -> OIHW
-    channels, per_group = n.tensor(0).shape[-1], n.tensor(1).shape[-1]
-    if channels > 0 and channels != per_group:  # grouped: input channels = groups * I
-        w = n.grouped_weights(w, channels // per_group, 4)
-        y = _nchw(n, n.input(0), lambda x: n.op("GroupConvolution", [x, w], **attrs))
-    else:
-        y = _nchw(n, n.input(0), lambda x: n.op("Convolution", [x, w], **attrs))
-    return [_biased(n, y, 2)]
+    channels, (out, kh, kw, per_group) = n.tensor(0).shape[-1], n.tensor(1).shape
+    groups = channels // per_group if channels > 0 and channels != per_group else 1
+    # OHWI -> OIHW; grouped (input channels = groups * I): [G, O/G, I, kh, kw]
+    shape = [groups, out // groups] if groups > 1 else [out]
+    w = _weights(n, 1, lambda a: a.transpose(0, 3, 1, 2).reshape([*shape, per_group, kh, kw]),
+                 lambda w: _grouped(n, permuted(n, w, [0, 3, 1, 2]), groups))
+    kind = "GroupConvolution" if groups > 1 else "Convolution"
+    return [_nchw_biased(n, n.input(0), 2, lambda x: n.op(kind, [x, w], **attrs))]
+
+
+def _grouped(n: TfliteNode, w: Port, groups: int) -> Port:
+    return n.grouped_weights(w, groups, 4) if groups > 1 else w
 
 
 @tflite_op("DEPTHWISE_CONV_2D")
@@ -55,11 +84,12 @@ def depthwise_conv(n: TfliteNode):
     if channels <= 0:
         n.reject("the input's channel count is not static", "export with a static shape")
     # [1, kh, kw, C*M] -> [C, M, 1, kh, kw]
-    w = n.folded("Reshape", [n.input(1), np.array([kh, kw, channels, total // channels, 1])],
-                 special_zero=False)
-    w = permuted(n, w, [2, 3, 4, 0, 1])
-    y = _nchw(n, n.input(0), lambda x: n.op("GroupConvolution", [x, w], **attrs))
-    return [_biased(n, y, 2)]
+    shape = [kh, kw, channels, total // channels, 1]
+    w = _weights(n, 1, lambda a: a.reshape(shape).transpose(2, 3, 4, 0, 1),
+                 lambda w: permuted(n, n.folded("Reshape", [w, np.array(shape)],
+                                                special_zero=False), [2, 3, 4, 0, 1]))
+    return [_nchw_biased(n, n.input(0), 2,
+                         lambda x: n.op("GroupConvolution", [x, w], **attrs))]
 
 
 @tflite_op("TRANSPOSE_CONV")
@@ -68,11 +98,12 @@ def transpose_conv(n: TfliteNode):
     attrs = {**_window(n), "dilations": [1, 1], "output_padding": [0, 0]}
     if attrs["auto_pad"] == "same_upper":
         attrs["auto_pad"] = "same_lower"  # with output_shape given, puts odd padding as TF
-    w = permuted(n, n.input(1), [3, 0, 1, 2])  # -> [I, O, kh, kw]
+    w = _weights(n, 1, lambda a: a.transpose(3, 0, 1, 2),  # -> [I, O, kh, kw]
+                 lambda w: permuted(n, w, [3, 0, 1, 2]))
     size = n.folded("Gather", [n.input(0), np.array([1, 2], np.int64), np.array(0, np.int64)],
                     batch_dims=0)
-    y = _nchw(n, n.input(2), lambda x: n.op("ConvolutionBackpropData", [x, w, size], **attrs))
-    return [_biased(n, y, 3)]
+    return [_nchw_biased(n, n.input(2), 3, lambda x: n.op(
+        "ConvolutionBackpropData", [x, w, size], **attrs))]
 
 
 def _pool(n: TfliteNode, kind: str, **extra) -> Port:
