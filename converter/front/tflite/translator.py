@@ -7,7 +7,8 @@
 `n.attr("stride_w")` reads the operator's builtin options (converter.front.tflite.schema).
 What every builtin shares is done once, after the translator: the options' fused activation
 (RELU, RELU6, ...) on output 0, then, for each quantized integer output, the rounding onto its
-quantization grid (a FakeQuantize), so that float32 ops give what TFLite's integer kernels do.
+quantization grid (a multiply, round, clamp and multiply back), so that float32 ops give what
+TFLite's integer kernels do.
 """
 
 from __future__ import annotations
@@ -32,8 +33,7 @@ __all__ = ["REGISTRY", "TfliteNode", "tflite_op"]
 _SAME_VALUES = {"RESHAPE", "SQUEEZE", "EXPAND_DIMS", "TRANSPOSE", "MAX_POOL_2D", "GATHER",
                 "STRIDED_SLICE", "SLICE", "SPACE_TO_DEPTH", "DEPTH_TO_SPACE", "PAD",
                 "REDUCE_MAX", "REDUCE_MIN", "SPLIT", "SPLIT_V", "UNPACK", "TILE",
-                "BROADCAST_TO", "RESIZE_NEAREST_NEIGHBOR", "DEQUANTIZE", "SPACE_TO_BATCH_ND",
-                "BATCH_TO_SPACE_ND"}
+                "BROADCAST_TO", "RESIZE_NEAREST_NEIGHBOR", "SPACE_TO_BATCH_ND", "BATCH_TO_SPACE_ND"}
 
 
 class TfliteNode(NodeContext):
@@ -81,7 +81,11 @@ class TfliteNode(NodeContext):
             return self.op("Clamp", [y], min=lo, max=hi)
         if kind == "TANH":
             return self.op("Tanh", [y])
-        return self.op("Sign", [y])
+        if kind == "SIGN_BIT":  # 1 where y is negative, else 0
+            return self.op("Convert", [self.op("Less", [y, np.float32(0)])],
+                           destination_type=np.dtype(np.float32))
+        self.reject(f"fused activation {self.attr('fused_activation_function')} is unknown",
+                    "export the model again")
 
     def requantized(self, y: Port, t: TensorInfo) -> Port:
         """y rounded onto t's quantization grid, within its integer range, as TFLite rounds:
