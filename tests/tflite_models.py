@@ -22,7 +22,8 @@ import numpy as np
 from tests.cache_folder import write_once
 from tests.tf_corpus import cache_dir, run_tf
 
-__all__ = ["CUSTOM", "FLOAT", "INT8", "INT8_LUT", "REFUSED", "materialize"]
+__all__ = ["CUSTOM", "CUSTOM_WITH_OPTIONS", "FLOAT", "INT8", "INT8_LUT", "REFUSED",
+           "materialize"]
 
 FLOAT = ("mlp", "cnn", "mobilenet_v2", "mobilenet_v3", "image_ops", "more_ops", "attention",
          "upsample", "fp16_weights")
@@ -31,6 +32,7 @@ INT8 = ("cnn_int8", "cnn_int8_per_tensor", "mlp_int8_io", "cnn_uint8_io", "mobil
 # TANH, GELU, SQUARED_DIFFERENCE, RSQRT): computed in float32 they land a few steps off
 INT8_LUT = ("mobilenet_v3_int8", "attention_int8", "upsample_int8")
 CUSTOM = "custom_cosh"
+CUSTOM_WITH_OPTIONS = "custom_cumprod"  # TF's Cumprod, its attributes in the custom options
 # models extgen refuses: a builtin it lacks (CUMSUM), control flow into a subgraph (WHILE)
 REFUSED = ("cumsum", "while_loop")
 _VERSION = 1  # bumped when the files written for a model change
@@ -179,6 +181,16 @@ def _while_loop():
     return f
 
 
+def _custom_cumprod():
+    import tensorflow as tf
+
+    @tf.function(input_signature=[tf.TensorSpec([2, 5], tf.float32)])
+    def f(x):
+        return tf.math.cumprod(x, axis=1, exclusive=True, reverse=True) + 1.0
+
+    return f
+
+
 def _model(inp, out):
     import keras
 
@@ -190,7 +202,7 @@ _KERAS = {"mlp": _mlp, "cnn": _cnn, "attention": _attention, "upsample": _upsamp
           "mobilenet_v3": lambda: _app("MobileNetV3Small", alpha=0.75,
                                        include_preprocessing=False)}
 _FUNCTIONS = {"image_ops": _image_ops, "more_ops": _more_ops, "custom_cosh": _custom_cosh,
-              "cumsum": _cumsum, "while_loop": _while_loop}
+              "custom_cumprod": _custom_cumprod, "cumsum": _cumsum, "while_loop": _while_loop}
 # name -> (the float model it quantizes, how)
 _QUANTIZED = {"cnn_int8": ("cnn", "int8"), "cnn_int8_per_tensor": ("cnn", "per_tensor"),
               "mlp_int8_io": ("mlp", "int8_io"), "cnn_uint8_io": ("cnn", "uint8_io"),
@@ -245,7 +257,7 @@ def _write(name: str, out: Path) -> None:
     if how is not None:
         _quantize(converter, how, shape, rng)
     (out / "model.tflite").write_bytes(_convert(converter, name))
-    if name == CUSTOM:  # the interpreter lacks the op: TensorFlow's own result is the oracle
+    if name in (CUSTOM, CUSTOM_WITH_OPTIONS):  # the interpreter lacks the op: TF is the oracle
         for suffix in ("", "2"):
             x = rng.standard_normal(shape).astype(np.float32) * 1.5
             np.save(out / f"input{suffix}.npy", x)
@@ -270,7 +282,7 @@ def _write(name: str, out: Path) -> None:
 
 
 def _convert(converter, name: str) -> bytes:
-    if name == CUSTOM:
+    if name in (CUSTOM, CUSTOM_WITH_OPTIONS):
         converter.allow_custom_ops = True
     return converter.convert()
 

@@ -15,7 +15,7 @@ import pytest
 from converter.front.tflite.flexbuffer import read_flexbuffer
 from converter.front.tflite.model import read_model
 from extgen.cli import main
-from tests.tflite_models import CUSTOM, materialize
+from tests.tflite_models import CUSTOM, CUSTOM_WITH_OPTIONS, materialize
 
 
 def _error_line(capsys, code: int) -> str:
@@ -72,6 +72,27 @@ def test_check_new_convert_run_on_a_custom_op(tmp_path: Path, capsys) -> None:
             (value,) = got.values()
         np.testing.assert_allclose(value, np.load(folder / "expected.npy"), rtol=1e-5,
                                    atol=1e-6, err_msg=engine)
+
+
+def test_the_generated_extractor_reads_the_custom_options(tmp_path: Path, capsys) -> None:
+    """TF's Cumprod as a custom op keeps its attributes in the custom options (a FlexBuffer):
+    `check` lists them, and the generated extractor gives the IR the model's values, not the
+    config's defaults."""
+    model = materialize(CUSTOM_WITH_OPTIONS) / "model.tflite"
+    assert main(["check", str(model), "--output_dir", str(tmp_path)]) == 1
+    assert "exclusive: bool = True" in capsys.readouterr().out
+    config = json.loads((tmp_path / "cumprod.extgen.json").read_text())
+    for attribute in config["ops"][0]["attributes"]:
+        if attribute["type"] == "bool":
+            attribute["default"] = False
+    (tmp_path / "filled.json").write_text(json.dumps(config))
+    assert main(["new", "--config", str(tmp_path / "filled.json"), "--output_dir",
+                 str(tmp_path / "ext")]) == 0
+    assert main(["convert", "--input_model", str(model), "--extensions",
+                 str(tmp_path / "ext" / "user_mo_extensions"), "--output_dir",
+                 str(tmp_path / "ir")]) == 0
+    xml = (tmp_path / "ir" / "model.xml").read_text()
+    assert 'type="Cumprod"' in xml and 'exclusive="true"' in xml and 'reverse="true"' in xml
 
 
 def test_without_its_extension_the_custom_op_is_named(tmp_path: Path, capsys) -> None:
