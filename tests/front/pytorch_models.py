@@ -25,7 +25,7 @@ __all__ = ["MODELS", "OVC_REFUSES", "load", "materialize"]
 
 _BUILDERS = {
     **{k: VISION_BUILDERS[k] for k in ("resnet18", "mobilenet_v3_small", "efficientnet_b0",
-                                       "convnext_tiny", "vit")},
+                                       "convnext_tiny", "vit", "lraspp")},
     "squeezenet1_1": _classifier("squeezenet1_1", 64),
     "shufflenet_v2_x0_5": _classifier("shufflenet_v2_x0_5", 64),
     "densenet121": _classifier("densenet121", 64),

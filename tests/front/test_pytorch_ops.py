@@ -115,3 +115,13 @@ def test_a_dynamic_batch_stays_dynamic(tmp_path: Path) -> None:
     for engine in ("shim", "openvino"):
         (got,) = open_engine(engine, xml, "CPU").run({"x": x.numpy()}).values()
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+class Resized(torch.nn.Module):
+    def forward(self, x):
+        return (F.interpolate(x, size=(7, 9), mode="bilinear"),
+                F.interpolate(x, scale_factor=2, mode="nearest"),
+                F.interpolate(x, scale_factor=1.5, mode="bicubic", align_corners=True))
+
+
+NETS["resized"] = (Resized, (1, 2, 4, 5))

@@ -9,5 +9,6 @@ from converter.front.pytorch.ops import (  # noqa: F401  (importing registers th
     normalization,
     recurrent,
     reduce,
+    resize,
     scalars,
 )

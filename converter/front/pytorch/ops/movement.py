@@ -13,6 +13,7 @@ from converter.front.pytorch.ops._common import (
     shape_of,
 )
 from converter.front.pytorch.translator import TorchNode, aten_op
+from converter.graph.port import Port
 
 _END = np.iinfo(np.int64).max
 
@@ -153,15 +154,16 @@ def select(n: TorchNode):
 
 @aten_op("aten::index")
 def index(n: TorchNode):
-    """One index tensor: a Gather on its axis; several leading ones: a GatherND of their
-    broadcast positions."""
+    """One index tensor: a Gather on its axis. Several adjacent ones (after k full slices):
+    the indexed axes moved first, a GatherND of their broadcast positions, and the k leading
+    axes moved back in front of the result."""
     indices = n.arg("indices")
     used = [k for k, v in enumerate(indices) if v is not None]
+    x, first = n.tensor(0), used[0]
     if len(used) == 1:
-        k = used[0]
-        return [n.op("Gather", [n.tensor(0), indices[k], n.const(k, np.int64)])]
-    if used != list(range(len(used))):
-        n.reject("index tensors after a full slice (:) are not supported", "change the model")
+        return [n.op("Gather", [x, indices[first], n.const(first, np.int64)])]
+    if used != list(range(first, first + len(used))):
+        n.reject("index tensors apart from each other are not supported", "change the model")
     wide = [n.op("Convert", [indices[k]], destination_type=I64) for k in used]
     total = wide[0]
     for item in wide[1:]:
@@ -169,7 +171,29 @@ def index(n: TorchNode):
     last = n.const([-1], np.int64)
     stacked = n.op("Concat", [n.op("Unsqueeze", [n.op("Broadcast", [w, shape_of(n, total)]),
                                                  last]) for w in wide], axis=-1)
-    return [n.op("GatherND", [n.tensor(0), stacked], batch_dims=0)]
+    if first == 0:
+        return [n.op("GatherND", [x, stacked], batch_dims=0)]
+    front = n.op("Transpose", [x, _moved(n, rank_of(n, x), first, len(used), first)])
+    y = n.op("GatherND", [front, stacked], batch_dims=0)
+    return [n.op("Transpose", [y, _moved(n, rank_of(n, y), 0, rank_of(n, total), first)])]
+
+
+def _moved(n: TorchNode, rank: Port, start: int, count: Port | int, place: int) -> Port:
+    """The permutation that puts the axes [start, start + count) of a tensor of `rank` first,
+    when place == start; or, when start == 0, the `place` axes after them first."""
+    def span(a, b) -> Port:
+        return n.op("Range", [n.const(a, np.int64) if isinstance(a, int) else a,
+                              n.const(b, np.int64) if isinstance(b, int) else b,
+                              n.const(1, np.int64)], output_type=I64)
+
+    count = n.const(count, np.int64) if isinstance(count, int) else count
+    if start:  # x: [pre (start) | indexed (count) | rest] -> [indexed, pre, rest]
+        end = n.op("Add", [count, n.const(start, np.int64)])
+        parts = [span(n.const(start, np.int64), end), span(0, start), span(end, rank)]
+    else:  # y: [broadcast (count) | pre (place) | rest] -> [pre, broadcast, rest]
+        end = n.op("Add", [count, n.const(place, np.int64)])
+        parts = [span(count, end), span(0, count), span(end, rank)]
+    return n.op("Concat", parts, axis=0)
 
 
 @aten_op("aten::gather")
