@@ -1,8 +1,9 @@
-"""Tiny models of each framework holding one custom op (inputs in0.., outputs out0..), built
-with that framework's own tools, for `extgen test`'s ovc rows: ONNX (onnx.helper), TensorFlow
-(a GraphDef), TensorFlow Lite (TFLite's flatbuffer schema: a CUSTOM operator whose options are a
-flexbuffer map), PaddlePaddle (a static program, its op retyped through Paddle's OpDesc) and
-PyTorch (a torch.library op giving outputs of the reference's shapes and types)."""
+"""Tiny models of each framework holding one custom op (inputs in0.., outputs out0..), for
+`extgen test`'s ovc rows: ONNX (onnx.helper), TensorFlow (a frozen GraphDef, with the
+converter's own protos), TensorFlow Lite (TFLite's generated flatbuffer schema: a CUSTOM
+operator whose options are a flexbuffer map), PaddlePaddle (a static program, its op retyped
+through Paddle's OpDesc) and PyTorch (a torch.library op giving outputs of the reference's
+shapes and types)."""
 
 from __future__ import annotations
 
@@ -69,39 +70,49 @@ def _onnx(op: ModelOp, folder: Path) -> Path:
     return folder / "model.onnx"
 
 
-def _tf_attr(attr_value, type_: str, value: Any):
-    if type_ == "int_list":
-        return attr_value(list=attr_value.ListValue(i=value))
+def _tf_value(type_: str, value: Any) -> Any:
+    """An attribute value typed as GraphBuilder stores it (a float list of whole numbers
+    stays floats)."""
     if type_ == "float_list":
-        return attr_value(list=attr_value.ListValue(f=value))
-    key = {"int": "i", "float": "f", "bool": "b", "string": "s"}[type_]
-    return attr_value(**{key: value.encode() if type_ == "string" else value})
+        return [float(v) for v in value]
+    if type_ == "int_list":
+        return [int(v) for v in value]
+    return {"int": int, "float": float, "bool": bool, "string": str}[type_](value)
 
 
 def _tf(op: ModelOp, folder: Path) -> Path:
-    tf = _need("tensorflow", "tensorflow")
-    from tensorflow.core.framework import attr_value_pb2, graph_pb2
+    """A frozen GraphDef written with the converter's own protos: TensorFlow is not imported
+    (its start-up lines, and its LLVM, which breaks PoCL's in the same process)."""
+    from converter.front.tf.writer import GraphBuilder
 
-    a = attr_value_pb2.AttrValue
-    graph = graph_pb2.GraphDef()
-    for k, x in enumerate(op.inputs):
-        shape = a(shape={"dim": [{"size": d} for d in x.shape]})
-        graph.node.add(name=f"in{k}", op="Placeholder",
-                       attr={"dtype": a(type=tf.as_dtype(x.dtype).as_datatype_enum),
-                             "shape": shape})
-    graph.node.add(name="op", op=op.type, input=[f"in{k}" for k in range(len(op.inputs))],
-                   attr={n: _tf_attr(a, t, v) for n, t, v in op.attrs})
+    g = GraphBuilder()
+    names = [g.placeholder(f"in{k}", list(x.shape), x.dtype) for k, x in enumerate(op.inputs)]
+    g.node(op.type, "op", names, **{n: _tf_value(t, v) for n, t, v in op.attrs})
     for k in range(len(op.outputs)):
-        graph.node.add(name=f"out{k}", op="Identity", input=[f"op:{k}" if k else "op"])
-    (folder / "model.pb").write_bytes(graph.SerializeToString())
-    return folder / "model.pb"
+        g.node("Identity", f"out{k}", [f"op:{k}" if k else "op"])
+    return g.save(folder / "model.pb")
+
+
+def _tflite_schema() -> Any:
+    """TFLite's generated schema module, loaded from the tensorflow package's files without
+    importing tensorflow itself (see _tf)."""
+    found = importlib.util.find_spec("tensorflow")
+    path = None if found is None or found.origin is None else \
+        Path(found.origin).parent / "lite" / "python" / "schema_py_generated.py"
+    if path is None or not path.is_file():
+        msg = "tensorflow is not installed in this Python: pip install tensorflow"
+        raise ToolMissing(msg)
+    spec = importlib.util.spec_from_file_location("_extgen_tflite_schema", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def _tflite(op: ModelOp, folder: Path) -> Path:
     flatbuffers = _need("flatbuffers", "flatbuffers")
-    _need("tensorflow", "tensorflow")
     from flatbuffers import flexbuffers
-    from tensorflow.lite.python import schema_py_generated as tfl
+
+    tfl = _tflite_schema()
 
     def tensor(name: str, shape: tuple[int, ...], dtype: np.dtype) -> Any:
         t = tfl.TensorT()
