@@ -258,3 +258,20 @@ def test_a_malformed_range_is_one_line(relu_add_model, capsys) -> None:
     code = main(["convert", "--input_model", str(relu_add_model), "--input_shape", "[4..1,3]"])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "'4..1' is not a dimension range" in err[0]
+
+
+@pytest.mark.parametrize("cut", [None, ["b", "d", "a"]])
+def test_outputs_keep_the_model_s_order_in_openvino(tmp_path, cut) -> None:
+    """OpenVINO numbers a model's outputs by their Result layers' ids: the Results come last in
+    the order the model declares (or --output gives), as ovc orders them, not as computed."""
+    nodes = [helper.make_node("Relu", ["x"], ["a"]), helper.make_node("Exp", ["a"], ["b"]),
+             helper.make_node("Neg", ["b"], ["c"]), helper.make_node("Sigmoid", ["x"], ["d"])]
+    model = make_model(nodes, [("x", TensorProto.FLOAT, [2])],
+                       [(n, TensorProto.FLOAT, [2]) for n in ("c", "a", "d", "b")])
+    onnx.save(model, tmp_path / "order.onnx")
+    xml = convert(ConvertOptions(tmp_path / "order.onnx", output_dir=tmp_path,
+                                 outputs=cut)).xml
+    ours = ov.Core().read_model(str(xml))
+    theirs = ov.convert_model(tmp_path / "order.onnx", output=cut)
+    names = [[o.get_any_name() for o in m.outputs] for m in (ours, theirs)]
+    assert names[0] == names[1] == (cut or ["c", "a", "d", "b"])
