@@ -26,6 +26,7 @@ __all__ = [
     "name_clash",
     "shape_names_problem",
     "snake_case",
+    "torch_type_problem",
 ]
 
 # the converter's frameworks, and those only the generated OpenVINO extensions map for ovc /
@@ -34,6 +35,14 @@ __all__ = [
 OVC_FRAMEWORKS = tuple(dict.fromkeys((*FRAMEWORKS, "tflite", "paddle", "pytorch")))
 FrameworkName = Literal[OVC_FRAMEWORKS]  # type: ignore[valid-type]
 _INT64_MAX = 2**63 - 1
+
+
+def torch_type_problem(op_type: str) -> str | None:
+    """Why op_type cannot name a torch.library custom op, or None."""
+    if re.fullmatch(r"\w+::\w+", op_type):
+        return None
+    return "must be 'namespace::op', as torch.library names a custom op"
+
 _FLOAT32_MAX = 3.4028234663852886e38
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -276,9 +285,8 @@ class OpConfig(_Model):
             seen[name.lower()] = name
         self._check_vpu_scalars(set(seen.values()))
         torch_type = self.framework_types.get("pytorch")
-        if torch_type is not None and not re.fullmatch(r"\w+::\w+", torch_type):
-            msg = (f"framework_types.pytorch {torch_type!r} must be 'namespace::op', as "
-                   "torch.library names a custom op")
+        if torch_type is not None and torch_type_problem(torch_type):
+            msg = f"framework_types.pytorch {torch_type!r} {torch_type_problem(torch_type)}"
             raise ValueError(msg)
         typed = [p.name for p in self.outputs if p.type is not None]
         if typed:

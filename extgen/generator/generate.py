@@ -193,6 +193,7 @@ def plan_files(config: GeneratorConfig, out_dir: Path, root: Path = TEMPLATES) -
     abi = cpu_abi.template_context()
     files: dict[Path, str] = {}
     _check_definitions(config, out_dir)
+    _check_torch_types(config)
     for target in config.targets:
         folder, dest = TARGETS[target].templates, TARGETS[target].output
         base = root / folder
@@ -266,6 +267,19 @@ def _check_definitions(config: GeneratorConfig, out_dir: Path) -> None:
     if missing:
         msg = (f"--ov-python-op runs each op's definition from {ops}, where "
                f"{', '.join(missing)} {'has' if len(missing) == 1 else 'have'} none: add --mo-op")
+        raise ConfigError(msg)
+
+
+def _check_torch_types(config: GeneratorConfig) -> None:
+    """A PyTorch extractor matches a torch.library op by its 'namespace::op' name, which the
+    op's own name cannot be: each op needs framework_types.pytorch."""
+    if "mo-pytorch-ext" not in config.targets:
+        return
+    missing = [op.name for op in config.ops if "pytorch" not in op.framework_types]
+    if missing:
+        msg = (f"--mo-pytorch-ext matches a torch.library op by its 'namespace::op' name: set "
+               f"framework_types.pytorch for {', '.join(missing)} (extgen check model.pt2 "
+               "writes it)")
         raise ConfigError(msg)
 
 

@@ -25,6 +25,7 @@ from extgen.generator.config import (
     name_clash,
     shape_names_problem,
     snake_case,
+    torch_type_problem,
 )
 from extgen.generator.targets import TARGETS, extractor_target
 
@@ -116,6 +117,14 @@ def parse_default(text: str, kind: str) -> Any:
     return [int(p) for p in items] if kind == "int_list" else [float(p) for p in items]
 
 
+def _type_check(framework: str, op_type: str) -> bool | str:
+    """questionary's answer on an op type as the model names it."""
+    if not op_type:
+        return "give a type"
+    problem = torch_type_problem(op_type) if framework == "pytorch" else None
+    return f"the type {problem}" if problem else True
+
+
 def _ask(question: questionary.Question) -> Any:
     try:
         return question.unsafe_ask()
@@ -180,12 +189,14 @@ class _Session:
 
     def q_types(self) -> None:
         types = self.a.setdefault("framework_types", {})
+        hints = {"onnx": " (custom domain: domain::Type)",
+                 "pytorch": " (the torch.library op: namespace::op)"}
         for fw in FRAMEWORKS:
             if extractor_target(fw) in self.a["targets"]:
-                hint = " (custom domain: domain::Type)" if fw == "onnx" else ""
+                default = types.get(fw, "" if fw == "pytorch" else self.a["name"])
                 types[fw] = _ask(questionary.text(
-                    f"{fw} op type in the model{hint}:", default=types.get(fw, self.a["name"]),
-                    validate=lambda t: bool(t.strip()) or "give a type")).strip()
+                    f"{fw} op type in the model{hints.get(fw, '')}:", default=default,
+                    validate=lambda t, fw=fw: _type_check(fw, t.strip()))).strip()
 
     def q_framework(self) -> None:
         """What the original extgen asked per framework: Caffe's layer kind and parameter

@@ -211,3 +211,15 @@ def test_dim_names_are_refused_as_typed(tmp_path: Path, capsys) -> None:
     assert code == 0, out + err
     shape = json.loads((tmp_path / "cosh.extgen.json").read_text())["ops"][0]["shape"]
     assert shape["names"] == ["N", "C", "H", "W"]
+
+
+def test_a_pytorch_type_is_asked_as_namespace_and_op(tmp_path: Path, capsys) -> None:
+    """The PyTorch type has no default (the op name cannot be one) and is checked as typed: a
+    bare name is refused at the prompt, 'ns::op' is taken into the files."""
+    keys = ["Cosh" + ENTER, "cosh" + ENTER, "\x7f" * 4 + "demo::cosh" + ENTER, *ANSWERS[2:],
+            ENTER]
+    code, out, _ = _session(keys, ["new", "--mo-pytorch-ext", "--mo-op", "--output_dir",
+                                   str(tmp_path)], capsys)
+    assert code == 0, out
+    replay = json.loads((tmp_path / "cosh.extgen.json").read_text())
+    assert replay["ops"][0]["framework_types"] == {"pytorch": "demo::cosh"}

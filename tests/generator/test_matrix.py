@@ -50,7 +50,10 @@ REFERENCE = {
 def generated(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("matrix")
     config = out / "matrix.json"
-    config.write_text(json.dumps({"targets": list(TARGETS), "ops": OPS}))
+    # a PyTorch extractor matches 'namespace::op' only: each op names its torch.library op
+    ops = [{**op, "framework_types": {**op.get("framework_types", {}),
+                                      "pytorch": f"matrix::{op['name'].lower()}"}} for op in OPS]
+    config.write_text(json.dumps({"targets": list(TARGETS), "ops": ops}))
     assert main(["new", "--config", str(config), "--output_dir", str(out)]) == 0
     # the user's part for the shape-changing op: sum over the last axis
     op_file = out / "user_mo_extensions" / "ops" / "collapse.py"

@@ -207,3 +207,13 @@ def test_a_pytorch_file_that_cannot_be_read_is_one_line(tmp_path, capsys, conten
     assert main(["check", str(model), "--output_dir", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and str(model) in err and why in err
+
+
+def test_a_pytorch_extractor_needs_the_op_s_torch_name(tmp_path, capsys) -> None:
+    """Without framework_types.pytorch the extractor would look for an op named 'Cosh', which
+    no torch.library op can be: new refuses in one line saying what to set."""
+    assert main(["new", "--config", str(CONFIG), "--mo-op", "--mo-pytorch-ext",
+                 "--output_dir", str(tmp_path / "ext")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "set framework_types.pytorch for Cosh" in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "ext").exists()
