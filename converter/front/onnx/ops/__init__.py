@@ -3,6 +3,7 @@
 from converter.front.onnx.ops import (
     affine_grid,
     attention,
+    bitcast,
     causal_conv,
     col2im,
     control,
@@ -29,7 +30,8 @@ from converter.front.onnx.ops import (
     windows,
 )
 
-__all__ = ["affine_grid", "attention", "causal_conv", "col2im", "control", "core", "crop", "det",
-           "elementwise", "linear_attention", "loss", "microsoft", "microsoft_attention",
-           "microsoft_gqa", "ml", "movement", "nn", "optional", "quantization", "recurrent",
-           "reduce", "rotary", "sampling", "scatter", "training", "windows"]
+__all__ = ["affine_grid", "attention", "bitcast", "causal_conv", "col2im", "control", "core",
+           "crop", "det", "elementwise", "linear_attention", "loss", "microsoft",
+           "microsoft_attention", "microsoft_gqa", "ml", "movement", "nn", "optional",
+           "quantization", "recurrent", "reduce", "rotary", "sampling", "scatter", "training",
+           "windows"]
