@@ -323,6 +323,41 @@ def test_ovc_converts_a_tensorflow_graph_with_the_extension(work: Path, built: B
             "paddle, pytorch") in built.log
 
 
+def _saved_model(graph: Path, folder: Path) -> Path:
+    """The frozen graph as a TF1-style SavedModel (tag serve, signature serving_default x -> y):
+    TensorFlow cannot build a graph of ops it lacks, so the protos are filled in directly."""
+    from tensorflow.core.framework import graph_pb2, tensor_shape_pb2, types_pb2
+    from tensorflow.core.protobuf import meta_graph_pb2, saved_model_pb2
+
+    saved = saved_model_pb2.SavedModel(saved_model_schema_version=1)
+    meta = saved.meta_graphs.add()
+    meta.meta_info_def.tags.append("serve")
+    meta.graph_def.CopyFrom(graph_pb2.GraphDef.FromString(graph.read_bytes()))
+    signature = meta.signature_def["serving_default"]
+    signature.method_name = "tensorflow/serving/predict"
+    shape = tensor_shape_pb2.TensorShapeProto(dim=[{"size": d} for d in SHAPE])
+    signature.inputs["x"].CopyFrom(meta_graph_pb2.TensorInfo(
+        name="x:0", dtype=types_pb2.DT_FLOAT, tensor_shape=shape))
+    signature.outputs["y"].CopyFrom(meta_graph_pb2.TensorInfo(name="y:0",
+                                                              dtype=types_pb2.DT_FLOAT))
+    folder.mkdir()
+    (folder / "saved_model.pb").write_bytes(saved.SerializeToString())
+    return folder
+
+
+def test_ovc_converts_a_tensorflow_saved_model_with_the_extension(work: Path,
+                                                                 built: Built) -> None:
+    """The same mapping serves a SavedModel: the TensorFlow frontend reads both forms."""
+    folder = _saved_model(_tf_graph(work / "saved.pb"), work / "saved_model")
+    model = ov.convert_model(str(folder), extension=str(built.openvino_library))
+    assert {"ScaledCosh", "TagScale", "SoftSignX"} <= {
+        op.get_type_name() for op in model.get_ordered_ops()}
+    x = np.random.default_rng(2).uniform(-2, 2, SHAPE).astype(np.float32)
+    (y,) = _openvino_run(built, model, [x])
+    c = 3 * np.cosh(x) * 2
+    np.testing.assert_allclose(y, c / (1 + np.abs(c)) * 4, rtol=1e-5, atol=1e-6)
+
+
 @pytest.mark.parametrize("form", ["torchscript", "torch.export"])
 def test_ovc_converts_a_pytorch_custom_op_with_the_extension(built: Built, form: str) -> None:
     """A torch.nn.Module calling a torch.library op (extgen_cpp::scaled_cosh, its float
