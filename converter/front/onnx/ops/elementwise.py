@@ -6,6 +6,7 @@ from functools import reduce
 
 import numpy as np
 
+from converter.front.onnx.ops.movement import known_dtype
 from converter.front.onnx.translator import OnnxNode, onnx_op
 from converter.graph.port import Port
 
@@ -65,8 +66,34 @@ def mod(n: OnnxNode):
 
 @onnx_op("BitShift")
 def bit_shift(n: OnnxNode):
-    target = "BitwiseLeftShift" if n.attr("direction") == "LEFT" else "BitwiseRightShift"
-    return [n.op(target, [n.input(0), n.input(1)])]
+    """A shift by the type's width or more, or by a negative amount, moves every bit out (0, or
+    the sign for a signed right shift), as ONNX says; OpenVINO leaves it undefined."""
+    left = n.attr("direction") == "LEFT"
+    x, shift = n.input(0), n.input(1)
+    dtype = known_dtype(x)
+    target = "BitwiseLeftShift" if left else "BitwiseRightShift"
+    if dtype is None:
+        return [n.op(target, [x, shift])]
+    width = n.op("ConvertLike", [np.int64(dtype.itemsize * 8), shift])
+    zero = n.op("ConvertLike", [np.int64(0), shift])
+    outside = n.op("LogicalOr", [n.op("Less", [shift, zero]),
+                                 n.op("GreaterEqual", [shift, width])])
+    amount = n.op("Select", [outside, zero, shift])
+    shifted = n.op(target, [x, amount])
+    if not left and dtype.kind == "u":  # OpenVINO's CPU shifts unsigned right arithmetically:
+        # clear the top `amount` bits, all ones << (width - 1 - amount) << 1
+        ones = n.const(np.array(np.iinfo(dtype).max, dtype))
+        last = n.op("ConvertLike", [np.int64(dtype.itemsize * 8 - 1), amount])
+        rest = n.op("ConvertLike", [n.op("Subtract", [last, amount]), x])
+        top = n.op("BitwiseLeftShift", [n.op("BitwiseLeftShift", [ones, rest]),
+                                        n.const(np.array(1, dtype))])
+        shifted = n.op("BitwiseAnd", [shifted, n.op("BitwiseNot", [top])])
+    if left or dtype.kind == "u":
+        filled = n.op("ConvertLike", [np.int64(0), x])
+    else:  # the sign in every bit
+        filled = n.op("BitwiseRightShift", [x, n.op("ConvertLike", [
+            np.int64(dtype.itemsize * 8 - 1), x])])
+    return [n.op("Select", [outside, filled, shifted])]
 
 
 def _variadic(target: str):
