@@ -60,8 +60,25 @@ def pow_(n: OnnxNode):
 
 @onnx_op("Mod")
 def mod(n: OnnxNode):
-    target = "Mod" if n.attr("fmod", 0) else "FloorMod"
-    return [n.op(target, [n.input(0), n.input(1)])]
+    x, y = n.input(0), n.input(1)
+    if n.attr("fmod", 0):
+        return [n.op("Mod", [x, y])]
+    dtype = known_dtype(x)
+    r = n.op("FloorMod", [x, y])
+    return [r if dtype is None or dtype.kind != "f" else _floor_mod_edges(n, x, y, r)]
+
+
+def _floor_mod_edges(n: OnnxNode, x: Port, y: Port, r: Port) -> Port:
+    """Python's float % where OpenVINO's FloorMod differs: by an infinite divisor a finite x
+    stays (same sign, or zero) or becomes the divisor; a zero takes the divisor's sign."""
+    zero = n.op("ConvertLike", [np.float32(0), x])
+    sign_y = n.op("Sign", [y])
+    same = n.op("LogicalOr", [n.op("Equal", [x, zero]), n.op("Greater", [
+        n.op("Multiply", [n.op("Sign", [x]), sign_y]), zero])])
+    finite_x = n.op("LogicalNot", [n.op("LogicalOr", [n.op("IsInf", [x]), n.op("IsNaN", [x])])])
+    by_inf = n.op("LogicalAnd", [n.op("IsInf", [y]), finite_x])
+    r = n.op("Select", [by_inf, n.op("Select", [same, x, y]), r])
+    return n.op("Select", [n.op("Equal", [r, zero]), n.op("Multiply", [zero, sign_y]), r])
 
 
 @onnx_op("BitShift")
