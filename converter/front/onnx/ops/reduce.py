@@ -64,7 +64,29 @@ def _reduce(n: OnnxNode, op: str, x: Port, since: int, keep: bool | None = None)
     """op over the node's axes; x itself under noop_with_empty_axes."""
     keep_dims = bool(n.attr("keepdims", 1)) if keep is None else keep
     axes = _reduce_axes(n, since)
-    return x if axes is None else n.op(op, [x, axes], keep_dims=keep_dims)
+    if axes is None:
+        return x
+    rank, count = n.static_rank(0), _source_info(axes)[0]
+    if keep_dims or axes.node.soft_get("op") == "Const" or rank is None or count is None:
+        return n.op(op, [x, axes], keep_dims=keep_dims)
+    return _drop_axes(n, n.op(op, [x, axes], keep_dims=True), axes, rank, int(count[0]))
+
+
+def _drop_axes(n: OnnxNode, y: Port, axes: Port, rank: int, count: int) -> Port:
+    """y (reduced with its dims kept) without the axes given at run time, by a Reshape to a
+    shape of static length: OpenVINO infers no rank for a reduction over such axes, and its CPU
+    refuses a dynamic rank. The kept positions are the rank - count smallest of
+    reduced * rank + position."""
+    positions = np.arange(rank, dtype=np.int64)
+    hits = n.op("Equal", [n.op("Unsqueeze", [n.op("FloorMod", [axes, np.int64(rank)]),
+                                             np.int64(1)]), positions])
+    reduced = n.op("Convert", [n.op("ReduceLogicalOr", [hits, np.int64(0)], keep_dims=False)],
+                   destination_type=_I64)
+    key = n.op("Add", [n.op("Multiply", [reduced, np.int64(rank)]), positions])
+    kept = n.op_node("TopK", [key, np.int64(rank - count)], axis=0, mode="min", sort="value",
+                     index_element_type=_I64).out_port(1)
+    shape = n.op("Gather", [n.op("ShapeOf", [y], output_type=_I64), kept, np.int64(0)])
+    return n.op("Reshape", [y, shape], special_zero=False)
 
 
 def _scalar(n: OnnxNode, i: int, dtype: type) -> Port:
