@@ -186,8 +186,26 @@ def gemm(n: OnnxNode):
 # -- normalization --------------------------------------------------------------------------------
 @onnx_op("BatchNormalization")
 def batch_norm(n: OnnxNode):
+    """Inference, or training_mode=1: normalized by the batch's own mean and (population)
+    variance per channel, the running statistics moved toward them by 1 - momentum."""
     inputs = [n.input(i) for i in range(5)]
-    return [n.op("BatchNormInference", inputs, epsilon=float(n.attr("epsilon", 1e-5)))]
+    eps = float(n.attr("epsilon", 1e-5))
+    if not n.attr("training_mode", 0):
+        return [n.op("BatchNormInference", inputs, epsilon=eps)]
+    rank = n.static_rank(0)
+    if rank is None:
+        n.reject("trains on an input of unknown rank", "give the input a static rank")
+    x, axes = inputs[0], np.array([0, *range(2, rank)], np.int64)
+    mean = n.op("ReduceMean", [x, axes], keep_dims=True)
+    centred = n.op("Subtract", [x, mean])
+    variance = n.op("ReduceMean", [n.op("Multiply", [centred, centred]), axes], keep_dims=False)
+    mean = n.op("ReduceMean", [x, axes], keep_dims=False)
+    y = n.op("BatchNormInference", [*inputs[:3], mean, variance], epsilon=eps)
+    momentum = n.op("ConvertLike", [np.float32(n.attr("momentum", 0.9)), x])
+    rest = n.op("ConvertLike", [np.float32(1 - n.attr("momentum", 0.9)), x])
+    running = [n.op("Add", [n.op("Multiply", [old, momentum]), n.op("Multiply", [new, rest])])
+               for old, new in ((inputs[3], mean), (inputs[4], variance))]
+    return [y, *running]
 
 
 def _mvn(n: OnnxNode, x: Port, axes: Port, eps: float, normalize_variance: bool = True) -> Port:
