@@ -1,5 +1,5 @@
-"""Reductions, sorting, misc: Reduce*, TopK, CumSum, Einsum, DFT family, NMS, Bucketize, Unique,
-CTCGreedyDecoderSeqLen, CTCLoss."""
+"""Reductions, sorting, misc: Reduce*, TopK, CumSum, Einsum, DFT family, STFT, NMS, Bucketize,
+Unique, CTCGreedyDecoderSeqLen, CTCLoss."""
 
 from converter.ops.reduce import (
     bucketize,
@@ -10,6 +10,7 @@ from converter.ops.reduce import (
     fft,
     non_max_suppression,
     reductions,
+    stft,
     top_k,
     unique,
 )
@@ -23,6 +24,7 @@ __all__ = [
     "fft",
     "non_max_suppression",
     "reductions",
+    "stft",
     "top_k",
     "unique",
 ]

@@ -26,6 +26,7 @@ from converter.front.onnx.ops import (
     rotary,
     sampling,
     scatter,
+    stft,
     training,
     windows,
 )
@@ -33,5 +34,5 @@ from converter.front.onnx.ops import (
 __all__ = ["affine_grid", "attention", "bitcast", "causal_conv", "col2im", "control", "core",
            "crop", "det", "elementwise", "linear_attention", "loss", "microsoft",
            "microsoft_attention", "microsoft_gqa", "ml", "movement", "nn", "optional",
-           "quantization", "recurrent", "reduce", "rotary", "sampling", "scatter", "training",
-           "windows"]
+           "quantization", "recurrent", "reduce", "rotary", "sampling", "scatter", "stft",
+           "training", "windows"]
