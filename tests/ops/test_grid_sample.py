@@ -1,5 +1,5 @@
 """ONNX GridSample (every mode, padding mode and align_corners; opset 16 and 20 names) through
-GridSample-9 in real OpenVINO and in the shim, against onnxruntime within 1e-5; a volumetric
+GridSample-9 in real OpenVINO and in the shim, against onnxruntime within 1e-5; a cubic volumetric
 GridSample is refused in one line."""
 
 from __future__ import annotations
@@ -42,8 +42,9 @@ def test_grid_sample_matches_onnxruntime(opset: int, mode: str, padding: str, co
         np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5, err_msg=engine)
 
 
-def test_volumetric_grid_sample_is_refused(tmp_path: Path, capsys) -> None:
-    onnx.save(_model(20, shape=(1, 2, 3, 4, 5)), tmp_path / "m.onnx")
+def test_cubic_volumetric_grid_sample_is_refused(tmp_path: Path, capsys) -> None:
+    """(linear and nearest volumes are decomposed: tests/ops/test_grid_sample_volume.py)"""
+    onnx.save(_model(20, shape=(1, 2, 3, 4, 5), mode="cubic"), tmp_path / "m.onnx")
     line = convert_error(capsys, tmp_path / "m.onnx")
     assert "2-D only" in line
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 
 from converter.front.onnx.ops.nn import _channel_bias, _spatial_rank, _window_attrs
+from converter.front.onnx.ops.volume_sampling import sample_volume
 from converter.front.onnx.translator import OnnxNode, onnx_op
 
 log = logging.getLogger("extgen.convert")
@@ -32,9 +33,11 @@ def roi_align(n: OnnxNode):
 def grid_sample(n: OnnxNode):
     mode = {"linear": "bilinear", "cubic": "bicubic"}.get(n.attr("mode", "bilinear"),
                                                          n.attr("mode", "bilinear"))
+    if n.static_rank(0) == 5:
+        return [sample_volume(n, mode)]
     if n.static_rank(0) not in (None, 4):
-        n.reject("samples a volume (5-D input); OpenVINO's GridSample is 2-D only",
-                 "sample 4-D [N, C, H, W] data")
+        n.reject(f"samples {n.static_rank(0)}-D data; GridSample takes 4-D or 5-D",
+                 "sample [N, C, H, W] or [N, C, D, H, W] data")
     return [n.op("GridSample", [n.input(0), n.input(1)], mode=mode,
                  align_corners=bool(n.attr("align_corners", 0)),
                  padding_mode=n.attr("padding_mode", "zeros"))]
