@@ -32,11 +32,12 @@ def _one_line(capsys, model: Path, tmp_path: Path, *argv: str) -> str:
 
 
 def _onnx_max_pool(tmp_path: Path) -> Path:
+    """storage_order=1 on a 1-D pooling (2-D ones convert: tests/ops/test_max_pool_indices.py)"""
     model = make_model(
-        [helper.make_node("MaxPool", ["x"], ["y", "idx"], name="pool", kernel_shape=[2, 2],
+        [helper.make_node("MaxPool", ["x"], ["y", "idx"], name="pool", kernel_shape=[2],
                           storage_order=1)],
-        [("x", TensorProto.FLOAT, [1, 1, 4, 4])],
-        [("y", TensorProto.FLOAT, [1, 1, 2, 2]), ("idx", TensorProto.INT64, [1, 1, 2, 2])],
+        [("x", TensorProto.FLOAT, [1, 1, 4])],
+        [("y", TensorProto.FLOAT, [1, 1, 2]), ("idx", TensorProto.INT64, [1, 1, 2])],
     )
     path = tmp_path / "pool.onnx"
     onnx.save(model, path)

@@ -122,14 +122,23 @@ def _pool_attrs(n: OnnxNode) -> dict:
 
 @onnx_op("MaxPool")
 def max_pool(n: OnnxNode):
-    if n.attr("storage_order", 0) and n.num_outputs > 1:
-        n.reject("storage_order=1 indices are not supported",
+    column_major = n.attr("storage_order", 0) and n.num_outputs > 1
+    if column_major and n.static_rank(0) != 4:
+        n.reject("storage_order=1 indices of a pooling that is not 2-D",
                  "export the model with storage_order=0, or without the Indices output")
     attrs = _pool_attrs(n)
     node = n.op_node("MaxPool", [n.input(0)], dilations=list(
         n.attr("dilations", [1] * len(attrs["kernel"]))), index_element_type=np.dtype(np.int64),
         axis=0, **attrs)
-    return [node.out_port(0), node.out_port(1)][: n.num_outputs]
+    indices = node.out_port(1)
+    if column_major:  # row-major h * W + w within each plane becomes w * H + h
+        shape = n.op("ShapeOf", [n.input(0)], output_type=np.dtype(np.int64))
+        height, width = (n.op("Gather", [shape, np.int64(a), np.int64(0)]) for a in (2, 3))
+        within = n.op("FloorMod", [indices, n.op("Multiply", [height, width])])
+        moved = n.op("Add", [n.op("Multiply", [n.op("FloorMod", [within, width]), height]),
+                             n.op("Divide", [within, width])])
+        indices = n.op("Add", [n.op("Subtract", [indices, within]), moved])
+    return [node.out_port(0), indices][: n.num_outputs]
 
 
 @onnx_op("AveragePool")
