@@ -26,7 +26,7 @@ MO_PACKAGES = ["openvino-dev==2023.3.0", "numpy<1.24", "protobuf==3.20.3", "onnx
 ORACLE_TESTS = ["tests/front/test_kaldi_mo.py", "tests/front/test_kaldi_mo_layout.py",
                 "tests/front/test_kaldi_mo_flags.py", "tests/front/test_caffe_mo.py",
                 "tests/test_mo_parity.py", "tests/legacy/test_mo_op_classes.py",
-                "tests/legacy/test_mo_phase_graphs.py"]
+                "tests/legacy/test_mo_phase_graphs.py", "tests/legacy/test_mo_pass_modules.py"]
 
 
 def python311() -> str:

@@ -1,0 +1,153 @@
+"""Small ONNX models (input "x", output "y") for tests/legacy/mo_pass_models.py, each a mix of the
+patterns MO's passes look for: activations written out, normalisations, slicing and layout
+chains, convolutions and pooling, selection ops. Softmax runs over the last axis,
+where MO's legacy ONNX frontend (the pre-13 flattening Softmax) and ONNX-13 agree."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper
+
+from tests.conftest import make_model
+
+SHAPE = [1, 4, 6, 6]
+Nodes = list[onnx.NodeProto]
+Inits = dict[str, np.ndarray]
+
+
+def _n(op: str, ins: list[str], out: str | list[str], **attrs) -> onnx.NodeProto:
+    """A node named after its op and first output (MO's RNN passes need node and tensor names
+    apart)."""
+    outs = [out] if isinstance(out, str) else out
+    return helper.make_node(op, ins, outs, name=f"{op}_{outs[0]}", **attrs)
+
+
+def _f(*v: float) -> np.ndarray:
+    return np.array(v if len(v) != 1 else v[0], np.float32)
+
+
+def _i(*v: int) -> np.ndarray:
+    return np.array(v, np.int64)
+
+
+def _activations(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
+    return [
+        _n("Sigmoid", ["x"], "sig"), _n("Mul", ["x", "sig"], "swish"),
+        _n("Softplus", ["swish"], "sp"), _n("Tanh", ["sp"], "tsp"),
+        _n("Mul", ["swish", "tsp"], "mish"),
+        _n("Div", ["mish", "sqrt2"], "d"), _n("Erf", ["d"], "erf"), _n("Add", ["erf", "one"], "e1"),
+        _n("Mul", ["mish", "e1"], "m"), _n("Mul", ["m", "half"], "gelu"),
+        _n("Add", ["gelu", "three"], "a3"), _n("Relu", ["a3"], "r3"),
+        _n("Min", ["r3", "six"], "min6"), _n("Div", ["min6", "six"], "hsig"),
+        _n("Mul", ["hsig", "alpha"], "ax"), _n("Max", ["hsig", "ax"], "leaky"),
+        _n("Abs", ["leaky"], "abs"), _n("Add", ["abs", "one"], "a1"),
+        _n("Div", ["leaky", "a1"], "softsign"), _n("Reciprocal", ["a1"], "rec"),
+        _n("Add", ["softsign", "rec"], "s"), _n("Exp", ["s"], "exp"),
+        _n("ReduceSum", ["exp", "last"], "sum", keepdims=1), _n("Div", ["exp", "sum"], "sm"),
+        _n("Softmax", ["sm"], "y", axis=-1)], {
+        "sqrt2": _f(np.sqrt(2)), "one": _f(1), "half": _f(0.5), "three": _f(3), "six": _f(6),
+        "alpha": _f(0.1), "last": _i(-1)}
+
+
+def _norms(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
+    return [
+        _n("ReduceMean", ["x"], "mean", axes=[-1], keepdims=1), _n("Sub", ["x", "mean"], "c"),
+        _n("Pow", ["c", "two"], "sq"), _n("ReduceMean", ["sq"], "var", axes=[-1], keepdims=1),
+        _n("Add", ["var", "eps"], "ve"), _n("Sqrt", ["ve"], "std"), _n("Div", ["c", "std"], "n"),
+        _n("Mul", ["n", "gamma"], "g"), _n("Add", ["g", "beta"], "ln"),
+        _n("Mul", ["ln", "ln"], "l2sq"), _n("ReduceSum", ["l2sq", "one_axis"], "l2sum",
+                                             keepdims=1),
+        _n("Max", ["l2sum", "eps"], "l2max"), _n("Sqrt", ["l2max"], "l2"),
+        _n("Div", ["ln", "l2"], "l2n"),
+        _n("InstanceNormalization", ["l2n", "scale", "bias"], "inorm", epsilon=1e-5),
+        _n("LpNormalization", ["inorm"], "lp", axis=1, p=2),
+        _n("MeanVarianceNormalization", ["lp"], "y", axes=[2, 3])], {
+        "two": _f(2), "eps": _f(1e-6), "gamma": w(6) + 1, "beta": w(6), "one_axis": _i(1),
+        "scale": w(4) + 1, "bias": w(4)}
+
+
+def _movement(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
+    return [
+        _n("Slice", ["x", "s0", "e0", "ax"], "part0"),
+        _n("Slice", ["x", "s1", "e1", "ax"], "part1"),
+        _n("Concat", ["part1", "part0"], "swap", axis=1),
+        _n("Reshape", ["swap", "groups"], "grouped"),
+        _n("Transpose", ["grouped"], "shuffled", perm=[0, 2, 1, 3, 4]),
+        _n("Reshape", ["shuffled", "flat4"], "shuffle"),
+        _n("Transpose", ["shuffle"], "t1", perm=[0, 2, 3, 1]),
+        _n("Transpose", ["t1"], "t2", perm=[0, 3, 1, 2]),
+        _n("Split", ["t2", "halves"], ["h0", "h1"], axis=1), _n("Add", ["h0", "h1"], "hs"),
+        _n("Unsqueeze", ["hs", "zero"], "u"), _n("Squeeze", ["u", "zero"], "sq"),
+        _n("Gather", ["sq", "idx"], "gathered", axis=3),
+        _n("Pad", ["gathered", "pads"], "padded", mode="constant"),
+        _n("Tile", ["padded", "reps"], "tiled"), _n("DepthToSpace", ["tiled"], "d2s", blocksize=2),
+        _n("SpaceToDepth", ["d2s"], "s2d", blocksize=2),
+        _n("Transpose", ["s2d"], "tr", perm=[0, 2, 3, 1]),
+        _n("ReduceMax", ["tr"], "rmax", axes=[1, 2], keepdims=0),
+        _n("Expand", ["rmax", "big"], "exp"), _n("Flatten", ["exp"], "y", axis=1)], {
+        "s0": _i(0), "e0": _i(2), "s1": _i(2), "e1": _i(4), "ax": _i(1),
+        "groups": _i(1, 2, 2, 6, 6), "flat4": _i(1, 4, 6, 6), "halves": _i(2, 2), "zero": _i(0),
+        "idx": _i(5, 0, 3, 1), "pads": _i(0, 0, 1, 0, 0, 0, 1, 0), "reps": _i(1, 2, 1, 1),
+        "big": _i(3, 4)}
+
+
+def _conv(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
+    return [
+        _n("Conv", ["x", "gw", "gb"], "gconv", group=2, pads=[1, 1, 1, 1]),
+        _n("BatchNormalization", ["gconv", "bs", "bb", "bm", "bv"], "bn"),
+        _n("PRelu", ["bn", "slope"], "prelu"),
+        _n("Conv", ["prelu", "dw"], "dconv", dilations=[2, 2], pads=[2, 2, 2, 2]),
+        _n("LRN", ["dconv"], "lrn", size=3), _n("MaxPool", ["lrn"], "mp", kernel_shape=[2, 2],
+                                                   strides=[2, 2]),
+        _n("ConvTranspose", ["mp", "tw"], "deconv", strides=[2, 2], kernel_shape=[2, 2]),
+        _n("Resize", ["deconv", "", "scales"], "up", mode="nearest"),
+        _n("AveragePool", ["up"], "ap", kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
+        _n("GlobalMaxPool", ["ap"], "gmp"), _n("Flatten", ["gmp"], "f"),
+        _n("Gemm", ["f", "fw", "fb"], "gemm", transB=1, alpha=0.5),
+        _n("MatMul", ["gemm", "mw"], "mm"), _n("Add", ["mm", "mb"], "y")], {
+        "gw": w(4, 2, 3, 3), "gb": w(4), "bs": w(4) + 1, "bb": w(4), "bm": w(4),
+        "bv": np.abs(w(4)) + 0.5, "slope": np.abs(w(4, 1, 1)), "dw": w(4, 4, 3, 3),
+        "tw": w(4, 4, 2, 2), "scales": _f(1, 1, 2, 2), "fw": w(5, 4), "fb": w(5),
+        "mw": w(5, 3), "mb": w(3)}
+
+
+def _selection(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
+    return [
+        _n("Reshape", ["x", "seq"], "g"),
+        _n("TopK", ["g", "k"], ["top", "topi"], axis=-1),
+        _n("ArgMax", ["g"], "am", axis=-1, keepdims=1), _n("Cast", ["am"], "amf", to=1),
+        _n("Greater", ["top", "half"], "gt"), _n("Where", ["gt", "top", "amf"], "sel"),
+        _n("Concat", ["sel", "top"], "cat", axis=-1),
+        _n("ReduceL2", ["cat"], "rl2", axes=[-1], keepdims=1),
+        _n("Sub", ["cat", "rl2"], "y")], {
+        "seq": _i(6, 4, 6), "k": _i(2), "half": _f(0.5)}
+
+
+def _hswish(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
+    """x * Clip(x + 3, 0, 6) * (1/6), which MO fuses to HSwish (issue 31's HSwishWithClamp)."""
+    return [
+        _n("Add", ["x", "three"], "add"), _n("Clip", ["add", "zero", "six"], "clip"),
+        _n("Mul", ["x", "clip"], "mul"), _n("Mul", ["mul", "sixth"], "y")], {
+        "three": _f(3), "zero": _f(0), "six": _f(6), "sixth": _f(1 / 6)}
+
+
+ONNX_MODELS: dict[str, Callable[[Callable[..., np.ndarray]], tuple[Nodes, Inits]]] = {
+    "activations": _activations, "norms": _norms, "movement": _movement, "conv": _conv,
+    "selection": _selection, "hswish": _hswish}
+
+
+def write_onnx(folder: Path, name: str, rng: np.random.Generator) -> Path:
+    def w(*shape: int) -> np.ndarray:
+        return (rng.standard_normal(shape) * 0.3).astype(np.float32)
+
+    nodes, inits = ONNX_MODELS[name](w)
+    model = make_model(nodes, [("x", TensorProto.FLOAT, SHAPE)], [("y", TensorProto.FLOAT, None)],
+                       inits, opset=13)
+    onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True)
+    path = folder / f"{name}.onnx"
+    onnx.save(model, path)
+    return path
