@@ -222,8 +222,9 @@ def _serialize(element: ET.Element, level: int, write: Callable[[str], Any]) -> 
 
 def _ops(graph: Graph) -> list[str]:
     """The op node ids in layer id order (ids, not Nodes: 5 MiB on 100k nodes): topological,
-    with the Results last in the model's output order, as OpenVINO numbers a model's outputs
-    by their layers' ids."""
+    with the Results last, those of the model's outputs in its output order (OpenVINO numbers
+    a model's outputs by their layers' ids) after any others (Kaldi's state outputs, first as
+    MO put them)."""
     ops = [n for n in graph.topological_ids() if graph.nodes[n].get("kind") == "op"]
     _check_supported(graph, ops)
     order = {name: i for i, name in enumerate(graph.graph.get("output_order") or [])}
@@ -234,7 +235,7 @@ def _ops(graph: Graph) -> list[str]:
     def position(nid: str) -> int:
         source = Node(graph, nid).in_port(0).get_source()
         names = source.get_tensor_names() if source is not None else []
-        return min((order[n] for n in names if n in order), default=len(order))
+        return min((order[n] for n in names if n in order), default=-1)
 
     kept = set(results)
     return [n for n in ops if n not in kept] + sorted(results, key=position)

@@ -14,7 +14,13 @@ from converter.framework_names import FRAMEWORKS
 from converter.runtime.opencl.contract import GpuFormat, VpuScalar
 from converter.runtime.opencl.expressions import parse_list
 from extgen.errors import ConfigError
-from extgen.generator.names import OP_NAMES, check_identifier, check_macro, check_text
+from extgen.generator.names import (
+    OP_NAMES,
+    check_identifier,
+    check_macro,
+    check_text,
+    torch_type_problem,
+)
 from extgen.generator.targets import Target
 
 __all__ = [
@@ -26,22 +32,13 @@ __all__ = [
     "name_clash",
     "shape_names_problem",
     "snake_case",
-    "torch_type_problem",
 ]
 
-# the converter's frameworks, and those only the generated OpenVINO extensions map for ovc /
-# openvino.convert_model: TensorFlow Lite (a custom op's custom_code), PaddlePaddle (a custom
-# op's type) and PyTorch ('namespace::op' of torch.library); once each
-OVC_FRAMEWORKS = tuple(dict.fromkeys((*FRAMEWORKS, "tflite", "paddle", "pytorch")))
+# the converter's frameworks, and PaddlePaddle (a custom op's type), which only the generated
+# OpenVINO extensions map (for ovc / openvino.convert_model)
+OVC_FRAMEWORKS = tuple(dict.fromkeys((*FRAMEWORKS, "paddle")))
 FrameworkName = Literal[OVC_FRAMEWORKS]  # type: ignore[valid-type]
 _INT64_MAX = 2**63 - 1
-
-
-def torch_type_problem(op_type: str) -> str | None:
-    """Why op_type cannot name a torch.library custom op, or None."""
-    if re.fullmatch(r"\w+::\w+", op_type):
-        return None
-    return "must be 'namespace::op', as torch.library names a custom op"
 
 _FLOAT32_MAX = 3.4028234663852886e38
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

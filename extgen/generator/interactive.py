@@ -25,8 +25,8 @@ from extgen.generator.config import (
     name_clash,
     shape_names_problem,
     snake_case,
-    torch_type_problem,
 )
+from extgen.generator.names import torch_type_problem
 from extgen.generator.targets import TARGETS, extractor_target
 
 __all__ = ["ask_config", "parse_default"]

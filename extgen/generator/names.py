@@ -14,7 +14,7 @@ import re
 import unicodedata
 
 __all__ = ["MAX_NAME", "OP_NAMES", "check_identifier", "check_macro", "check_text",
-           "fold_identifier"]
+           "fold_identifier", "torch_type_problem"]
 
 # an op name becomes <snake>_kernel.xml and a temporary .<file>.XXXXXXXX: 100 characters give a
 # snake name of at most 199 bytes, so every generated file name fits 255 bytes
@@ -122,3 +122,10 @@ def fold_identifier(text: str, prefix: str) -> str:
             continue
         return candidate
     return prefix
+
+
+def torch_type_problem(op_type: str) -> str | None:
+    """Why op_type cannot name a torch.library custom op ('namespace::op'), or None."""
+    if re.fullmatch(r"\w+::\w+", op_type):
+        return None
+    return "must be 'namespace::op', as torch.library names a custom op"

@@ -214,7 +214,7 @@ def test_mixed_op_set_cpp_matches_numpy(mixed, capsys) -> None:
     table = capsys.readouterr().out
     for op in MIXED:
         for target in ("cpu", "gpu"):
-            assert f"{op['name']:20} {target:9} 2x3x4x5" in table, (op, target)
+            assert f"{op['name']:20} {target:13} 2x3x4x5" in table, (op, target)
 
 
 def test_mixed_op_set_opencl_matches_numpy(mixed) -> None:

@@ -85,12 +85,15 @@ class GraphBuilder:
             attrs={"name": self.graph.unique_id(name), "value": np.asarray(value)})
         return node.out_port(0)
 
-    def result(self, source: Port, name: str) -> None:
+    def result(self, source: Port, name: str, state: bool = False) -> None:
+        """A model output; a --remove_memory state's is left out of the output order, so the
+        IR lists the states first, as MO did."""
         source.add_tensor_names([name])
         result = Op.builtin_ops["Result"](self.graph).create_node(
             attrs={"name": f"{name}/sink_port_0"})
         source.connect(result.in_port(0))
-        self.graph.graph["output_order"].append(name)
+        if not state:
+            self.graph.graph["output_order"].append(name)
 
 
 class DelayLines:

@@ -113,7 +113,7 @@ class StateInputs:
         crop = self.b.op("Slice", [new, np.array([0]), np.array([self.batch]), np.array([1]),
                                    np.array([0])], name)
         crop.out_port(0).add_tensor_names([f"{name}:0"])
-        self.b.result(crop.out_port(0), name)
+        self.b.result(crop.out_port(0), name, state=True)
 
 
 def state_lines(b: GraphBuilder) -> DelayLines | StateInputs:
