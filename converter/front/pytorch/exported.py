@@ -5,6 +5,7 @@ shapes, and one framework node per op call (getitem reads a call's outputs)."""
 from __future__ import annotations
 
 import operator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ from converter.front.pytorch.torch_module import import_torch, quiet_torch
 from converter.graph.graph import Graph
 from converter.graph.shape import DYN
 
-__all__ = ["load_exported", "program_to_graph", "tensor_value"]
+__all__ = ["load_exported", "program_to_graph", "read_archive", "tensor_value"]
 
 
 # Python's arithmetic on symbolic sizes (a dynamic dim), as the ATen ops that compute it
@@ -25,20 +26,29 @@ _SYMBOLIC = {operator.add: "aten::add", operator.sub: "aten::sub", operator.mul:
              operator.floordiv: "aten::floordiv"}
 
 
-def load_exported(path: Path) -> Any:
-    """torch.export.load(path), a file it cannot read being one line."""
+def read_archive(path: Path, reader: str, read: Callable[[Any], Any], advice: str) -> Any:
+    """read(torch) on the archive at path, with torch imported, the file's torch.library ops
+    registered and torch's chatter quiet; a file torch cannot read is one line naming the
+    reader and what to do (`advice`)."""
     torch = import_torch(str(path))
     if not path.is_file():
         raise InputFileError(f"{path}: no such model file")
     register_missing_ops(torch, path)
     try:
         with quiet_torch():
-            return torch.export.load(str(path))
+            return read(torch)
     except Exception as err:  # noqa: BLE001  (torch raises many kinds for a bad archive)
-        why = str(err).splitlines()[0][:160] if str(err) else type(err).__name__
-        msg = (f"{path}: torch.export.load cannot read it ({why}); save the program with "
-               "torch.export.save, and import the module defining any torch.library op first")
+        text = str(err).strip()
+        why = text.splitlines()[0][:160] if text else type(err).__name__
+        msg = (f"{path}: {reader} cannot read it ({why}); {advice}, and import the module "
+               "defining any torch.library op first")
         raise ModelFormatError(msg) from None
+
+
+def load_exported(path: Path) -> Any:
+    """torch.export.load(path), a file it cannot read being one line."""
+    return read_archive(path, "torch.export.load", lambda torch: torch.export.load(str(path)),
+                        "save the program with torch.export.save")
 
 
 def tensor_value(tensor: Any) -> np.ndarray:

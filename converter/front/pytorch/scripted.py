@@ -11,11 +11,10 @@ from typing import Any
 
 import numpy as np
 
-from converter.errors import ConversionError, InputFileError, ModelFormatError, UsageError
+from converter.errors import ConversionError, UsageError
 from converter.front.pytorch.builder import GraphBuilder, Number, numpy_dtype
-from converter.front.pytorch.exported import tensor_value
-from converter.front.pytorch.stub_ops import register_missing_ops
-from converter.front.pytorch.torch_module import import_torch, quiet_torch
+from converter.front.pytorch.exported import read_archive, tensor_value
+from converter.front.pytorch.torch_module import import_torch
 from converter.graph.graph import Graph
 from converter.options import ConvertOptions
 
@@ -36,18 +35,9 @@ _UNPACKS = ("prim::ListUnpack", "prim::TupleUnpack")
 def load_scripted(path: Path, opts: ConvertOptions) -> Any:
     """The frozen, inlined graph of a torch.jit.save archive."""
     torch = import_torch(str(path))
-    if not path.is_file():
-        raise InputFileError(f"{path}: no such model file")
-    register_missing_ops(torch, path)
-    try:
-        with quiet_torch():
-            module = torch.jit.load(str(path), map_location="cpu")
-    except Exception as err:  # noqa: BLE001  (torch raises many kinds for a bad archive)
-        why = str(err).strip().splitlines()[0][:160] if str(err).strip() else type(err).__name__
-        msg = (f"{path}: torch.jit.load cannot read it ({why}); save the model with "
-               "torch.jit.save (or torch.jit.trace(...).save), and import the module "
-               "defining any torch.library op first")
-        raise ModelFormatError(msg) from None
+    module = read_archive(path, "torch.jit.load",
+                          lambda torch: torch.jit.load(str(path), map_location="cpu"),
+                          "save the model with torch.jit.save (or torch.jit.trace(...).save)")
     if not opts.input_shape and not any(s.shape is not None for s in opts.inputs or []):
         msg = (f"{path}: a TorchScript model keeps no input shapes; give them with "
                "--input_shape (for instance [1,3,224,224]) or --input name[shape]")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from converter.front.resize_modes import tf_resize_modes
 from converter.front.tf.attrs import convert_tf_padding_to_str
 from converter.front.tf.ops._layout import to_nchw, to_nhwc
 from converter.front.tf.translator import TfNode, tf_op
@@ -14,14 +15,8 @@ from converter.graph.port import Port
 
 
 def _coordinates(n: TfNode, nearest: bool) -> dict:
-    """TF's align_corners / half_pixel_centers flags as the IR's coordinate and rounding modes."""
-    if n.attr("align_corners", False):
-        return {"coordinate_transformation_mode": "align_corners",
-                "nearest_mode": "round_prefer_ceil"}
-    if n.attr("half_pixel_centers", False):
-        mode = "tf_half_pixel_for_nn" if nearest else "half_pixel"
-        return {"coordinate_transformation_mode": mode, "nearest_mode": "floor"}
-    return {"coordinate_transformation_mode": "asymmetric", "nearest_mode": "floor"}
+    return tf_resize_modes(n.attr("align_corners", False), n.attr("half_pixel_centers", False),
+                           nearest)
 
 
 # ResizeBicubic is in bicubic.py: TF weighs its taps from a table (1e-3 off Interpolate's cubic)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from converter.front.resize_modes import tf_resize_modes
 from converter.front.tf.ops._layout import to_nchw, to_nhwc
 from converter.front.tflite.translator import TfliteNode, tflite_op
 from converter.graph.port import Port
@@ -172,14 +173,8 @@ tflite_op("DEPTH_TO_SPACE")(_block_op("DepthToSpace"))
 
 
 def _coordinates(n: TfliteNode, nearest: bool) -> dict:
-    """align_corners / half_pixel_centers as the IR's coordinate and rounding modes."""
-    if n.attr("align_corners", False):
-        return {"coordinate_transformation_mode": "align_corners",
-                "nearest_mode": "round_prefer_ceil"}
-    if n.attr("half_pixel_centers", False):
-        mode = "tf_half_pixel_for_nn" if nearest else "half_pixel"
-        return {"coordinate_transformation_mode": mode, "nearest_mode": "floor"}
-    return {"coordinate_transformation_mode": "asymmetric", "nearest_mode": "floor"}
+    return tf_resize_modes(n.attr("align_corners", False), n.attr("half_pixel_centers", False),
+                           nearest)
 
 
 @tflite_op("RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR")
