@@ -14,6 +14,8 @@ the model (recorded through tests/mo_oracle.py).
 from __future__ import annotations
 
 import collections
+import json
+import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
@@ -25,6 +27,7 @@ import numpy as np
 from converter.options import ConvertOptions
 from converter.pipeline import convert
 from tests import mo_oracle
+from tests.child_env import child_env
 from tests.legacy import mo_pass_runs
 from tests.legacy.mo_pass_models import Model, write_models
 
@@ -157,6 +160,21 @@ def table(found: dict[str, Comparison], base: dict[str, Verdict]) -> str:
             bad = {n: str(v) for n, v in c.verdicts.items() if not v.within(base[n])}
             lines.append(f"  differs {rel}: {bad}")
     return "\n".join(lines)
+
+
+def measure_apart(work: Path) -> tuple[dict[str, str], list[str], str]:
+    """measure() in a Python of its own (what earlier tests left in a process changes how some
+    MO passes end): each module's status, the models whose baseline differs, and the table."""
+    code = ("import json, pathlib, sys; from tests.legacy import mo_pass_compare as m; "
+            "found, base = m.measure(work=pathlib.Path(sys.argv[1])); "
+            "print(json.dumps([{r: c.status for r, c in found.items()}, "
+            "[n for n, v in base.items() if not v.same], m.table(found, base)]))")
+    done = subprocess.run([sys.executable, "-c", code, str(work)], env=child_env(),
+                          capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise AssertionError(done.stderr[-3000:])
+    status, differs, text = json.loads(done.stdout.strip().splitlines()[-1])
+    return status, differs, text
 
 
 if __name__ == "__main__":
