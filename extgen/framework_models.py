@@ -7,6 +7,7 @@ shapes and types)."""
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import subprocess
@@ -93,9 +94,10 @@ def _tf(op: ModelOp, folder: Path) -> Path:
     return g.save(folder / "model.pb")
 
 
+@functools.cache
 def _tflite_schema() -> Any:
     """TFLite's generated schema module, loaded from the tensorflow package's files without
-    importing tensorflow itself (see _tf)."""
+    importing tensorflow itself (see _tf); read once per process, not once per model."""
     found = importlib.util.find_spec("tensorflow")
     path = None if found is None or found.origin is None else \
         Path(found.origin).parent / "lite" / "python" / "schema_py_generated.py"
