@@ -1,6 +1,9 @@
-"""A torch.export program as a front-stage graph: decomposed to the core ATen op set, its
-parameters, buffers and constants made Consts, its user inputs Parameters of the example
-shapes, and one framework node per op call (getitem reads a call's outputs)."""
+"""A torch.export program as a front-stage graph: as exported when every op it calls has a
+translator (flatten and the like then keep following their input's shape, where core ATen writes
+the traced sizes into a view), else decomposed to the core ATen op set; its parameters, buffers
+and constants made Consts, its user inputs Parameters of the example shapes, and one framework
+node per op call (getitem reads a call's outputs; an in-place call's result is what later calls
+read of the tensor it wrote)."""
 
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ import numpy as np
 from converter.errors import ConversionError, InputFileError, ModelFormatError
 from converter.front.pytorch.builder import GraphBuilder, Number, Source, numpy_dtype
 from converter.front.pytorch.stub_ops import register_missing_ops
+from converter.front.pytorch.translator import REGISTRY
 from converter.front.pytorch.torch_module import import_torch, quiet_torch
 from converter.graph.graph import Graph
 from converter.graph.shape import DYN
@@ -97,11 +101,26 @@ def _outputs(node: Any) -> int:
     return len(val) if isinstance(val, (list, tuple)) else 1
 
 
+def _op_name(node: Any) -> str:
+    """The ATen name a call translates by (an in-place op by its functional twin)."""
+    name = node.target._schema.name
+    return name[:-1] if name.endswith("_") and not name.endswith("__") else name
+
+
+def _translatable(torch: Any, program: Any) -> bool:
+    """Every ATen call has a translator (other namespaces' ops, which decomposing keeps, are
+    left to the extensions)."""
+    names = {_op_name(n) for n in program.graph.nodes
+             if n.op == "call_function" and isinstance(n.target, torch._ops.OpOverload)}
+    return all(REGISTRY.find(n) is not None for n in names if n.startswith("aten::"))
+
+
 def program_to_graph(program: Any, name: str) -> Graph:
     """The front-stage graph of an ExportedProgram."""
     torch = import_torch(name)
-    with quiet_torch():
-        program = program.run_decompositions()
+    if not _translatable(torch, program):
+        with quiet_torch():
+            program = program.run_decompositions()
     specs = {s.arg.name: s for s in program.graph_signature.input_specs
              if hasattr(s.arg, "name")}
     state = {**program.state_dict, **program.constants}
@@ -117,13 +136,14 @@ def program_to_graph(program: Any, name: str) -> Graph:
                     ("other", _plain(torch, node.args[1], values))]
             values[node.name] = (build.call(_SYMBOLIC[node.target], node.name, args, 1), 0)
         elif node.op == "call_function" and isinstance(node.target, torch._ops.OpOverload):
-            schema = node.target._schema
-            call = build.call(schema.name, node.name, _arguments(torch, node, values),
+            call = build.call(_op_name(node), node.name, _arguments(torch, node, values),
                               _outputs(node))
-            call["overload"] = schema.overload_name
+            call["overload"] = node.target._schema.overload_name
             outputs = [(call, k) for k in range(_outputs(node))]
             values[node.name] = outputs if isinstance(node.meta.get("val"), (list, tuple)) \
                 else outputs[0]
+            if _op_name(node) != node.target._schema.name:  # in place: later reads see it
+                values[node.args[0].name] = outputs[0]
         elif node.op == "output":
             _results(build, program, node, values)
         else:
