@@ -125,13 +125,22 @@ def _rt_info(parent: ET.Element, info: dict[str, Any]) -> None:
         })
 
 
+def _version(node: Node) -> str:
+    """The node's version; a built-in op's as its attributes now have it (a pass may have set
+    one that only the newer version has)."""
+    cls = Op.of_node(node)
+    if cls is not None and cls.version is not None:
+        return str(cls.version_for(node.attrs()))
+    return str(node.soft_get("version", None) or "extension")
+
+
 def _layer(node: Node, lid: int, bin_writer: _BinWriter, sources: dict) -> ET.Element:
     """The <layer> of node; records (lid, port id) of each output under its data node id in
     sources."""
     graph = node.graph
     layer = ET.Element("layer", id=str(lid), name=str(node.soft_get("name", node.id)),
                        type=str(node.type),
-                       version=str(node.soft_get("version", None) or "extension"))
+                       version=_version(node))
     attrs = _data_attrs(node, bin_writer)
     if attrs:
         ET.SubElement(layer, "data", attrs)

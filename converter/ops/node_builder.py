@@ -65,6 +65,8 @@ class NodeBuilder:
             self.attrs.update(cls.defaults)
         self.attrs.update(attrs1 or {})
         self.attrs.update(attrs2 or {})
+        if cls.op is not None and self.attrs.get("version") == cls.version:
+            self.attrs["version"] = cls.version_for(self.attrs)
 
     @classmethod
     def ir_attrs(cls, node: Node) -> dict[str, Any]:

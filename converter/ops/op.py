@@ -51,6 +51,7 @@ class Op(NodeBuilder):
     op: ClassVar[str | None] = None
     type: ClassVar[str | None] = None
     version: ClassVar[str | None] = None
+    older_versions: ClassVar[tuple[str, ...]] = ()  # written when the attributes fit them
     enabled: ClassVar[bool] = False
     in_ports_count: ClassVar[int | None] = None
     out_ports_count: ClassVar[int] = 1
@@ -70,7 +71,8 @@ class Op(NodeBuilder):
             if cls.__module__.startswith("converter.ops."):
                 Op.builtin_ops[cls.op] = cls
         if cls.__dict__.get("type") and cls.version:
-            _IR_REGISTRY[(cls.type, cls.version)] = cls
+            for version in (*cls.older_versions, cls.version):
+                _IR_REGISTRY[(cls.type, version)] = cls
 
     # -- pure definition (override in built-in ops) -----------------------------------------
     @classmethod
@@ -140,6 +142,12 @@ class Op(NodeBuilder):
         as OpenVINO's OPENVINO_OP names it by default."""
         return cls.type, cls.version or "extension"
 
+    @classmethod
+    def version_for(cls, attrs: dict[str, Any]) -> str | None:
+        """The version a node of these attributes is written as: the oldest that has them, as
+        ovc writes (override with older_versions)."""
+        return cls.version
+
     @staticmethod
     def of_node(node: Any) -> type[Op] | None:
         """The class of a graph node's op: the one registered under its `op` name when its
@@ -148,7 +156,8 @@ class Op(NodeBuilder):
         name, type_, version = (node.soft_get(k, None) for k in ("op", "type", "version"))
         for cls in (Op.registered_ops.get(name), Op.builtin_ops.get(name)):
             if (cls is not None and cls.type == type_
-                    and (cls.version is None or version is None or cls.version == version)):
+                    and (cls.version is None or version is None
+                         or version in (cls.version, *cls.older_versions))):
                 return cls
         return None
 

@@ -103,11 +103,16 @@ def _max_values(x: np.ndarray, geometry: tuple) -> np.ndarray:
 class MaxPool(Op):
     op = type = "MaxPool"
     version = "opset14"
+    older_versions = ("opset8",)
     in_ports_count = 1
     out_ports_count = 2
     attr_types = {**_POOL_ATTRS, "dilations": "ints", "index_element_type": "type", "axis": "int"}
     defaults = {"rounding_type": "floor", "auto_pad": "explicit",
                 "index_element_type": np.dtype(np.int64), "axis": 0}
+
+    @classmethod
+    def version_for(cls, attrs):
+        return cls.version if attrs.get("rounding_type") == "ceil_torch" else "opset8"
 
     @classmethod
     def infer_shapes(cls, attrs, shapes, values):
@@ -191,9 +196,14 @@ class AvgPool(Op):
 
     op = type = "AvgPool"
     version = "opset14"
+    older_versions = ("opset1",)
     in_ports_count = 1
     attr_types = {**_POOL_ATTRS, "exclude-pad": "bool"}
     defaults = {"rounding_type": "floor", "auto_pad": "explicit", "exclude-pad": False}
+
+    @classmethod
+    def version_for(cls, attrs):
+        return cls.version if attrs.get("rounding_type") == "ceil_torch" else "opset1"
 
     @classmethod
     def infer_shapes(cls, attrs, shapes, values):
