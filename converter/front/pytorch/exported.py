@@ -17,8 +17,8 @@ import numpy as np
 from converter.errors import ConversionError, InputFileError, ModelFormatError
 from converter.front.pytorch.builder import GraphBuilder, Number, Source, numpy_dtype
 from converter.front.pytorch.stub_ops import register_missing_ops
-from converter.front.pytorch.translator import REGISTRY
 from converter.front.pytorch.torch_module import import_torch, quiet_torch
+from converter.front.pytorch.translator import REGISTRY
 from converter.graph.graph import Graph
 from converter.graph.shape import DYN
 
