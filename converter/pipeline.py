@@ -24,6 +24,7 @@ from converter.front.mo_names import from_mo_names, to_mo_names
 from converter.front.transforms import apply_transforms
 from converter.graph.graph import Graph
 from converter.ir.writer import emit_ir
+from converter.legacy.argv import mo_argv, set_graph_facts, set_is_cyclic
 from converter.middle import constant_last as _constant_last  # noqa: F401  (built-in passes)
 from converter.middle import gelu_fusion as _gelu_fusion  # noqa: F401
 from converter.middle.declared_shapes import KEY as DECLARED
@@ -114,7 +115,7 @@ def convert_to_graph(opts: ConvertOptions, progress: Progress | None = None) -> 
     load_extensions(opts.extensions, fw)
     step("load")
     graph = fw.read(opts)
-    graph.graph["cmd_params"] = opts
+    graph.graph["cmd_params"] = mo_argv(opts)
     step("extract")
     extract_nodes(graph, fw.translators, fw.node_attrs)
     to_mo_names(graph)
@@ -123,6 +124,7 @@ def convert_to_graph(opts: ConvertOptions, progress: Progress | None = None) -> 
         check_unsupported(graph, fw.name)
     step("front")
     apply_input_options(graph, opts)
+    set_graph_facts(graph, graph.graph["cmd_params"], fw.name)
     apply_transforms(graph, opts)
     run_passes(graph, _phase_passes("front"))
     check_unsupported(graph, fw.name)
@@ -132,6 +134,7 @@ def convert_to_graph(opts: ConvertOptions, progress: Progress | None = None) -> 
     create_tensor_nodes(graph)
     _infer(graph, opts)
     step("middle")
+    set_is_cyclic(graph)
     run_passes(graph, _phase_passes("middle"))
     step("back")
     graph.stage = "back"

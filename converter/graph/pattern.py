@@ -15,7 +15,7 @@ __all__ = ["apply_pattern", "find_pattern_matches"]
 def _node_match(actual: dict, wanted: dict) -> bool:
     for key, want in wanted.get("_pattern", {}).items():
         have = actual.get(key)
-        if callable(want):
+        if callable(want) and not isinstance(want, type):  # a type (np.int32) is a value
             if not want(have):
                 return False
         elif have != want:

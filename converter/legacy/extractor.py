@@ -129,9 +129,11 @@ def add_output_ops(graph: Graph, user_defined_outputs: dict | None,
     if user_defined_outputs is None:
         starts = list(inputs) if inputs else [n.id for n in graph.get_op_nodes(op="Parameter")]
         reached = set(starts).union(*(nx.descendants(graph, s) for s in starts))
-        ends = [n for n in graph.get_op_nodes() if n.id in reached and not n.out_nodes()]
+        # an Assign is a sink without outputs (extgen builds Kaldi's in the front phase)
+        ends = [n for n in graph.get_op_nodes() if n.id in reached and not n.out_nodes()
+                and n.soft_get("op") != "Assign"]
         return [add_opoutput(graph, n.id, i, False) for n in ends
-                for i in range(n.soft_get("out_ports_count", None) or 1)]
+                for i in range(n.out_ports_count if n.has_valid("out_ports_count") else 1)]
     sinks = []
     for node_id, values in user_defined_outputs.items():
         if node_id not in graph:
