@@ -25,6 +25,7 @@ from converter.front.transforms import apply_transforms
 from converter.graph.graph import Graph
 from converter.ir.writer import emit_ir
 from converter.legacy.argv import mo_argv, set_graph_facts, set_is_cyclic
+from converter.legacy.build import const_for_input_data
 from converter.middle import constant_last as _constant_last  # noqa: F401  (built-in passes)
 from converter.middle import gelu_fusion as _gelu_fusion  # noqa: F401
 from converter.middle.declared_shapes import KEY as DECLARED
@@ -136,6 +137,7 @@ def convert_to_graph(opts: ConvertOptions, progress: Progress | None = None) -> 
     step("middle")
     set_is_cyclic(graph)
     run_passes(graph, _phase_passes("middle"))
+    const_for_input_data(graph)
     step("back")
     graph.stage = "back"
     run_passes(graph, _phase_passes("back"))

@@ -14,7 +14,7 @@ from typing import Any, NoReturn
 
 import networkx as nx
 
-__all__ = ["EdgeStore", "Neighbours", "SharedDict"]
+__all__ = ["EdgeStore", "Neighbours", "NodeEdges", "SharedDict"]
 
 _LIMIT = 4096  # distinct shared dicts kept; past that, edges get their own
 _PLAIN = frozenset({int, str, type(None)})  # no two values of these types are equal across types
@@ -167,6 +167,26 @@ class Neighbours(MutableMapping):
         return repr(dict(self.items()))
 
 
+class NodeEdges:
+    """MO's Node.get_inputs/get_outputs: [(neighbour id, edge attrs)] of the edges whose attrs
+    hold every edge_attr item (control-flow edges only when asked)."""
+
+    __slots__ = ()
+
+    def _edges(self, edges: Any, edge_attr: dict | None, control_flow: bool) -> list:
+        want = edge_attr or {}
+        return [(n, d) for n, d in edges if (control_flow or not d.get("control_flow_edge"))
+                and all(k in d and d[k] == v for k, v in want.items())]
+
+    def get_inputs(self, edge_attr: dict | None = None, control_flow: bool = False) -> list:
+        edges = ((u, d) for u, _, d in self.graph.in_edges(self.id, data=True))
+        return self._edges(edges, edge_attr, control_flow)
+
+    def get_outputs(self, edge_attr: dict | None = None, control_flow: bool = False) -> list:
+        edges = ((v, d) for _, v, d in self.graph.out_edges(self.id, data=True))
+        return self._edges(edges, edge_attr, control_flow)
+
+
 class EdgeStore(nx.MultiDiGraph):
     """MultiDiGraph with shared edge dicts: networkx's edge-writing methods replace an edge's
     dicts instead of writing into them. A node's neighbours are a Neighbours."""
@@ -228,6 +248,11 @@ class EdgeStore(nx.MultiDiGraph):
             rest = {k: d for k, d in keyed.items() if k != key}
             self._succ[u][v] = self._pred[v][u] = _key_dict(rest)
         nx._clear_cache(self)
+
+    @property
+    def node(self) -> Any:
+        """networkx 1.x's G.node, which MO's code reads (graph.node[id] is the attr dict)."""
+        return self.nodes
 
     def own_port_edges(self, nid: Any, side: str) -> dict[int, dict]:
         """Port -> attributes of each edge into (side 'in') or out of ('out') nid that has a

@@ -14,7 +14,7 @@ from typing import Any
 import networkx as nx
 
 from converter.errors import ConversionError, UsageError
-from converter.graph.edges import EdgeStore
+from converter.graph.edges import EdgeStore, NodeEdges
 from converter.graph.port import Port
 from converter.graph.port_table import PortTable
 
@@ -180,7 +180,7 @@ class Graph(EdgeStore):
             raise ConversionError(msg)
 
 
-class Node:
+class Node(NodeEdges):
     """A view on one node of a Graph. Reading a missing attribute raises AttributeError;
     assigning by `node.x = v` works only for existing attributes (use node['x'] = v to add)."""
 

@@ -287,6 +287,11 @@ class Connection:
             self.source.get_destinations() if port.type == "out" else [port]
         )
 
+    @property
+    def data(self) -> PortData | None:
+        """MO's Connection.data: the source's tensor (get_value, get_shape)."""
+        return None if self.source is None else PortData(self.source)
+
     def get_source(self) -> Port | None:
         return self.source
 

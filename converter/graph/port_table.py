@@ -9,6 +9,8 @@ from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import Any
 
+from converter.errors import ConversionError
+
 __all__ = ["PortTable"]
 
 _NO_ATTRS: Mapping[str, Any] = MappingProxyType({})
@@ -98,6 +100,15 @@ class PortTable(Mapping):
         if any(i >= self.count for i, _ in self._entries()):
             return None
         return PortTable(count, self.extra)
+
+    def update(self, ports: Mapping) -> None:
+        """MO's RestorePorts (`_in_ports.update({port: {...}})`) on ports already here: nothing
+        to do; a port not here cannot be added to a shared table."""
+        missing = [p for p in ports if p not in self]
+        if missing:
+            msg = (f"MO's port restoration adds ports {missing} to a port table; extgen's "
+                   "frontends give each node its ports when they load the model")
+            raise ConversionError(msg)
 
     def as_dicts(self) -> dict[int, dict]:
         """The node's own table: a dict per port."""

@@ -22,7 +22,7 @@ from converter.legacy.ops import builtin_op
 __all__ = [
     "add_activation_function_after_node", "add_fake_background_loc",
     "add_constant_to_negative_values", "add_convolution_to_swap_xy_coordinates", "add_opoutput",
-    "const_into", "create_const_with_batch_from_input",
+    "const_for_input_data", "const_into", "create_const_with_batch_from_input",
     "create_op_node_with_second_input", "create_op_with_const_inputs", "get_next_operation",
     "get_tensor_in_port", "get_value_in_port", "merge_data_nodes",
     "override_data_type_of_constant", "remove_op_node_with_data_node", "resolve_shared_inputs",
@@ -39,6 +39,18 @@ def const_into(node: Node, port: int, value: Any, name: str, attrs: dict | None 
     if node.graph.stage not in (None, "front") and const.has_valid("infer"):
         const.infer(const)
     return const
+
+
+def const_for_input_data(graph: Graph) -> None:
+    """MO's CreateConstNodesReplacement: a Const produces each data node that holds a value and
+    feeds an op without a producer (MO's Op.create_input_data_node makes such nodes)."""
+    for nid, attrs in list(graph.nodes(data=True)):
+        if (attrs.get("kind") != "data" or attrs.get("value") is None or graph.in_degree(nid)
+                or not graph.out_degree(nid)):
+            continue
+        const = builtin_op("Const")(graph, {"name": f"{attrs.get('name', nid)}/const",
+                                            "value": np.asarray(attrs["value"])}).create_node()
+        graph.add_edge(const.id, nid, out=0)
 
 
 def create_op_with_const_inputs(graph: Graph, op: type, port_value_dict: dict[int, Any],

@@ -95,6 +95,20 @@ class Op(_op.Op):
             return _op.Op.get_op_class_by_name(name)
 
     @staticmethod
+    def normalize_outputs(node: Node) -> None:
+        """A Result (kept in the IR) on each unconnected port of out_ports_count."""
+        if not node.has_valid("out_ports_count") or len(node.out_edges()) >= node.out_ports_count:
+            return
+        for p in range(node.out_ports_count):
+            if p not in node.out_ports():
+                node.add_output_port(p)
+            if node.out_port(p).disconnected():
+                result = builtin_op("Result")(node.graph, {
+                    "name": f"{node.soft_get('name', node.id)}/Fake_output_{p}/",
+                    "keep_output_port": True}).create_node()
+                node.out_port(p).connect(result.in_port(0))
+
+    @staticmethod
     def create_data_node(graph: Graph, op_node: Node, attrs: dict | None = None,
                          edge_attrs: dict | None = None, out_port: int = 0) -> Node:
         data = op_node.out_port(out_port).data_node()
@@ -107,8 +121,10 @@ class Op(_op.Op):
     ) -> Node:
         data_id = graph.unique_id(name)
         value = np.array(value)
-        graph.add_node(data_id, kind="data", name=data_id, value=value, shape=tuple(value.shape),
-                       data_type=value.dtype, **(attrs or {}))
+        node_attrs = {"kind": "data", "name": data_id, "value": value,
+                      "shape": tuple(value.shape), "data_type": value.dtype}
+        node_attrs.update(attrs or {})  # as in MO, the given attrs win (a copied node's too)
+        graph.add_node(data_id, **node_attrs)
         return Node(graph, data_id)
 
 
