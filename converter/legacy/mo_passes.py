@@ -45,6 +45,26 @@ def _classes(names: str) -> list[type[ReplacementPattern]]:
     return [_POINTS.get(name) or STANDINS[name] for name in names.split()]
 
 
+class _MissingAttr(ExtensionError, AttributeError):
+    """A refusal that getattr(cls, name, default) still treats as a missing attribute."""
+
+
+class _StandinType(type(Anchor)):  # type: ignore[misc]
+    """A stand-in's attributes beyond the pass interface (MO's class-level tables and helper
+    methods) refuse in one line naming the MO name and the extension line that used it."""
+
+    def __getattr__(cls, attr: str) -> Any:
+        _refuse_attr(cls, attr)
+
+
+def _refuse_attr(cls: type, attr: str) -> Any:
+    if attr.startswith("_"):
+        raise AttributeError(attr)
+    msg = (f"{caller()}uses MO's {cls.mo_phase} transformation {cls.__name__}.{attr}, which "
+           "extgen does not implement (the name only orders passes around MO's position)")
+    raise _MissingAttr(msg)
+
+
 def _standin(name: str, phase: str, spec: str) -> type[ReplacementPattern]:
     after, _, before = spec.partition("|")
 
@@ -65,8 +85,9 @@ def _standin(name: str, phase: str, spec: str) -> type[ReplacementPattern]:
     doc = f"Stand-in for MO's {phase} transformation {name}: only orders the passes around it."
     attrs = {"run_after": run_after, "run_before": run_before, "__doc__": doc,
              "find_and_replace_pattern": find_and_replace_pattern,
-             "__module__": __name__, "__qualname__": name}
-    return type(name, (Anchor, _PHASE_BASES[phase]), attrs)
+             "__getattr__": lambda self, attr: _refuse_attr(type(self), attr),
+             "__module__": __name__, "__qualname__": name, "mo_phase": phase}
+    return _StandinType(name, (Anchor, _PHASE_BASES[phase]), attrs)
 
 
 STANDINS: dict[str, type[ReplacementPattern]] = {
