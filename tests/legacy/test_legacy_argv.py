@@ -1,13 +1,16 @@
 """graph.graph['cmd_params'] and the graph-level facts MO 2023.3's passes read hold MO's values
-for the same command line (converter/legacy/argv.py)."""
+for the same command line (converter/legacy/argv.py); MO's small graph helpers that its pass
+modules use behave as MO's, and what extgen lacks of them refuses in one line."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import numpy as np
+import pytest
 from openvino import PartialShape
 
+from converter.graph.graph import Node
 from converter.legacy.argv import mo_argv, set_graph_facts, set_is_cyclic
 from converter.options import ConvertOptions, InputSpec, LayoutSpec
 from tests.graph.conftest import chain
@@ -68,3 +71,34 @@ def test_is_cyclic_is_whether_the_graph_has_a_cycle() -> None:
     graph.add_edge("tanh", "relu", out=0, **{"in": 1})
     set_is_cyclic(graph)
     assert graph.graph["is_cyclic"] is True
+
+
+def test_mo_s_node_and_graph_helpers() -> None:
+    """Node.get_inputs/get_outputs, Graph.node, Connection.data, Op.normalize_outputs."""
+    from converter.legacy.ops import Op
+
+    graph = chain("front")
+    assert graph.node["relu"] is graph.nodes["relu"]
+    outs = Node(graph, "relu").get_outputs()
+    assert sorted(v for v, _ in outs) == ["out", "tanh"]
+    assert Node(graph, "relu").get_outputs({"out": 5}) == []
+    assert [u for u, _ in Node(graph, "tanh").get_inputs()] == ["relu"]
+    assert Node(graph, "relu").in_port(0).get_connection().data.get_shape() is None  # front
+    graph.remove_node("out2")
+    tanh = Node(graph, "tanh")
+    tanh["out_ports_count"] = 2
+    Op.normalize_outputs(tanh)
+    results = [r for r in graph.get_op_nodes(op="Result") if r.id != "out"]
+    assert sorted(r.name for r in results) == ["tanh/Fake_output_0/", "tanh/Fake_output_1/"]
+    assert all(r.keep_output_port for r in results)
+
+
+def test_a_stand_in_s_other_attributes_refuse_in_one_line() -> None:
+    from converter.errors import ExtensionError
+    from converter.legacy.mo_passes import STANDINS
+
+    versioning = STANDINS["OpVersioning"]
+    with pytest.raises(ExtensionError, match="MO's back transformation "
+                                             "OpVersioning.opset_1_types, which extgen does not"):
+        versioning.opset_1_types  # noqa: B018
+    assert getattr(versioning, "opset_1_types", None) is None  # still a missing attribute
