@@ -117,6 +117,7 @@ def test_a_column_scale_after_a_matmul_goes_into_its_weights(tmp_path, trans_b) 
     path = _model(tmp_path, nodes, [_init("w", w), _init("s", scale)], [3, 5], [3, 6])
     xml, ops = _ir(path, tmp_path)
     assert ops.get("MatMul") == 1 and "Multiply" not in ops
+    assert xml.read_text().count('type="Const"') == 1  # the unscaled weights are gone
     x = RNG.normal(size=(3, 5)).astype(np.float32)
     want = x.astype(np.float64) @ (w.T if trans_b else w) * scale
     for got in _outputs(xml, x):
@@ -136,6 +137,7 @@ def test_shared_weights_and_a_spatial_scale_are_left_alone(tmp_path) -> None:
     inits = [_init("w", w), _init("s", per_channel), _init("p", spatial)]
     xml, ops = _ir(_model(tmp_path, nodes, inits, [1, 2, 3, 3], [1, 2, 3, 3]), tmp_path)
     assert ops.get("Convolution") == 2 and ops.get("Multiply") == 1
+    assert xml.read_text().count('type="Const"') == 3  # w, its scaled copy, the spatial scale
     x = RNG.normal(size=(1, 2, 3, 3)).astype(np.float32)
     conv = _conv(x.astype(np.float64), w)
     for got in _outputs(xml, x):

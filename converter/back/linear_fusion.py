@@ -68,7 +68,12 @@ def _replace(graph: Graph, old: Node, new: Node) -> None:
     new.out_port(0).add_tensor_names(old.out_port(0).get_tensor_names())
     old.out_port(0).remove_tensor_names()
     old.out_port(0).get_connection().set_source(new.out_port(0))
-    stack = [old]
+    _remove_unused(graph, old)
+
+
+def _remove_unused(graph: Graph, node: Node) -> None:
+    """node, if nothing consumes it any longer, and what fed only it."""
+    stack = [node]
     while stack:
         node = stack.pop()
         if node.soft_get("op") == "Parameter" or node.id not in graph or any(
@@ -156,8 +161,10 @@ def _into_weights(graph: Graph, mul: Node) -> bool:
     scaled = None if factor is None else _scaled_weights(weighted, weights, factor)
     if scaled is None or scaled.shape != weights.shape:
         return False
-    name = weighted.in_port(1).get_source().node.soft_get("name", "weights")
+    old = weighted.in_port(1).get_source().node
+    name = old.soft_get("name", "weights")
     weighted.in_port(1).disconnect()
+    _remove_unused(graph, old)  # the unscaled weights, unless something else reads them
     _const(graph, scaled.astype(np.float32), name + "/scaled").connect(weighted.in_port(1))
     _replace(graph, mul, weighted)
     return True
