@@ -240,7 +240,8 @@ def mvn(n: CaffeNode):
 
 @caffe_op("Softmax")
 def softmax(n: CaffeNode):
-    return [n.op("Softmax", [n.input(0)], axis=int(n.attr("axis")))]
+    # MO's Softmax op (Caffe, Kaldi) is Softmax-8 with the type spelled "SoftMax" in its IR
+    return [n.op("Softmax", [n.input(0)], axis=int(n.attr("axis")), type="SoftMax")]
 
 
 # -- element-wise and structure -----------------------------------------------------------------
