@@ -80,6 +80,14 @@ class GraphBuilder:
             src.connect(node.in_port(i))
         return node
 
+    def crop(self, source: Port, start: int, stop: int, name: str) -> Port:
+        """Features start:stop of a [batch, dim] tensor, the StridedSlice MO's Crop became
+        (CropToStridedSlice: the batch axis masked, the feature axis sliced)."""
+        return self.op("StridedSlice", [source, np.array([0, start]), np.array([0, stop]),
+                                        np.array([1, 1])], name, begin_mask=[1, 0],
+                       end_mask=[1, 0], new_axis_mask=[0, 0], shrink_axis_mask=[0, 0],
+                       ellipsis_mask=[0, 0]).out_port(0)
+
     def const(self, value: Any, name: str) -> Port:
         node = Op.builtin_ops["Const"](self.graph).create_node(
             attrs={"name": self.graph.unique_id(name), "value": np.asarray(value)})
@@ -117,17 +125,53 @@ class DelayLines:
         while len(line) < k:
             var = self.b.graph.unique_id(f"{name}/delay_{len(line) + 1}")
             zeros = np.zeros((self.batch, dim), np.float32)
-            read = self.b.op("ReadValue", [zeros], var, variable_id=var,
+            read = self.b.op("ReadValue", [self._zeros(dim)], var, variable_id=var,
                              variable_type=np.dtype(np.float32),
                              variable_shape=zeros.shape).out_port(0)
             self.pending.append((var, line[-1] if line else (source or name), dim))
             line.append(read)
         return line[k - 1]
 
+    def _zeros(self, dim: int) -> Port | np.ndarray:
+        """A state's first value: zeros [batch, dim], the batch read from the first input as
+        MO's MakeKaldiConstReshapable built it (Broadcast(zeros [1, dim], Concat(ShapeOf(input)
+        [0:1], [dim])), the pieces shared by the states), so the IR can be reshaped."""
+        params = self.b.graph.get_op_nodes(op="Parameter")
+        if not params:
+            return np.zeros((self.batch, dim), np.float32)
+        source = params[0].out_port(0)
+        name = params[0].soft_get("name", params[0].id)
+
+        def made(port: Port, op: str, value: Any = None) -> Node | None:
+            return next((d.node for d in port.get_destinations() if d.node.soft_get("op") == op
+                         and (value is None or np.array_equal(
+                             d.node.in_port(1).get_source().node.soft_get("value"), value))),
+                        None)
+        kept = {"keep_unfolded": True}  # MO did not fold the shape path (no --static_shape)
+        shape = made(source, "ShapeOf") or self.b.op("ShapeOf", [source], f"{name}/Shape",
+                                                     **kept)
+        batch = made(shape.out_port(0), "StridedSlice", np.array([0])) or self.b.op(
+            "StridedSlice", [shape.out_port(0), np.array([0]), np.array([1]), np.array([1])],
+            f"{name}/Shape/Crop", begin_mask=[0], end_mask=[0], new_axis_mask=[0],
+            shrink_axis_mask=[0], ellipsis_mask=[0], **kept)
+        dims = made(batch.out_port(0), "Concat", np.array([dim])) or self.b.op(
+            "Concat", [batch.out_port(0), np.array([dim])], f"{name}/Shape/Crop/Concat", axis=0,
+            **kept)
+        zeros = np.zeros((1, dim), np.float32)
+        return (made(dims.out_port(0), "Broadcast") or self.b.op(
+            "Broadcast", [zeros, dims.out_port(0)], f"{dims.name}/Broadcast", **kept)).out_port(0)
+
     def _store(self, var: str, value: Port, dim: int) -> None:
         # a copy (Concat, Slice) gives the stored value a tensor of its own: OpenVINO 2026's
         # CPU plugin lets an Assign fed straight by a Parameter or a ReadValue share that
-        # buffer, so the stored value became the new one (test_kaldi_openvino_bug.py)
+        # buffer, so the stored value became the new one (test_kaldi_openvino_bug.py); a value
+        # an opset op computes needs none (MO stored it as it was), a component's may (it can
+        # translate to its input)
+        producer = value.node
+        if producer.has_valid("type") and not producer.has_valid("component") and \
+                producer.soft_get("op") not in ("Parameter", "ReadValue"):
+            self.b.op("Assign", [value], f"{var}/assign", variable_id=var)
+            return
         twice = self.b.op("Concat", [value, value], f"{var}/copy", axis=1).out_port(0)
         copy = self.b.op("Slice", [twice, np.array([0]), np.array([dim]), np.array([1]),
                                    np.array([1])], f"{var}/copy").out_port(0)

@@ -130,8 +130,7 @@ class Nnet3Graph:
             source = self.port(self._field(fields, "input-node"), stack)
             start = self._int_field(fields, "dim-offset")
             stop = start + self._int_field(fields, "dim")
-            port = self.b.op("Slice", [source, np.array([start]), np.array([stop]),
-                                       np.array([1]), np.array([1])], name).out_port(0)
+            port = self.b.crop(source, start, stop, name)
         self.ports[name] = port
         return port
 
