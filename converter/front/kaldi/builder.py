@@ -117,30 +117,31 @@ class DelayLines:
         self.pending: list[tuple[str, str | Port, int]] = []  # (variable, what it stores, dim)
 
     def delayed(self, name: str, k: int, dim: int, source: Port | None = None,
-                variable: str | None = None) -> Port:
+                variable: str | None = None, batch_from: Port | None = None) -> Port:
         """The value of node `name` (the port `source`, when given) from k calls ago
-        (`variable`: the name MO gave a recurrent state, for --remove_memory only)."""
+        (`variable`: the name MO gave a recurrent state, for --remove_memory only; `batch_from`:
+        the port whose batch the zeros take, the first input when not given)."""
         check_delay(name, k)
         line = self.lines.setdefault(name, [])
         while len(line) < k:
             var = self.b.graph.unique_id(f"{name}/delay_{len(line) + 1}")
             zeros = np.zeros((self.batch, dim), np.float32)
-            read = self.b.op("ReadValue", [self._zeros(dim)], var, variable_id=var,
+            read = self.b.op("ReadValue", [self._zeros(dim, batch_from)], var, variable_id=var,
                              variable_type=np.dtype(np.float32),
                              variable_shape=zeros.shape).out_port(0)
             self.pending.append((var, line[-1] if line else (source or name), dim))
             line.append(read)
         return line[k - 1]
 
-    def _zeros(self, dim: int) -> Port | np.ndarray:
+    def _zeros(self, dim: int, source: Port | None) -> Port | np.ndarray:
         """A state's first value: zeros [batch, dim], the batch read from the first input as
         MO's MakeKaldiConstReshapable built it (Broadcast(zeros [1, dim], Concat(ShapeOf(input)
         [0:1], [dim])), the pieces shared by the states), so the IR can be reshaped."""
         params = self.b.graph.get_op_nodes(op="Parameter")
-        if not params:
+        if source is None and not params:
             return np.zeros((self.batch, dim), np.float32)
-        source = params[0].out_port(0)
-        name = params[0].soft_get("name", params[0].id)
+        source = source or params[0].out_port(0)
+        name = source.node.soft_get("name", source.node.id)
 
         def made(port: Port, op: str, value: Any = None) -> Node | None:
             return next((d.node for d in port.get_destinations() if d.node.soft_get("op") == op

@@ -25,9 +25,8 @@ def lstm_projected(n: KaldiNode) -> list[Port]:
                  f"a cell of {cell}", "the model is corrupt")
     b = GraphBuilder.on(n.graph)
     lines, r_id, c_id = state_lines(b), next_state_id(b), next_state_id(b)
-    r_prev = lines.delayed(f"{n.name}/r", 1, proj, variable=r_id)
-    # the previous cell has three readers, each its own input with --remove_memory (MO)
-    c_f, c_i, c_prev = (lines.delayed(f"{n.name}/c", 1, cell, variable=c_id) for _ in range(3))
+    # MO's zeros take the batch of the LSTM's input (the output state) and of the gates' split
+    r_prev = lines.delayed(f"{n.name}/r", 1, proj, variable=r_id, batch_from=n.input(0))
 
     def dense(x: Port, w: np.ndarray) -> Port:
         return n.op("MatMul", [x, n.const(w, np.float32)], transpose_b=True)
@@ -36,6 +35,9 @@ def lstm_projected(n: KaldiNode) -> list[Port]:
                          n.const(bias[None], np.float32)])
     split = n.op_node("Split", [gates, np.int64(1)], num_splits=4, out_ports_count=4)
     g, i, f, o = (split.out_port(k) for k in range(4))
+    # the previous cell has three readers, each its own input with --remove_memory (MO)
+    c_f, c_i, c_prev = (lines.delayed(f"{n.name}/c", 1, cell, variable=c_id,
+                                      batch_from=split.out_port(0)) for _ in range(3))
 
     def peephole(gate: Port, p: np.ndarray, c: Port) -> Port:
         return n.op("Sigmoid", [n.op("Add", [gate, n.op("Multiply", [

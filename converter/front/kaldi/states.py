@@ -55,7 +55,7 @@ class StateInputs:
         self.states: dict[object, _State] = {}
 
     def delayed(self, name: str, k: int, dim: int, source: Port | None = None,
-                variable: str | None = None) -> Port:
+                variable: str | None = None, batch_from: Port | None = None) -> Port:
         """The value of node `name` (the port `source`, when given) from k calls ago; a
         variable name makes it a recurrent state of k frames, else it joins name's window."""
         check_delay(name, k)
