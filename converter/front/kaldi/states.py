@@ -43,7 +43,7 @@ class _State:
     variable: str | None  # a window's is named at connect()
     recurrent: bool
     frames: int = 1
-    reads: list[Node] = field(default_factory=list)
+    reads: list[tuple[Node, int]] = field(default_factory=list)  # (read, frames back)
 
 
 class StateInputs:
@@ -66,9 +66,8 @@ class StateInputs:
         # the window's input comes at connect(), once its size and name are known
         hold = self.b.const(np.zeros((self.batch, dim), np.float32), f"{name}/hold")
         stop = _END if k == 1 else -(k - 1) * dim
-        read = self.b.op("Slice", [hold, np.array([-k * dim]), np.array([stop]),
-                                   np.array([1]), np.array([1])], f"{name}/delay_{k}")
-        state.reads.append(read)
+        read = self.b.crop(hold, -k * dim, stop, f"{name}/delay_{k}").node
+        state.reads.append((read, k))
         return read.out_port(0)
 
     def connect(self, port_of=None) -> None:
@@ -99,19 +98,25 @@ class StateInputs:
                   for i in range(count)]
         for i, param in enumerate(params):
             param.add_tensor_names([f"Parameter_{i}_for_{var}:0"])  # MO's port name too
-        for i, read in enumerate(state.reads):
+        for i, (read, k) in enumerate(state.reads):
             hold = read.in_port(0).get_source().node
-            read.in_port(0).get_connection().set_source(params[i if each else -1])
+            param = params[i if each else -1]
+            read.in_port(0).get_connection().set_source(param)
             self.b.graph.remove_node(hold.id)
+            if k == state.frames:  # the whole input: MO read it as it is
+                read.out_port(0).get_connection().set_source(param)
+                bounds = [read.in_port(p).get_source() for p in (1, 2, 3)]
+                self.b.graph.remove_nodes_from([read.id, *(b.node.id for b in bounds if b)])
         new = current
         if state.frames > 1:
-            kept = self.b.op("Slice", [params[0], np.array([state.dim]), np.array([_END]),
-                                       np.array([1]), np.array([1])], f"{var}/kept")
-            new = self.b.op("Concat", [kept.out_port(0), current], f"{var}/window",
-                            axis=1).out_port(0)
+            kept = self.b.crop(params[0], state.dim, width, f"{var}/kept")
+            new = self.b.op("Concat", [kept, current], f"{var}/window", axis=1).out_port(0)
+        # MO's Crop of the batch (CropToStridedSlice); all streams are kept here
         name = f"Result_for_{var}/strided_slice"
-        crop = self.b.op("Slice", [new, np.array([0]), np.array([self.batch]), np.array([1]),
-                                   np.array([0])], name)
+        crop = self.b.op("StridedSlice", [new, np.array([0, 0]), np.array([self.batch, 0]),
+                                          np.array([1, 1])], name, begin_mask=[0, 1],
+                         end_mask=[0, 1], new_axis_mask=[0, 0], shrink_axis_mask=[0, 0],
+                         ellipsis_mask=[0, 0])
         crop.out_port(0).add_tensor_names([f"{name}:0"])
         self.b.result(crop.out_port(0), name, state=True)
 
