@@ -26,6 +26,7 @@ from converter.graph.graph import Graph
 from converter.ir.writer import emit_ir
 from converter.legacy.argv import mo_argv, set_graph_facts, set_is_cyclic
 from converter.legacy.build import const_for_input_data
+from converter.legacy.fake_outputs import add_fake_outputs, remove_fake_outputs
 from converter.middle import constant_last as _constant_last  # noqa: F401  (built-in passes)
 from converter.middle import gelu_fusion as _gelu_fusion  # noqa: F401
 from converter.middle.declared_shapes import KEY as DECLARED
@@ -120,6 +121,7 @@ def convert_to_graph(opts: ConvertOptions, progress: Progress | None = None) -> 
     step("extract")
     extract_nodes(graph, fw.translators, fw.node_attrs)
     to_mo_names(graph)
+    add_fake_outputs(graph, opts.extensions)
     return_free_memory()  # the framework's model, read by the translators, is gone
     if graph.has_cycle():  # the front passes cannot run on a loop: list unsupported ops first
         check_unsupported(graph, fw.name)
@@ -131,6 +133,7 @@ def convert_to_graph(opts: ConvertOptions, progress: Progress | None = None) -> 
     check_unsupported(graph, fw.name)
     graph.clean_up()
     step("infer")
+    remove_fake_outputs(graph)
     from_mo_names(graph)
     create_tensor_nodes(graph)
     _infer(graph, opts)
