@@ -124,7 +124,12 @@ def judge(run: mo_pass_runs.ModuleRun, mo: dict[str, Path],
     found = Comparison(run.rel, run.status, detail=run.detail)
     if run.status != "ran":
         return found
-    found.verdicts = {name: compare(xml, mo[name]) for name, xml in run.irs.items() if name in mo}
+    try:
+        found.verdicts = {name: compare(xml, mo[name]) for name, xml in run.irs.items()
+                          if name in mo}
+    except RuntimeError as err:  # OpenVINO cannot compile the IR the module left
+        found.status, found.detail = "error", "OpenVINO: " + str(err).strip().splitlines()[-1]
+        return found
     if not found.verdicts:
         found.status = "ran, no MO oracle"
     elif all(v.same for v in found.verdicts.values()):

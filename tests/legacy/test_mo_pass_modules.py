@@ -25,12 +25,19 @@ KNOWN = {
                                 "clamp_bounds.py) give bounds as attributes"),
     "back/TopKNormalizer.py": _UNTYPED, "back/TransposeReduceFusing.py": _UNTYPED,
     "middle/SliceConverter.py": _UNTYPED,
-    "middle/MakeKaldiConstReshapable.py": "Const nodes carry no data_type attribute",
     "back/MatMulNormalizer.py": "a port's data.get_shape() is an int, not MO's shape array",
     "front/create_tensor_nodes.py": ("MO's CreateTensorNodes makes data nodes in the front "
                                      "phase; extgen's ConstantLast then fails (KeyError 'out')"),
     "front/kaldi/set_ports.py": "edges carry no fw_tensor_debug_info",
     "middle/MergeNodesPermutations.py": "edge keys are not MO's 0, 1, ... (get_edge_data()[0])",
+    "back/StridedSliceMasksNormalizer.py": ("its IR of kaldi_lstm does not compile in OpenVINO "
+                                            "(a ReadValue initialised [1,4,3] for a [1,3] "
+                                            "variable); not traced"),
+    "middle/ConvertGroupedStridedSlice.py": ("reads `slices`, which MO's StridedSlice inference "
+                                             "left on the node; extgen's (Kaldi dim ranges) "
+                                             "has none"),
+    "middle/StridedSliceNormalizer.py": ("calls StridedSlice.align_mask_with_slice_rank, which "
+                                         "extgen's StridedSlice lacks"),
     "middle/SharedWeightsDuplication.py": ("gives each consumer of a shared Const its own copy, "
                                            "as in MO; MO's IR has fewer Consts (same outputs)"),
 }
@@ -45,14 +52,12 @@ BASE_DIFFERS = {
     "conv": "MO computes Resize's output shape in the IR (ShapeOf, Floor, StridedSlice...)",
     "selection": "MO keeps TopK's unused indices output as a Result",
     "hswish": "MO fuses HSwish with its own HSwishWithClamp; extgen only when a folder has it",
-    "caffe_cnn": "MO writes opset1 SoftMax, extgen Softmax-8 (and 2 more Consts)",
-    "kaldi_chain": "2 more Consts in extgen's IR (same outputs)",
-    "kaldi_lstm": "MO builds the memory's initial value with ShapeOf+Broadcast, extgen Consts",
 }
 
 # status -> modules (322 corpus files: 320 pass modules, a base-class file, one needing TF)
-PINNED = {"differs as without it": 202, "ran, no MO oracle": 70, "not applicable": 30,
-          "refuses": 8, "error": 9, "differs": 1, "framework": 1, "no pass": 1}
+PINNED = {"same as MO": 20, "differs as without it": 180, "ran, no MO oracle": 70,
+          "not applicable": 30, "refuses": 8, "error": 11, "differs": 1, "framework": 1,
+          "no pass": 1}
 GOOD = ("same as MO", "differs as without it", "ran, no MO oracle")
 
 

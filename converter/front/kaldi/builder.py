@@ -90,7 +90,8 @@ class GraphBuilder:
 
     def const(self, value: Any, name: str) -> Port:
         node = Op.builtin_ops["Const"](self.graph).create_node(
-            attrs={"name": self.graph.unique_id(name), "value": np.asarray(value)})
+            attrs={"name": self.graph.unique_id(name), "value": np.asarray(value),
+                   "shape": np.array(np.shape(value), np.int64)})  # MO's Const has its shape
         return node.out_port(0)
 
     def result(self, source: Port, name: str, state: bool = False) -> None:
