@@ -16,6 +16,8 @@ import argparse
 import dataclasses
 from typing import Any
 
+import numpy as np
+
 from converter.graph.graph import Graph
 from converter.options import ConvertOptions, InputSpec
 
@@ -23,8 +25,12 @@ __all__ = ["mo_argv", "set_graph_facts", "set_is_cyclic"]
 
 
 def _partial_shape(shape: tuple, bounds: tuple | None = None) -> Any:
-    """An extgen shape (-1 dynamic; bounds per dimension) as MO's openvino PartialShape."""
-    from openvino import Dimension, PartialShape
+    """An extgen shape (-1 dynamic; bounds per dimension) as MO's openvino PartialShape; without
+    openvino (not an extgen dependency), the int64 array older MO releases held."""
+    try:
+        from openvino import Dimension, PartialShape
+    except ImportError:
+        return np.array(shape, dtype=np.int64)
 
     dims = []
     for i, d in enumerate(shape):

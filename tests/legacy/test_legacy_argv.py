@@ -4,6 +4,7 @@ modules use behave as MO's, and what extgen lacks of them refuses in one line.""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -102,3 +103,11 @@ def test_a_stand_in_s_other_attributes_refuse_in_one_line() -> None:
                                              "OpVersioning.opset_1_types, which extgen does not"):
         versioning.opset_1_types  # noqa: B018
     assert getattr(versioning, "opset_1_types", None) is None  # still a missing attribute
+
+
+def test_without_openvino_shapes_are_int_arrays(monkeypatch) -> None:
+    """openvino is not an extgen dependency: a conversion given --input_shape still gets MO's
+    argv, its shapes as the int64 arrays older MO releases held."""
+    monkeypatch.setitem(sys.modules, "openvino", None)  # importing it raises
+    argv = mo_argv(ConvertOptions(Path("m.onnx"), input_shape=[(1, -1, 4)]))
+    np.testing.assert_array_equal(argv.placeholder_shapes, [1, -1, 4])
