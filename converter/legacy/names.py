@@ -234,7 +234,7 @@ INTERNAL_NAMES: dict[str, dict[str, str]] = {
         **_from(_EXTRACTOR, "add_input_ops", "add_output_ops", "add_attrs_props", "update_attrs",
                 "update_ie_fields", "get_new_placeholder_name", "extract_node_attrs",
                 "add_outputs_identity"),
-        "create_tensor_nodes": "converter.middle.tensor_nodes:create_tensor_nodes"},
+        "create_tensor_nodes": f"{_L}.pass_run:create_tensor_nodes"},
     "mo.front.tf.custom_subgraph_call": _from(_GRAPH_UTILS, "skip_nodes_by_condition"),
     "mo.front.caffe.extractor": _from(f"{_L}.caffe_helpers", "node_pb_arg"),
     "extensions.front.caffe.conv_ext": _from(

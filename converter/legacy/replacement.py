@@ -1,8 +1,11 @@
 """Legacy transformation bases: the converter's, with MO's op names accepted in pattern().
 
 MO named some ops differently (`Mul` for Multiply, `Sub`, `Div`, `Pow`, ...) and keyed ONNX
-custom-domain ops by type alone; a legacy pattern's `op` matches either name. The extra
-anchors PreMiddleStart and PostMiddleStart order around MiddleStart and MiddleFinish.
+custom-domain ops by type alone; a legacy pattern's `op` matches either name. MO's `Clamp`
+(bounds as inputs) and `AttributedClamp` (bounds as attributes) are both extgen's Clamp: a
+pattern tells them apart by the `min` attribute. A legacy pass's find_and_replace_pattern
+infers what it built (converter.legacy.pass_run). The extra anchors PreMiddleStart and
+PostMiddleStart order around MiddleStart and MiddleFinish.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from converter.back import replacement as _back
 from converter.front import replacement as _front
 from converter.front.mo_names import op_aliases
 from converter.legacy.ops import MO_OP_NAMES
+from converter.legacy.pass_run import mo_pass_run
 from converter.middle import replacement as _middle
 from converter.middle.replacement import PostMiddleStart, PreMiddleStart
 from converter.passes import ReplacementPattern
@@ -35,12 +39,19 @@ def _op_matcher(want: str):
     return match
 
 
+# MO's Clamp had its bounds as inputs 1 and 2, its AttributedClamp as `min`/`max`; extgen's
+# Clamp is either (its back phase makes every one attributed, as MO's ClampNormalizer did)
+_CLAMP_BOUNDS = {"Clamp": lambda low: low is None, "AttributedClamp": lambda low: low is not None}
+
+
 def aliased_pattern(found: dict) -> dict:
     """A pattern dict whose `op` names also match the converter's names for MO's ops."""
     found = dict(found)
     nodes = []
     for alias, attrs in found.get("nodes", []):
         attrs = dict(attrs)
+        if attrs.get("op") in _CLAMP_BOUNDS and "min" not in attrs:
+            attrs["min"] = _CLAMP_BOUNDS[attrs["op"]]
         if isinstance(attrs.get("op"), str):
             attrs["op"] = _op_matcher(attrs["op"])
         nodes.append((alias, attrs))
@@ -61,12 +72,14 @@ def _aliased(raw):
 
 
 class _LegacyPatterns:
-    """Wraps every pattern() a subclass defines so MO's op names match."""
+    """Wraps every pattern() a subclass defines so MO's op names match, and its
+    find_and_replace_pattern so what it builds is inferred after it, as MO's clean-up did."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "pattern" in cls.__dict__:
             cls.pattern = _aliased(cls.__dict__["pattern"])
+        mo_pass_run(cls)
 
 
 class FrontReplacementPattern(_LegacyPatterns, _front.FrontReplacementPattern):

@@ -6,10 +6,18 @@ from __future__ import annotations
 from converter.graph.graph import Graph
 from converter.middle.subgraphs import bodies_of
 
-__all__ = ["create_tensor_nodes"]
+__all__ = ["create_tensor_nodes", "has_tensor_nodes"]
+
+
+def has_tensor_nodes(graph: Graph) -> bool:
+    return any(d.get("kind") == "data" for _, d in graph.nodes(data=True))
 
 
 def create_tensor_nodes(graph: Graph) -> None:
+    """The front-stage graph (and its bodies) with data nodes; a graph that has them (a legacy
+    CreateTensorNodes made them in the front passes) stays as it is."""
+    if has_tensor_nodes(graph):
+        return
     ops = [nid for nid, d in graph.nodes(data=True) if d.get("kind") == "op"]
     for nid in ops:
         by_port: dict[int, list[tuple[str, dict]]] = {}

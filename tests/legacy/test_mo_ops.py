@@ -261,8 +261,8 @@ CASES = {
         return [op.out_port(0)]
     """, [helper.make_node("Identity", ["x"], ["y"])], {}),
     "strided_slice": ("strided_slice", "StridedSlice", """
-        op = StridedSlice(graph, {'begin_mask': np.array([0, 1, 1, 0]),
-                                  'end_mask': np.array([0, 1, 1, 0]),
+        op = StridedSlice(graph, {'begin_mask': np.array([0, 0, 0, 1]),  # MO's: 1 takes
+                                  'end_mask': np.array([0, 0, 0, 1]),  # the value given
                                   'new_axis_mask': np.array([0]), 'shrink_axis_mask': np.array([0]),
                                   'ellipsis_mask': np.array([0])}).create_node()
         x.connect(op.in_port(0))

@@ -158,17 +158,23 @@ _MASKS = ("begin_mask", "end_mask", "new_axis_mask", "shrink_axis_mask", "ellips
 
 
 class StridedSlice(MoOp, builtin_op("StridedSlice")):
-    """MO's StridedSlice: masks of any length (MO's StridedSliceMasksNormalizer padded them
-    with zeros to the length of `begin`)."""
+    """MO's StridedSlice: masks of any length (padded to the length of `begin`, as MO aligned
+    them: a dimension past a mask takes its begin and end). MO's begin_mask and end_mask are
+    the opset's inverted (1: take the begin/end value) until its StridedSliceMasksNormalizer
+    inverted them in the back phase; the node built in MO's form gets the opset's at inference."""
 
     @classmethod
     def prepare(cls, node: Node) -> None:
         masks = {m: [int(v) for v in np.ravel(node.soft_get(m, None))] if node.has_valid(m)
                  else [] for m in _MASKS}
+        if node.soft_get("mo_lowered", True) is False:
+            for mask in ("begin_mask", "end_mask"):
+                masks[mask] = [1 - v for v in masks[mask]]
         begin = node.in_port(1).data.get_shape()
         length = max([begin[0] if begin else 0] + [len(v) for v in masks.values()])
         for mask, values in masks.items():
             node[mask] = values + [0] * (length - len(values))
+        super().prepare(node)
 
 
 class Split(MoOp, builtin_op("Split")):

@@ -162,6 +162,7 @@ def _arg(mode: str):
         index = n.op_node(
             "TopK", [x, np.int64(1)], axis=axis, mode=mode, sort="value",
             index_element_type=_I64, stable=True, out_ports_count=2,
+            remove_values_output=True,  # MO's mark: no Result for the unused values output
         ).out_port(1)
         if last:
             size = n.op("Gather", [n.op("ShapeOf", [x], output_type=_I64), axis_c, np.int64(0)])

@@ -82,7 +82,7 @@ def arg_max(n: TfNode):
     mode = "max" if n.op_type == "ArgMax" else "min"
     top = n.op_node("TopK", [n.input(0), n.const(1, np.int64)], axis=axis, mode=mode,
                     sort="value", index_element_type=n.attr("output_type", np.dtype(np.int64)),
-                    stable=True)
+                    stable=True, remove_values_output=True)  # MO's mark (TopKNormalizer)
     return [n.op("Squeeze", [top.out_port(1), n.const([axis], np.int64)])]
 
 

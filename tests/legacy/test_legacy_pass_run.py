@@ -1,0 +1,156 @@
+"""What MO did around a legacy pass: nodes it built in the middle and back phases are inferred
+after it (MO's clean-up and type inference), a Result it marked keep_output_port is not
+written, MO's Clamp and AttributedClamp are told apart in patterns, and a copy of MO's
+CreateTensorNodes ends the front phase as extgen's pipeline does."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+import onnx
+import openvino as ov
+import pytest
+from onnx import TensorProto, helper
+
+from converter.graph.graph import Graph
+from converter.legacy import legacy_imports
+from converter.options import ConvertOptions
+from converter.pipeline import convert
+from tests.conftest import make_model
+from tests.graph.conftest import op_node
+from tests.legacy.conftest import LAYOUTS, write_ext
+
+MO = LAYOUTS["openvino.tools.mo"]
+
+
+def _model(tmp_path: Path, nodes: list, outputs: list[str]) -> Path:
+    path = tmp_path / "m.onnx"
+    onnx.save(make_model(nodes, [("x", TensorProto.FLOAT, [2, 3, 4])],
+                         [(o, TensorProto.FLOAT, None) for o in outputs]), path)
+    return path
+
+
+def _layers(xml: Path) -> list[str]:
+    return [layer.get("type") for layer in ET.parse(xml).iter("layer")]
+
+
+def _run(xml: Path, x: np.ndarray) -> list[np.ndarray]:
+    compiled = ov.Core().compile_model(str(xml), "CPU")
+    result = compiled([x])
+    return [np.asarray(result[out]) for out in compiled.outputs]
+
+
+RESHAPE_AFTER_RELU = """
+    from {MO}.back.replacement import BackReplacementPattern
+    from {MO}.front.common.partial_infer.utils import int64_array
+    from {MO}.front.tf.graph_utils import create_op_node_with_second_input
+    from {MO}.ops.reshape import Reshape
+
+
+    class FlattenRelu(BackReplacementPattern):
+        enabled = True
+
+        @staticmethod
+        def find_and_replace_pattern(graph):
+            for relu in graph.get_op_nodes(type='ReLU'):
+                reshape = create_op_node_with_second_input(graph, Reshape, int64_array([-1]))
+                relu.out_port(0).get_connection().insert_node(reshape)
+"""
+
+
+def test_a_node_a_back_pass_builds_is_typed_and_shaped_after_it(tmp_path: Path) -> None:
+    """MO's clean-up inferred the nodes a pass left without shape or type (the IR writer
+    needs both); a staticmethod find_and_replace_pattern runs as MO called it."""
+    ext = write_ext(tmp_path, "ext", {"back/flatten_relu.py": RESHAPE_AFTER_RELU}, MO)
+    model = _model(tmp_path, [helper.make_node("Relu", ["x"], ["y"])], ["y"])
+    xml = convert(ConvertOptions(model, output_dir=tmp_path / "out", extensions=[ext])).xml
+    assert _layers(xml).count("Reshape") == 1
+    x = np.random.default_rng(0).standard_normal((2, 3, 4)).astype(np.float32)
+    (y,) = _run(xml, x)
+    np.testing.assert_array_equal(y, np.maximum(x, 0).reshape(-1))
+
+
+KEPT_RESULTS = """
+    from {MO}.back.replacement import BackReplacementPattern
+    from {MO}.ops.result import Result
+
+
+    class ResultsOnTopK(BackReplacementPattern):
+        enabled = True
+
+        def pattern(self):
+            return dict(nodes=[('topk', dict(type='TopK'))], edges=[])
+
+        def replace_pattern(self, graph, match):
+            topk = match['topk']
+            keep = topk.has_and_set('remove_values_output')
+            for port in (0, 1):
+                if topk.out_port(port).disconnected():
+                    result = Result(graph, {'keep_output_port': keep and port == 0}).create_node()
+                    topk.out_port(port).connect(result.in_port(0))
+"""
+
+
+def test_an_argmax_values_result_marked_keep_output_port_is_not_written(
+        tmp_path: Path) -> None:
+    """MO's ArgMax TopK carried remove_values_output; a Result its TopKNormalizer put on the
+    values output with keep_output_port left MO's IR, the port staying."""
+    ext = write_ext(tmp_path, "ext", {"back/results.py": KEPT_RESULTS}, MO)
+    model = _model(tmp_path, [helper.make_node("ArgMax", ["x"], ["i"], axis=2, keepdims=1),
+                              helper.make_node("Cast", ["i"], ["y"], to=TensorProto.FLOAT)],
+                   ["y"])
+    xml = convert(ConvertOptions(model, output_dir=tmp_path / "out", extensions=[ext])).xml
+    assert _layers(xml).count("Result") == 1
+    topk = next(layer for layer in ET.parse(xml).iter("layer") if layer.get("type") == "TopK")
+    assert len(topk.find("output")) == 2
+
+
+@pytest.mark.parametrize(("op", "found"), [("Clamp", ["bounds"]), ("AttributedClamp", ["attrs"])])
+def test_mo_clamp_patterns_tell_bound_inputs_from_attributes(op: str, found: list) -> None:
+    """MO's Clamp took its bounds as inputs, its AttributedClamp as attributes: extgen's Clamp
+    is either, and a legacy pattern finds the one MO's name meant."""
+    with legacy_imports():
+        from openvino.tools.mo.middle.pattern_match import find_pattern_matches
+
+    graph = Graph()
+    graph.stage = "front"
+    op_node(graph, "bounds", "Clamp", type="Clamp")
+    op_node(graph, "attrs", "Clamp", type="Clamp", min=0.0, max=6.0)
+    matches = find_pattern_matches(graph, [("c", {"op": op})], [])
+    assert [m["c"].id for m in matches] == found
+
+
+TENSOR_NODES = """
+    from {MO}.front.common.replacement import FrontReplacementPattern
+    from {MO}.front.extractor import create_tensor_nodes
+    from {MO}.front.pass_separator import FrontFinish
+
+
+    class MakeTensorNodes(FrontReplacementPattern):
+        enabled = True
+
+        def run_after(self):
+            return [FrontFinish]
+
+        def run_before(self):
+            return []
+
+        def find_and_replace_pattern(self, graph):
+            graph.stage = 'middle'
+            create_tensor_nodes(graph)
+"""
+
+
+def test_a_legacy_create_tensor_nodes_ends_the_front_phase_once(tmp_path: Path) -> None:
+    """MO's CreateTensorNodes gave the graph its data nodes after the front passes; a copy
+    does that job here, and extgen's own step after the front passes finds it done."""
+    ext = write_ext(tmp_path, "ext", {"front/tensors.py": TENSOR_NODES}, MO)
+    nodes = [helper.make_node("Reciprocal", ["x"], ["r"]),
+             helper.make_node("Relu", ["r"], ["y"])]
+    model = _model(tmp_path, nodes, ["y"])
+    xml = convert(ConvertOptions(model, output_dir=tmp_path / "out", extensions=[ext])).xml
+    x = np.random.default_rng(1).uniform(1, 2, (2, 3, 4)).astype(np.float32)
+    (y,) = _run(xml, x)
+    np.testing.assert_allclose(y, 1 / x, rtol=1e-6)
