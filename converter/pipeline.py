@@ -27,6 +27,7 @@ from converter.ir.writer import emit_ir
 from converter.legacy.argv import mo_argv, set_graph_facts, set_is_cyclic
 from converter.legacy.build import const_for_input_data
 from converter.legacy.fake_outputs import add_fake_outputs, remove_fake_outputs
+from converter.middle import activation_fusion as _activation_fusion  # noqa: F401
 from converter.middle import constant_last as _constant_last  # noqa: F401  (built-in passes)
 from converter.middle import gelu_fusion as _gelu_fusion  # noqa: F401
 from converter.middle.declared_shapes import KEY as DECLARED
