@@ -38,6 +38,16 @@ _ADD3 = _n("Add", ["x", "three"], "a")
 _RELU6 = [_ADD3, _n("Relu", ["a"], "r"), _n("Min", ["r", "six"], "mn")]
 _CLIP6 = [_ADD3, _n("Clip", ["a", "zero", "six"], "c")]
 _SOFTPLUS_TANH = [_n("Softplus", ["x"], "sp"), _n("Tanh", ["sp"], "t")]
+_CENTER = [_n("ReduceMean", ["x"], "mean", axes=[-1], keepdims=1), _n("Sub", ["x", "mean"], "c")]
+
+
+def _var(square: str, axes: list[int] | None = None) -> list[onnx.NodeProto]:
+    """var = ReduceMean(c ** 2) or ReduceMean(c * c) over axes (the last one)."""
+    sq = _n("Pow", ["c", "two"], "sq") if square == "pow" else _n("Mul", ["c", "c"], "sq")
+    return [*_CENTER, sq, _n("ReduceMean", ["sq"], "var", axes=axes or [-1], keepdims=1)]
+
+
+_STD = [_n("Add", ["var", "eps"], "ve"), _n("Sqrt", ["ve"], "std")]
 _CONSTS = {"three": _f(3), "six": _f(6), "zero": _f(0), "sixth": _f(1 / 6), "one": _f(1)}
 
 # name: (nodes over "x" -> "y", the op ovc fuses them to or None)
@@ -129,11 +139,26 @@ CASES: dict[str, tuple[list[onnx.NodeProto], str | None]] = {
     "not softmax: a sum over two axes": ([
         _n("Exp", ["x"], "e"), _n("ReduceSum", ["e", "ax23"], "s", keepdims=1),
         _n("Div", ["e", "s"], "y")], None),
+    "mvn (x - mean) / sqrt(var + eps)": ([
+        *_var("pow"), *_STD, _n("Div", ["c", "std"], "y")], "MVN"),
+    "mvn (x - mean) / (sqrt(var) + eps), c * c": ([
+        *_var("mul"), _n("Sqrt", ["var"], "sv"), _n("Add", ["sv", "eps"], "std"),
+        _n("Div", ["c", "std"], "y")], "MVN"),
+    "mvn (x - mean) * (var + eps) ** -0.5 as ** 0.5 ** -1": ([
+        *_var("pow"), _n("Add", ["var", "eps"], "ve"), _n("Pow", ["ve", "half"], "std"),
+        _n("Pow", ["std", "minus_one"], "r"), _n("Mul", ["c", "r"], "y")], "MVN"),
+    "mvn, x - mean used again": ([
+        *_var("pow"), *_STD, _n("Div", ["c", "std"], "d"), _n("Add", ["d", "c"], "y")], "MVN"),
+    "not mvn: (x - mean) * reciprocal(std)": ([
+        *_var("pow"), *_STD, _n("Reciprocal", ["std"], "r"), _n("Mul", ["c", "r"], "y")], None),
+    "not mvn: the variance over other axes": ([
+        *_var("pow", [2, 3]), *_STD, _n("Div", ["c", "std"], "y")], None),
 }
 INITS = {**_CONSTS, "b": _f(1.5), "b4": _f(1.5, (1, 4, 1, 1)), "five": _f(5), "fifth": _f(0.2),
          "ramp": np.arange(4, dtype=np.float32).reshape(1, 4, 1, 1), "alpha": _f(0.1),
          "minus": _f(-0.5), "alpha4": _f(0.1, (1, 4, 1, 1)), "last": np.array([-1], np.int64),
-         "ax1": np.array([1], np.int64), "ax23": np.array([2, 3], np.int64)}
+         "ax1": np.array([1], np.int64), "ax23": np.array([2, 3], np.int64),
+         "two": _f(2), "eps": _f(1e-5), "half": _f(0.5), "minus_one": _f(-1)}
 
 
 def _op_types(xml: Path) -> Counter:
@@ -176,7 +201,7 @@ def _model(tmp_path: Path, nodes: list[onnx.NodeProto], shape: list[int] = SHAPE
 def test_a_written_out_activation_has_ovcs_ops(tmp_path, name) -> None:
     nodes, fused = CASES[name]
     ops = _check_as_ovc(_model(tmp_path, nodes), tmp_path, X)
-    written = {"Sigmoid", "Clamp", "Minimum", "Tanh", "Maximum", "Exp", "ReduceSum"}
+    written = {"Sigmoid", "Clamp", "Minimum", "Tanh", "Maximum", "Exp", "ReduceSum", "Sqrt"}
     if fused is None:
         assert written & set(ops), ops
     else:
@@ -190,6 +215,15 @@ def test_the_mo_pass_models_have_ovcs_ops(tmp_path, name) -> None:
     ops = _check_as_ovc(path, tmp_path, x)
     want = {"activations": {"Swish", "Mish", "HSigmoid", "PRelu", "Softmax"}, "hswish": {"HSwish"}}
     assert want[name] <= set(ops)
+
+
+def test_the_layer_norm_of_the_norms_model_is_an_mvn_as_in_ovc(tmp_path) -> None:
+    """The norms model's written-out layer norm is one more MVN (its other ops are not this
+    module's: extgen's InstanceNormalization keeps two Reshapes that ovc's does not)."""
+    ours, theirs = _both(write_onnx(tmp_path, "norms", np.random.default_rng(0)), tmp_path)
+    assert _op_types(ours)["MVN"] == _op_types(theirs)["MVN"] == 3
+    x = (np.random.default_rng(1).standard_normal(SHAPE)).astype(np.float32)
+    np.testing.assert_allclose(_run(ours, x), _run(theirs, x), rtol=1e-5, atol=1e-5)
 
 
 def test_a_sum_not_keeping_its_axis_is_no_softmax(tmp_path) -> None:

@@ -7,7 +7,7 @@ the IR holds what ovc's holds:
 - Swish(x): x * sigmoid(x) and x / (1 + exp(-x)); Swish(x, beta): x * sigmoid(x * beta)
   and x / (1 + exp(-(x * beta))), beta one element, or a constant of one distinct value
   (then a scalar).
-- HSwish and HSigmoid: hswish_fusion.py.
+- HSwish and HSigmoid: hswish_fusion.py; MVN: mvn_fusion.py.
 - Softmax(x, axis): exp(x) / ReduceSum(exp(x), axis) and the same of x - ReduceMax(x, axis)
   (other axes: nothing fused), each axes a constant of one element, x of static rank. ovc
   fuses whatever the reductions' keepdims; here a ReduceSum not keeping its axis (other than
@@ -36,6 +36,7 @@ from converter.middle._fusion_ports import (
     unary_input,
 )
 from converter.middle.hswish_fusion import HSIGMOID_FUSIONS, HSWISH_FUSIONS
+from converter.middle.mvn_fusion import fuse_mvn
 from converter.middle.replacement import MiddleReplacementPattern
 
 __all__ = ["ActivationFusion", "fuse_activations"]
@@ -180,11 +181,11 @@ def _bind(fusion, **kwargs):
     return lambda graph, root: fusion(graph, root, **kwargs)
 
 
-# ovc's CommonFusions order: SoftPlus, Mish, Swish, HSwish, HSigmoid, Softmax, LeakyRelu
+# ovc's CommonFusions order: SoftPlus, Mish, Swish, HSwish, HSigmoid, Softmax, MVN, LeakyRelu
 _FUSIONS = (_softplus, _mish, _bind(_swish_sigmoid, with_beta=False),
             _bind(_swish_sigmoid, with_beta=True), _bind(_swish_divide, with_beta=True),
             _bind(_swish_divide, with_beta=False), *HSWISH_FUSIONS, *HSIGMOID_FUSIONS,
-            _softmax, _leaky_relu)
+            _softmax, fuse_mvn, _leaky_relu)
 _ROOTS = frozenset({"Log", "Multiply", "Divide", "Maximum"})
 
 
@@ -198,7 +199,8 @@ def fuse_activations(graph: Graph) -> int:
 
 
 class ActivationFusion(MiddleReplacementPattern):
-    """Written-out SoftPlus, Mish, Swish, HSwish, HSigmoid, Softmax and LeakyReLU -> one op."""
+    """Written-out SoftPlus, Mish, Swish, HSwish, HSigmoid, Softmax, MVN and LeakyReLU -> one
+    op."""
 
     enabled = True
     force_clean_up = True
