@@ -11,6 +11,7 @@ from pathlib import Path
 
 from converter import frameworks
 from converter.back import clamp_bounds as _clamp_bounds  # noqa: F401  (built-in passes)
+from converter.back.activation_fusion import fuse_activations
 from converter.back.compress_fp16 import compress_to_fp16
 from converter.back.fold_constants import fold_constants
 from converter.back.linear_fusion import fuse_linear_ops
@@ -27,7 +28,6 @@ from converter.ir.writer import emit_ir
 from converter.legacy.argv import mo_argv, set_graph_facts, set_is_cyclic
 from converter.legacy.build import const_for_input_data
 from converter.legacy.fake_outputs import add_fake_outputs, remove_fake_outputs
-from converter.middle import activation_fusion as _activation_fusion  # noqa: F401
 from converter.middle import constant_last as _constant_last  # noqa: F401  (built-in passes)
 from converter.middle import gelu_fusion as _gelu_fusion  # noqa: F401
 from converter.middle.declared_shapes import KEY as DECLARED
@@ -146,6 +146,7 @@ def convert_to_graph(opts: ConvertOptions, progress: Progress | None = None) -> 
     graph.stage = "back"
     run_passes(graph, _phase_passes("back"))
     fold_constants(graph)
+    fuse_activations(graph)
     fuse_linear_ops(graph)
     if any(name == "Pruning" for name, _ in opts.transforms):
         prune_zero_channels(graph)

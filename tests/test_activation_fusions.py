@@ -1,6 +1,6 @@
 """Activations written out in elementwise ops become one op as ovc's offline transformations
-make them (converter/middle/activation_fusion.py, hswish_fusion.py): per form, a tiny ONNX
-model converted by extgen and by ovc has the same op types in the IR, and the two IRs (in
+make them (converter/back/activation_fusion.py, hswish_fusion.py, mvn_fusion.py): per form, a
+tiny ONNX model converted by extgen and by ovc has the same op types in the IR, and the two IRs (in
 OpenVINO at f32, and extgen's in the shim) give the same outputs; the variants ovc leaves
 written out stay written out."""
 

@@ -1,4 +1,4 @@
-"""ActivationFusion: activations written out in elementwise ops become one op, with the forms
+"""Activations written out in elementwise ops become one op, with the forms
 and conditions of the fusions OpenVINO's offline transformations (MOC, run by ovc) apply, so
 the IR holds what ovc's holds:
 
@@ -17,15 +17,15 @@ the IR holds what ovc's holds:
   stays written out).
 
 As in ovc's GraphRewrite, the nodes are visited in topological order, each as the last node
-of the patterns in ovc's order; a fused op's output has the replaced node's shape and type."""
+of the patterns in ovc's order; a fused op's output has the replaced node's shape and type.
+Like ovc's (which run on the converted model), they run after the back phase: the phase
+graphs stay the legacy MO's."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from converter.graph.graph import Graph, Node
-from converter.graph.port import Port
-from converter.middle._fusion_ports import (
+from converter.back._fusion_ports import (
     const_array,
     fed_by,
     new_const,
@@ -35,11 +35,13 @@ from converter.middle._fusion_ports import (
     split_scalar,
     unary_input,
 )
-from converter.middle.hswish_fusion import HSIGMOID_FUSIONS, HSWISH_FUSIONS
-from converter.middle.mvn_fusion import fuse_mvn
-from converter.middle.replacement import MiddleReplacementPattern
+from converter.back.hswish_fusion import HSIGMOID_FUSIONS, HSWISH_FUSIONS
+from converter.back.mvn_fusion import fuse_mvn
+from converter.graph.graph import Graph, Node
+from converter.graph.port import Port
+from converter.middle.subgraphs import bodies_of
 
-__all__ = ["ActivationFusion", "fuse_activations"]
+__all__ = ["fuse_activations"]
 
 
 def _softplus(graph: Graph, root: Node) -> bool:
@@ -190,20 +192,11 @@ _ROOTS = frozenset({"Log", "Multiply", "Divide", "Maximum"})
 
 
 def fuse_activations(graph: Graph) -> int:
-    """Fuse every written-out activation; the number fused."""
+    """Fuse every written-out activation, in graph and its sub-graph bodies; the number fused.
+    Run on the back-stage graph, before fuse_linear_ops (ovc's fusions precede its linear ones,
+    which merge HSwish * 6 with a following Multiply)."""
     fused = 0
     for node in graph.topological_order():
         if node.id in graph and node.soft_get("kind") == "op" and node.soft_get("op") in _ROOTS:
             fused += any(fusion(graph, node) for fusion in _FUSIONS)
-    return fused
-
-
-class ActivationFusion(MiddleReplacementPattern):
-    """Written-out SoftPlus, Mish, Swish, HSwish, HSigmoid, Softmax, MVN and LeakyReLU -> one
-    op."""
-
-    enabled = True
-    force_clean_up = True
-
-    def find_and_replace_pattern(self, graph: Graph) -> None:
-        fuse_activations(graph)
+    return fused + sum(fuse_activations(body) for body in bodies_of(graph))

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from converter.graph.graph import Graph, Node
-from converter.graph.port import Port
-from converter.middle._fusion_ports import (
+from converter.back._fusion_ports import (
     const_array,
     fed_by,
     other_operand,
@@ -24,6 +22,8 @@ from converter.middle._fusion_ports import (
     split_scalar,
     unary_input,
 )
+from converter.graph.graph import Graph, Node
+from converter.graph.port import Port
 
 __all__ = ["fuse_mvn"]
 
