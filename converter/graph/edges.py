@@ -264,6 +264,20 @@ class EdgeStore(nx.MultiDiGraph):
         owned = (own(*((o, nid) if side == "in" else (nid, o)), k) for o, k in edges)
         return {d[side]: d for d in owned}
 
+    def named_edge(self, u: Any, v: Any, key: Any) -> dict:
+        """The attributes of op-to-op edge (u, v, key) with its tensor names, as MO's loaders
+        put them on each edge (extgen keeps them on the producer's port; MO's code reading
+        the edge finds them there too)."""
+        attrs = self._succ[u][v][key]
+        if "out" not in attrs or "fw_tensor_debug_info" in attrs or any(
+                self._node[n].get("kind") == "data" for n in (u, v)):
+            return attrs
+        ports = self._node[u].get("_out_ports") or {}
+        names = (ports.get(attrs["out"]) or {}).get("fw_tensor_debug_info", [])
+        attrs = self.own_edge_attrs(u, v, key)
+        attrs["fw_tensor_debug_info"] = list(names)
+        return attrs
+
     def own_edge_attrs(self, u: Any, v: Any, key: Any = 0) -> dict:
         """The attributes of edge (u, v, key) as a dict of its own, to write in place."""
         keyed = self._succ[u][v]

@@ -366,16 +366,14 @@ class Node(NodeEdges):
         return self.out_nodes()[idx]
 
     def get_sorted_inputs(self) -> list[tuple[str, dict]]:
-        return sorted(
-            ((u, d) for u, _, d in self.graph.in_data(self.id)),
-            key=lambda e: e[1].get("in", 0),
-        )
+        edges = [(u, self.graph.named_edge(u, self.id, k))
+                 for u, keyed in self.graph._pred[self.id].items() for k in keyed]
+        return sorted(edges, key=lambda e: e[1].get("in", 0))
 
     def get_sorted_outputs(self) -> list[tuple[str, dict]]:
-        return sorted(
-            ((v, d) for _, v, d in self.graph.out_data(self.id)),
-            key=lambda e: e[1].get("out", 0),
-        )
+        edges = [(v, self.graph.named_edge(self.id, v, k))
+                 for v, keyed in self.graph._succ[self.id].items() for k in keyed]
+        return sorted(edges, key=lambda e: e[1].get("out", 0))
 
     def copy_node(self, new_attrs: dict | None = None) -> Node:
         attrs = {k: v for k, v in self.attrs().items() if k not in ("_in_ports", "_out_ports")}

@@ -96,6 +96,19 @@ def test_sorted_inputs_and_outputs_are_id_attrs_pairs_by_port() -> None:
     assert [(v, d["out"]) for v, d in split.get_sorted_outputs()] == [("r0", 0), ("r1", 1)]
 
 
+def test_sorted_edges_carry_their_tensor_names_as_mo_s_loaders_put_them() -> None:
+    """MO's code reads a front edge's fw_tensor_debug_info (Kaldi's set_ports); extgen keeps
+    the names on the producer's port and puts them on the edge MO's code reads."""
+    graph = chain("front")
+    Node(graph, "relu").out_port(0).add_tensor_names(["r"], "relu")
+    ((_, edge),) = Node(graph, "tanh").get_sorted_inputs()
+    assert edge["fw_tensor_debug_info"] == [("relu", "r")]
+    outs = Node(graph, "x").get_sorted_outputs()
+    assert [d["fw_tensor_debug_info"] for _, d in outs] == [[]]
+    graph.own_edge_attrs("relu", "tanh")["fw_tensor_debug_info"].append(("relu", "r2"))
+    assert Node(graph, "tanh").get_sorted_inputs()[0][1]["fw_tensor_debug_info"][-1][1] == "r2"
+
+
 def test_copy_node_is_a_new_unconnected_node_named_by_its_id(graph: Graph) -> None:
     relu = Node(graph, "relu")
     relu["alpha"] = 0.5
