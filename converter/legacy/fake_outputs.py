@@ -1,29 +1,35 @@
-"""MO's FakeOutput on an ONNX graph's outputs, for legacy extensions' front passes.
+"""MO's FakeOutput on an ONNX graph's outputs, for legacy extensions' passes.
 
 MO's ONNX loader put a FakeOutput node, named as the output tensor, between the op computing
 each graph output and its Result; an op whose name the FakeOutput took was renamed (MO's
 unique id: the name and a number). Passes written against MO see that graph through the front
-phase, so extgen builds it after extraction when Python extension folders join an ONNX
-conversion, and removes it again before inference (the op gets its name back), where extgen's
-own phases take over.
+and middle phases, so extgen builds it after extraction when Python extension folders join an
+ONNX conversion and keeps it through inference (an identity) and the middle passes; MO's back
+pass FakeOutputResolver turns it into an Add (converter.legacy.fake_output_resolver), which
+extgen removes before the IR, where the op gets its name back.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 from typing import ClassVar
 
 from converter.graph.graph import Graph
 from converter.legacy.mo_ops.identity import Identity
 
-__all__ = ["FakeOutput", "add_fake_outputs", "remove_fake_outputs"]
+__all__ = ["RENAMED", "FakeOutput", "add_fake_outputs", "remove_fake_outputs", "restore_names"]
+
+# graph.graph, once FakeOutputs are built: {an op's name while a FakeOutput has its own: that}
+RENAMED = "fake_output_renamed"
 
 
 class FakeOutput(Identity):
-    """mo.ops.fake_output.FakeOutput: holds an output's name; passes its input through."""
+    """mo.ops.fake_output.FakeOutput: holds an output's name; passes its input through (not an
+    `identity` op: MO's identity erasure left it to FakeOutputResolver)."""
 
     op = "FakeOutput"
-    defaults: ClassVar[dict] = {"identity": True, "fake_output": True}
+    defaults: ClassVar[dict] = {"fake_output": True}
 
 
 def add_fake_outputs(graph: Graph, extensions: list[Path]) -> None:
@@ -31,6 +37,7 @@ def add_fake_outputs(graph: Graph, extensions: list[Path]) -> None:
     (where MO's passes may live) join the conversion."""
     if graph.graph.get("fw") != "onnx" or not any(Path(p).is_dir() for p in extensions):
         return
+    renamed = graph.graph.setdefault(RENAMED, {})
     for name in graph.graph.get("output_order") or []:
         results = graph.get_op_nodes(op="Result", name=f"{name}/sink_port_0")
         if len(results) != 1 or results[0].in_port(0).disconnected():
@@ -38,8 +45,8 @@ def add_fake_outputs(graph: Graph, extensions: list[Path]) -> None:
         source = results[0].in_port(0).get_source()
         producer = source.node
         if producer.soft_get("name", producer.id) == name:
-            producer["fake_output_of"] = name
             producer["name"] = _unique_name(graph, name)
+            renamed[producer["name"]] = name
         fake = FakeOutput(graph, {"name": name}).create_node()
         results[0].in_port(0).disconnect()
         source.connect(fake.in_port(0))
@@ -47,16 +54,25 @@ def add_fake_outputs(graph: Graph, extensions: list[Path]) -> None:
 
 
 def remove_fake_outputs(graph: Graph) -> None:
-    """Each FakeOutput goes (its Result reads the op again) and the op its name took gets it
-    back."""
+    """Front stage: each FakeOutput goes (its Result reads the op again) and the op its name
+    took gets it back (a legacy copy of MO's CreateTensorNodes leaves the front phase)."""
     for fake in graph.get_op_nodes(op="FakeOutput", fake_output=True):
         source = fake.in_port(0).get_source()
         fake.out_port(0).get_connection().set_source(source)
         graph.remove_node(fake.id)
-    for node in graph.get_op_nodes():
-        if node.has_valid("fake_output_of"):
-            node["name"] = node["fake_output_of"]
-            del node["fake_output_of"]
+    restore_names(graph)
+
+
+def restore_names(graph: Graph, keep: Collection[str] = ()) -> None:
+    """Each op named as a renamed op (it, or one a pass named after it) gets the output's name
+    back, except for the outputs in `keep`; the renaming is forgotten."""
+    renamed = {new: old for new, old in graph.graph.pop(RENAMED, {}).items() if old not in keep}
+    if not renamed:
+        return
+    for _, attrs in graph.nodes(data=True):
+        name = attrs.get("name")
+        if attrs.get("kind") == "op" and isinstance(name, str) and name in renamed:
+            attrs["name"] = renamed[name]
 
 
 def _unique_name(graph: Graph, name: str) -> str:

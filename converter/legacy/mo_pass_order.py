@@ -3,9 +3,11 @@
 Legacy passes name MO's transformations in run_after()/run_before() to find their place. Each
 name here resolves to a stand-in anchor (converter.legacy.mo_passes) at the same position:
 `"after ... | before ..."` lists the classes MO itself ordered it after and before (the
-transitive reduction of MO's declared order over these classes, MO's phase separators and
-extgen's layout change). MO changed layout in several steps after PostMiddleStart; extgen does it
-in one middle pass there, LayoutChangeNHWCtoNCHW, so MO's layout steps sit around that pass.
+transitive reduction of MO's declared order over these classes, MO's phase separators,
+extgen's layout change and extgen's FakeOutputResolver, which does what MO's did:
+converter.legacy.fake_output_resolver). MO changed layout in several steps after
+PostMiddleStart; extgen does it in one middle pass there, LayoutChangeNHWCtoNCHW, so MO's layout
+steps sit around that pass.
 Modules are below the legacy root (`front.div` is `mo.front.div`, `extensions.front.div`, ...).
 """
 
@@ -20,7 +22,6 @@ MO_PASSES: dict[str, dict[str, str]] = {
         "DeconvolutionNormalizer": "ApplyReverseChannels |",
     },
     "back.CropToStridedSlice": {"CropToStridedSlice": "BackStart |"},
-    "back.FakeOutputResolver": {"FakeOutputResolver": "BackStart |"},
     "back.ForceStrictPrecision": {
         "ForceStrictPrecision": "CropToStridedSlice ReshapeMutation | BackFinish",
     },

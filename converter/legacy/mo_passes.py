@@ -16,6 +16,7 @@ from typing import Any
 from converter.back import replacement as _back
 from converter.errors import ExtensionError
 from converter.front import replacement as _front
+from converter.legacy.fake_output_resolver import FakeOutputResolver
 from converter.legacy.importer import caller
 from converter.legacy.mo_pass_order import MO_PASSES
 from converter.legacy.replacement import PostMiddleStart, PreMiddleStart
@@ -36,7 +37,7 @@ _POINTS: dict[str, type[ReplacementPattern]] = {
     cls.__name__: cls for cls in (
         _front.FrontStart, _front.FrontFinish, PreMiddleStart, _middle.MiddleStart,
         _middle.MiddleFinish, PostMiddleStart, _back.BackStart, _back.BackFinish,
-        LayoutChangeNHWCtoNCHW,
+        LayoutChangeNHWCtoNCHW, FakeOutputResolver,
     )
 }
 

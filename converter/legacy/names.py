@@ -64,6 +64,8 @@ LEGACY_NAMES: dict[str, dict[str, str]] = {
     },
     "extensions.back.pass_separator": _from(
         "converter.back.replacement", "BackStart", "BackFinish"),
+    "extensions.back.FakeOutputResolver": _from(  # runs, as MO's did (not a stand-in)
+        f"{_L}.fake_output_resolver", "FakeOutputResolver"),
     # shapes and partial inference
     "mo.front.common.partial_infer.utils": {
         **_from(_SHAPES, "shape_array", "int64_array", "float32_array", "mo_array",
