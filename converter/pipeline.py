@@ -27,7 +27,8 @@ from converter.graph.graph import Graph
 from converter.ir.writer import emit_ir
 from converter.legacy.argv import mo_argv, set_graph_facts, set_is_cyclic
 from converter.legacy.build import const_for_input_data
-from converter.legacy.fake_outputs import add_fake_outputs, remove_fake_outputs
+from converter.legacy.fake_output_resolver import remove_output_adds
+from converter.legacy.fake_outputs import add_fake_outputs
 from converter.middle import constant_last as _constant_last  # noqa: F401  (built-in passes)
 from converter.middle import gelu_fusion as _gelu_fusion  # noqa: F401
 from converter.middle.declared_shapes import KEY as DECLARED
@@ -134,7 +135,6 @@ def convert_to_graph(opts: ConvertOptions, progress: Progress | None = None) -> 
     check_unsupported(graph, fw.name)
     graph.clean_up()
     step("infer")
-    remove_fake_outputs(graph)
     from_mo_names(graph)
     create_tensor_nodes(graph)
     _infer(graph, opts)
@@ -145,6 +145,7 @@ def convert_to_graph(opts: ConvertOptions, progress: Progress | None = None) -> 
     step("back")
     graph.stage = "back"
     run_passes(graph, _phase_passes("back"))
+    remove_output_adds(graph)  # MO's FakeOutputResolver's Adds: OpenVINO dropped them
     fold_constants(graph)
     fuse_activations(graph)
     fuse_linear_ops(graph)
