@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import zlib
@@ -29,6 +30,7 @@ FIXTURES = Path(__file__).resolve().parent / "data" / "mo_oracle"
 RERECORD = "python scripts/record_mo_fixtures.py"
 _RUN_FRAMES = Path(__file__).resolve().parent / "front" / "kaldi_mo_run.py"
 _OP_CLASSES = Path(__file__).resolve().parent / "legacy" / "mo_op_classes_probe.py"
+_PASS_PROBE = Path(__file__).resolve().parent / "legacy" / "mo_pass_probe.py"
 
 
 def _recorder() -> str | None:
@@ -43,27 +45,73 @@ def _run_mo(python: str, model: Path, out: Path, flags: list[str],
                           capture_output=True, text=True, env=env, timeout=600)
 
 
-def convert(model: Path, out: Path, flags: Sequence[str] = ()) -> Path:
-    """out/<model stem>.xml (and .bin): MO 2023.3's IR of model with flags."""
+class Refused(Exception):
+    """MO 2023.3 refused the conversion (recorded: its error lines)."""
+
+
+def convert(model: Path, out: Path, flags: Sequence[str] = (),
+            disabled: Sequence[str] = ()) -> Path:
+    """out/<model stem>.xml (and .bin): MO 2023.3's IR of model with flags, and with the
+    transformation classes `disabled` (`module.Class`) switched off through MO_DISABLED_TRANSFORMS
+    (utils/class_registration.py); raises Refused where MO failed without them."""
     flags = [str(f) for f in flags]
-    folder = FIXTURES / "ir" / _key(_model_digest(model), *(_flag_digest(f) for f in flags))
+    digests = [_model_digest(model), *(_flag_digest(f) for f in flags)]
+    key = _key(*digests, *(["disabled:" + ",".join(sorted(disabled))] if disabled else []))
+    folder, refused = FIXTURES / "ir" / key, FIXTURES / "refusals" / f"{key}.txt"
     out.mkdir(parents=True, exist_ok=True)
     xml = out / f"{model.stem}.xml"
     if python := _recorder():
-        done = _run_mo(python, model, out, flags)
+        env = {"MO_DISABLED_TRANSFORMS": ",".join(sorted(disabled))} if disabled else None
+        done = _run_mo(python, model, out, flags, env)
+        if done.returncode != 0 and disabled:
+            _record_refusal(done, refused)
         assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-        folder.mkdir(parents=True, exist_ok=True)
-        shutil.copy(xml, folder / "ir.xml")
-        shutil.copy(xml.with_suffix(".bin"), folder / "ir.bin")
+        refused.unlink(missing_ok=True)
+        _record_ir(xml, folder, FIXTURES / "ir" / _key(*digests) if disabled else None)
         (folder / "question.json").write_text(json.dumps(
-            {"model": model.name, "flags": [_shown(f) for f in flags]}, indent=1) + "\n")
+            {"model": model.name, "flags": [_shown(f) for f in flags],
+             **({"disabled": sorted(disabled)} if disabled else {})}, indent=1) + "\n")
         return xml
+    if refused.is_file() and disabled:
+        raise Refused(refused.read_text().strip())
     if not folder.is_dir():
-        pytest.fail(f"no recorded MO 2023.3 answer for {model.name} {' '.join(flags)}: "
-                    f"run {RERECORD}")
+        pytest.fail(f"no recorded MO 2023.3 answer for {model.name} {' '.join(flags)}"
+                    f"{' without ' + ','.join(disabled) if disabled else ''}: run {RERECORD}")
+    if (folder / "same_as").is_file():
+        folder = FIXTURES / "ir" / (folder / "same_as").read_text().strip()
     shutil.copy(folder / "ir.xml", xml)
     shutil.copy(folder / "ir.bin", xml.with_suffix(".bin"))
     return xml
+
+
+def _record_refusal(done: subprocess.CompletedProcess, answer: Path) -> None:
+    lines = [ln for ln in (done.stdout + done.stderr).splitlines()
+             if "[ ERROR ]" in ln or ln.startswith("Exception")]
+    answer.parent.mkdir(parents=True, exist_ok=True)
+    answer.write_text("\n".join(lines)[-3000:] + "\n")
+    raise Refused("\n".join(lines)[-3000:])
+
+
+def _record_ir(xml: Path, folder: Path, same: Path | None) -> None:
+    """The IR into folder; only a pointer (`same_as`) where it is, but for the names MO numbers
+    from run to run, the one recorded in `same` (MO's IR without passes that changed nothing
+    the IR shows)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in ("same_as", "ir.xml", "ir.bin"):
+        (folder / old).unlink(missing_ok=True)
+    if same is not None and (same / "ir.xml").is_file() and _same_ir(same / "ir.xml", xml):
+        (folder / "same_as").write_text(same.name + "\n")
+        return
+    shutil.copy(xml, folder / "ir.xml")
+    shutil.copy(xml.with_suffix(".bin"), folder / "ir.bin")
+
+
+def _same_ir(a: Path, b: Path) -> bool:
+    def unnamed(xml: Path) -> str:
+        return re.sub(r' name="[^"]*"', "", xml.read_text())
+
+    return (unnamed(a) == unnamed(b)
+            and a.with_suffix(".bin").read_bytes() == b.with_suffix(".bin").read_bytes())
 
 
 def refusal(model: Path, out: Path, flags: Sequence[str] = ()) -> str:
@@ -83,6 +131,26 @@ def refusal(model: Path, out: Path, flags: Sequence[str] = ()) -> str:
         pytest.fail(f"no recorded MO 2023.3 refusal of {model.name} {' '.join(flags)}: "
                     f"run {RERECORD}")
     return answer.read_text()
+
+
+def changed_passes(model: Path, out: Path, flags: Sequence[str] = ()) -> list[str]:
+    """The transformation classes (`module.Class`) that changed MO 2023.3's graph of model with
+    flags (tests/legacy/mo_pass_probe.py); those not listed convert it the same disabled."""
+    flags = [str(f) for f in flags]
+    answer = FIXTURES / "passes" / (_key(_model_digest(model), *(_flag_digest(f) for f in flags),
+                                         "probe:" + _file_digest(_PASS_PROBE)) + ".json")
+    if python := _recorder():
+        out.mkdir(parents=True, exist_ok=True)
+        env = {**os.environ, "PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION": "python"}
+        done = subprocess.run([python, str(_PASS_PROBE), str(out / "changed.json"),
+                               "--input_model", str(model), "--output_dir", str(out), *flags],
+                              capture_output=True, text=True, timeout=600, env=env)
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+        answer.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(out / "changed.json", answer)
+    elif not answer.is_file():
+        pytest.fail(f"no recorded MO 2023.3 pass changes of {model.name}: run {RERECORD}")
+    return json.loads(answer.read_text())
 
 
 def run_frames(xml: Path, frames: np.ndarray, tmp_path: Path) -> np.ndarray:

@@ -176,7 +176,8 @@ class PermuteInputs:
     channels-last model's layout, is refused there and changes nothing elsewhere, as in MO."""
 
     def set_input_permutation(
-        self, node1: Node, node2: Node, port_info: str, permutation_rule: str
+        self, node1: Node, node2: Node, port_info: str, permutation_rule: str,
+        shape_check_rule: str = "rank",
     ) -> None:
         _refuse_on_nhwc(node1, "PermuteInputs.set_input_permutation")
 

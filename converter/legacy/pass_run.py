@@ -1,12 +1,19 @@
 """What MO did around each run of a legacy transformation in the middle and back phases.
 
-A node a pass builds there gets an output tensor without shape or type (MO marked such a
-node `need_shape_inference` when a port created its output data node); MO's graph clean-up
-inferred those nodes and its IR emitter inferred the types of all. extgen infers them when the
-outermost legacy pass returns, in topological order, so the passes after it and the IR writer
-see them typed, as MO's did. And a Result such a pass marked `keep_output_port` (MO's
-TopKNormalizer puts one on the values output of an ArgMax's TopK) is not written to the IR,
-as MO's emitter skipped it: its producer's output port stays, unconsumed.
+While the pass runs, tensor shapes are what MO's were: int64 masked arrays
+(`shape[shape != 1].size`, `shape.copy()`), and ops MO named otherwise have MO's names
+(`op == 'Mul'`, converter.front.mo_names); tuples and opset names again after it. In the
+front phase, ops MO held untyped have no type (converter.legacy.front_types).
+
+A node a pass builds gets an output tensor without shape or type (MO marked such a node
+`need_shape_inference` when a port created its output data node); MO's graph clean-up
+inferred those nodes, gave a Const to each value-holding tensor without a producer, and its
+IR emitter inferred the types of all. extgen does the same when the outermost legacy pass
+returns, so the passes after it and the IR writer see them as MO's did.
+
+A Result such a pass marked `keep_output_port` (MO's TopKNormalizer puts one on the values
+output of an ArgMax's TopK) is not written to the IR, as MO's emitter skipped it: its
+producer's output port stays, unconsumed.
 
 MO's front passes ended with its CreateTensorNodes; a copy of it calls create_tensor_nodes,
 which here leaves the front phase as extgen's pipeline does after the front passes (the
@@ -21,12 +28,18 @@ from collections.abc import Callable
 from typing import Any
 
 from converter.back.replacement import BackFinish, BackReplacementPattern
+from converter.front.mo_names import from_mo_names, to_mo_names
 from converter.graph.graph import Graph, Node
+from converter.graph.shape import as_shape
+from converter.legacy import front_types
+from converter.legacy.mo_ops.strided_slice_masks import restore_masks, show_mo_masks
+from converter.legacy.shapes import shape_array
 from converter.middle.partial_infer import infer_node
 from converter.middle.tensor_nodes import create_tensor_nodes as _tensor_nodes
 from converter.middle.tensor_nodes import has_tensor_nodes
 
-__all__ = ["DropKeptOutputResults", "create_tensor_nodes", "infer_new_nodes", "mo_pass_run"]
+__all__ = ["DropKeptOutputResults", "after_mo_pass", "create_tensor_nodes", "infer_new_nodes",
+           "mo_pass_run"]
 
 _DEPTH = "_legacy_pass_depth"  # graph.graph key: legacy passes running now (one calls another)
 
@@ -39,39 +52,90 @@ def _untyped(node: Node) -> bool:
         for _, data in node.iter_out_data())
 
 
-def infer_new_nodes(graph: Graph) -> None:
-    """Infer each op whose output tensor lacks a shape or type, producers first (MO's
-    clean-up shape inference of `need_shape_inference` nodes)."""
+def infer_new_nodes(graph: Graph, fresh: set[str] = frozenset()) -> None:
+    """Infer each op whose output tensor lacks a shape or type, or is one of `fresh`, producers
+    first (MO's clean-up inferred the ops marked `need_shape_inference`: a port had created an
+    output data node for them, which may hold a copy of another tensor's shape and value)."""
     nodes = graph._node
     for nid in graph.topological_ids():
         if nodes[nid].get("kind") != "op" or nodes[nid].get("infer") is None:
             continue
         node = Node(graph, nid)
-        if _untyped(node):
+        if _untyped(node) or (fresh and any(d.id in fresh for _, d in node.iter_out_data())):
             infer_node(node)
+
+
+def after_mo_pass(graph: Graph, known: set[str] | None = None) -> None:
+    """What MO's clean-up did after a pass: a Const for each value-holding tensor without a
+    producer (MO's Op.create_input_data_node makes them), then the new nodes inferred: those
+    with an output data node not in `known` (the data nodes before the pass) too."""
+    from converter.legacy.build import const_for_input_data
+
+    const_for_input_data(graph)
+    fresh = set() if known is None else {nid for nid, attrs in graph._node.items()
+                                         if attrs.get("kind") == "data" and nid not in known}
+    infer_new_nodes(graph, fresh)
+
+
+def _mo_shapes(graph: Graph) -> set[str]:
+    """Each tensor's shape as MO held it: an int64 masked array (masked where dynamic), one
+    of its own per tensor (MO's passes may write into it); returns the data nodes' ids."""
+    arrays: dict[tuple, Any] = {}
+    ids = set()
+    for nid, attrs in graph._node.items():
+        if attrs.get("kind") != "data":
+            continue
+        ids.add(nid)
+        shape = attrs.get("shape")
+        if type(shape) is tuple:
+            array = arrays.get(shape)
+            if array is None:
+                array = arrays[shape] = shape_array(shape)
+            attrs["shape"] = array.copy()
+    return ids
+
+
+def _tuple_shapes(graph: Graph) -> None:
+    """Each tensor's shape as extgen holds it, a tuple (-1 where dynamic)."""
+    for attrs in graph._node.values():
+        shape = attrs.get("shape")
+        if shape is not None and type(shape) is not tuple and attrs.get("kind") == "data":
+            attrs["shape"] = as_shape(shape)
 
 
 def _graph_of(args: tuple, kwargs: dict) -> Graph | None:
     return next((a for a in (*args, kwargs.get("graph")) if isinstance(a, Graph)), None)
 
 
-def _wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
+def _wrap(fn: Callable[..., Any], normalizes_masks: bool) -> Callable[..., Any]:
     @functools.wraps(fn)
     def run(*args: Any, **kwargs: Any) -> Any:
         graph = _graph_of(args, kwargs)
         if graph is None:
             return fn(*args, **kwargs)
         meta, stage = graph.graph, graph.stage  # (a front pass may end the front stage)
+        outermost = not meta.get(_DEPTH)
+        tensors = outermost and stage in ("middle", "back")
         meta[_DEPTH] = meta.get(_DEPTH, 0) + 1
+        if tensors:
+            known = _mo_shapes(graph)
+            to_mo_names(graph)
+        untyped = front_types.show(graph) if outermost and not tensors else []
+        if outermost:
+            show_mo_masks(graph, tensors, normalizes_masks)
         try:
             result = fn(*args, **kwargs)
         finally:
             meta[_DEPTH] -= 1
-            outermost = not meta[_DEPTH]
             if outermost:
                 del meta[_DEPTH]
-        if outermost and stage in ("middle", "back"):
-            infer_new_nodes(graph)
+                restore_masks(graph, normalizes_masks)
+                front_types.restore(graph, untyped)
+            if tensors:
+                _tuple_shapes(graph)
+                from_mo_names(graph)
+        if tensors:
+            after_mo_pass(graph, known)
         return result
 
     run.mo_pass_run = True
@@ -86,7 +150,8 @@ def mo_pass_run(cls: type) -> None:
     if getattr(fn, "mo_pass_run", False):
         return
     kind = type(raw) if isinstance(raw, (staticmethod, classmethod)) else None
-    cls.find_and_replace_pattern = kind(_wrap(fn)) if kind else _wrap(fn)
+    run = _wrap(fn, cls.__name__ == "StridedSliceMasksNormalizer")  # MO's flip of the masks
+    cls.find_and_replace_pattern = kind(run) if kind else run
 
 
 class DropKeptOutputResults(BackReplacementPattern):
@@ -111,7 +176,6 @@ def create_tensor_nodes(graph: Graph) -> None:
     graph leaves the front phase, FakeOutputs gone and opset op names back, as the pipeline
     makes it after the front passes (MO's copy set the middle stage first); a graph that has
     its data nodes stays as it is."""
-    from converter.front.mo_names import from_mo_names
     from converter.legacy.fake_outputs import remove_fake_outputs
 
     if has_tensor_nodes(graph):

@@ -24,6 +24,8 @@ def constant_last(graph: Graph) -> int:
                 continue
             if first.data.get_value() is None or second.data.get_value() is not None:
                 continue
+            node.in_port(0).disconnect()  # both first: each edge stays its pair's key 0
+            node.in_port(1).disconnect()  # (MO's passes read get_edge_data(u, v)[0])
             first.connect(node.in_port(1))
             second.connect(node.in_port(0))
             swapped += 1

@@ -151,13 +151,16 @@ class NodeBuilder:
         return node
 
     def create_node_with_data(
-        self, inputs: list[Node], attrs: dict | None = None, data_nodes: Any = None,
-        edge_attrs: dict | None = None,
+        self, inputs: list[Node | None] | None = None, attrs: dict | None = None,
+        data_nodes: Any = None, edge_attrs: list[dict] | None = None,
     ) -> Node | list[Node]:
-        """Middle stage: a node fed by data nodes; runs infer and returns its output data."""
+        """Middle stage: a node fed by data nodes (input i: inputs[i], with edge_attrs[i]; None
+        leaves port i free); runs infer and returns its output data."""
         node = self.add_node(attrs)
-        for i, data in enumerate(inputs):
-            self.graph.add_edge(data.id, node.id, **{**(edge_attrs or {}), "in": i})
+        for i, data in enumerate(inputs or []):
+            if data is not None:
+                extra = edge_attrs[i] if edge_attrs and i < len(edge_attrs) else {}
+                self.graph.add_edge(data.id, node.id, **{**extra, "in": i})
         outs = data_nodes if isinstance(data_nodes, list) else [data_nodes] if data_nodes else []
         for i, data in enumerate(outs):
             self.graph.add_edge(node.id, data.id, out=i)

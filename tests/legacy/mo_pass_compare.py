@@ -6,7 +6,16 @@ MO refuses a verbatim copy of one of its own pass modules as an extension: the c
 its own share their names ("Transform name `X` is not unique", a bug report), or, keyed by the
 same op, the copy is dropped. What MO does with the module is therefore what it does without it:
 its own copy of the module runs in every conversion. MO's answer for (model, module) is its IR of
-the model (recorded through tests/mo_oracle.py).
+the model, M1 (recorded through tests/mo_oracle.py), and what the module did there is M1 against
+M0, MO's IR with the module's classes disabled (MO_DISABLED_TRANSFORMS); M0 is recorded only where
+one of those classes changed MO's graph of the model (tests/legacy/mo_pass_probe.py), else it is M1.
+
+With E1 and E0 extgen's IR with and without the module: "same as MO" when E1 is M1 (op types
+as a multiset, outputs within 1e-5); "as MO's, baseline differs" when the module changed extgen's
+IR as MO's copy changed MO's (E1 - M1 is E0 - M0, outputs as close) or left the two no farther
+apart (E1 and M1 as few ops apart as E0 and M0, outputs as close); else "differs". Where MO
+cannot convert a model without the module, the module is a step of MO's own pipeline (extgen's
+does that step itself): E1 and M1 as few ops apart as E0 and M1.
 
     python -m tests.legacy.mo_pass_compare     # prints the table
 """
@@ -26,13 +35,10 @@ import numpy as np
 
 from converter.options import ConvertOptions
 from converter.pipeline import convert
-from tests import mo_oracle
 from tests.child_env import child_env
-from tests.legacy import mo_pass_runs
+from tests.legacy import mo_pass_oracle, mo_pass_runs
 from tests.legacy.mo_pass_models import Model, write_models
 
-# frameworks whose legacy MO runs here (MO's venv has no TensorFlow or MXNet)
-ORACLE_FRAMEWORKS = ("onnx", "caffe", "kaldi")
 TOLERANCE = 1e-5
 
 
@@ -46,13 +52,18 @@ class Verdict:
     def same(self) -> bool:
         return not self.only_mo and not self.only_extgen and self.max_diff <= TOLERANCE
 
-    def within(self, base: Verdict) -> bool:
-        """No op difference that `base` (extgen without the module) does not have, and outputs
-        as close: the module did what MO's copy did, or nothing."""
-        def covered(mine: tuple, theirs: tuple) -> bool:
-            return all(n <= dict(theirs).get(op, 0) for op, n in mine)
+    def no_farther(self, base: Verdict) -> bool:
+        """As few ops apart (the count of each op type one IR has more of, summed) as `base`,
+        and outputs as close."""
+        def apart(v: Verdict) -> int:
+            return sum(n for _, n in v.only_mo) + sum(n for _, n in v.only_extgen)
 
-        return (covered(self.only_mo, base.only_mo) and covered(self.only_extgen, base.only_extgen)
+        return apart(self) <= apart(base) and self.max_diff <= max(base.max_diff, TOLERANCE)
+
+    def matches(self, base: Verdict) -> bool:
+        """The same op differences as `base` (E0 against M0) and outputs as close: the module
+        changed extgen's IR as MO's copy changed MO's (both maybe not at all)."""
+        return (self.only_mo == base.only_mo and self.only_extgen == base.only_extgen
                 and self.max_diff <= max(base.max_diff, TOLERANCE))
 
     def __str__(self) -> str:
@@ -98,35 +109,81 @@ class Comparison:
     """One pass module's IRs against MO's, on the models it ran on that MO can convert here."""
 
     rel: str
-    status: str  # from mo_pass_runs, or: same as MO | differs as without it | differs
-    verdicts: dict[str, Verdict] = field(default_factory=dict)
+    status: str  # from mo_pass_runs, or: same as MO | as MO's, baseline differs | differs
+    verdicts: dict[str, Verdict] = field(default_factory=dict)  # E1 against M1, by model
     detail: str = ""  # the refusal, error or why not applicable
+    why: dict[str, str] = field(default_factory=dict)  # model -> how it differs
 
 
-def mo_irs(models: dict[str, list[Model]], work: Path) -> dict[str, Path]:
-    """model name -> MO's IR of it (recorded), for the frameworks MO runs here."""
-    return {m.name: mo_oracle.convert(m.path, work / "mo" / m.name, m.mo_flags())
-            for fw in ORACLE_FRAMEWORKS for m in models.get(fw, [])}
+def effect(after: Path, before: Path) -> dict[str, int]:
+    """Op types `after` has more (or, negative, fewer) of than `before`."""
+    a, b = op_types(after), op_types(before)
+    return {op: a[op] - b[op] for op in sorted(a.keys() | b.keys()) if a[op] != b[op]}
 
 
-def baselines(models: dict[str, list[Model]], mo: dict[str, Path],
-              work: Path) -> dict[str, Verdict]:
-    """model name -> extgen's IR without extensions against MO's."""
-    found = {}
-    for m in (m for ms in models.values() for m in ms if m.name in mo):
-        ours = convert(ConvertOptions(m.path, output_dir=work / "base" / m.name, **m.options()))
-        found[m.name] = compare(ours.xml, mo[m.name])
-    return found
+@dataclass
+class Baselines:
+    """extgen's IR of each model without extensions (E0), against MO's with and without a
+    module's classes (M1, M0)."""
+
+    mo: mo_pass_oracle.Answers
+    ours: dict[str, Path]  # model -> E0
+    with_all: dict[str, Verdict]  # model -> E0 against M1
+    _without: dict[tuple[str, str], Verdict | str] = field(default_factory=dict)
+
+    def without(self, rel: str, model: str) -> Verdict | str:
+        """E0 against M0 of (module, model): what the module's effect is measured from."""
+        m0 = self.mo.without.get((rel, model))
+        if m0 is None:
+            return self.with_all[model]
+        if isinstance(m0, str):
+            return m0
+        if (rel, model) not in self._without:
+            try:
+                self._without[rel, model] = compare(self.ours[model], m0)
+            except RuntimeError as err:  # MO's own IR without the module
+                last = str(err).strip().splitlines()[-1]
+                self._without[rel, model] = f"MO's IR without it does not compile: {last}"
+        return self._without[rel, model]
 
 
-def judge(run: mo_pass_runs.ModuleRun, mo: dict[str, Path],
-          base: dict[str, Verdict]) -> Comparison:
+def baselines(models: dict[str, list[Model]], mo: mo_pass_oracle.Answers,
+              work: Path) -> Baselines:
+    ours = {}
+    for m in (m for ms in models.values() for m in ms if m.name in mo.with_all):
+        opts = ConvertOptions(m.path, output_dir=work / "base" / m.name, **m.options())
+        ours[m.name] = convert(opts).xml
+    return Baselines(mo, ours, {n: compare(xml, mo.with_all[n]) for n, xml in ours.items()})
+
+
+def _why(run: mo_pass_runs.ModuleRun, name: str, base: Baselines, found: Verdict) -> str:
+    """How the module differs from MO's copy on model `name` ("" where it does not): MO's copy
+    changed its graph (M1 against M0) otherwise than extgen's changed extgen's (E1 against E0),
+    and left the two IRs farther apart (the module did in one converter what it did not in
+    the other).
+    Where MO cannot convert the model without the module, E1 and M1 are as few ops apart as E0
+    and M1."""
+    m0 = base.without(run.rel, name)
+    if found.same or (isinstance(m0, Verdict) and (found.matches(m0) or found.no_farther(m0))):
+        return ""
+    if isinstance(m0, str):  # a step of MO's own pipeline, which extgen's pipeline did itself
+        ok = found.no_farther(base.with_all[name])
+        return "" if ok else f"{m0}; extgen's IR with it: {found}"
+    mo0 = base.mo.without.get((run.rel, name))
+    mo_did = effect(base.mo.with_all[name], mo0) if isinstance(mo0, Path) else {}
+    return (f"MO's copy changed {mo_did}, extgen's {effect(run.irs[name], base.ours[name])} "
+            f"(with it: {found})")
+
+
+def judge(run: mo_pass_runs.ModuleRun, base: Baselines) -> Comparison:
     found = Comparison(run.rel, run.status, detail=run.detail)
     if run.status != "ran":
         return found
     try:
-        found.verdicts = {name: compare(xml, mo[name]) for name, xml in run.irs.items()
-                          if name in mo}
+        found.verdicts = {name: compare(xml, base.mo.with_all[name])
+                          for name, xml in run.irs.items() if name in base.mo.with_all}
+        found.why = {name: why for name, v in found.verdicts.items()
+                     if (why := _why(run, name, base, v))}
     except RuntimeError as err:  # OpenVINO cannot compile the IR the module left
         found.status, found.detail = "error", "OpenVINO: " + str(err).strip().splitlines()[-1]
         return found
@@ -134,10 +191,8 @@ def judge(run: mo_pass_runs.ModuleRun, mo: dict[str, Path],
         found.status = "ran, no MO oracle"
     elif all(v.same for v in found.verdicts.values()):
         found.status = "same as MO"
-    elif all(v.within(base[name]) for name, v in found.verdicts.items()):
-        found.status = "differs as without it"
     else:
-        found.status = "differs"
+        found.status = "differs" if found.why else "as MO's, baseline differs"
     return found
 
 
@@ -148,9 +203,8 @@ def measure(only: list[str] | None = None, work: Path | None = None) -> tuple[
         work = work or Path(tmp)
         runs = mo_pass_runs.run(only, work)
         models = write_models(work / "models")
-        mo = mo_irs(models, work)
-        base = baselines(models, mo, work)
-        return {rel: judge(r, mo, base) for rel, r in runs.items()}, base
+        base = baselines(models, mo_pass_oracle.answers(models, list(runs), work), work)
+        return {rel: judge(r, base) for rel, r in runs.items()}, base.with_all
 
 
 def table(found: dict[str, Comparison], base: dict[str, Verdict]) -> str:
@@ -162,8 +216,7 @@ def table(found: dict[str, Comparison], base: dict[str, Verdict]) -> str:
         if c.status in ("error", "refuses", "not applicable", "skipped"):
             lines.append(f"  {c.status} {rel}: {c.detail}"[:300])
         if c.status == "differs":
-            bad = {n: str(v) for n, v in c.verdicts.items() if not v.within(base[n])}
-            lines.append(f"  differs {rel}: {bad}")
+            lines += [f"  differs {rel} on {name}: {why}" for name, why in c.why.items()]
     return "\n".join(lines)
 
 

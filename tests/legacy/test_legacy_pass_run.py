@@ -154,3 +154,68 @@ def test_a_legacy_create_tensor_nodes_ends_the_front_phase_once(tmp_path: Path) 
     x = np.random.default_rng(1).uniform(1, 2, (2, 3, 4)).astype(np.float32)
     (y,) = _run(xml, x)
     np.testing.assert_allclose(y, 1 / x, rtol=1e-6)
+
+
+SHAPES_AND_COPIES = """
+    import numpy as np
+
+    from {MO}.graph.graph import Node
+    from {MO}.middle.replacement import MiddleReplacementPattern
+    from {MO}.ops.op import Op
+
+
+    class DoubleConstants(MiddleReplacementPattern):
+        enabled = True
+
+        def find_and_replace_pattern(self, graph):
+            for node in graph.get_op_nodes(type='Add'):
+                shape = node.in_port(0).data.get_shape()
+                if not isinstance(shape, np.ma.MaskedArray) or shape[shape != 1].size != 2:
+                    raise TypeError(f"not MO's shape: {shape!r}")
+                data = node.in_node(1)
+                copy = Op.create_input_data_node(graph, 'copy', 2 * data.value, {})
+                edge = graph.get_edge_data(data.id, node.id)[0]
+                graph.remove_edge(data.id, node.id)
+                graph.add_edges_from([(copy.id, node.id, dict(edge))])
+"""
+
+
+def test_a_middle_pass_sees_mo_s_shapes_and_its_constant_data_gets_a_const(
+        tmp_path: Path) -> None:
+    """Shapes are MO's masked int64 arrays while the pass runs (it raises otherwise); a data
+    node it made with a value and no producer gets a Const, as MO's clean-up added; edges keep
+    key 0 (the pass reads it)."""
+    ext = write_ext(tmp_path, "ext", {"middle/copies.py": SHAPES_AND_COPIES}, MO)
+    path = tmp_path / "m.onnx"
+    bias = np.arange(4, dtype=np.float32)
+    onnx.save(make_model([helper.make_node("Add", ["b", "x"], ["y"])],
+                         [("x", TensorProto.FLOAT, [1, 3, 4])], [("y", TensorProto.FLOAT, None)],
+                         {"b": bias}), path)
+    xml = convert(ConvertOptions(path, output_dir=tmp_path / "out", extensions=[ext])).xml
+    assert _layers(xml).count("Const") == 1
+    x = np.random.default_rng(2).standard_normal((1, 3, 4)).astype(np.float32)
+    np.testing.assert_allclose(_run(xml, x)[0], x + 2 * bias)
+
+
+MO_OP_NAMES = """
+    from {MO}.middle.replacement import MiddleReplacementPattern
+
+
+    class ReadMoNames(MiddleReplacementPattern):
+        enabled = True
+
+        def find_and_replace_pattern(self, graph):
+            ops = sorted(n.op for n in graph.get_op_nodes() if n.type in ('Multiply', 'Power'))
+            if ops != ['Mul', 'Pow']:
+                raise ValueError(f"not MO's op names: {{ops}}")
+"""
+
+
+def test_a_middle_pass_sees_mo_s_op_names_and_the_ir_the_opset_s(tmp_path: Path) -> None:
+    """MO kept its op names (Mul, Pow) to the end; a middle pass reading node.op finds them
+    (it raises otherwise), and the IR has the opset's types."""
+    ext = write_ext(tmp_path, "ext", {"middle/names.py": MO_OP_NAMES}, MO)
+    path = _model(tmp_path, [helper.make_node("Mul", ["x", "x"], ["m"]),
+                             helper.make_node("Pow", ["m", "x"], ["y"])], ["y"])
+    xml = convert(ConvertOptions(path, output_dir=tmp_path / "out", extensions=[ext])).xml
+    assert {"Multiply", "Power"} <= set(_layers(xml))

@@ -1,5 +1,6 @@
 """Static methods of MO's op classes that MO's own modules call by class name
-(`Loop.pull_constant_inputs_into_body`, `RNN.reverse_infer`, `ProposalOp.proposal_infer`):
+(`Loop.pull_constant_inputs_into_body`, `RNN.reverse_infer`, `ProposalOp.proposal_infer`,
+`StridedSlice.align_mask_with_slice_rank`):
 MO_METHODS says which class gets which; each behaves as MO's or refuses in one line."""
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ from typing import Any
 
 from converter.errors import ExtensionError
 from converter.graph.graph import Node
-from converter.legacy.mo_ops import loop_body
+from converter.legacy.mo_ops import loop_body, strided_slice_masks
 
 __all__ = ["MO_METHODS", "proposal_infer", "rnn_reverse_infer"]
 
@@ -39,4 +40,6 @@ MO_METHODS: dict[str, dict[str, Any]] = {
     "ProposalOp": {"proposal_infer": proposal_infer},
     "RNN": {"reverse_infer": rnn_reverse_infer},
     "Loop": {name: getattr(loop_body, name) for name in loop_body.__all__},
+    "StridedSlice": {name: getattr(strided_slice_masks, name) for name in (
+        "get_mask_names", "get_slices", "align_mask_with_slice_rank")},
 }

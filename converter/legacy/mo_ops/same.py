@@ -12,6 +12,7 @@ import numpy as np
 
 from converter.graph.graph import Node
 from converter.legacy.mo_ops._base import MoOp, append_op, const_input, move_inputs
+from converter.legacy.mo_ops.strided_slice_masks import MASKS_NORMALIZED
 from converter.legacy.ops import builtin_op
 
 __all__ = [
@@ -167,7 +168,8 @@ class StridedSlice(MoOp, builtin_op("StridedSlice")):
     def prepare(cls, node: Node) -> None:
         masks = {m: [int(v) for v in np.ravel(node.soft_get(m, None))] if node.has_valid(m)
                  else [] for m in _MASKS}
-        if node.soft_get("mo_lowered", True) is False:
+        if node.soft_get("mo_lowered", True) is False and not node.graph.graph.get(
+                MASKS_NORMALIZED):  # built after MO's StridedSliceMasksNormalizer: the opset's
             for mask in ("begin_mask", "end_mask"):
                 masks[mask] = [1 - v for v in masks[mask]]
         begin = node.in_port(1).data.get_shape()
