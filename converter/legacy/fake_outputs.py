@@ -18,7 +18,7 @@ from typing import ClassVar
 from converter.graph.graph import Graph
 from converter.legacy.mo_ops.identity import Identity
 
-__all__ = ["RENAMED", "FakeOutput", "add_fake_outputs", "remove_fake_outputs", "restore_names"]
+__all__ = ["RENAMED", "FakeOutput", "add_fake_outputs", "restore_names"]
 
 # graph.graph, once FakeOutputs are built: {an op's name while a FakeOutput has its own: that}
 RENAMED = "fake_output_renamed"
@@ -51,16 +51,6 @@ def add_fake_outputs(graph: Graph, extensions: list[Path]) -> None:
         results[0].in_port(0).disconnect()
         source.connect(fake.in_port(0))
         fake.out_port(0).connect(results[0].in_port(0))
-
-
-def remove_fake_outputs(graph: Graph) -> None:
-    """Front stage: each FakeOutput goes (its Result reads the op again) and the op its name
-    took gets it back (a legacy copy of MO's CreateTensorNodes leaves the front phase)."""
-    for fake in graph.get_op_nodes(op="FakeOutput", fake_output=True):
-        source = fake.in_port(0).get_source()
-        fake.out_port(0).get_connection().set_source(source)
-        graph.remove_node(fake.id)
-    restore_names(graph)
 
 
 def restore_names(graph: Graph, keep: Collection[str] = ()) -> None:

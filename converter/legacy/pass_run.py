@@ -173,14 +173,11 @@ class DropKeptOutputResults(BackReplacementPattern):
 
 def create_tensor_nodes(graph: Graph) -> None:
     """MO's create_tensor_nodes (its CreateTensorNodes ran it after the front passes): the
-    graph leaves the front phase, FakeOutputs gone and opset op names back, as the pipeline
-    makes it after the front passes (MO's copy set the middle stage first); a graph that has
-    its data nodes stays as it is."""
-    from converter.legacy.fake_outputs import remove_fake_outputs
-
+    graph leaves the front phase, opset op names back, as the pipeline makes it after the front
+    passes (MO's copy set the middle stage first); a graph that has its data nodes stays as it
+    is. FakeOutputs stay, for MO's FakeOutputResolver in the back phase."""
     if has_tensor_nodes(graph):
         return
     graph.stage = "front"  # what it still is (MO's CreateTensorNodes set 'middle' first)
-    remove_fake_outputs(graph)
     from_mo_names(graph)
     _tensor_nodes(graph)

@@ -5,11 +5,11 @@
 import json
 import os
 
-from openvino.tools.mo.back.pass_separator import BackFinish
+from openvino.tools.mo.back.pass_separator import BackFinish, BackStart
 from openvino.tools.mo.back.replacement import BackReplacementPattern
 from openvino.tools.mo.front.common.replacement import FrontReplacementPattern
 from openvino.tools.mo.front.pass_separator import FrontFinish, FrontStart
-from openvino.tools.mo.middle.pass_separator import MiddleFinish
+from openvino.tools.mo.middle.pass_separator import MiddleFinish, MiddleStart
 from openvino.tools.mo.middle.replacement import MiddleReplacementPattern
 
 
@@ -42,8 +42,8 @@ class DumpFront(FrontReplacementPattern):
     def run_after(self):
         return [FrontFinish]
 
-    def run_before(self):
-        return []
+    def run_before(self):  # MO orders every phase's passes as one graph
+        return [MiddleStart]
 
     def find_and_replace_pattern(self, graph):
         dump(graph, 'front')
@@ -56,7 +56,7 @@ class DumpMiddle(MiddleReplacementPattern):
         return [MiddleFinish]
 
     def run_before(self):
-        return []
+        return [BackStart]
 
     def find_and_replace_pattern(self, graph):
         dump(graph, 'middle')
