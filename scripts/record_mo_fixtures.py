@@ -22,7 +22,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "data" / "mo_oracle"
 VENV = Path.home() / ".cache" / "extgen" / "mo-2023.3-venv"
-MO_PACKAGES = ["openvino-dev==2023.3.0", "numpy<1.24", "protobuf==3.20.3", "onnx"]
+# MO 2023.3 reads TF and MXNet models with those frameworks themselves
+MO_PACKAGES = ["openvino-dev==2023.3.0", "numpy<1.24", "protobuf==3.20.3", "onnx",
+               "tensorflow-cpu>=2.13,<2.16", "mxnet==1.9.1"]
 ORACLE_TESTS = ["tests/front/test_kaldi_mo.py", "tests/front/test_kaldi_mo_layout.py",
                 "tests/front/test_kaldi_mo_flags.py", "tests/front/test_caffe_mo.py",
                 "tests/test_mo_parity.py", "tests/legacy/test_mo_op_classes.py",
@@ -44,11 +46,12 @@ def python311() -> str:
 
 def mo_python() -> Path:
     python = VENV / "bin" / "python"
-    if not (VENV / "ready").exists():
+    ready = VENV / "ready"  # holds the packages it was made with
+    if not ready.exists() or ready.read_text().split() != MO_PACKAGES:
         print(f"installing MO 2023.3 into {VENV} (once)", flush=True)
         subprocess.run([python311(), "-m", "venv", "--clear", str(VENV)], check=True)
         subprocess.run([str(python), "-m", "pip", "install", "-q", *MO_PACKAGES], check=True)
-        (VENV / "ready").touch()
+        ready.write_text("\n".join(MO_PACKAGES) + "\n")
     return python
 
 

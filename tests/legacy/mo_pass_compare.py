@@ -88,9 +88,13 @@ def _outputs(xml: Path, seed: int) -> dict[str, np.ndarray]:
 
 
 def _named_alike(got: dict[str, np.ndarray], want: dict[str, np.ndarray]) -> list[tuple]:
-    """Output pairs that share a tensor name (MO keeps outputs a model leaves unused)."""
-    return [(g, w) for gk, g in got.items() for wk, w in want.items()
-            if set(gk.split(",")) & set(wk.split(","))]
+    """Output pairs that share a tensor name (MO keeps outputs a model leaves unused); a
+    model's only output with either's only output (MO names MXNet's `y` as `y:0`)."""
+    pairs = [(g, w) for gk, g in got.items() for wk, w in want.items()
+             if set(gk.split(",")) & set(wk.split(","))]
+    if not pairs and len(got) == len(want) == 1:
+        pairs = [(*got.values(), *want.values())]
+    return pairs
 
 
 def compare(ours: Path, theirs: Path) -> Verdict:

@@ -21,8 +21,8 @@ from tests.legacy import mo_corpus
 from tests.legacy.mo_pass_models import Model
 from tests.legacy.mo_pass_runs import frameworks_of
 
-# frameworks whose legacy MO runs here (MO's venv has no TensorFlow or MXNet)
-ORACLE_FRAMEWORKS = ("onnx", "caffe", "kaldi")
+# frameworks whose models MO converts here (scripts/record_mo_fixtures.py installs TF and MXNet)
+ORACLE_FRAMEWORKS = ("onnx", "caffe", "kaldi", "tf", "mxnet")
 # how the names of MO's replacer base classes end (FrontReplacementOp, MiddleReplacementPattern,
 # FrontReplacementFromConfigFileSubGraph, ...): the classes of a pass module MO registers
 _REPLACER_BASES = ("ReplacementPattern", "ReplacementOp", "ReplacementSubgraph", "SubGraph",

@@ -101,5 +101,5 @@ class GraphBuilder:
         if path.suffix == ".pbtxt":
             path.write_text(text_format.MessageToString(self.graph_def))
         else:
-            path.write_bytes(self.graph_def.SerializeToString())
+            path.write_bytes(self.graph_def.SerializeToString(deterministic=True))
         return path
