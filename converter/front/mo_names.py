@@ -13,34 +13,46 @@ import numpy as np
 
 from converter.graph.graph import Graph
 
-__all__ = ["MO_NAMES", "aliased", "from_mo_names", "op_aliases", "to_mo_names"]
+__all__ = ["MO_NAMES", "aliased", "from_mo_names", "mo_name", "op_aliases", "opset_name",
+           "to_mo_names"]
 
 MO_NAMES = {"Multiply": "Mul", "Subtract": "Sub", "Divide": "Div", "Power": "Pow",
             "Convert": "Cast", "BatchNormInference": "batchNormInference"}
 _OPSET = {mo: ours for ours, mo in MO_NAMES.items()}
 
 
+def mo_name(attrs: dict) -> None:
+    """An opset node's attributes (graph._node's dict) take MO's op name if MO named the op
+    otherwise; a Convert also MO's `dst_type` (a numpy type) for its destination_type."""
+    kind = attrs.get("type")
+    if kind in MO_NAMES and attrs.get("op") == kind:
+        attrs["op"] = MO_NAMES[kind]
+        if kind == "Convert" and attrs.get("destination_type") is not None:
+            attrs["dst_type"] = np.dtype(attrs["destination_type"]).type
+
+
+def opset_name(attrs: dict) -> None:
+    """A node's attributes get back the opset name; a Cast's `dst_type`, which MO's passes may
+    have changed, is its destination_type again."""
+    op = attrs.get("op")
+    if op in _OPSET and attrs.get("type") == _OPSET[op]:
+        attrs["op"] = _OPSET[op]
+        if op == "Cast" and attrs.get("dst_type") is not None:
+            attrs["destination_type"] = np.dtype(attrs.pop("dst_type"))
+
+
 def to_mo_names(graph: Graph) -> None:
-    """Each opset node of these ops takes MO's op name (after extraction); a Cast also MO's
-    `dst_type` (a numpy type) for Convert's destination_type."""
-    for node in graph.get_op_nodes():
-        kind = node.soft_get("type", None)
-        if kind in MO_NAMES and node.soft_get("op") == kind:
-            node["op"] = MO_NAMES[kind]
-            if kind == "Convert" and node.has_valid("destination_type"):
-                node["dst_type"] = np.dtype(node["destination_type"]).type
+    """Each opset node of these ops takes MO's op name (after extraction)."""
+    for attrs in graph._node.values():
+        if attrs.get("kind") == "op":
+            mo_name(attrs)
 
 
 def from_mo_names(graph: Graph) -> None:
-    """Each node of these ops gets back the opset name (before inference); a Cast's
-    `dst_type`, which MO's passes may have changed, is its destination_type again."""
-    for node in graph.get_op_nodes():
-        op = node.soft_get("op")
-        if op in _OPSET and node.soft_get("type", None) == _OPSET[op]:
-            node["op"] = _OPSET[op]
-            if op == "Cast" and node.has_valid("dst_type"):
-                node["destination_type"] = np.dtype(node["dst_type"])
-                del node["dst_type"]
+    """Each node of these ops gets back the opset name (before inference)."""
+    for attrs in graph._node.values():
+        if attrs.get("kind") == "op":
+            opset_name(attrs)
 
 
 def op_aliases(op: str) -> set[str]:

@@ -7,6 +7,9 @@ change; extension code that calls one (`FuseReshapesSequence().find_and_replace_
 is stopped with one line naming the name and the calling file and line. The anchors join a
 conversion's passes once extension code resolves one of them (`register`), inside the
 conversion's extension scope.
+
+StridedSliceMasksNormalizer is no anchor: it runs at its place and does what MO's did to the
+graph the passes after it see (the masks are the opset's from then on; extgen's already are).
 """
 
 from __future__ import annotations
@@ -18,13 +21,14 @@ from converter.errors import ExtensionError
 from converter.front import replacement as _front
 from converter.legacy.fake_output_resolver import FakeOutputResolver
 from converter.legacy.importer import caller
+from converter.legacy.mo_ops.strided_slice_masks import MASKS_NORMALIZED
 from converter.legacy.mo_pass_order import MO_PASSES
 from converter.legacy.replacement import PostMiddleStart, PreMiddleStart
 from converter.middle import replacement as _middle
 from converter.middle.layout.transposes import LayoutChangeNHWCtoNCHW
 from converter.passes import Anchor, ReplacementPattern
 
-__all__ = ["STANDINS", "register"]
+__all__ = ["BEHAVES", "STANDINS", "register"]
 
 _PHASE_BASES = {
     "front": _front.FrontReplacementPattern,
@@ -66,8 +70,23 @@ def _refuse_attr(cls: type, attr: str) -> Any:
     raise _MissingAttr(msg)
 
 
+def _masks_normalized(self, graph: Any) -> None:
+    """MO's StridedSliceMasksNormalizer: every later legacy pass sees the opset's masks."""
+    graph.graph[MASKS_NORMALIZED] = True
+
+
+# stand-ins that do what MO's pass did, where that is something the extension code sees
+BEHAVES = {"StridedSliceMasksNormalizer": _masks_normalized}
+
+
 def _standin(name: str, phase: str, spec: str) -> type[ReplacementPattern]:
     after, _, before = spec.partition("|")
+    if name in BEHAVES:
+        attrs = {"run_after": lambda self: _classes(after),
+                 "run_before": lambda self: _classes(before),
+                 "find_and_replace_pattern": BEHAVES[name], "__module__": __name__,
+                 "__qualname__": name, "mo_phase": phase, "__doc__": BEHAVES[name].__doc__}
+        return type(name, (_PHASE_BASES[phase],), attrs)
 
     def run_after(self) -> list:
         return _classes(after)

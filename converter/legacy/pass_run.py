@@ -28,7 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 from converter.back.replacement import BackFinish, BackReplacementPattern
-from converter.front.mo_names import from_mo_names, to_mo_names
+from converter.front.mo_names import from_mo_names, mo_name, opset_name
 from converter.graph.graph import Graph, Node
 from converter.graph.shape import as_shape
 from converter.legacy import front_types
@@ -38,8 +38,7 @@ from converter.middle.partial_infer import infer_node
 from converter.middle.tensor_nodes import create_tensor_nodes as _tensor_nodes
 from converter.middle.tensor_nodes import has_tensor_nodes
 
-__all__ = ["DropKeptOutputResults", "after_mo_pass", "create_tensor_nodes", "infer_new_nodes",
-           "mo_pass_run"]
+__all__ = ["DropKeptOutputResults", "create_tensor_nodes", "mo_pass_run"]
 
 _DEPTH = "_legacy_pass_depth"  # graph.graph key: legacy passes running now (one calls another)
 
@@ -52,7 +51,7 @@ def _untyped(node: Node) -> bool:
         for _, data in node.iter_out_data())
 
 
-def infer_new_nodes(graph: Graph, fresh: set[str] = frozenset()) -> None:
+def _infer_new_nodes(graph: Graph, fresh: set[str]) -> None:
     """Infer each op whose output tensor lacks a shape or type, or is one of `fresh`, producers
     first (MO's clean-up inferred the ops marked `need_shape_inference`: a port had created an
     output data node for them, which may hold a copy of another tensor's shape and value)."""
@@ -65,25 +64,15 @@ def infer_new_nodes(graph: Graph, fresh: set[str] = frozenset()) -> None:
             infer_node(node)
 
 
-def after_mo_pass(graph: Graph, known: set[str] | None = None) -> None:
-    """What MO's clean-up did after a pass: a Const for each value-holding tensor without a
-    producer (MO's Op.create_input_data_node makes them), then the new nodes inferred: those
-    with an output data node not in `known` (the data nodes before the pass) too."""
-    from converter.legacy.build import const_for_input_data
-
-    const_for_input_data(graph)
-    fresh = set() if known is None else {nid for nid, attrs in graph._node.items()
-                                         if attrs.get("kind") == "data" and nid not in known}
-    infer_new_nodes(graph, fresh)
-
-
-def _mo_shapes(graph: Graph) -> set[str]:
-    """Each tensor's shape as MO held it: an int64 masked array (masked where dynamic), one
-    of its own per tensor (MO's passes may write into it); returns the data nodes' ids."""
+def _to_mo_view(graph: Graph) -> set[str]:
+    """One walk: each tensor's shape as MO held it, an int64 masked array (masked where
+    dynamic), one of its own per tensor (MO's passes may write into it), and MO's op names;
+    returns the data nodes' ids."""
     arrays: dict[tuple, Any] = {}
     ids = set()
     for nid, attrs in graph._node.items():
         if attrs.get("kind") != "data":
+            mo_name(attrs)
             continue
         ids.add(nid)
         shape = attrs.get("shape")
@@ -95,12 +84,30 @@ def _mo_shapes(graph: Graph) -> set[str]:
     return ids
 
 
-def _tuple_shapes(graph: Graph) -> None:
-    """Each tensor's shape as extgen holds it, a tuple (-1 where dynamic)."""
-    for attrs in graph._node.values():
+def _from_mo_view(graph: Graph, known: set[str]) -> set[str]:
+    """One walk: each tensor's shape as extgen holds it, a tuple (-1 where dynamic), and the
+    opset's op names; returns the data nodes not in `known` (those the pass made)."""
+    fresh = set()
+    for nid, attrs in graph._node.items():
+        if attrs.get("kind") != "data":
+            opset_name(attrs)
+            continue
+        if nid not in known:
+            fresh.add(nid)
         shape = attrs.get("shape")
-        if shape is not None and type(shape) is not tuple and attrs.get("kind") == "data":
+        if shape is not None and type(shape) is not tuple:
             attrs["shape"] = as_shape(shape)
+    return fresh
+
+
+def _after_mo_pass(graph: Graph, fresh: set[str]) -> None:
+    """What MO's clean-up did after a pass: a Const for each value-holding tensor without a
+    producer (MO's Op.create_input_data_node makes them), then the new nodes inferred: those
+    with an output data node in `fresh` too."""
+    from converter.legacy.build import const_for_input_data
+
+    const_for_input_data(graph)
+    _infer_new_nodes(graph, fresh)
 
 
 def _graph_of(args: tuple, kwargs: dict) -> Graph | None:
@@ -118,8 +125,7 @@ def _wrap(fn: Callable[..., Any], normalizes_masks: bool) -> Callable[..., Any]:
         tensors = outermost and stage in ("middle", "back")
         meta[_DEPTH] = meta.get(_DEPTH, 0) + 1
         if tensors:
-            known = _mo_shapes(graph)
-            to_mo_names(graph)
+            known = _to_mo_view(graph)
         untyped = front_types.show(graph) if outermost and not tensors else []
         if outermost:
             show_mo_masks(graph, tensors, normalizes_masks)
@@ -132,10 +138,9 @@ def _wrap(fn: Callable[..., Any], normalizes_masks: bool) -> Callable[..., Any]:
                 restore_masks(graph, normalizes_masks)
                 front_types.restore(graph, untyped)
             if tensors:
-                _tuple_shapes(graph)
-                from_mo_names(graph)
+                fresh = _from_mo_view(graph, known)
         if tensors:
-            after_mo_pass(graph, known)
+            _after_mo_pass(graph, fresh)
         return result
 
     run.mo_pass_run = True

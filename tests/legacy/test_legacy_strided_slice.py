@@ -100,3 +100,47 @@ def test_a_copy_of_mo_s_masks_normalizer_flips_them_as_mo_s_did(tmp_path: Path) 
     xml = convert(ConvertOptions(_model(tmp_path), output_dir=tmp_path / "ir",
                                  extensions=[ext])).xml
     np.testing.assert_array_equal(_run(xml, X), X[:, 1:3])
+
+
+ORDERED = """
+    from {MO}.back.replacement import BackReplacementPattern
+    from {MO}.back.StridedSliceMasksNormalizer import StridedSliceMasksNormalizer
+
+
+    def masks(graph):
+        (node,) = graph.get_op_nodes(type='StridedSlice')
+        return [int(v) for v in node.begin_mask]
+
+
+    class Before(BackReplacementPattern):
+        enabled = True
+
+        def run_before(self):
+            return [StridedSliceMasksNormalizer]
+
+        def find_and_replace_pattern(self, graph):
+            if masks(graph) != [0, 1]:
+                raise ValueError(f"before MO's normalizer: begin_mask {{masks(graph)}}")
+
+
+    class After(BackReplacementPattern):
+        enabled = True
+
+        def run_after(self):
+            return [StridedSliceMasksNormalizer]
+
+        def find_and_replace_pattern(self, graph):
+            if masks(graph) != [1, 0]:
+                raise ValueError(f"after MO's normalizer: begin_mask {{masks(graph)}}")
+            (node,) = graph.get_op_nodes(type='StridedSlice')
+            node.end_mask = [1, 1]  # the opset's form: dimension 1 to its end
+"""
+
+
+def test_passes_after_mo_s_masks_normalizer_see_the_opset_s_masks(tmp_path: Path) -> None:
+    """Ordered by MO's name alone (no copy of the pass), a pass after MO's normalizer sees the
+    opset's masks and one before it MO's, as in MO; what the later one writes is the opset's."""
+    ext = write_ext(tmp_path, "ext", {"back/ordered.py": ORDERED}, MO)
+    xml = convert(ConvertOptions(_model(tmp_path), output_dir=tmp_path / "ir",
+                                 extensions=[ext])).xml
+    np.testing.assert_array_equal(_run(xml, X), X[:, 1:])
