@@ -15,6 +15,7 @@ from converter.back.activation_fusion import fuse_activations
 from converter.back.compress_fp16 import compress_to_fp16
 from converter.back.fold_constants import fold_constants
 from converter.back.linear_fusion import fuse_linear_ops
+from converter.back.nop_elimination import eliminate_nops
 from converter.back.pruning import prune_zero_channels
 from converter.errors import ShapeInferenceError
 from converter.extension_libraries import LIBRARY_SUFFIXES, load_extension_libraries
@@ -147,6 +148,7 @@ def convert_to_graph(opts: ConvertOptions, progress: Progress | None = None) -> 
     run_passes(graph, _phase_passes("back"))
     remove_output_adds(graph)  # MO's FakeOutputResolver's Adds: OpenVINO dropped them
     fold_constants(graph)
+    eliminate_nops(graph)
     fuse_activations(graph)
     fuse_linear_ops(graph)
     if any(name == "Pruning" for name, _ in opts.transforms):

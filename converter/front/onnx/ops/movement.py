@@ -281,6 +281,8 @@ def pad(n: OnnxNode):
         value = n.input(2)
         if value is not None:
             value = _scalar(n, value)
+        elif mode == "constant":  # ovc gives the pad value of 0 as an input too
+            value = n.op("ConvertLike", [np.float32(0), x])
     if mode == "wrap":
         return [_wrap_pad(n, x, begin, end)]
     inputs = [x, begin, end] + ([value] if value is not None and mode == "constant" else [])

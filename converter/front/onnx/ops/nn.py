@@ -71,20 +71,23 @@ def _flat_apply(n: OnnxNode, x: Port, axis: int, build) -> Port:
 
 
 # -- convolution ----------------------------------------------------------------------------------
-def convolution(n: OnnxNode, x: Port, w: Port, weights: int = 1) -> Port:
+def convolution(n: OnnxNode, x: Port, w: Port, weights: int = 1,
+                name: str | None = None) -> Port:
     """ONNX Conv's convolution of x by w under n's attributes (no bias); weights: w's input."""
     nsp = _spatial_rank(n, weights)
     attrs = {**_window_attrs(n, nsp, weights),
              "dilations": list(n.attr("dilations", [1] * nsp))}
     group = n.attr("group", 1)
     if group == 1:
-        return n.op("Convolution", [x, w], **attrs)
-    return n.op("GroupConvolution", [x, n.grouped_weights(w, group, nsp + 2)], **attrs)
+        return n.op("Convolution", [x, w], name, **attrs)
+    return n.op("GroupConvolution", [x, n.grouped_weights(w, group, nsp + 2)], name, **attrs)
 
 
 @onnx_op("Conv")
 def conv(n: OnnxNode):
-    y = convolution(n, n.input(0), n.input(1))
+    # named as ovc and MO (DecomposeBias) name a convolution whose bias became an Add
+    name = f"{n.name}/WithoutBiases" if n.has_input(2) else None
+    y = convolution(n, n.input(0), n.input(1), name=name)
     return [_channel_bias(n, y, 2, _spatial_rank(n, 1))]
 
 

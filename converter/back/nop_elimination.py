@@ -1,0 +1,100 @@
+"""Ops that change nothing, gone as ovc's NopElimination and ReshapeSequenceFusion make them
+go: a Pad whose pads are all zero, and a Reshape with a constant target fed only by another
+Reshape (the second reads the first's input; a target copying dimensions of the first's
+output, special_zero's 0, becomes the static output shape first; for Caffe, MXNet and Kaldi,
+as MO fused them, only a target of positive values). A Pad's output names stay
+on the tensor that takes its place (a Pad between a Parameter and a Result stays, as in ovc);
+the names of the first Reshape's output go with it."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from converter.back._fusion_ports import new_const
+from converter.graph.graph import Graph, Node
+from converter.graph.port import Port
+from converter.middle.subgraphs import bodies_of
+
+__all__ = ["eliminate_nops"]
+
+_MO_ONLY = {"caffe", "mxnet", "kaldi"}  # frameworks MO read and ovc does not
+
+
+def _const_value(node: Node, port: int) -> np.ndarray | None:
+    if port not in node.in_ports() or not node.is_in_port_connected(port):
+        return None
+    return node.in_port(port).data.get_value()
+
+
+def _feeds_result(port: Port) -> bool:
+    return any(d.node.soft_get("type") == "Result" for d in port.get_destinations())
+
+
+def _bypass(node: Node, source: Port) -> None:
+    """What node's output fed now reads source, which takes node's output tensor names (only
+    those, and node's name, where node's output is a model output: ovc's
+    replace_output_update_name)."""
+    if _feeds_result(node.out_port(0)):
+        source.remove_tensor_names()
+        source.node["name"] = node.soft_get("name", node.id)
+    node.out_port(0).get_connection().set_source(source)
+
+
+def _zero_pad(node: Node) -> bool:
+    begin, end = _const_value(node, 1), _const_value(node, 2)
+    if begin is None or end is None or np.any(begin != 0) or np.any(end != 0):
+        return False
+    source = node.in_port(0).get_source()
+    if source.node.soft_get("type") == "Parameter" and _feeds_result(node.out_port(0)):
+        return False
+    _bypass(node, source)
+    return True
+
+
+def _own_target(node: Node, target: np.ndarray) -> bool:
+    """Whether the target stands without the Reshape before node: all positive, or (from the
+    frameworks ovc reads, whose ReshapeSequenceFusion uses shapes) node's output shape is
+    static; a target copying dimensions of node's input (special_zero's 0) then becomes it.
+    MO read Caffe, MXNet and Kaldi, and fused only targets of positive values."""
+    if np.all(target > 0):
+        return True
+    shape = node.out_port(0).data.get_shape()
+    if (node.graph.graph.get("fw") in _MO_ONLY or shape is None
+            or any(int(d) < 0 for d in shape)):
+        return False
+    if node.soft_get("special_zero", False) and np.any(target == 0):
+        const = new_const(node.graph, np.array(shape, np.int64),
+                          f"{node.soft_get('name')}/shape")
+        node.in_port(1).disconnect()
+        const.connect(node.in_port(1))
+        node["special_zero"] = False
+    return True
+
+
+def _reshape_of_reshape(node: Node) -> bool:
+    """node (a Reshape with a constant target) reads the input of the Reshape feeding it, when
+    nothing else reads that Reshape."""
+    target = _const_value(node, 1)
+    first = node.in_port(0).get_source()
+    if (target is None or first.node.soft_get("type") != "Reshape"
+            or len(first.get_destinations()) != 1 or not _own_target(node, target)):
+        return False
+    # the first Reshape's output names go with it, as in ovc
+    node.in_port(0).get_connection().set_source(first.node.in_port(0).get_source(),
+                                                attributes_save_mode="dest")
+    return True
+
+
+_RULES = {"Pad": _zero_pad, "Reshape": _reshape_of_reshape}
+
+
+def eliminate_nops(graph: Graph) -> None:
+    changed = False
+    for node in graph.get_op_nodes():
+        rule = _RULES.get(node.soft_get("type"))
+        if rule is not None and graph.has_node(node.id) and rule(node):
+            changed = True
+    if changed:
+        graph.clean_up()
+    for body in bodies_of(graph):
+        eliminate_nops(body)

@@ -1,0 +1,83 @@
+"""Ops that change nothing go as ovc makes them go (converter/back/nop_elimination.py): the IR's
+op types are ovc's on the same model, its outputs keep their names, and it computes what the
+model does."""
+
+from __future__ import annotations
+
+import collections
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+import onnx
+import openvino as ov
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from converter.options import ConvertOptions
+from converter.pipeline import convert
+
+X = np.random.default_rng(3).standard_normal((1, 4, 6, 6)).astype(np.float32)
+
+
+def _i(*v: int) -> np.ndarray:
+    return np.array(v, np.int64)
+
+
+# name -> (nodes over "x" -> "y", initializers, y's shape)
+CASES = {
+    "zero_pad": ([helper.make_node("Pad", ["x", "pads", "v"], ["p"]),
+                  helper.make_node("Relu", ["p"], ["y"])],
+                 {"pads": _i(0, 0, 0, 0, 0, 0, 0, 0), "v": np.float32(0)}, [1, 4, 6, 6]),
+    "zero_pad_output": ([helper.make_node("Relu", ["x"], ["r"]),
+                         helper.make_node("Pad", ["r", "pads", "v"], ["y"])],
+                        {"pads": _i(0, 0, 0, 0, 0, 0, 0, 0), "v": np.float32(0)}, [1, 4, 6, 6]),
+    "pad_of_input_to_output": ([helper.make_node("Pad", ["x", "pads", "v"], ["y"])],
+                               {"pads": _i(0, 0, 0, 0, 0, 0, 0, 0), "v": np.float32(0)},
+                               [1, 4, 6, 6]),
+    "real_pad": ([helper.make_node("Pad", ["x", "pads"], ["y"])],  # ovc writes the value 0
+                 {"pads": _i(0, 0, 1, 0, 0, 0, 0, 1)}, [1, 4, 7, 7]),
+    "reshape_chain": ([helper.make_node("Reshape", ["x", "rows"], ["r"]),
+                       helper.make_node("Reshape", ["r", "flat"], ["f"]),
+                       helper.make_node("Reshape", ["f", "back"], ["y"])],
+                      {"rows": _i(1, 4, 36), "flat": _i(144), "back": _i(1, 2, 72)},
+                      [1, 2, 72]),
+    "reshape_read_twice": ([helper.make_node("Reshape", ["x", "rows"], ["r"]),
+                            helper.make_node("Reshape", ["r", "back"], ["b"]),
+                            helper.make_node("Relu", ["r"], ["rr"]),
+                            helper.make_node("Reshape", ["rr", "back"], ["b2"]),
+                            helper.make_node("Add", ["b", "b2"], ["y"])],
+                           {"rows": _i(1, 4, 36), "back": _i(1, 144)}, [1, 144]),
+    "reshape_zero_copies": ([helper.make_node("Reshape", ["x", "rows"], ["r"]),
+                             helper.make_node("Reshape", ["r", "keep"], ["y"])],
+                            {"rows": _i(2, 2, 36), "keep": _i(0, -1)}, [2, 72]),
+}
+
+
+def _model(tmp_path: Path, name: str) -> Path:
+    nodes, inits, y_shape = CASES[name]
+    graph = helper.make_graph(
+        nodes, name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(X.shape))],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, y_shape)],
+        initializer=[numpy_helper.from_array(np.asarray(v), k) for k, v in inits.items()])
+    path = tmp_path / f"{name}.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
+    return path
+
+
+def _types(xml: Path) -> collections.Counter:
+    return collections.Counter(layer.get("type") for layer in ET.parse(xml).iter("layer"))
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_ir_holds_ovc_s_ops_and_computes_the_model(tmp_path: Path, name: str) -> None:
+    model = _model(tmp_path, name)
+    xml = convert(ConvertOptions(model, output_dir=tmp_path / "ir",
+                                 compress_to_fp16=False)).xml
+    ovc = tmp_path / "ovc.xml"
+    ov.save_model(ov.convert_model(str(model)), str(ovc), compress_to_fp16=False)
+    assert _types(xml) == _types(ovc)
+    core = ov.Core()
+    ours, theirs = core.compile_model(str(xml), "CPU"), core.compile_model(str(ovc), "CPU")
+    assert ours.output(0).get_names() == theirs.output(0).get_names() == {"y"}
+    np.testing.assert_allclose(ours([X])[0], theirs([X])[0], rtol=1e-6, atol=1e-6)
