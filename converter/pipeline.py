@@ -24,6 +24,7 @@ from converter.front.extractor import check_unsupported, extract_nodes
 from converter.front.inputs import apply_input_options
 from converter.front.mo_names import from_mo_names, to_mo_names
 from converter.front.transforms import apply_transforms
+from converter.front.translator import KEEP_PB
 from converter.graph.graph import Graph
 from converter.ir.writer import emit_ir
 from converter.legacy.argv import mo_argv, set_graph_facts, set_is_cyclic
@@ -120,6 +121,7 @@ def convert_to_graph(opts: ConvertOptions, progress: Progress | None = None) -> 
     load_extensions(opts.extensions, fw)
     step("load")
     graph = fw.read(opts)
+    graph.graph[KEEP_PB] = any(Path(p).is_dir() for p in opts.extensions)
     graph.graph["cmd_params"] = mo_argv(opts)
     step("extract")
     extract_nodes(graph, fw.translators, fw.node_attrs)

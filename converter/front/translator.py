@@ -27,9 +27,14 @@ from converter.ir.attrs import typed_attrs
 from converter.ops.op import Op
 
 __all__ = [
-    "NodeContext", "Translator", "TranslatorRegistry", "node_error", "splice", "static_rank",
-    "translate",
+    "KEEP_PB", "NodeContext", "Translator", "TranslatorRegistry", "node_error", "splice",
+    "static_rank", "translate",
 ]
+
+# graph.graph key, set where legacy extension folders join: the op producing a translation's
+# first output keeps the framework node's `pb`, as MO's extracted nodes kept theirs (a legacy
+# FrontReplacementOp reads its attributes: onnx_attr(node, 'alpha', 'f'))
+KEEP_PB = "keep_framework_pb"
 
 Translator = Callable[[Any], Sequence[Port | None]]
 DEFAULT_FIX = "change the model, or handle the node with an extension (--extensions)"
@@ -213,6 +218,10 @@ def splice(node: Node, outputs: Sequence[Port | None], name: str) -> None:
     """Move node's consumers (and tensor names) onto the translator's outputs, drop node; the
     op producing the first output takes the framework node's name."""
     prefix, renamed = name + "/", False
+    first = next((port for port in outputs if port is not None), None)
+    if (first is not None and node.graph.graph.get(KEEP_PB) and node.has_valid("pb")
+            and not first.node.has_valid("pb") and first.node.soft_get("op") != "Const"):
+        first.node["pb"] = node["pb"]
     for i, port in enumerate(outputs):
         if port is None or i not in node.out_ports():
             continue
