@@ -10,12 +10,17 @@ the model, M1 (recorded through tests/mo_oracle.py), and what the module did the
 M0, MO's IR with the module's classes disabled (MO_DISABLED_TRANSFORMS); M0 is recorded only where
 one of those classes changed MO's graph of the model (tests/legacy/mo_pass_probe.py), else it is M1.
 
-With E1 and E0 extgen's IR with and without the module: "same as MO" when E1 is M1 (op types
-as a multiset, outputs within 1e-5); "as MO's, baseline differs" when the module changed extgen's
-IR as MO's copy changed MO's (E1 - M1 is E0 - M0, outputs as close) or left the two no farther
-apart (E1 and M1 as few ops apart as E0 and M0, outputs as close); else "differs". Where MO
-cannot convert a model without the module, the module is a step of MO's own pipeline (extgen's
-does that step itself): E1 and M1 as few ops apart as E0 and M1.
+With E1 and E0 extgen's IR with and without the module, on each model: E1 is M1 (op types as
+a multiset, outputs within 1e-5), or the module changed extgen's IR as MO's copy changed MO's
+(E1 - M1 is E0 - M0, outputs as close) or left the two no farther apart (E1 and M1 as few ops
+apart as E0 and M0, outputs as close); else the module "differs". Where MO cannot convert a
+model without the module, the module is a step of MO's own pipeline (extgen's does that step
+itself): E1 and M1 as few ops apart as E0 and M1. A module that differs on no model is
+- "same as MO" where E1 is M1 on a model it applies to (one of its classes changed MO's graph
+  or extgen's);
+- "same as MO, not triggered" where E1 is M1 only on models it left alone in both;
+- "as MO's, baseline differs" where E1 is M1 on no model (extgen's IR of each model it ran on
+  differs from MO's without the module too).
 
     python -m tests.legacy.mo_pass_compare     # prints the table
 """
@@ -52,19 +57,15 @@ class Verdict:
     def same(self) -> bool:
         return not self.only_mo and not self.only_extgen and self.max_diff <= TOLERANCE
 
+    @property
+    def apart(self) -> int:
+        """How many ops apart: the count of each op type one IR has more of, summed."""
+        return sum(n for _, n in self.only_mo) + sum(n for _, n in self.only_extgen)
+
     def no_farther(self, base: Verdict) -> bool:
-        """As few ops apart (the count of each op type one IR has more of, summed) as `base`,
-        and outputs as close."""
-        def apart(v: Verdict) -> int:
-            return sum(n for _, n in v.only_mo) + sum(n for _, n in v.only_extgen)
-
-        return apart(self) <= apart(base) and self.max_diff <= max(base.max_diff, TOLERANCE)
-
-    def matches(self, base: Verdict) -> bool:
-        """The same op differences as `base` (E0 against M0) and outputs as close: the module
-        changed extgen's IR as MO's copy changed MO's (both maybe not at all)."""
-        return (self.only_mo == base.only_mo and self.only_extgen == base.only_extgen
-                and self.max_diff <= max(base.max_diff, TOLERANCE))
+        """At most as many ops apart as `base`, and outputs as close; with the same op
+        differences, the module changed extgen's IR as MO's copy changed MO's."""
+        return self.apart <= base.apart and self.max_diff <= max(base.max_diff, TOLERANCE)
 
     def __str__(self) -> str:
         return (f"MO has more {dict(self.only_mo)}, extgen more {dict(self.only_extgen)}, "
@@ -113,8 +114,9 @@ class Comparison:
     """One pass module's IRs against MO's, on the models it ran on that MO can convert here."""
 
     rel: str
-    status: str  # from mo_pass_runs, or: same as MO | as MO's, baseline differs | differs
+    status: str  # from mo_pass_runs, or one of the module docstring's
     verdicts: dict[str, Verdict] = field(default_factory=dict)  # E1 against M1, by model
+    applies: list[str] = field(default_factory=list)  # models a class changed (MO's or extgen's)
     detail: str = ""  # the refusal, error or why not applicable
     why: dict[str, str] = field(default_factory=dict)  # model -> how it differs
 
@@ -168,7 +170,7 @@ def _why(run: mo_pass_runs.ModuleRun, name: str, base: Baselines, found: Verdict
     Where MO cannot convert the model without the module, E1 and M1 are as few ops apart as E0
     and M1."""
     m0 = base.without(run.rel, name)
-    if found.same or (isinstance(m0, Verdict) and (found.matches(m0) or found.no_farther(m0))):
+    if found.same or (isinstance(m0, Verdict) and found.no_farther(m0)):
         return ""
     if isinstance(m0, str):  # a step of MO's own pipeline, which extgen's pipeline did itself
         ok = found.no_farther(base.with_all[name])
@@ -191,12 +193,18 @@ def judge(run: mo_pass_runs.ModuleRun, base: Baselines) -> Comparison:
     except RuntimeError as err:  # OpenVINO cannot compile the IR the module left
         found.status, found.detail = "error", "OpenVINO: " + str(err).strip().splitlines()[-1]
         return found
+    changed = {name for c in run.classes.values() for name in c.changed}
+    found.applies = [name for name in found.verdicts
+                     if name in changed or (run.rel, name) in base.mo.without]
+    same = [name for name, v in found.verdicts.items() if v.same]
     if not found.verdicts:
         found.status = "ran, no MO oracle"
-    elif all(v.same for v in found.verdicts.values()):
+    elif found.why:
+        found.status = "differs"
+    elif set(same) & set(found.applies):
         found.status = "same as MO"
     else:
-        found.status = "differs" if found.why else "as MO's, baseline differs"
+        found.status = "same as MO, not triggered" if same else "as MO's, baseline differs"
     return found
 
 

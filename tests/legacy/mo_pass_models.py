@@ -53,17 +53,24 @@ def _tf_conv(g: GraphBuilder) -> None:
     p = g.node("MaxPool", "pool", [r], T=np.float32, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1],
                padding=b"VALID", data_format=b"NHWC")
     f = g.node("Reshape", "flat", [p, g.const("s", np.array([1, 36], np.int32))], T=np.float32)
-    m = g.node("MatMul", "fc", [f, g.const("fw", _w(36, 5))], T=np.float32)
-    g.node("Softmax", "y", [m], T=np.float32)
+    g.node("MatMul", "y", [f, g.const("fw", _w(36, 5))], T=np.float32)
+
+
+def _tf_softmax(g: GraphBuilder) -> None:
+    """Where MO's IR and ovc's part: MO writes Softmax as SoftMax-1, Sub as an Add of the
+    negated input, RealDiv as a Multiply by Power(-1) and Square as Power."""
+    x = g.placeholder("x", [1, 4, 4, 3])
+    s = g.node("Sub", "sub", [x, g.const("one", np.float32(1))], T=np.float32)
+    d = g.node("RealDiv", "div", [s, g.const("four", np.float32(4))], T=np.float32)
+    q = g.node("Square", "square", [d], T=np.float32)
+    g.node("Softmax", "y", [q], T=np.float32)
 
 
 def _tf_arith(g: GraphBuilder) -> None:
     x = g.placeholder("x", [1, 4, 4, 3])
-    s = g.node("Sub", "sub", [x, g.const("one", np.float32(1))], T=np.float32)
+    s = g.node("AddV2", "add", [x, g.const("one", np.float32(1))], T=np.float32)
     m = g.node("Mul", "mul", [s, g.const("two", np.float32(2))], T=np.float32)
-    d = g.node("RealDiv", "div", [m, g.const("four", np.float32(4))], T=np.float32)
-    q = g.node("Square", "square", [d], T=np.float32)
-    t = g.node("Transpose", "transpose", [q, g.const("perm", np.array([0, 3, 1, 2], np.int32))],
+    t = g.node("Transpose", "transpose", [m, g.const("perm", np.array([0, 3, 1, 2], np.int32))],
                T=np.float32)
     mean = g.node("Mean", "mean", [t, g.const("axes", np.array([1], np.int32))], T=np.float32,
                   keep_dims=True)
@@ -117,10 +124,16 @@ def _mxnet(folder: Path, name: str) -> Model:
     a = net.op("Activation", "relu", [bn], act_type="relu")
     p = net.op("Pooling", "pool", [a], kernel=(2, 2), stride=(2, 2), pool_type="max")
     f = net.op("Flatten", "flat", [p])
-    fc = net.op("FullyConnected", "fc", [f, net.weight("fc_weight", _w(5, 36)),
-                                         net.weight("fc_bias", _w(5))], num_hidden=5)
-    sm = net.op("SoftmaxOutput", "y", [fc, net.sym.var("y_label")])
-    return Model(name, "mxnet", net.save(folder, name, [sm]), ["--input_shape", "[1,3,6,6]"])
+    fc = net.op("FullyConnected", "y", [f, net.weight("fc_weight", _w(5, 36)),
+                                        net.weight("fc_bias", _w(5))], num_hidden=5)
+    return Model(name, "mxnet", net.save(folder, name, [fc]), ["--input_shape", "[1,3,6,6]"])
+
+
+def _mxnet_softmax(folder: Path, name: str) -> Model:
+    """Where MO's IR and ovc's part: MO writes SoftMax-1, extgen Softmax-8 between Reshapes."""
+    net = Net()
+    sm = net.op("SoftmaxOutput", "y", [net.sym.var("data"), net.sym.var("y_label")])
+    return Model(name, "mxnet", net.save(folder, name, [sm]), ["--input_shape", "[1,5]"])
 
 
 def _kaldi(folder: Path, name: str) -> Model:
@@ -139,8 +152,9 @@ def _kaldi_lstm(folder: Path, name: str) -> Model:
 
 WRITERS: dict[str, Callable[[Path, str], Model]] = {
     **{name: _onnx for name in ONNX_MODELS},
-    "tf_conv": _tf(_tf_conv), "tf_arith": _tf(_tf_arith),
-    "caffe_cnn": _caffe, "mxnet_cnn": _mxnet, "kaldi_chain": _kaldi, "kaldi_lstm": _kaldi_lstm}
+    "tf_conv": _tf(_tf_conv), "tf_arith": _tf(_tf_arith), "tf_softmax": _tf(_tf_softmax),
+    "caffe_cnn": _caffe, "mxnet_cnn": _mxnet, "mxnet_softmax": _mxnet_softmax,
+    "kaldi_chain": _kaldi, "kaldi_lstm": _kaldi_lstm}
 
 
 @contextlib.contextmanager

@@ -1,7 +1,10 @@
 """Small ONNX models (input "x", output "y") for tests/legacy/mo_pass_models.py, each a mix of the
 patterns MO's passes look for: activations written out, normalisations, slicing and layout
-chains, convolutions and pooling, selection ops. Softmax runs over the last axis,
-where MO's legacy ONNX frontend (the pre-13 flattening Softmax) and ONNX-13 agree."""
+chains, convolutions and pooling, selection ops. Where MO's IR of a pattern differs from ovc's
+(and so extgen's) without any extension, the pattern has a small model of its own (softmax,
+l2_norms, shuffle, resize, topk), so the others compare a module's IR with MO's exactly.
+Softmax runs over the last axis, where MO's legacy ONNX frontend (the pre-13 flattening
+Softmax) and ONNX-13 agree."""
 
 from __future__ import annotations
 
@@ -45,12 +48,19 @@ def _activations(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
         _n("Min", ["r3", "six"], "min6"), _n("Div", ["min6", "six"], "hsig"),
         _n("Mul", ["hsig", "alpha"], "ax"), _n("Max", ["hsig", "ax"], "leaky"),
         _n("Abs", ["leaky"], "abs"), _n("Add", ["abs", "one"], "a1"),
-        _n("Div", ["leaky", "a1"], "softsign"), _n("Reciprocal", ["a1"], "rec"),
-        _n("Add", ["softsign", "rec"], "s"), _n("Exp", ["s"], "exp"),
-        _n("ReduceSum", ["exp", "last"], "sum", keepdims=1), _n("Div", ["exp", "sum"], "sm"),
-        _n("Softmax", ["sm"], "y", axis=-1)], {
+        _n("Div", ["leaky", "a1"], "softsign"), _n("Add", ["softsign", "leaky"], "s"),
+        _n("Exp", ["s"], "y")], {
         "sqrt2": _f(np.sqrt(2)), "one": _f(1), "half": _f(0.5), "three": _f(3), "six": _f(6),
-        "alpha": _f(0.1), "last": _i(-1)}
+        "alpha": _f(0.1)}
+
+
+def _softmax(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
+    """Where MO's IR and ovc's part: MO writes Softmax-13 as Reshape+SoftMax-1+Reshape and
+    Reciprocal as Power."""
+    return [
+        _n("Reciprocal", ["x"], "rec"), _n("Exp", ["rec"], "exp"),
+        _n("ReduceSum", ["exp", "last"], "sum", keepdims=1), _n("Div", ["exp", "sum"], "sm"),
+        _n("Softmax", ["sm"], "y", axis=-1)], {"last": _i(-1)}
 
 
 def _norms(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
@@ -59,18 +69,27 @@ def _norms(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
         _n("Pow", ["c", "two"], "sq"), _n("ReduceMean", ["sq"], "var", axes=[-1], keepdims=1),
         _n("Add", ["var", "eps"], "ve"), _n("Sqrt", ["ve"], "std"), _n("Div", ["c", "std"], "n"),
         _n("Mul", ["n", "gamma"], "g"), _n("Add", ["g", "beta"], "ln"),
-        _n("Mul", ["ln", "ln"], "l2sq"), _n("ReduceSum", ["l2sq", "one_axis"], "l2sum",
-                                             keepdims=1),
-        _n("Max", ["l2sum", "eps"], "l2max"), _n("Sqrt", ["l2max"], "l2"),
-        _n("Div", ["ln", "l2"], "l2n"),
-        _n("InstanceNormalization", ["l2n", "scale", "bias"], "inorm", epsilon=1e-5),
-        _n("LpNormalization", ["inorm"], "lp", axis=1, p=2),
+        _n("LpNormalization", ["ln"], "lp", axis=1, p=2),
         _n("MeanVarianceNormalization", ["lp"], "y", axes=[2, 3])], {
-        "two": _f(2), "eps": _f(1e-6), "gamma": w(6) + 1, "beta": w(6), "one_axis": _i(1),
-        "scale": w(4) + 1, "bias": w(4)}
+        "two": _f(2), "eps": _f(1e-6), "gamma": w(6) + 1, "beta": w(6)}
 
 
-def _movement(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
+def _l2_norms(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
+    """Where MO's IR and ovc's part: MO writes the L2 norm's Sqrt as Power; extgen's
+    InstanceNormalization keeps 2 Reshapes."""
+    return [
+        _n("Mul", ["x", "x"], "l2sq"), _n("ReduceSum", ["l2sq", "one_axis"], "l2sum",
+                                           keepdims=1),
+        _n("Max", ["l2sum", "eps"], "l2max"), _n("Sqrt", ["l2max"], "l2"),
+        _n("Div", ["x", "l2"], "l2n"),
+        _n("InstanceNormalization", ["l2n", "scale", "bias"], "y", epsilon=1e-5)], {
+        "eps": _f(1e-6), "one_axis": _i(1), "scale": w(4) + 1, "bias": w(4)}
+
+
+def _shuffle(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
+    """Where MO's IR and ovc's part: MO fuses Slices+Concat to a Split, Reshape-Transpose-Reshape
+    to ShuffleChannels, cancels a Transpose pair and folds a Transpose into ReduceMax, and
+    writes an even ONNX Split as Split, not VariadicSplit."""
     return [
         _n("Slice", ["x", "s0", "e0", "ax"], "part0"),
         _n("Slice", ["x", "s1", "e1", "ax"], "part1"),
@@ -81,18 +100,24 @@ def _movement(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
         _n("Transpose", ["shuffle"], "t1", perm=[0, 2, 3, 1]),
         _n("Transpose", ["t1"], "t2", perm=[0, 3, 1, 2]),
         _n("Split", ["t2", "halves"], ["h0", "h1"], axis=1), _n("Add", ["h0", "h1"], "hs"),
-        _n("Unsqueeze", ["hs", "zero"], "u"), _n("Squeeze", ["u", "zero"], "sq"),
+        _n("Transpose", ["hs"], "tr", perm=[0, 2, 3, 1]),
+        _n("ReduceMax", ["tr"], "y", axes=[1, 2], keepdims=0)], {
+        "s0": _i(0), "e0": _i(2), "s1": _i(2), "e1": _i(4), "ax": _i(1),
+        "groups": _i(1, 2, 2, 6, 6), "flat4": _i(1, 4, 6, 6), "halves": _i(2, 2)}
+
+
+def _movement(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
+    return [
+        _n("Unsqueeze", ["x", "zero"], "u"), _n("Squeeze", ["u", "first"], "sq"),
         _n("Gather", ["sq", "idx"], "gathered", axis=3),
-        _n("Pad", ["gathered", "pads"], "padded", mode="constant"),
+        _n("Pad", ["gathered", "pads", "pad_value"], "padded", mode="constant"),
         _n("Tile", ["padded", "reps"], "tiled"), _n("DepthToSpace", ["tiled"], "d2s", blocksize=2),
         _n("SpaceToDepth", ["d2s"], "s2d", blocksize=2),
-        _n("Transpose", ["s2d"], "tr", perm=[0, 2, 3, 1]),
-        _n("ReduceMax", ["tr"], "rmax", axes=[1, 2], keepdims=0),
+        _n("ReduceMax", ["s2d"], "rmax", axes=[2, 3], keepdims=0),
         _n("Expand", ["rmax", "big"], "exp"), _n("Flatten", ["exp"], "y", axis=1)], {
-        "s0": _i(0), "e0": _i(2), "s1": _i(2), "e1": _i(4), "ax": _i(1),
-        "groups": _i(1, 2, 2, 6, 6), "flat4": _i(1, 4, 6, 6), "halves": _i(2, 2), "zero": _i(0),
-        "idx": _i(5, 0, 3, 1), "pads": _i(0, 0, 1, 0, 0, 0, 1, 0), "reps": _i(1, 2, 1, 1),
-        "big": _i(3, 4)}
+        "zero": _i(0), "first": _i(0), "idx": _i(5, 0, 3, 1), "pad_value": _f(0.5),
+        "pads": _i(0, 0, 1, 0, 0, 0, 1, 0),
+        "reps": _i(1, 2, 1, 1), "big": _i(3, 8)}
 
 
 def _conv(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
@@ -104,24 +129,35 @@ def _conv(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
         _n("LRN", ["dconv"], "lrn", size=3), _n("MaxPool", ["lrn"], "mp", kernel_shape=[2, 2],
                                                    strides=[2, 2]),
         _n("ConvTranspose", ["mp", "tw"], "deconv", strides=[2, 2], kernel_shape=[2, 2]),
-        _n("Resize", ["deconv", "", "scales"], "up", mode="nearest"),
-        _n("AveragePool", ["up"], "ap", kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
+        _n("AveragePool", ["deconv"], "ap", kernel_shape=[3, 3], strides=[2, 2],
+           pads=[1, 1, 1, 1]),
         _n("GlobalMaxPool", ["ap"], "gmp"), _n("Flatten", ["gmp"], "f"),
         _n("Gemm", ["f", "fw", "fb"], "gemm", transB=1, alpha=0.5),
         _n("MatMul", ["gemm", "mw"], "mm"), _n("Add", ["mm", "mb"], "y")], {
         "gw": w(4, 2, 3, 3), "gb": w(4), "bs": w(4) + 1, "bb": w(4), "bm": w(4),
         "bv": np.abs(w(4)) + 0.5, "slope": np.abs(w(4, 1, 1)), "dw": w(4, 4, 3, 3),
-        "tw": w(4, 4, 2, 2), "scales": _f(1, 1, 2, 2), "fw": w(5, 4), "fb": w(5),
+        "tw": w(4, 4, 2, 2), "fw": w(5, 4), "fb": w(5),
         "mw": w(5, 3), "mb": w(3)}
+
+
+def _resize(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
+    """Where MO's IR and ovc's part: MO computes Resize's output shape in the IR."""
+    return [_n("Resize", ["x", "", "scales"], "y", mode="nearest")], {
+        "scales": _f(1, 1, 2, 2)}
+
+
+def _topk(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
+    """Where MO's IR and ovc's part: MO keeps TopK's unused indices output as a Result."""
+    return [_n("TopK", ["x", "k"], ["y", "topi"], axis=-1)], {"k": _i(2)}
 
 
 def _selection(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
     return [
         _n("Reshape", ["x", "seq"], "g"),
-        _n("TopK", ["g", "k"], ["top", "topi"], axis=-1),
+        _n("TopK", ["g", "k"], ["top", "topi"], axis=-1), _n("Cast", ["topi"], "topif", to=1),
         _n("ArgMax", ["g"], "am", axis=-1, keepdims=1), _n("Cast", ["am"], "amf", to=1),
         _n("Greater", ["top", "half"], "gt"), _n("Where", ["gt", "top", "amf"], "sel"),
-        _n("Concat", ["sel", "top"], "cat", axis=-1),
+        _n("Concat", ["sel", "top", "topif"], "cat", axis=-1),
         _n("ReduceL2", ["cat"], "rl2", axes=[-1], keepdims=1),
         _n("Sub", ["cat", "rl2"], "y")], {
         "seq": _i(6, 4, 6), "k": _i(2), "half": _f(0.5)}
@@ -135,9 +171,14 @@ def _hswish(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
         "three": _f(3), "zero": _f(0), "six": _f(6), "sixth": _f(1 / 6)}
 
 
+def _hard_sigmoid(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
+    return [_n("HardSigmoid", ["x"], "y", alpha=0.25, beta=0.5)], {}
+
+
 ONNX_MODELS: dict[str, Callable[[Callable[..., np.ndarray]], tuple[Nodes, Inits]]] = {
     "activations": _activations, "norms": _norms, "movement": _movement, "conv": _conv,
-    "selection": _selection, "hswish": _hswish}
+    "selection": _selection, "hswish": _hswish, "softmax": _softmax, "l2_norms": _l2_norms,
+    "shuffle": _shuffle, "resize": _resize, "topk": _topk, "hard_sigmoid": _hard_sigmoid}
 
 
 def write_onnx(folder: Path, name: str, rng: np.random.Generator) -> Path:
