@@ -1,5 +1,6 @@
 """Ops that change nothing, gone as ovc's NopElimination and ReshapeSequenceFusion make them
-go: a Pad whose pads are all zero, and a Reshape with a constant target fed only by another
+go: a Pad whose pads are all zero, an Add or Subtract of 0 and a Multiply or Divide by 1 that
+keep their input's shape and type, and a Reshape with a constant target fed only by another
 Reshape (the second reads the first's input; a target copying dimensions of the first's
 output, special_zero's 0, becomes the static output shape first; for Caffe, MXNet and Kaldi,
 as MO fused them, only a target of positive values). A Pad's output names stay
@@ -85,7 +86,34 @@ def _reshape_of_reshape(node: Node) -> bool:
     return True
 
 
-_RULES = {"Pad": _zero_pad, "Reshape": _reshape_of_reshape}
+# op -> (the constant that leaves the other input as it is, whether it may come first)
+_NEUTRAL = {"Add": (0, True), "Subtract": (0, False), "Multiply": (1, True),
+            "Divide": (1, False)}
+
+
+def _neutral_operand(node: Node) -> bool:
+    """x + 0, x - 0, x * 1, x / 1 (either order where the op commutes), the constant of one
+    element: the output is x, when the constant changes neither its shape nor its type (ovc's
+    EliminateEltwise; it keeps a constant of zeros or ones in any other shape)."""
+    value, commutes = _NEUTRAL[node.soft_get("type")]
+    for var, const in ((0, 1), (1, 0)) if commutes else ((0, 1),):
+        constant = _const_value(node, const)
+        if (constant is None or constant.size != 1 or _const_value(node, var) is not None
+                or np.any(constant != value)):
+            continue
+        source = node.in_port(var).get_source()
+        same = (tuple(source.data.get_shape() or ()) == tuple(node.out_port(0).data.get_shape()
+                                                             or (None,))
+                and source.data.get_data_type() == node.out_port(0).data.get_data_type())
+        if same and not (source.node.soft_get("type") == "Parameter"
+                         and _feeds_result(node.out_port(0))):
+            _bypass(node, source)
+            return True
+    return False
+
+
+_RULES = {"Pad": _zero_pad, "Reshape": _reshape_of_reshape,
+          **{op: _neutral_operand for op in _NEUTRAL}}
 
 
 def eliminate_nops(graph: Graph) -> None:
