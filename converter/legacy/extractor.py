@@ -132,8 +132,10 @@ def add_output_ops(graph: Graph, user_defined_outputs: dict | None,
         # an Assign is a sink without outputs (extgen builds Kaldi's in the front phase)
         ends = [n for n in graph.get_op_nodes() if n.id in reached and not n.out_nodes()
                 and n.soft_get("op") != "Assign"]
+        # (a TopK marked remove_values_output was an ArgMax in MO: one output, the indices)
         return [add_opoutput(graph, n.id, i, False) for n in ends
-                for i in range(n.out_ports_count if n.has_valid("out_ports_count") else 1)]
+                for i in range(n.out_ports_count if n.has_valid("out_ports_count") else 1)
+                if not (i == 0 and n.has_and_set("remove_values_output"))]
     sinks = []
     for node_id, values in user_defined_outputs.items():
         if node_id not in graph:

@@ -110,6 +110,23 @@ def _caffe(folder: Path, name: str) -> Model:
     return Model(name, "caffe", write_caffe(folder, name, _CAFFE, weights))
 
 
+_CAFFE_MISC = """
+input: "x"
+input_shape { dim: 1 dim: 4 dim: 6 dim: 6 }
+layer { name: "mvn" type: "MVN" bottom: "x" top: "mvn" mvn_param { normalize_variance: true } }
+layer { name: "slice" type: "Slice" bottom: "x" top: "a" top: "b"
+  slice_param { axis: 1 slice_point: 2 } }
+layer { name: "sum" type: "Eltwise" bottom: "a" bottom: "b" bottom: "a" top: "sum"
+  eltwise_param { operation: SUM } }
+layer { name: "cat" type: "Concat" bottom: "mvn" bottom: "sum" top: "cat" }
+layer { name: "y" type: "ArgMax" bottom: "cat" top: "y" argmax_param { axis: 1 } }
+"""
+
+
+def _caffe_misc(folder: Path, name: str) -> Model:
+    return Model(name, "caffe", write_caffe(folder, name, _CAFFE_MISC, {}))
+
+
 def _mxnet(folder: Path, name: str) -> Model:
     net = Net()
     x = net.sym.var("data")
@@ -153,7 +170,8 @@ def _kaldi_lstm(folder: Path, name: str) -> Model:
 WRITERS: dict[str, Callable[[Path, str], Model]] = {
     **{name: _onnx for name in ONNX_MODELS},
     "tf_conv": _tf(_tf_conv), "tf_arith": _tf(_tf_arith), "tf_softmax": _tf(_tf_softmax),
-    "caffe_cnn": _caffe, "mxnet_cnn": _mxnet, "mxnet_softmax": _mxnet_softmax,
+    "caffe_cnn": _caffe, "caffe_misc": _caffe_misc, "mxnet_cnn": _mxnet,
+    "mxnet_softmax": _mxnet_softmax,
     "kaldi_chain": _kaldi, "kaldi_lstm": _kaldi_lstm}
 
 

@@ -171,6 +171,17 @@ def _hswish(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
         "three": _f(3), "zero": _f(0), "six": _f(6), "sixth": _f(1 / 6)}
 
 
+def _no_ops(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
+    """Ops that change nothing, which MO's passes and ovc's remove: a Pad of zeros, a Reshape
+    of a Reshape, an Add of 0."""
+    return [
+        _n("Pad", ["x", "no_pads", "pad_value"], "padded", mode="constant"),
+        _n("Reshape", ["padded", "rows"], "r"), _n("Reshape", ["r", "cols"], "c"),
+        _n("Relu", ["c"], "relu"), _n("Add", ["relu", "zero"], "y")], {
+        "no_pads": _i(0, 0, 0, 0, 0, 0, 0, 0), "pad_value": _f(0), "rows": _i(1, 4, 36),
+        "cols": _i(1, 144), "zero": _f(0)}
+
+
 def _hard_sigmoid(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
     return [_n("HardSigmoid", ["x"], "y", alpha=0.25, beta=0.5)], {}
 
@@ -178,7 +189,8 @@ def _hard_sigmoid(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
 ONNX_MODELS: dict[str, Callable[[Callable[..., np.ndarray]], tuple[Nodes, Inits]]] = {
     "activations": _activations, "norms": _norms, "movement": _movement, "conv": _conv,
     "selection": _selection, "hswish": _hswish, "softmax": _softmax, "l2_norms": _l2_norms,
-    "shuffle": _shuffle, "resize": _resize, "topk": _topk, "hard_sigmoid": _hard_sigmoid}
+    "shuffle": _shuffle, "resize": _resize, "topk": _topk, "hard_sigmoid": _hard_sigmoid,
+    "no_ops": _no_ops}
 
 
 def write_onnx(folder: Path, name: str, rng: np.random.Generator) -> Path:

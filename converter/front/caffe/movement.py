@@ -64,7 +64,8 @@ def argmax(n: CaffeNode):
     if not has_axis:
         x = n.op("Reshape", [x, n.const([0, 1, -1], I64)], special_zero=True)
     top = n.op_node("TopK", [x, k], axis=int(n.attr("axis")) if has_axis else 2, mode="max",
-                    sort="value", index_element_type=np.dtype(I64))
+                    sort="value", index_element_type=np.dtype(I64),
+                    remove_values_output=not with_values)  # MO's mark (TopKNormalizer)
     values, indices = top.out_port(0), top.out_port(1)
     if not with_values:
         return [indices]
