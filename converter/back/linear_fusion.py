@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from converter.back._fusion_ports import new_const
 from converter.graph.graph import Graph, Node
 from converter.graph.port import Port
 from converter.middle.subgraphs import bodies_of
@@ -19,12 +20,6 @@ from converter.ops.op import Op
 __all__ = ["fuse_linear_ops"]
 
 _WEIGHTED = {"Convolution", "GroupConvolution", "MatMul"}
-
-
-def _const(graph: Graph, value: np.ndarray, name: str) -> Port:
-    node = Op.builtin_ops["Const"](graph).create_node(attrs={"name": name, "value": value})
-    node.infer(node)
-    return node.out_port(0)
 
 
 def _f32(port: Port | None) -> np.ndarray | None:
@@ -84,7 +79,7 @@ def _remove_unused(graph: Graph, node: Node) -> None:
 
 
 def _binary(graph: Graph, op: str, x: Port, value: np.ndarray, name: str) -> Node:
-    node = Op.builtin_ops[op](graph).create_node([x, _const(graph, value, name + "/value")],
+    node = Op.builtin_ops[op](graph).create_node([x, new_const(graph, value, name + "/value")],
                                                  attrs={"name": name})
     node.infer(node)
     return node
@@ -165,7 +160,7 @@ def _into_weights(graph: Graph, mul: Node) -> bool:
     name = old.soft_get("name", "weights")
     weighted.in_port(1).disconnect()
     _remove_unused(graph, old)  # the unscaled weights, unless something else reads them
-    _const(graph, scaled.astype(np.float32), name + "/scaled").connect(weighted.in_port(1))
+    new_const(graph, scaled.astype(np.float32), name + "/scaled").connect(weighted.in_port(1))
     _replace(graph, mul, weighted)
     return True
 
