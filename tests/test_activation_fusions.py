@@ -52,6 +52,15 @@ _CONSTS = {"three": _f(3), "six": _f(6), "zero": _f(0), "sixth": _f(1 / 6), "one
 
 # name: (nodes over "x" -> "y", the op ovc fuses them to or None)
 CASES: dict[str, tuple[list[onnx.NodeProto], str | None]] = {
+    "clamp min(max(x, lo), hi)": ([
+        _n("Max", ["x", "minus_one"], "m"), _n("Min", ["m", "one"], "y")], "Clamp"),
+    "clamp max(min(x, hi), lo)": ([
+        _n("Min", ["one", "x"], "m"), _n("Max", ["m", "minus_one"], "y")], "Clamp"),
+    "no clamp, lo above hi": ([
+        _n("Max", ["x", "one"], "m"), _n("Min", ["m", "minus_one"], "y")], None),
+    "no clamp, the inner op used again": ([
+        _n("Max", ["x", "minus_one"], "m"), _n("Min", ["m", "one"], "n"),
+        _n("Add", ["m", "n"], "y")], None),
     "swish x * sigmoid(x)": ([_n("Sigmoid", ["x"], "s"), _n("Mul", ["s", "x"], "y")], "Swish"),
     "swish, the sigmoid used again": ([
         _n("Sigmoid", ["x"], "s"), _n("Mul", ["x", "s"], "m"), _n("Add", ["m", "s"], "y")],

@@ -15,6 +15,8 @@ the IR holds what ovc's holds:
 - PReLU(x, alpha): max(x, x * alpha), alpha a constant of one element below 1, the Multiply
   used only there (ovc's LeakyReluFusion; ovc drops a Multiply by 1 before it, so alpha 1
   stays written out).
+- Clamp(x, lo, hi): min(max(x, lo), hi) and max(min(x, hi), lo), float bounds of one element,
+  lo <= hi, the inner op used only there (ovc's ClampFusion).
 
 As in ovc's GraphRewrite, the nodes are visited in topological order, each as the last node
 of the patterns in ovc's order; a fused op's output has the replaced node's shape and type.
@@ -179,6 +181,23 @@ def _leaky_relu(graph: Graph, root: Node) -> bool:
     return False
 
 
+def _clamp(graph: Graph, root: Node) -> bool:
+    """min(max(x, lo), hi) or max(min(x, hi), lo): Clamp(x, lo, hi), the bounds float constants
+    of one element with lo <= hi, the inner op used only there (ovc's ClampFusion)."""
+    inner_op = {"Minimum": "Maximum", "Maximum": "Minimum"}.get(root.soft_get("op"))
+    outer = split_scalar(root) if inner_op else None
+    inner = fed_by(outer[0], inner_op) if outer else None
+    found = split_scalar(inner) if inner is not None else None
+    if (found is None or len(inner.out_port(0).get_destinations()) != 1
+            or found[2].data.get_data_type() is None
+            or np.dtype(found[2].data.get_data_type()).kind != "f"):
+        return False
+    lo, hi = (found[1], outer[1]) if inner_op == "Maximum" else (outer[1], found[1])
+    if lo > hi:
+        return False
+    return replace_root(graph, root, "Clamp", [found[0]], {"min": lo, "max": hi}) is not None
+
+
 def _bind(fusion, **kwargs):
     return lambda graph, root: fusion(graph, root, **kwargs)
 
@@ -187,8 +206,8 @@ def _bind(fusion, **kwargs):
 _FUSIONS = (_softplus, _mish, _bind(_swish_sigmoid, with_beta=False),
             _bind(_swish_sigmoid, with_beta=True), _bind(_swish_divide, with_beta=True),
             _bind(_swish_divide, with_beta=False), *HSWISH_FUSIONS, *HSIGMOID_FUSIONS,
-            _softmax, fuse_mvn, _leaky_relu)
-_ROOTS = frozenset({"Log", "Multiply", "Divide", "Maximum"})
+            _softmax, fuse_mvn, _leaky_relu, _clamp)
+_ROOTS = frozenset({"Log", "Multiply", "Divide", "Maximum", "Minimum"})
 
 
 def fuse_activations(graph: Graph) -> int:
