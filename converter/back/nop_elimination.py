@@ -31,25 +31,24 @@ def _feeds_result(port: Port) -> bool:
     return any(d.node.soft_get("type") == "Result" for d in port.get_destinations())
 
 
-def _bypass(node: Node, source: Port) -> None:
+def _bypass(node: Node, source: Port) -> bool:
     """What node's output fed now reads source, which takes node's output tensor names (only
     those, and node's name, where node's output is a model output: ovc's
-    replace_output_update_name)."""
+    replace_output_update_name); not between a Parameter and a Result, as in ovc."""
     if _feeds_result(node.out_port(0)):
+        if source.node.soft_get("type") == "Parameter":
+            return False
         source.remove_tensor_names()
         source.node["name"] = node.soft_get("name", node.id)
     node.out_port(0).get_connection().set_source(source)
+    return True
 
 
 def _zero_pad(node: Node) -> bool:
     begin, end = _const_value(node, 1), _const_value(node, 2)
     if begin is None or end is None or np.any(begin != 0) or np.any(end != 0):
         return False
-    source = node.in_port(0).get_source()
-    if source.node.soft_get("type") == "Parameter" and _feeds_result(node.out_port(0)):
-        return False
-    _bypass(node, source)
-    return True
+    return _bypass(node, node.in_port(0).get_source())
 
 
 def _own_target(node: Node, target: np.ndarray) -> bool:
@@ -105,10 +104,7 @@ def _neutral_operand(node: Node) -> bool:
         same = (tuple(source.data.get_shape() or ()) == tuple(node.out_port(0).data.get_shape()
                                                              or (None,))
                 and source.data.get_data_type() == node.out_port(0).data.get_data_type())
-        if same and not (source.node.soft_get("type") == "Parameter"
-                         and _feeds_result(node.out_port(0))):
-            _bypass(node, source)
-            return True
+        return same and _bypass(node, source)
     return False
 
 
