@@ -15,6 +15,7 @@ A translator takes a context and returns one output port per framework output:
 from __future__ import annotations
 
 import importlib
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
@@ -48,6 +49,7 @@ class TranslatorRegistry:
     def __init__(self, context: type[NodeContext], modules: Sequence[str] = ()) -> None:
         self.context = context
         self._modules = list(modules)
+        self._importing = threading.RLock()  # two threads converting at once both see them all
         self._by_type: dict[str, list[tuple[int, Translator]]] = {}
 
     def op(self, *op_types: str, since: int = 1) -> Callable[[Translator], Translator]:
@@ -78,8 +80,9 @@ class TranslatorRegistry:
         return sorted(self._by_type)
 
     def _import(self) -> None:
-        while self._modules:
-            importlib.import_module(self._modules.pop(0))
+        with self._importing:
+            while self._modules:
+                importlib.import_module(self._modules.pop(0))
 
 
 def static_rank(port: Port) -> int | None:

@@ -251,7 +251,8 @@ def test_tensor_values_broadcast_and_attrs_decode(tmp_path: Path) -> None:
     t.float_val.extend([1, 2])
     assert tf_tensor_content(t.dtype, [2, 3], t).reshape(-1).tolist() == [1, 2, 2, 2, 2, 2]
     g.node("Foo", "foo", [], alpha=0.5, n=3, flag=True, mode="fast", ks=[1, 2], T=np.float16,
-           shape=("shape", [1, -1]))
+           shape=("shape", [1, -1]), Tlist=[np.float32, np.int32])
+    assert list(g.graph_def.node[1].attr["Tlist"].list.type) == [1, 3]  # DT_FLOAT, DT_INT32
     attrs = collect_tf_attrs(g.graph_def.node[1].attr)
     assert attrs["alpha"] == 0.5 and attrs["n"] == 3 and attrs["flag"] is True
     assert attrs["mode"] == "fast" and attrs["ks"] == [1, 2] and attrs["T"] == np.float16

@@ -38,7 +38,7 @@ def _fill_tensor(pb, value: np.ndarray) -> None:
 
 def set_attr(av, value: Any) -> None:
     """Set an AttrValue from a Python value: str/bytes, bool, int, float, numpy dtype or type,
-    ('shape', dims), numpy array (tensor), or a list of ints/floats/strings."""
+    ('shape', dims), numpy array (tensor), or a list of ints/floats/strings/dtypes."""
     if isinstance(value, tuple) and value and value[0] == "shape":
         if value[1] is None:
             av.shape.unknown_rank = True
@@ -68,6 +68,8 @@ def set_attr(av, value: Any) -> None:
                 av.list.s.append(v.encode() if isinstance(v, str) else v)
             elif isinstance(v, (float, np.floating)):
                 av.list.f.append(float(v))
+            elif isinstance(v, (np.dtype, type)):
+                av.list.type.append(tf_dtype(v))
             else:
                 av.list.i.append(int(v))
     else:
