@@ -4,20 +4,13 @@ model does."""
 
 from __future__ import annotations
 
-import collections
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import numpy as np
-import onnx
-import openvino as ov
 import pytest
-from onnx import TensorProto, helper, numpy_helper
+from onnx import helper
 
-from converter.options import ConvertOptions
-from converter.pipeline import convert
-
-X = np.random.default_rng(3).standard_normal((1, 4, 6, 6)).astype(np.float32)
+from tests.ovc_forms import assert_ovc_form, onnx_model
 
 
 def _i(*v: int) -> np.ndarray:
@@ -71,30 +64,6 @@ CASES = {
 }
 
 
-def _model(tmp_path: Path, name: str) -> Path:
-    nodes, inits, y_shape = CASES[name]
-    graph = helper.make_graph(
-        nodes, name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(X.shape))],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, y_shape)],
-        initializer=[numpy_helper.from_array(np.asarray(v), k) for k, v in inits.items()])
-    path = tmp_path / f"{name}.onnx"
-    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
-    return path
-
-
-def _types(xml: Path) -> collections.Counter:
-    return collections.Counter(layer.get("type") for layer in ET.parse(xml).iter("layer"))
-
-
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_the_ir_holds_ovc_s_ops_and_computes_the_model(tmp_path: Path, name: str) -> None:
-    model = _model(tmp_path, name)
-    xml = convert(ConvertOptions(model, output_dir=tmp_path / "ir",
-                                 compress_to_fp16=False)).xml
-    ovc = tmp_path / "ovc.xml"
-    ov.save_model(ov.convert_model(str(model)), str(ovc), compress_to_fp16=False)
-    assert _types(xml) == _types(ovc)
-    core = ov.Core()
-    ours, theirs = core.compile_model(str(xml), "CPU"), core.compile_model(str(ovc), "CPU")
-    assert ours.output(0).get_names() == theirs.output(0).get_names() == {"y"}
-    np.testing.assert_allclose(ours([X])[0], theirs([X])[0], rtol=1e-6, atol=1e-6)
+    assert_ovc_form(onnx_model(tmp_path / f"{name}.onnx", *CASES[name]), tmp_path)

@@ -66,7 +66,9 @@ def dequantize(n: OnnxNode, x: Port, scale: Port, zero: Port | None) -> Port:
     y = (n.op("Convert", [x], destination_type=dtype, **keep) if dtype is not None
          else n.op("ConvertLike", [x, scale], **keep))
     if zero is not None:
-        y = n.op("Subtract", [y, n.op("ConvertLike", [zero, scale])], **keep)
+        zero = (n.op("Convert", [zero], destination_type=dtype, **keep) if dtype is not None
+                else n.op("ConvertLike", [zero, scale], **keep))
+        y = n.op("Subtract", [y, zero], **keep)
     return n.op("Multiply", [y, scale], **keep)
 
 
@@ -150,8 +152,10 @@ def quantize_linear(n: OnnxNode):
 def dequantize_linear(n: OnnxNode):
     axis, block = n.attr("axis", 1), n.attr("block_size", 0)
     scale = _per_axis(n, n.input(1), 0, axis, block)
-    zero = _per_axis(n, n.input(2), 0, axis, block)
-    return [dequantize(n, n.input(0), scale, zero)]
+    zeros = n.const_value(2)
+    if zeros is not None and not zeros.any():  # no Subtract of zeros, as in ovc's IR
+        return [dequantize(n, n.input(0), scale, None)]
+    return [dequantize(n, n.input(0), scale, _per_axis(n, n.input(2), 0, axis, block))]
 
 
 @onnx_op("DynamicQuantizeLinear")

@@ -1,0 +1,33 @@
+"""ONNX ops that extgen writes in ovc's form (op types as ovc's IR holds them), computing what
+ovc's IR computes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from onnx import helper
+
+from tests.ovc_forms import assert_ovc_form, onnx_model
+
+_WEIGHTS = np.random.default_rng(5).integers(-5, 5, (4, 4, 3, 3)).astype(np.int8)
+
+# name -> (nodes over "x" -> "y", initializers, y's shape)
+CASES = {
+    "thresholded_relu": ([helper.make_node("ThresholdedRelu", ["x"], ["y"], alpha=0.2)], {},
+                         [1, 4, 6, 6]),
+    "weights_dequantized_around_zero": (
+        [helper.make_node("DequantizeLinear", ["wq", "scale", "zero"], ["w"]),
+         helper.make_node("Conv", ["x", "w"], ["y"], pads=[1, 1, 1, 1])],
+        {"wq": _WEIGHTS, "scale": np.float32(0.05), "zero": np.int8(0)}, [1, 4, 6, 6]),
+    "weights_dequantized_around_two": (
+        [helper.make_node("DequantizeLinear", ["wq", "scale", "zero"], ["w"]),
+         helper.make_node("Conv", ["x", "w"], ["y"], pads=[1, 1, 1, 1])],
+        {"wq": _WEIGHTS, "scale": np.float32(0.05), "zero": np.int8(2)}, [1, 4, 6, 6]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_ir_holds_ovc_s_ops(tmp_path: Path, name: str) -> None:
+    assert_ovc_form(onnx_model(tmp_path / f"{name}.onnx", *CASES[name]), tmp_path)
