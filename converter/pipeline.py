@@ -13,6 +13,7 @@ from converter import frameworks
 from converter.back import clamp_bounds as _clamp_bounds  # noqa: F401  (built-in passes)
 from converter.back.activation_fusion import fuse_activations
 from converter.back.compress_fp16 import compress_to_fp16
+from converter.back.convert_like import resolve_convert_like
 from converter.back.fold_constants import fold_constants
 from converter.back.linear_fusion import fuse_linear_ops
 from converter.back.nop_elimination import eliminate_nops
@@ -150,6 +151,7 @@ def convert_to_graph(opts: ConvertOptions, progress: Progress | None = None) -> 
     run_passes(graph, _phase_passes("back"))
     remove_output_adds(graph)  # MO's FakeOutputResolver's Adds: OpenVINO dropped them
     fold_constants(graph)
+    resolve_convert_like(graph)
     eliminate_nops(graph)
     fuse_activations(graph)
     fuse_linear_ops(graph)

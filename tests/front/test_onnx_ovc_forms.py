@@ -17,6 +17,9 @@ _WEIGHTS = np.random.default_rng(5).integers(-5, 5, (4, 4, 3, 3)).astype(np.int8
 CASES = {
     "thresholded_relu": ([helper.make_node("ThresholdedRelu", ["x"], ["y"], alpha=0.2)], {},
                          [1, 4, 6, 6]),
+    "thresholded_relu_of_an_op": ([helper.make_node("Sigmoid", ["x"], ["s"]),
+                                   helper.make_node("ThresholdedRelu", ["s"], ["y"], alpha=0.5)],
+                                  {}, [1, 4, 6, 6]),  # a ConvertLike resolved after inference
     "weights_dequantized_around_zero": (
         [helper.make_node("DequantizeLinear", ["wq", "scale", "zero"], ["w"]),
          helper.make_node("Conv", ["x", "w"], ["y"], pads=[1, 1, 1, 1])],

@@ -201,10 +201,7 @@ def prelu(n: OnnxNode):
 def thresholded_relu(n: OnnxNode):
     x = n.input(0)
     above = n.op("Greater", [x, _like(n, n.attr("alpha", 1.0), x)])
-    dtype = known_dtype(x)  # x * (x > alpha), as ovc and MO write it
-    mask = (n.op("ConvertLike", [above, x]) if dtype is None else
-            n.op("Convert", [above], destination_type=dtype))
-    return [n.op("Multiply", [x, mask])]
+    return [n.op("Multiply", [x, n.op("ConvertLike", [above, x])])]  # as ovc and MO write it
 
 
 @onnx_op("Gelu")
