@@ -13,8 +13,14 @@ from tests.ovc_forms import assert_ovc_form, onnx_model
 
 _WEIGHTS = np.random.default_rng(5).integers(-5, 5, (4, 4, 3, 3)).astype(np.int8)
 
-# name -> (nodes over "x" -> "y", initializers, y's shape)
+# name -> (nodes over "x" -> "y", initializers, y's shape[, opset])
 CASES = {
+    "reflect_pad": ([helper.make_node("Pad", ["x", "pads"], ["y"], mode="reflect")],
+                    {"pads": np.array([0, 0, 1, 0, 0, 0, 0, 1], np.int64)}, [1, 4, 7, 7]),
+    "attributed_pads": ([helper.make_node("Pad", ["x"], ["p"], pads=[0, 0, 1, 1, 0, 0, 1, 1],
+                                          value=0.5),
+                         helper.make_node("Pad", ["p"], ["y"], pads=[0, 0, 1, 0, 0, 0, 0, 1],
+                                          mode="edge")], {}, [1, 4, 9, 9], 10),
     "thresholded_relu": ([helper.make_node("ThresholdedRelu", ["x"], ["y"], alpha=0.2)], {},
                          [1, 4, 6, 6]),
     "thresholded_relu_of_an_op": ([helper.make_node("Sigmoid", ["x"], ["s"]),

@@ -262,6 +262,23 @@ def test_tensor_values_broadcast_and_attrs_decode(tmp_path: Path) -> None:
     assert again.node[1].attr["mode"].s == b"fast"
 
 
+def test_pads_are_written_as_ovc_writes_them(tmp_path: Path) -> None:
+    """Pad, PadV2 and MirrorPad each give a Pad with its pad value as an input (ovc's IR)."""
+    import openvino as ov
+
+    g = GraphBuilder()
+    x = g.placeholder("x", [1, 4, 4, 3])
+    pads = g.const("p", np.array([[0, 0], [1, 1], [1, 0], [0, 0]], np.int32))
+    a = g.node("Pad", "pad", [x, pads], T=F32)
+    b = g.node("PadV2", "pad2", [a, pads, g.const("v", F32(0.5))], T=F32)
+    g.node("MirrorPad", "y", [b, pads], T=F32, mode=b"SYMMETRIC")
+    model = g.save(tmp_path / "pads.pb")
+    xml = convert(ConvertOptions(model, output_dir=tmp_path / "ir", compress_to_fp16=False)).xml
+    ov.save_model(ov.convert_model(str(model)), str(tmp_path / "ovc.xml"), compress_to_fp16=False)
+    assert sorted(_types(xml)) == sorted(_types(tmp_path / "ovc.xml"))
+    assert xml.read_text().count('<port id="3"') == 3  # each Pad's value input
+
+
 @pytest.mark.parametrize("suffix", [".pb", ".pbtxt"])
 def test_both_encodings_give_the_same_ir(tmp_path: Path, suffix: str) -> None:
     model, _ = _lenet(tmp_path / f"m{suffix}")

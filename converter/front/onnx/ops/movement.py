@@ -281,12 +281,11 @@ def pad(n: OnnxNode):
         value = n.input(2)
         if value is not None:
             value = _scalar(n, value)
-        elif mode == "constant":  # ovc gives the pad value of 0 as an input too
+        else:  # ovc gives the pad value of 0 as an input too, in every mode
             value = n.op("ConvertLike", [np.float32(0), x])
     if mode == "wrap":
         return [_wrap_pad(n, x, begin, end)]
-    inputs = [x, begin, end] + ([value] if value is not None and mode == "constant" else [])
-    return [n.op("Pad", inputs, pad_mode=mode)]
+    return [n.op("Pad", [x, begin, end, value], pad_mode=mode)]
 
 
 def _wrap_pad(n: OnnxNode, x: Port, begin: Port | np.ndarray, end: Port | np.ndarray) -> Port:

@@ -121,15 +121,17 @@ def _pads(n: TfNode) -> tuple[Port, Port]:
 @tf_op("Pad", "PadV2")
 def pad(n: TfNode):
     begin, end = _pads(n)
-    inputs = [n.input(0), begin, end] + ([n.input(2)] if n.num_inputs > 2 else [])
-    return [n.op("Pad", inputs, pad_mode="constant")]
+    x = n.input(0)  # ovc gives Pad's value of 0 as an input too
+    value = n.input(2) if n.num_inputs > 2 else n.op("ConvertLike", [np.float32(0), x])
+    return [n.op("Pad", [x, begin, end, value], pad_mode="constant")]
 
 
 @tf_op("MirrorPad")
 def mirror_pad(n: TfNode):
     begin, end = _pads(n)
     mode = {"REFLECT": "reflect", "SYMMETRIC": "symmetric"}[n.attr("mode", "REFLECT")]
-    return [n.op("Pad", [n.input(0), begin, end], pad_mode=mode)]
+    x = n.input(0)  # with a pad value of 0, unused, as ovc writes it
+    return [n.op("Pad", [x, begin, end, n.op("ConvertLike", [np.float32(0), x])], pad_mode=mode)]
 
 
 @tf_op("Shape")
