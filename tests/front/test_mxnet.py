@@ -194,6 +194,7 @@ def test_resnet_block_matches_onnxruntime(tmp_path: Path, capsys) -> None:
         np.testing.assert_allclose(got[0], ref, rtol=1e-4, atol=1e-6)
     # the three batch norms folded into the convolutions before them (as ovc and MO fold them)
     assert 'type="BatchNormInference"' not in xml.read_text()
+    assert 'type="SoftMax"' in xml.read_text()  # MO's spelling of its Softmax in the IR
 
 
 # -- shape ops, element-wise ops, LRN --------------------------------------------------------------

@@ -205,9 +205,14 @@ def l2_normalization(n: MxnetNode):
 
 
 # -- softmax ------------------------------------------------------------------------------------
+def _softmax(n: MxnetNode, x: Port, axis: int) -> Port:
+    # MO's Softmax op is Softmax-8 with the type spelled "SoftMax" in its IR
+    return n.op("Softmax", [x], axis=axis, type="SoftMax")
+
+
 def _softmax_flat(n: MxnetNode, x: Port) -> Port:
     """Softmax over everything but axis 0, in the input's shape."""
-    y = n.op("Softmax", [_flatten2d(n, x)], axis=1)
+    y = _softmax(n, _flatten2d(n, x), 1)
     return n.op("Reshape", [y, n.op("ShapeOf", [x], output_type=np.dtype(np.int64))])
 
 
@@ -216,16 +221,16 @@ def softmax_output(n: MxnetNode):
     # the label input (1) only matters for training; MO drops it as well
     x = n.input(0)
     if n.attrs.bool("multi_output", False):
-        return [n.op("Softmax", [x], axis=1)]
+        return [_softmax(n, x, 1)]
     if n.attrs.bool("preserve_shape", False):
-        return [n.op("Softmax", [x], axis=-1)]
+        return [_softmax(n, x, -1)]
     return [_softmax_flat(n, x)]
 
 
 @mxnet_op("SoftmaxActivation")
 def softmax_activation(n: MxnetNode):
     if n.attrs.str("mode", "instance") == "channel":
-        return [n.op("Softmax", [n.input(0)], axis=1)]
+        return [_softmax(n, n.input(0), 1)]
     return [_softmax_flat(n, n.input(0))]
 
 
@@ -235,8 +240,9 @@ def softmax(n: MxnetNode):
     temperature = n.attrs.float("temperature", None)
     if temperature not in (None, 1.0):
         x = n.op("Divide", [x, n.const(temperature, np.float32)])
-    kind = "LogSoftmax" if n.op_type == "log_softmax" else "Softmax"
-    return [n.op(kind, [x], axis=n.attrs.int("axis", -1))]
+    if n.op_type == "log_softmax":
+        return [n.op("LogSoftmax", [x], axis=n.attrs.int("axis", -1))]
+    return [_softmax(n, x, n.attrs.int("axis", -1))]
 
 
 @mxnet_op("LinearRegressionOutput", "MAERegressionOutput")
