@@ -1,11 +1,11 @@
 """Ops that change nothing, gone as ovc's NopElimination and ReshapeSequenceFusion make them
 go: a Pad whose pads are all zero, an Add or Subtract of 0 and a Multiply or Divide by 1 that
-keep their input's shape and type, and a Reshape with a constant target fed only by another
-Reshape (the second reads the first's input; a target copying dimensions of the first's
-output, special_zero's 0, becomes the static output shape first; for Caffe, MXNet and Kaldi,
-as MO fused them, only a target of positive values). A Pad's output names stay
-on the tensor that takes its place (a Pad between a Parameter and a Result stays, as in ovc);
-the names of the first Reshape's output go with it."""
+keep their input's shape and type, a Concat of one input, and a Reshape with a constant
+target fed only by another Reshape (the second reads the first's input; a target copying
+dimensions of the first's output, special_zero's 0, becomes the static output shape first; for
+Caffe, MXNet and Kaldi, as MO fused them, only a target of positive values). A Pad's or
+Concat's output names stay on the tensor that takes its place (one between a Parameter and a
+Result stays, as in ovc); the names of the first Reshape's output go with it."""
 
 from __future__ import annotations
 
@@ -85,6 +85,12 @@ def _reshape_of_reshape(node: Node) -> bool:
     return True
 
 
+def _single_concat(node: Node) -> bool:
+    """A Concat of one input is that input (ovc's EliminateConcat)."""
+    inputs = [p for p in node.in_ports().values() if not p.disconnected()]
+    return len(inputs) == 1 and _bypass(node, inputs[0].get_source())
+
+
 # op -> (the constant that leaves the other input as it is, whether it may come first)
 _NEUTRAL = {"Add": (0, True), "Subtract": (0, False), "Multiply": (1, True),
             "Divide": (1, False)}
@@ -108,7 +114,7 @@ def _neutral_operand(node: Node) -> bool:
     return False
 
 
-_RULES = {"Pad": _zero_pad, "Reshape": _reshape_of_reshape,
+_RULES = {"Pad": _zero_pad, "Reshape": _reshape_of_reshape, "Concat": _single_concat,
           **{op: _neutral_operand for op in _NEUTRAL}}
 
 

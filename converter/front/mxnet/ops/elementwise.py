@@ -59,7 +59,12 @@ for _kind, _names in _BINARY.items():
 @mxnet_op(*_SCALAR)
 def scalar_op(n: MxnetNode):
     kind, reverse = _SCALAR[n.op_type]
-    scalar = n.const(n.attrs.float("scalar", 0.0), np.float32)
+    value = np.float32(n.attrs.float("scalar", 0.0))
+    if not reverse and kind in ("Subtract", "Divide"):  # x + (-s) and x * s^-1, as MO writes them
+        with np.errstate(divide="ignore"):  # x / 0 is x * inf
+            kind, value = (("Add", -value) if kind == "Subtract"
+                           else ("Multiply", np.reciprocal(value)))
+    scalar = n.const(value, np.float32)
     inputs = [scalar, n.input(0)] if reverse else [n.input(0), scalar]
     return [n.op(kind, inputs)]
 
