@@ -61,6 +61,32 @@ CASES: dict[str, tuple[list[onnx.NodeProto], str | None]] = {
     "no clamp, the inner op used again": ([
         _n("Max", ["x", "minus_one"], "m"), _n("Min", ["m", "one"], "n"),
         _n("Add", ["m", "n"], "y")], None),
+    "prelu relu(x) + (-relu(-x)) * c": ([
+        _n("Relu", ["x"], "r"), _n("Neg", ["x"], "n"), _n("Relu", ["n"], "rn"),
+        _n("Neg", ["rn"], "nrn"), _n("Mul", ["alpha4", "nrn"], "m"), _n("Add", ["m", "r"], "y")],
+        "PRelu"),
+    "prelu relu(x) - relu(-x) * c": ([
+        _n("Relu", ["x"], "r"), _n("Neg", ["x"], "n"), _n("Relu", ["n"], "rn"),
+        _n("Mul", ["rn", "alpha"], "m"), _n("Sub", ["r", "m"], "y")], "PRelu"),
+    "prelu relu(x) + relu(-x) * c": ([
+        _n("Relu", ["x"], "r"), _n("Neg", ["x"], "n"), _n("Relu", ["n"], "rn"),
+        _n("Mul", ["rn", "minus"], "m"), _n("Add", ["r", "m"], "y")], "PRelu"),
+    "prelu relu(x) + relu(x * -1) * c": ([
+        _n("Relu", ["x"], "r"), _n("Mul", ["x", "minus_one"], "n"), _n("Relu", ["n"], "rn"),
+        _n("Mul", ["rn", "minus"], "m"), _n("Add", ["r", "m"], "y")], "PRelu"),
+    "prelu relu(x) - relu(x * -1) * c": ([
+        _n("Relu", ["x"], "r"), _n("Mul", ["minus_one", "x"], "n"), _n("Relu", ["n"], "rn"),
+        _n("Mul", ["rn", "alpha4"], "m"), _n("Sub", ["r", "m"], "y")], "PRelu"),
+    "prelu relu(x) + (x - abs(x)) * c * 0.5": ([
+        _n("Relu", ["x"], "r"), _n("Abs", ["x"], "a"), _n("Sub", ["x", "a"], "d"),
+        _n("Mul", ["d", "alpha"], "m"), _n("Mul", ["m", "half"], "h"), _n("Add", ["r", "h"], "y")],
+        "PRelu"),
+    "no prelu, relu(x) - relu(x * -0.5) * c": ([
+        _n("Relu", ["x"], "r"), _n("Mul", ["x", "minus"], "n"), _n("Relu", ["n"], "rn"),
+        _n("Mul", ["rn", "alpha"], "m"), _n("Sub", ["r", "m"], "y")], None),
+    "no prelu, relu(x * -1) * c - relu(x)": ([
+        _n("Relu", ["x"], "r"), _n("Mul", ["x", "minus_one"], "n"), _n("Relu", ["n"], "rn"),
+        _n("Mul", ["rn", "alpha"], "m"), _n("Sub", ["m", "r"], "y")], None),
     "swish x * sigmoid(x)": ([_n("Sigmoid", ["x"], "s"), _n("Mul", ["s", "x"], "y")], "Swish"),
     "swish, the sigmoid used again": ([
         _n("Sigmoid", ["x"], "s"), _n("Mul", ["x", "s"], "m"), _n("Add", ["m", "s"], "y")],
@@ -210,7 +236,8 @@ def _model(tmp_path: Path, nodes: list[onnx.NodeProto], shape: list[int] = SHAPE
 def test_a_written_out_activation_has_ovcs_ops(tmp_path, name) -> None:
     nodes, fused = CASES[name]
     ops = _check_as_ovc(_model(tmp_path, nodes), tmp_path, X)
-    written = {"Sigmoid", "Clamp", "Minimum", "Tanh", "Maximum", "Exp", "ReduceSum", "Sqrt"}
+    written = {"Sigmoid", "Clamp", "Minimum", "Tanh", "Maximum", "Exp", "ReduceSum", "Sqrt",
+               "Relu"}
     if fused is None:
         assert written & set(ops), ops
     else:

@@ -17,6 +17,7 @@ the IR holds what ovc's holds:
   stays written out).
 - Clamp(x, lo, hi): min(max(x, lo), hi) and max(min(x, hi), lo), float bounds of one element,
   lo <= hi, the inner op used only there (ovc's ClampFusion).
+- PReLU(x, slope) from relu(x) and the negative part written out: prelu_fusion.py.
 
 As in ovc's GraphRewrite, the nodes are visited in topological order, each as the last node
 of the patterns in ovc's order; a fused op's output has the replaced node's shape and type.
@@ -39,6 +40,7 @@ from converter.back._fusion_ports import (
 )
 from converter.back.hswish_fusion import HSIGMOID_FUSIONS, HSWISH_FUSIONS
 from converter.back.mvn_fusion import fuse_mvn
+from converter.back.prelu_fusion import PRELU_FUSIONS
 from converter.graph.graph import Graph, Node
 from converter.graph.port import Port
 from converter.middle.subgraphs import bodies_of
@@ -206,8 +208,8 @@ def _bind(fusion, **kwargs):
 _FUSIONS = (_softplus, _mish, _bind(_swish_sigmoid, with_beta=False),
             _bind(_swish_sigmoid, with_beta=True), _bind(_swish_divide, with_beta=True),
             _bind(_swish_divide, with_beta=False), *HSWISH_FUSIONS, *HSIGMOID_FUSIONS,
-            _softmax, fuse_mvn, _leaky_relu, _clamp)
-_ROOTS = frozenset({"Log", "Multiply", "Divide", "Maximum", "Minimum"})
+            _softmax, fuse_mvn, _leaky_relu, _clamp, *PRELU_FUSIONS)
+_ROOTS = frozenset({"Log", "Multiply", "Divide", "Maximum", "Minimum", "Add", "Subtract"})
 
 
 def fuse_activations(graph: Graph) -> int:
