@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 import numpy as np
+import openvino as ov
 import pytest
 
 from converter.front.tf.attrs import collect_tf_attrs, tf_tensor_content
@@ -264,8 +265,6 @@ def test_tensor_values_broadcast_and_attrs_decode(tmp_path: Path) -> None:
 
 def test_pads_are_written_as_ovc_writes_them(tmp_path: Path) -> None:
     """Pad, PadV2 and MirrorPad each give a Pad with its pad value as an input (ovc's IR)."""
-    import openvino as ov
-
     g = GraphBuilder()
     x = g.placeholder("x", [1, 4, 4, 3])
     pads = g.const("p", np.array([[0, 0], [1, 1], [1, 0], [0, 0]], np.int32))
@@ -277,6 +276,24 @@ def test_pads_are_written_as_ovc_writes_them(tmp_path: Path) -> None:
     ov.save_model(ov.convert_model(str(model)), str(tmp_path / "ovc.xml"), compress_to_fp16=False)
     assert sorted(_types(xml)) == sorted(_types(tmp_path / "ovc.xml"))
     assert xml.read_text().count('<port id="3"') == 3  # each Pad's value input
+
+
+def test_a_channels_last_batch_norm_is_a_multiply_and_add_without_transposes(
+        tmp_path: Path) -> None:
+    """As ovc writes it: scale and shift broadcast on the last axis, and numpy's result."""
+    g = GraphBuilder()
+    x = g.placeholder("x", [1, 4, 4, 3])
+    gamma, beta, mean, var = _rand(3) + 1, _rand(3), _rand(3), np.abs(_rand(3)) + 0.5
+    g.node("FusedBatchNormV3", "y", [x, *(g.const(k, v) for k, v in zip(
+        ("gamma", "beta", "mean", "var"), (gamma, beta, mean, var)))], T=F32, U=F32,
+        epsilon=1e-3, is_training=False, data_format=b"NHWC")
+    xml = convert(ConvertOptions(g.save(tmp_path / "bn.pb"), output_dir=tmp_path / "ir",
+                                 compress_to_fp16=False)).xml
+    assert sorted(set(_types(xml))) == ["Add", "Const", "Multiply", "Parameter", "Result"]
+    data = _rand(1, 4, 4, 3)
+    got = ov.Core().compile_model(str(xml), "CPU")([data])[0]
+    want = (data - mean) / np.sqrt(var + 1e-3) * gamma + beta
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("suffix", [".pb", ".pbtxt"])
@@ -347,8 +364,6 @@ def _interface(model) -> tuple[list[str], list[str]]:
 def test_input_and_output_shapes_are_ovc_s(tmp_path: Path, layout: str | None) -> None:
     """A conv net with a 4-D and a flattened output: NHWC in and out by default, as ovc; with
     --layout nhwc->nchw the input is NCHW in both."""
-    import openvino as ov
-
     g = GraphBuilder()
     x = g.placeholder("data", [1, 8, 8, 3])
     c = g.node("Conv2D", "conv", [x, g.const("w", _rand(3, 3, 3, 6))], T=F32,

@@ -135,6 +135,13 @@ def fused_batch_norm(n: TfNode):
             n.reject("is_training=True without mean/variance cannot be inferred",
                      "freeze the model for inference (is_training=False)")
     eps = float(n.attr("epsilon", 1e-4))
+    values = [n.const_value(i) for i in (1, 2, 3, 4)]
+    if channels_last(n) and all(v is not None and v.ndim == 1 for v in values):
+        # x * scale + shift on the last axis, as ovc writes it: no layout Transposes
+        gamma, beta, mean, var = (np.asarray(v, np.float32) for v in values)
+        scale = gamma / np.sqrt(var + np.float32(eps))
+        scaled = n.op("Multiply", [n.input(0), n.const(scale)])
+        return [n.op("Add", [scaled, n.const(beta - mean * scale)])] + [None] * 5
     params = [n.input(i) for i in (1, 2, 3, 4)]
     y = _around(n, n.input(0), 4, lambda x: n.op("BatchNormInference", [x, *params], epsilon=eps))
     return [y] + [None] * 5
