@@ -1,9 +1,10 @@
 """Ops that change nothing, gone as ovc's NopElimination and ReshapeSequenceFusion make them
 go: a Pad whose pads are all zero, an Add or Subtract of 0 and a Multiply or Divide by 1 that
-keep their input's shape and type, a Concat of one input, and a Reshape with a constant
-target fed only by another Reshape (the second reads the first's input; a target copying
-dimensions of the first's output, special_zero's 0, becomes the static output shape first; for
-Caffe, MXNet and Kaldi, as MO fused them, only a target of positive values). A Pad's or
+keep their input's shape and type, a Convert to its input's type, a Concat of one input, and
+a Reshape with a constant target fed only by another Reshape (the second reads the first's
+input; a target copying dimensions of the first's output, special_zero's 0, becomes the static
+output shape first; for Caffe, MXNet and Kaldi, as MO fused them, only a target of positive
+values). A Pad's or
 Concat's output names stay on the tensor that takes its place (one between a Parameter and a
 Result stays, as in ovc); the names of the first Reshape's output go with it."""
 
@@ -85,6 +86,14 @@ def _reshape_of_reshape(node: Node) -> bool:
     return True
 
 
+def _same_type_convert(node: Node) -> bool:
+    """A Convert to its input's element type is that input (ovc's EliminateConvert)."""
+    source = node.in_port(0).get_source()
+    dtype = source.data.get_data_type()
+    return (dtype is not None and np.dtype(dtype) == np.dtype(node.soft_get("destination_type"))
+            and _bypass(node, source))
+
+
 def _single_concat(node: Node) -> bool:
     """A Concat of one input is that input (ovc's EliminateConcat)."""
     inputs = [p for p in node.in_ports().values() if not p.disconnected()]
@@ -115,6 +124,7 @@ def _neutral_operand(node: Node) -> bool:
 
 
 _RULES = {"Pad": _zero_pad, "Reshape": _reshape_of_reshape, "Concat": _single_concat,
+          "Convert": _same_type_convert,
           **{op: _neutral_operand for op in _NEUTRAL}}
 
 

@@ -26,6 +26,12 @@ CASES = {
     "thresholded_relu_of_an_op": ([helper.make_node("Sigmoid", ["x"], ["s"]),
                                    helper.make_node("ThresholdedRelu", ["s"], ["y"], alpha=0.5)],
                                   {}, [1, 4, 6, 6]),  # a ConvertLike resolved after inference
+    "one_hot_counting_from_the_end": (
+        [helper.make_node("ArgMax", ["x"], ["am"], axis=1, keepdims=0),
+         helper.make_node("Add", ["am", "minus_two"], ["idx"]),
+         helper.make_node("OneHot", ["idx", "depth", "values"], ["y"], axis=1)],
+        {"minus_two": np.int64(-2), "depth": np.int64(4), "values": np.array([0, 1], np.float32)},
+        [1, 4, 6, 6]),  # OneHot-16 normalizing the negative indices, as ovc writes it
     "weights_dequantized_around_zero": (
         [helper.make_node("DequantizeLinear", ["wq", "scale", "zero"], ["w"]),
          helper.make_node("Conv", ["x", "w"], ["y"], pads=[1, 1, 1, 1])],

@@ -161,6 +161,9 @@ def test_sequence_one_hot_nonzero_roll_shuffle():
     np.testing.assert_array_equal(rev, [[3, 2, 1, 0], [4, 5, 6, 7], [9, 8, 10, 11]])
     hot = run("OneHot", np.array([0, 2, 5]), 3, np.float32(7), np.float32(1), axis=0)[0]
     np.testing.assert_array_equal(hot, [[7, 1, 1], [1, 1, 1], [1, 7, 1]])
+    hot = run("OneHot", np.array([-1, 2, -4]), 3, np.float32(7), np.float32(1), axis=0,
+              negative_indices_mode="normalize")[0]  # OneHot-16: -1 is depth - 1
+    np.testing.assert_array_equal(hot, [[1, 1, 1], [1, 1, 1], [7, 7, 1]])
     nz = run("NonZero", np.array([[0, 1], [2, 0]]), output_type=np.dtype(np.int32))[0]
     assert nz.dtype == np.int32
     np.testing.assert_array_equal(nz, [[0, 1], [1, 0]])

@@ -341,13 +341,12 @@ def eye_like(n: OnnxNode):
 @onnx_op("OneHot")
 def one_hot(n: OnnxNode):
     depth = _scalar(n, n.input(1), I64)
-    indices = n.op("Convert", [n.input(0)], destination_type=I64)
-    # ONNX counts negative indices from the end
-    negative = n.op("Less", [indices, np.int64(0)])
-    indices = n.op("Select", [negative, n.op("Add", [indices, depth]), indices])
     values = n.input(2)
     off, on = (n.op("Gather", [values, np.int64(i), np.int64(0)]) for i in (0, 1))
-    return [n.op("OneHot", [indices, depth, on, off], axis=n.attr("axis", -1))]
+    indices = n.op("Convert", [n.input(0)], destination_type=I64)  # ONNX's may be floats
+    # ONNX counts negative indices from the end
+    return [n.op("OneHot", [indices, depth, on, off], axis=n.attr("axis", -1),
+                 negative_indices_mode="normalize")]
 
 
 @onnx_op("NonZero")
