@@ -32,6 +32,13 @@ CASES = {
          helper.make_node("OneHot", ["idx", "depth", "values"], ["y"], axis=1)],
         {"minus_two": np.int64(-2), "depth": np.int64(4), "values": np.array([0, 1], np.float32)},
         [1, 4, 6, 6]),  # OneHot-16 normalizing the negative indices, as ovc writes it
+    "instance_norm": ([helper.make_node("InstanceNormalization", ["x", "s", "b"], ["y"])],
+                      {"s": np.float32([1, 2, 3, 4]), "b": np.float32([0, 1, 0, -1])},
+                      [1, 4, 6, 6]),
+    "instance_norm_of_an_op": (  # x's rank unknown when translated
+        [helper.make_node("Relu", ["x"], ["r"]),
+         helper.make_node("InstanceNormalization", ["r", "s", "b"], ["y"], epsilon=1e-3)],
+        {"s": np.float32([1, 2, 3, 4]), "b": np.float32([0, 1, 0, -1])}, [1, 4, 6, 6]),
     "weights_dequantized_around_zero": (
         [helper.make_node("DequantizeLinear", ["wq", "scale", "zero"], ["w"]),
          helper.make_node("Conv", ["x", "w"], ["y"], pads=[1, 1, 1, 1])],

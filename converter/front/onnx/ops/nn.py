@@ -227,15 +227,22 @@ def _mvn(n: OnnxNode, x: Port, axes: Port, eps: float, normalize_variance: bool 
 
 @onnx_op("InstanceNormalization")
 def instance_norm(n: OnnxNode):
+    """MVN over the spatial axes, then scale and bias per channel, as ovc writes it (the axes
+    and the per-channel shape fold to constants when x's rank is known)."""
     eps = float(n.attr("epsilon", 1e-5))
-    scale = _reshape(n, n.input(1), [-1, 1])
-    bias = _reshape(n, n.input(2), [-1, 1])
-
-    def normalize(flat: Port, axis: int) -> Port:
-        y = _mvn(n, flat, n.const([axis], np.int64), eps)
-        return n.op("Add", [n.op("Multiply", [y, scale]), bias])
-
-    return [_flat_apply(n, n.input(0), 2, normalize)]
+    y = _mvn(n, n.input(0), _axes_from(n, 0, 2), eps)
+    rank = n.static_rank(0)
+    if rank is not None:
+        after_channel = n.const(np.arange(1, rank - 1), np.int64)
+    else:  # [1, rank - 1)
+        rank_port = n.op("Squeeze", [n.op("ShapeOf", [n.op("ShapeOf", [n.input(0)])],
+                                          output_type=np.dtype(np.int64)),
+                                     n.const([0], np.int64)])
+        last = n.op("Subtract", [rank_port, n.const(1, np.int64)])
+        after_channel = n.op("Range", [n.const(1, np.int64), last, n.const(1, np.int64)],
+                             output_type=np.dtype(np.int64))
+    scale, bias = (n.op("Unsqueeze", [n.input(i), after_channel]) for i in (1, 2))
+    return [n.op("Add", [n.op("Multiply", [y, scale]), bias])]
 
 
 @onnx_op("MeanVarianceNormalization")
