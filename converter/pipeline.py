@@ -18,6 +18,7 @@ from converter.back.fold_constants import fold_constants
 from converter.back.linear_fusion import fuse_linear_ops
 from converter.back.nop_elimination import eliminate_nops
 from converter.back.pruning import prune_zero_channels
+from converter.back.quantize_fusion import fuse_quantize_dequantize
 from converter.errors import ShapeInferenceError
 from converter.extension_libraries import LIBRARY_SUFFIXES, load_extension_libraries
 from converter.extensions import extension_scope, load_extension_dirs
@@ -153,6 +154,7 @@ def convert_to_graph(opts: ConvertOptions, progress: Progress | None = None) -> 
     fold_constants(graph)
     resolve_convert_like(graph)
     eliminate_nops(graph)
+    fuse_quantize_dequantize(graph)
     fuse_activations(graph)
     fuse_linear_ops(graph)
     if any(name == "Pruning" for name, _ in opts.transforms):

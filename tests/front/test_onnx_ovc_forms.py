@@ -39,6 +39,20 @@ CASES = {
         [helper.make_node("Relu", ["x"], ["r"]),
          helper.make_node("InstanceNormalization", ["r", "s", "b"], ["y"], epsilon=1e-3)],
         {"s": np.float32([1, 2, 3, 4]), "b": np.float32([0, 1, 0, -1])}, [1, 4, 6, 6]),
+    "quantize_dequantize_u8": (
+        [helper.make_node("QuantizeLinear", ["x", "scale", "zero"], ["q"]),
+         helper.make_node("DequantizeLinear", ["q", "scale", "zero"], ["y"])],
+        {"scale": np.float32(0.05), "zero": np.uint8(0)}, [1, 4, 6, 6]),
+    "quantize_dequantize_i8_around_three": (
+        [helper.make_node("QuantizeLinear", ["x", "scale", "zero"], ["q"]),
+         helper.make_node("DequantizeLinear", ["q", "scale", "zero"], ["y"])],
+        {"scale": np.float32(0.02), "zero": np.int8(3)}, [1, 4, 6, 6]),
+    "quantize_dequantize_per_channel": (
+        [helper.make_node("QuantizeLinear", ["x", "scale", "zero"], ["q"], axis=1),
+         helper.make_node("DequantizeLinear", ["q", "scale", "zero"], ["d"], axis=1),
+         helper.make_node("Relu", ["d"], ["y"])],
+        {"scale": np.float32([0.01, 0.02, 0.03, 0.04]), "zero": np.int8([0, 1, -2, 3])},
+        [1, 4, 6, 6]),
     "weights_dequantized_around_zero": (
         [helper.make_node("DequantizeLinear", ["wq", "scale", "zero"], ["w"]),
          helper.make_node("Conv", ["x", "w"], ["y"], pads=[1, 1, 1, 1])],
