@@ -296,6 +296,33 @@ def test_a_channels_last_batch_norm_is_a_multiply_and_add_without_transposes(
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("conv", [False, True])
+def test_resizes_run_on_the_model_s_layout(tmp_path: Path, conv: bool) -> None:
+    """Two resizes alone: Interpolate on NHWC's axes, no Transposes (as ovc writes them);
+    between convolutions: Interpolate inside the NCHW part, Transposes only at the interface."""
+    g = GraphBuilder()
+    y = g.placeholder("x", [1, 6, 6, 3])
+    if conv:
+        y = g.node("Conv2D", "c", [y, g.const("w", _rand(3, 3, 3, 4))], T=F32,
+                   strides=[1, 1, 1, 1], padding=b"SAME", data_format=b"NHWC")
+    y = g.node("ResizeBilinear", "r", [y, g.const("s", np.array([12, 12], np.int32))], T=F32,
+               align_corners=False, half_pixel_centers=True)
+    y = g.node("ResizeNearestNeighbor", "r2", [y, g.const("s2", np.array([8, 8], np.int32))],
+               T=F32, align_corners=False, half_pixel_centers=True)
+    if conv:
+        g.node("Conv2D", "y", [y, g.const("w2", _rand(3, 3, 4, 2))], T=F32,
+               strides=[1, 1, 1, 1], padding=b"SAME", data_format=b"NHWC")
+    model = g.save(tmp_path / "resize.pb")
+    xml = convert(ConvertOptions(model, output_dir=tmp_path / "ir", compress_to_fp16=False)).xml
+    assert _types(xml).count("Transpose") == (2 if conv else 0)
+    ov.save_model(ov.convert_model(str(model)), str(tmp_path / "ovc.xml"), compress_to_fp16=False)
+    data = _rand(1, 6, 6, 3)
+    core = ov.Core()
+    np.testing.assert_allclose(core.compile_model(str(xml), "CPU")([data])[0],
+                               core.compile_model(str(tmp_path / "ovc.xml"), "CPU")([data])[0],
+                               rtol=1e-5, atol=1e-5)
+
+
 @pytest.mark.parametrize("suffix", [".pb", ".pbtxt"])
 def test_both_encodings_give_the_same_ir(tmp_path: Path, suffix: str) -> None:
     model, _ = _lenet(tmp_path / f"m{suffix}")

@@ -15,8 +15,9 @@ Design (simpler than MO's attribute permutation, same result):
    - marked Transposes sink towards the outputs through layout-agnostic ops: unary
      elementwise ops, binary elementwise ops whose other input is transposed the same way or
      constant (the constant is permuted), Concat (axis permuted), Reduce* (axes permuted; the
-     Transpose after a rank-dropping reduction shrinks or vanishes), Pad (pads permuted) and
-     Gather along one axis; the framework's tensor names (and --layout rt_info) move with them;
+     Transpose after a rank-dropping reduction shrinks or vanishes), Pad (pads permuted),
+     Gather along one axis and Interpolate-11 (axes permuted); the framework's tensor names
+     (and --layout rt_info) move with them;
    - two consecutive Transposes that compose to the identity cancel;
    - dead nodes are cleaned up and shapes re-inferred.
    What is left are Transposes where NHWC semantics matter: after an NHWC input, before an NHWC

@@ -191,6 +191,20 @@ def _gather(graph: Graph, dst: Port, src: Port, p: list[int]) -> bool:
     return True
 
 
+def _interpolate(graph: Graph, dst: Port, src: Port, p: list[int]) -> bool:
+    """Interpolate-11 on constant axes: the same sizes or scales on the permuted axes."""
+    node = dst.node
+    axes = node.in_port(2).data.get_value() if dst.idx == 0 and 2 in node.in_ports() else None
+    if axes is None or node.soft_get("version") != "opset11":
+        return False
+    src.connect(node.in_port(0))
+    rank = len(p)
+    _const(graph, np.array([p[int(a) % rank] for a in np.asarray(axes).reshape(-1)], np.int64),
+           f"{node.soft_get('name')}/nchw_axes").connect(node.in_port(2))
+    _insert_after(graph, node, p)
+    return True
+
+
 def _cancel(graph: Graph, dst: Port, src: Port, p: list[int]) -> bool:
     node = dst.node
     p2 = _perm(node)
@@ -213,6 +227,8 @@ def _rule(node: Node) -> Rule | None:
         return _pad
     if op == "Gather":
         return _gather
+    if op == "Interpolate":
+        return _interpolate
     cls = Op.of_node(node)
     if op in _PASS_THROUGH or (cls is not None and issubclass(cls, UnaryOp) and op != "PReLU"):
         return _unary

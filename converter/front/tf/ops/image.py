@@ -1,5 +1,5 @@
 """TensorFlow translators for image ops: ResizeBilinear and ResizeNearestNeighbor (NHWC, the new
-height and width as input 1) as Interpolate-11 on the spatial axes;
+height and width as input 1) as Interpolate-11 on axes 1 and 2;
 ExtractImagePatches; CropAndResize as gathers of each box's sample rows and columns,
 interpolated and masked outside the image."""
 
@@ -28,10 +28,9 @@ def resize(n: TfNode):
     nearest = n.op_type == "ResizeNearestNeighbor"
     attrs = {"mode": _MODES[n.op_type], "shape_calculation_mode": "sizes",
              **_coordinates(n, nearest)}
-    x = to_nchw(n, n.input(0), 4)
-    y = n.op("Interpolate", [x, n.op("Convert", [n.input(1)], destination_type=np.dtype(np.int64)),
-                             n.const([2, 3], np.int64)], **attrs)
-    return [to_nhwc(n, y, 4)]
+    # on the NHWC axes, as ovc writes it; the layout change moves them with the data
+    sizes = n.op("Convert", [n.input(1)], destination_type=np.dtype(np.int64))
+    return [n.op("Interpolate", [n.input(0), sizes, n.const([1, 2], np.int64)], **attrs)]
 
 
 @tf_op("ExtractImagePatches")
