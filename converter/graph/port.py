@@ -147,6 +147,19 @@ class Port:
             data = self._out_data_id(create=True)
             self.graph.add_edge(data, dst.node.id, **{**attrs, "in": dst.idx})
 
+    @property
+    def input_permutation(self) -> None:
+        """MO's layout permutation of an input, which MO's passes switch off: extgen's layout
+        change applies none."""
+        return None
+
+    @input_permutation.setter
+    def input_permutation(self, value: Any) -> None:
+        if value is not None:
+            msg = ("input_permutation: extgen's layout change applies no MO input permutation; "
+                   "permute the input in your own pass after the layout change")
+            raise AttributeError(msg)
+
     def get_connection(self) -> Connection:
         return Connection(self)
 
@@ -331,7 +344,8 @@ class Connection:
         self.destinations.append(port)
 
     def insert_node(self, new_node: Node) -> None:
-        """source -> new_node(in 0, out 0) -> every destination."""
+        """source -> new_node(in 0, out 0) -> every destination; in the middle stage the new
+        output has the source's shape and type until inferred (MO's insert_node)."""
         dests = list(self.destinations)
         for dst in dests:
             dst.disconnect()
@@ -339,6 +353,8 @@ class Connection:
             self.source.connect(new_node.in_port(0))
         for dst in dests:
             new_node.out_port(0).connect(dst)
+        if self.source is not None:
+            _carry_tensor_facts(self.source, new_node.out_port(0))
 
     def remove(self) -> None:
         for dst in self.destinations:

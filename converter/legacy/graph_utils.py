@@ -3,7 +3,9 @@ MO's op names matching extgen's ops, the layout marks of
 mo.middle.InsertLayoutPropagationTransposes, mo.utils.class_registration).
 
 The layout marks are recorded on the node as MO recorded them (`correct_in_data_layout`,
-`correct_out_data_layout`); the converter keeps the model's layout, so nothing permutes them.
+`correct_out_data_layout`). MO permuted every other tensor of a channels-last model; extgen
+only those of the NCHW part its layout change made, so a tensor elsewhere is in the correct
+layout too.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from converter.graph.pattern import apply_pattern as _apply_pattern
 from converter.graph.pattern import find_pattern_matches as _find_matches
 from converter.legacy.replacement import aliased_pattern
 from converter.legacy.utils import Error
+from converter.middle.layout.transposes import in_nchw_part
 
 __all__ = [
     "ClassType", "apply_pattern", "backward_bfs_for_operation", "bfs_search",
@@ -247,11 +250,18 @@ def mark_output_as_in_correct_layout(node: Node, port_ind: int) -> None:
 
 
 def is_input_data_in_correct_layout(node: Node, port_ind: int) -> bool:
-    return port_ind in _marks(node, "correct_in_data_layout")
+    """Marked so, or the tensor keeps the model's layout (MO permuted every other one)."""
+    if port_ind in _marks(node, "correct_in_data_layout"):
+        return True
+    port = node.in_port(port_ind) if port_ind in node.in_ports() else None
+    source = None if port is None or port.disconnected() else port.get_source()
+    return source is not None and not in_nchw_part(source)
 
 
 def is_output_data_in_correct_layout(node: Node, port_ind: int) -> bool:
-    return port_ind in _marks(node, "correct_out_data_layout")
+    """Marked so, or the tensor keeps the model's layout (MO permuted every other one)."""
+    return (port_ind in _marks(node, "correct_out_data_layout")
+            or not in_nchw_part(node.out_port(port_ind)))
 
 
 def mark_as_correct_data_layout(node: Node) -> None:

@@ -27,6 +27,8 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from converter.back.replacement import BackFinish, BackReplacementPattern
 from converter.front.mo_names import from_mo_names, mo_name, opset_name
 from converter.graph.graph import Graph, Node
@@ -66,13 +68,15 @@ def _infer_new_nodes(graph: Graph, fresh: set[str]) -> None:
 
 def _to_mo_view(graph: Graph) -> set[str]:
     """One walk: each tensor's shape as MO held it, an int64 masked array (masked where
-    dynamic), one of its own per tensor (MO's passes may write into it), and MO's op names;
-    returns the data nodes' ids."""
+    dynamic), one of its own per tensor (MO's passes may write into it), a Const's `shape`
+    (its value's, as MO's Const op set it), and MO's op names; returns the data nodes' ids."""
     arrays: dict[tuple, Any] = {}
     ids = set()
     for nid, attrs in graph._node.items():
         if attrs.get("kind") != "data":
             mo_name(attrs)
+            if attrs.get("op") == "Const" and "value" in attrs:
+                attrs["shape"] = shape_array(np.shape(attrs["value"]))
             continue
         ids.add(nid)
         shape = attrs.get("shape")
@@ -91,6 +95,8 @@ def _from_mo_view(graph: Graph, known: set[str]) -> set[str]:
     for nid, attrs in graph._node.items():
         if attrs.get("kind") != "data":
             opset_name(attrs)
+            if attrs.get("op") == "Const":  # the emitter writes it from the value
+                attrs.pop("shape", None)
             continue
         if nid not in known:
             fresh.add(nid)
@@ -98,6 +104,17 @@ def _from_mo_view(graph: Graph, known: set[str]) -> set[str]:
         if shape is not None and type(shape) is not tuple:
             attrs["shape"] = as_shape(shape)
     return fresh
+
+
+def _const_shapes(graph: Graph, show: bool) -> None:
+    """Each Const's `shape` (its value's, as MO's Const op set it) while a front pass runs,
+    gone after it (the emitter writes it from the value)."""
+    for attrs in graph._node.values():
+        if attrs.get("op") == "Const":
+            if show and "value" in attrs:
+                attrs["shape"] = shape_array(np.shape(attrs["value"]))
+            elif not show:
+                attrs.pop("shape", None)
 
 
 def _after_mo_pass(graph: Graph, fresh: set[str]) -> None:
@@ -127,6 +144,8 @@ def _wrap(fn: Callable[..., Any], normalizes_masks: bool) -> Callable[..., Any]:
         if tensors:
             known = _to_mo_view(graph)
         untyped = front_types.show(graph) if outermost and not tensors else []
+        if outermost and not tensors:
+            _const_shapes(graph, show=True)
         if outermost:
             show_mo_masks(graph, tensors, normalizes_masks)
         try:
@@ -137,6 +156,8 @@ def _wrap(fn: Callable[..., Any], normalizes_masks: bool) -> Callable[..., Any]:
                 del meta[_DEPTH]
                 restore_masks(graph, normalizes_masks)
                 front_types.restore(graph, untyped)
+                if not tensors:
+                    _const_shapes(graph, show=False)
             if tensors:
                 fresh = _from_mo_view(graph, known)
         if tensors:

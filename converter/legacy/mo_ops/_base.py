@@ -57,7 +57,7 @@ class MoOp:
         given = {**(attrs1 or {}), **(attrs2 or {})}
         defaults = cls.mo_node.get("attrs", {})
         super().__init__(graph, cls.to_opset({**defaults, **given}))  # type: ignore[call-arg]
-        self.attrs["version"] = cls.version  # type: ignore[attr-defined]
+        self.attrs["version"] = cls.version_for(self.attrs)  # type: ignore[attr-defined]
         self.attrs["mo_lowered"] = False  # until inference made it the opset op
         if cls.mo_op:
             self.attrs["op"] = cls.mo_op
@@ -89,7 +89,7 @@ def as_builtin(cls: type, node: Node) -> None:
     if node.soft_get("mo_lowered", True) is not False or not cls.mo_node:
         return
     attrs = node.attrs()
-    attrs.update(op=cls.op, type=cls.type, version=cls.version,
+    attrs.update(op=cls.op, type=cls.type, version=cls.version_for(attrs),
                  in_ports_count=cls.in_ports_count, out_ports_count=cls.out_ports_count)
     if cls.in_ports_count is not None:
         for port in [p for p in node.in_ports() if p >= cls.in_ports_count]:
@@ -103,8 +103,9 @@ def become(node: Node, op: str | type, **attrs: Any) -> type:
     from converter.legacy.ops import builtin_op
 
     cls = builtin_op(op) if isinstance(op, str) else op
-    node.attrs().update(op=cls.op, type=cls.type, version=cls.version, mo_lowered=True,
+    node.attrs().update(op=cls.op, type=cls.type, mo_lowered=True,
                         in_ports_count=cls.in_ports_count, IE=list(cls.attr_types), **attrs)
+    node["version"] = cls.version_for(node.attrs())
     node.update_node()
     return cls
 

@@ -13,9 +13,10 @@ from converter.middle.replacement import MiddleReplacementPattern, PostMiddleSta
 from converter.ops.elementwise._base import BinaryOp, UnaryOp
 from converter.ops.op import Op
 
-__all__ = ["LayoutChangeNHWCtoNCHW"]
+__all__ = ["LayoutChangeNHWCtoNCHW", "in_nchw_part"]
 
 _PASS_THROUGH = {"Convert"}
+_CHANGED = "layout_changed_to_nchw"  # graph fact: change_layout ran
 _REDUCE = {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1",
            "ReduceL2", "ReduceLogicalAnd", "ReduceLogicalOr"}
 
@@ -278,6 +279,24 @@ def change_layout(graph: Graph) -> None:
         graph.clean_up()
     graph.clean_up()
     graph.graph["layout"] = "NCHW"
+    graph.graph[_CHANGED] = True
+
+
+def in_nchw_part(port: Port) -> bool:
+    """Whether the tensor of output port is NCHW where the model had it channels-last: once the
+    layout changed, a tensor downstream of a layout Transpose to NCHW (first inputs up to it)
+    before any back to the model's layout. Elsewhere tensors keep the model's layout."""
+    node = port.node
+    if not node.graph.graph.get(_CHANGED):
+        return False
+    for _ in range(10_000):
+        p = _marked_perm(node.out_port(0)) if node.soft_get("op") == "Transpose" else None
+        if p is not None:
+            return p[0] == 0 and p[1] == len(p) - 1  # channels moved to axis 1
+        if 0 not in node.in_ports() or node.in_port(0).disconnected():
+            return False
+        node = node.in_port(0).get_source().node
+    return False
 
 
 class LayoutChangeNHWCtoNCHW(MiddleReplacementPattern):
