@@ -484,3 +484,43 @@ def test_more_ops_match_numpy(tmp_path: Path, capsys) -> None:
         np.testing.assert_allclose(got[0], pl_ref, rtol=1e-4, atol=1e-4)
         np.testing.assert_allclose(got[1], sa_ref, rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(got[2], 1 / np.abs(gm_ref), rtol=1e-3)
+
+
+def test_indexing_and_sequence_ops_match_numpy(tmp_path: Path, capsys) -> None:
+    net = Net()
+    x = net.sym.var("data")  # (2, 3, 4)
+    idx = net.weight("idx", np.array([[0, 5], [-1, 2]], np.float32))
+    taken = net.op("take", "take", [x, idx], axis=2)  # clipped: 5 -> 3, -1 -> 0
+    wrapped = net.op("take", "wrap", [x, idx], axis=1, mode="wrap")
+    emb = net.op("Embedding", "emb", [idx, net.weight("emb_weight", _w(6, 3))], input_dim=6,
+                 output_dim=3)
+    am = net.op("argmax", "am", [x], axis=2)
+    oh = net.op("one_hot", "oh", [am], depth=4, on_value=2.0, off_value=-1.0)
+    amin = net.op("argmin", "amin", [x], axis=1, keepdims=True)
+    sel = net.op("where", "where", [net.op("_greater_scalar", "pos", [x], scalar=0.0), x,
+                                    net.op("tile", "tile", [amin], reps=(1, 3, 1))])
+    st = net.op("stack", "stack", [x, sel], axis=1, num_args=2)  # (2, 2, 3, 4)
+    cs = net.op("cumsum", "cs", [x], axis=1)
+    bd = net.op("batch_dot", "bd", [x, cs], transpose_b=True)  # (2, 3, 3)
+    ds = net.op("_contrib_div_sqrt_dim", "ds", [x])
+    ar = net.op("broadcast_add", "ar", [x, net.op("_arange", "range", [], start=1, stop=3,
+                                                  step=0.5, repeat=1)])
+    gt = net.op("broadcast_greater", "gt", [x, ds])  # 1 or 0 as float
+    params = net.save(tmp_path, "idx", [taken, wrapped, emb, oh, st, bd, ds, ar, gt])
+    xml = convert(params, tmp_path / "ir", "--input_shape", "[2,3,4]")
+    capsys.readouterr()
+    data = RNG.standard_normal((2, 3, 4)).astype(np.float32)
+    ind = np.array([[0, 5], [-1, 2]])
+    weight = net.args["emb_weight"]
+    amin_ref = data.argmin(axis=1)[:, None, :].astype(np.float32)
+    sel_ref = np.where(data > 0, data, np.tile(amin_ref, (1, 3, 1)))
+    cs_ref = data.cumsum(axis=1)
+    want = [np.take(data, np.clip(ind, 0, 3), axis=2), np.take(data, ind % 3, axis=1),
+            weight[ind], np.where(np.eye(4)[data.argmax(axis=2)] > 0, 2.0, -1.0),
+            np.stack([data, sel_ref], axis=1), data @ cs_ref.transpose(0, 2, 1),
+            data / 2.0, data + np.arange(1, 3, 0.5), (data > data / 2.0).astype(np.float32)]
+    names = ["take", "wrap", "emb", "oh", "stack", "bd", "ds", "ar", "gt"]
+    for got in run_both(xml, {"data": data}, names):
+        for name, g, w in zip(names, got, want):
+            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5, err_msg=name)
+        assert got[-1].dtype == np.float32  # MXNet's comparison: 1 or 0 in x's type

@@ -1,3 +1,3 @@
 """The built-in MXNet translators; importing this package registers them."""
 
-from converter.front.mxnet.ops import detection, elementwise, movement, nn  # noqa: F401
+from converter.front.mxnet.ops import detection, elementwise, indexing, movement, nn  # noqa: F401

@@ -47,7 +47,9 @@ _CAST = {"float32": np.float32, "float16": np.float16, "float64": np.float64, "i
 
 def _binary(kind: str):
     def translate(n: MxnetNode):
-        return [n.op(kind, [n.input(0), n.input(1)])]
+        y = n.op(kind, [n.input(0), n.input(1)])
+        # MXNet's comparisons give 1 or 0 in the input's type
+        return [n.op("ConvertLike", [y, n.input(0)]) if kind in _COMPARE else y]
 
     return translate
 
@@ -67,6 +69,20 @@ def scalar_op(n: MxnetNode):
     scalar = n.const(value, np.float32)
     inputs = [scalar, n.input(0)] if reverse else [n.input(0), scalar]
     return [n.op(kind, inputs)]
+
+
+# MXNet's comparisons give 1 or 0 in the input's type
+_COMPARE = {"Equal", "Greater", "Less"}
+_COMPARE_SCALAR = {"_greater_scalar": "Greater", "_lesser_scalar": "Less",
+                   "_equal_scalar": "Equal", "_not_equal_scalar": "NotEqual",
+                   "_greater_equal_scalar": "GreaterEqual", "_lesser_equal_scalar": "LessEqual"}
+
+
+@mxnet_op(*_COMPARE_SCALAR)
+def compare_scalar(n: MxnetNode):
+    x = n.input(0)
+    scalar = n.op("ConvertLike", [n.const(n.attrs.float("scalar", 0.0), np.float32), x])
+    return [n.op("ConvertLike", [n.op(_COMPARE_SCALAR[n.op_type], [x, scalar]), x])]
 
 
 @mxnet_op(*_UNARY)
