@@ -18,6 +18,7 @@ from tests.front.test_mxnet import Net
 from tests.legacy.mo_pass_onnx import ONNX_MODELS, write_onnx
 
 RNG = np.random.default_rng()  # seeded for each model (write_models)
+F32 = np.float32
 
 
 @dataclass
@@ -79,6 +80,91 @@ def _tf_arith(g: GraphBuilder) -> None:
     g.node("Squeeze", "y", [sq], T=np.float32, squeeze_dims=[0])
 
 
+def _tf_shapes(g: GraphBuilder) -> None:
+    """IdentityN, a ConcatV2 of one input, Pack, Split, SplitV, Tile, Roll, Squeeze and a NoOp
+    control input."""
+    x = g.placeholder("x", [1, 4, 6])
+    e = g.node("ConcatV2", "one", [g.node("Exp", "e", [x], T=F32), g.const("ax", np.int32(1))],
+               T=F32, N=1)
+    g.node("IdentityN", "idn", [x, e], T=[F32, F32])
+    a = g.node("AddV2", "a", ["idn", "idn:1"], T=F32)
+    p = g.node("Pack", "pack", [a, e], T=F32, N=2, axis=1)
+    g.node("Split", "s", [g.const("sax", np.int32(3)), p], T=F32, num_split=2)
+    g.node("SplitV", "sv", ["s:1", g.const("sz", np.array([1, 1], np.int32)),
+                            g.const("sax2", np.int32(1))], T=F32, num_split=2, Tlen=np.int32)
+    t = g.node("Tile", "tile", ["sv", g.const("m", np.array([1, 1, 1, 2], np.int32))], T=F32,
+               Tmultiples=np.int32)
+    r = g.node("Roll", "roll", [t, g.const("sh", np.array([1], np.int32)),
+                                g.const("rax", np.array([2], np.int32))],
+               T=F32, Tshift=np.int32, Taxis=np.int32)
+    q = g.node("Squeeze", "sq", [r], T=F32, squeeze_dims=[1])
+    g.node("NoOp", "nop", [])
+    i = g.node("Identity", "id", [q, "^nop"], T=F32)
+    g.node("Mul", "y", [i, a], T=F32)
+    g.node("Exp", "y2", ["s"], T=F32)
+    g.node("Exp", "y3", ["sv:1"], T=F32)
+
+
+def _tf_select(g: GraphBuilder) -> None:
+    """Where, ArgMax, OneHot, ClipByValue, SelectV2, Cumsum, Bucketize and Fill."""
+    x = g.placeholder("x", [1, 4, 6])
+    gt = g.node("Greater", "gt", [x, g.const("z", F32(0))], T=F32)
+    g.node("Where", "where", [gt], T=np.bool_)
+    am = g.node("ArgMax", "argmax", [x, g.const("a", np.int32(2))], T=F32, Tidx=np.int32,
+                output_type=np.int32)
+    g.node("OneHot", "onehot", [am, g.const("d", np.int32(6)), g.const("on", F32(1)),
+                                g.const("off", F32(0))], T=F32, TI=np.int32, axis=-1)
+    c = g.node("ClipByValue", "clip", [x, g.const("lo", F32(-0.5)), g.const("hi", F32(0.5))],
+               T=F32)
+    sl = g.node("SelectV2", "sel", [gt, c, g.const("o", F32(0.1))], T=F32)
+    g.node("Cumsum", "cumsum", [sl, g.const("ca", np.int32(1))], T=F32, Tidx=np.int32,
+           exclusive=False, reverse=False)
+    g.node("Bucketize", "bucket", [x], T=F32, boundaries=[-0.5, 0.0, 0.5])
+    f = g.node("Fill", "fill", [g.const("dims", np.array([1, 4, 6], np.int32)),
+                                g.const("v", F32(0.5))], T=F32, index_type=np.int32)
+    g.node("Mul", "mulf", [x, f], T=F32)
+
+
+def _tf_spatial(g: GraphBuilder) -> None:
+    """SpaceToBatchND, BatchToSpaceND, Conv2DBackpropInput, a depthwise conv and AvgPool."""
+    x = g.placeholder("x", [1, 4, 4, 3])
+    zeros = np.zeros((2, 2), np.int32)
+    s = g.node("SpaceToBatchND", "s2b", [x, g.const("bs", np.array([2, 2], np.int32)),
+                                         g.const("pd", zeros)],
+               T=F32, Tblock_shape=np.int32, Tpaddings=np.int32)
+    e = g.node("Relu", "relu", [s], T=F32)
+    b = g.node("BatchToSpaceND", "b2s", [e, g.const("bs2", np.array([2, 2], np.int32)),
+                                         g.const("cr", zeros)],
+               T=F32, Tblock_shape=np.int32, Tcrops=np.int32)
+    d = g.node("Conv2DBackpropInput", "deconv", [g.const("os", np.array([1, 8, 8, 2], np.int32)),
+                                                 g.const("w", _w(3, 3, 2, 3)), b],
+               T=F32, strides=[1, 2, 2, 1], padding=b"SAME", data_format=b"NHWC")
+    dw = g.node("DepthwiseConv2dNative", "dw", [d, g.const("dww", _w(3, 3, 2, 2))], T=F32,
+                strides=[1, 1, 1, 1], padding=b"VALID", data_format=b"NHWC",
+                dilations=[1, 1, 1, 1])
+    g.node("AvgPool", "y", [dw], T=F32, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1],
+           padding=b"VALID", data_format=b"NHWC")
+
+
+def _tf_norms(g: GraphBuilder) -> None:
+    """Einsum and BatchMatMulV2, then MVN unrolled as tf.nn.moments writes it."""
+    x = g.placeholder("x", [2, 4, 3])
+    e = g.node("Einsum", "ein", [x, g.const("b", _w(2, 3, 5))], T=F32,
+               equation=b"bij,bjk->bik", N=2)
+    bm = g.node("BatchMatMulV2", "bmm", [e, g.const("b2", _w(2, 6, 5))], T=F32, adj_x=False,
+                adj_y=True)
+    r = g.node("Reshape", "rs4", [bm, g.const("s4", np.array([1, 2, 4, 6], np.int32))], T=F32)
+    axes = np.array([1, 2], np.int32)
+    mean = g.node("Mean", "mean", [r, g.const("ax", axes)], T=F32, keep_dims=True)
+    sd = g.node("SquaredDifference", "sd", [r, g.node("StopGradient", "sg", [mean], T=F32)],
+                T=F32)
+    v = g.node("Mean", "var", [sd, g.const("ax2", axes)], T=F32, keep_dims=True)
+    sub = g.node("Sub", "sub", [r, mean], T=F32)
+    rs = g.node("Rsqrt", "rs", [g.node("AddV2", "ve", [v, g.const("eps", F32(1e-3))], T=F32)],
+                T=F32)
+    g.node("Mul", "y", [sub, rs], T=F32)
+
+
 def _tf(build: Callable[[GraphBuilder], None]) -> Callable[[Path, str], Model]:
     def write(folder: Path, name: str) -> Model:
         g = GraphBuilder()
@@ -127,6 +213,44 @@ def _caffe_misc(folder: Path, name: str) -> Model:
     return Model(name, "caffe", write_caffe(folder, name, _CAFFE_MISC, {}))
 
 
+_CAFFE_LAYERS = """
+input: "x"
+input_shape { dim: 1 dim: 4 dim: 6 dim: 6 }
+layer { name: "pool" type: "Pooling" bottom: "x" top: "p"
+  pooling_param { pool: AVE global_pooling: true } }
+layer { name: "axpy" type: "Axpy" bottom: "p" bottom: "x" bottom: "x" top: "ax" }
+layer { name: "relu" type: "ReLU" bottom: "ax" top: "r" }
+layer { name: "sum" type: "Eltwise" bottom: "ax" bottom: "r" top: "e"
+  eltwise_param { operation: SUM coeff: 0.5 coeff: -1 } }
+layer { name: "power" type: "Power" bottom: "e" top: "pw"
+  power_param { power: 2 scale: 0.5 shift: 1 } }
+layer { name: "elu" type: "ELU" bottom: "pw" top: "el" }
+layer { name: "prelu" type: "PReLU" bottom: "el" top: "pr" }
+layer { name: "norm" type: "Normalize" bottom: "pr" top: "nm"
+  norm_param { across_spatial: false channel_shared: false } }
+layer { name: "shuffle" type: "ShuffleChannel" bottom: "nm" top: "sh"
+  shuffle_channel_param { group: 2 } }
+layer { name: "lrn" type: "LRN" bottom: "sh" top: "lr" lrn_param { local_size: 3 } }
+layer { name: "slice" type: "Slice" bottom: "lr" top: "a" top: "b"
+  slice_param { axis: 3 slice_point: 3 } }
+layer { name: "cat" type: "Concat" bottom: "b" bottom: "a" top: "cc" concat_param { axis: 3 } }
+layer { name: "deconv" type: "Deconvolution" bottom: "cc" top: "dc"
+  convolution_param { num_output: 2 kernel_size: 2 stride: 2 } }
+layer { name: "reshape" type: "Reshape" bottom: "dc" top: "rs"
+  reshape_param { shape { dim: 0 dim: -1 dim: 12 } } }
+layer { name: "tile" type: "Tile" bottom: "rs" top: "tl" tile_param { axis: 1 tiles: 2 } }
+layer { name: "permute" type: "Permute" bottom: "tl" top: "pm"
+  permute_param { order: 0 order: 2 order: 1 } }
+layer { name: "y" type: "Flatten" bottom: "pm" top: "y" }
+"""
+
+
+def _caffe_layers(folder: Path, name: str) -> Model:
+    weights = {"prelu": [np.abs(_w(4))], "norm": [np.abs(_w(4)) + 1],
+               "deconv": [_w(4, 2, 2, 2), _w(2)]}
+    return Model(name, "caffe", write_caffe(folder, name, _CAFFE_LAYERS, weights))
+
+
 def _mxnet(folder: Path, name: str) -> Model:
     net = Net()
     x = net.sym.var("data")
@@ -153,6 +277,39 @@ def _mxnet_softmax(folder: Path, name: str) -> Model:
     return Model(name, "mxnet", net.save(folder, name, [sm]), ["--input_shape", "[1,5]"])
 
 
+def _mxnet_ops(folder: Path, name: str) -> Model:
+    """Scalar arithmetic, ELU and leaky ReLU, L2Normalization, LRN, Pad, SwapAxis, a split
+    concatenated in reverse, softmax and Reshape."""
+    net = Net()
+    y = net.sym.var("data")
+    for op, scalar in (("_plus_scalar", 1.0), ("_mul_scalar", 2.0), ("_minus_scalar", 0.5),
+                       ("_div_scalar", 4.0), ("_maximum_scalar", 0.0)):
+        y = net.op(op, op, [y], scalar=scalar)
+    y = net.op("LeakyReLU", "elu", [y], act_type="elu", slope=0.3)
+    y = net.op("LeakyReLU", "leaky", [y], act_type="leaky", slope=0.1)
+    y = net.op("LRN", "lrn", [net.op("L2Normalization", "l2", [y], mode="channel")], nsize=3)
+    y = net.op("Pad", "pad", [y], mode="constant", pad_width=(0, 0, 0, 0, 1, 1, 1, 1),
+               constant_value=0.5)
+    halves = net.op("SliceChannel", "split", [net.op("SwapAxis", "swap", [y], dim1=2, dim2=3)],
+                    num_outputs=2, axis=1)
+    y = net.op("softmax", "softmax", [net.op("Concat", "cat", [(halves, 1), (halves, 0)], dim=1)],
+               axis=1)
+    y = net.op("Reshape", "y", [y], shape=(0, -1))
+    return Model(name, "mxnet", net.save(folder, name, [y]), ["--input_shape", "[1,4,6,6]"])
+
+
+def _mxnet_index(folder: Path, name: str) -> Model:
+    """batch_dot, tile, an _arange added, and take."""
+    net = Net()
+    x = net.sym.var("data")
+    y = net.op("tile", "tile", [net.op("batch_dot", "bd", [x, x], transpose_b=True)],
+               reps=(1, 1, 2))
+    y = net.op("broadcast_add", "add", [y, net.op("_arange", "range", [], start=0, stop=6)])
+    idx = net.weight("idx", np.array([[0, 2], [1, 5]], np.float32))
+    y = net.op("take", "y", [y, idx], axis=2)
+    return Model(name, "mxnet", net.save(folder, name, [y]), ["--input_shape", "[2,3,4]"])
+
+
 def _kaldi(folder: Path, name: str) -> Model:
     (path := folder / f"{name}.raw").write_bytes(kn.nnet3_chain(_nnet3_components(), 10, True))
     return Model(name, "kaldi", path)
@@ -167,12 +324,27 @@ def _kaldi_lstm(folder: Path, name: str) -> Model:
     return Model(name, "kaldi", path)
 
 
+def _kaldi_nnet1(folder: Path, name: str) -> Model:
+    (path := folder / f"{name}.raw").write_bytes(kn.nnet1_net(True, mo=True)[0])
+    return Model(name, "kaldi", path)
+
+
+def _kaldi_nnet1_lstm(folder: Path, name: str) -> Model:
+    (path := folder / f"{name}.raw").write_bytes(kn.nnet1_lstm_net(True)[0])
+    return Model(name, "kaldi", path)
+
+
 WRITERS: dict[str, Callable[[Path, str], Model]] = {
     **{name: _onnx for name in ONNX_MODELS},
     "tf_conv": _tf(_tf_conv), "tf_arith": _tf(_tf_arith), "tf_softmax": _tf(_tf_softmax),
-    "caffe_cnn": _caffe, "caffe_misc": _caffe_misc, "mxnet_cnn": _mxnet,
-    "mxnet_softmax": _mxnet_softmax,
-    "kaldi_chain": _kaldi, "kaldi_lstm": _kaldi_lstm}
+    "tf_shapes": _tf(_tf_shapes), "tf_select": _tf(_tf_select), "tf_spatial": _tf(_tf_spatial),
+    "tf_norms": _tf(_tf_norms),
+    "caffe_cnn": _caffe, "caffe_misc": _caffe_misc,
+    "caffe_layers": _caffe_layers, "mxnet_cnn": _mxnet,
+    "mxnet_softmax": _mxnet_softmax, "mxnet_ops": _mxnet_ops,
+    "mxnet_index": _mxnet_index,
+    "kaldi_chain": _kaldi, "kaldi_lstm": _kaldi_lstm, "kaldi_nnet1": _kaldi_nnet1,
+    "kaldi_nnet1_lstm": _kaldi_nnet1_lstm}
 
 
 @contextlib.contextmanager

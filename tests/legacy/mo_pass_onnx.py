@@ -186,11 +186,43 @@ def _hard_sigmoid(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
     return [_n("HardSigmoid", ["x"], "y", alpha=0.25, beta=0.5)], {}
 
 
+def _misc(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
+    """ConstantOfShape, HSigmoid written out, ThresholdedRelu, the Scatters, an Expand of a
+    Range, a Split without sizes, ArgMin without keepdims and two Transposes around a Relu."""
+    return [
+        _n("ConstantOfShape", ["shape"], "halves", value=helper.make_tensor("v", 1, [1], [0.5])),
+        _n("Mul", ["x", "halves"], "m"),
+        _n("Add", ["m", "three"], "a3"), _n("Relu", ["a3"], "r3"), _n("Min", ["r3", "six"], "m6"),
+        _n("Mul", ["m6", "sixth"], "hsig"), _n("ThresholdedRelu", ["hsig"], "thr", alpha=0.2),
+        _n("ScatterElements", ["thr", "sidx", "supd"], "sc", axis=1),
+        _n("ScatterND", ["sc", "nidx", "nupd"], "snd"),
+        _n("Range", ["start", "limit", "delta"], "rng"), _n("Expand", ["rng", "shape"], "ex"),
+        _n("Cast", ["ex"], "exf", to=1), _n("Add", ["snd", "exf"], "s2"),
+        _n("Split", ["s2"], ["q0", "q1", "q2", "q3"], axis=1), _n("Add", ["q0", "q3"], "ad"),
+        _n("ArgMin", ["ad"], "am", axis=2, keepdims=0), _n("Cast", ["am"], "amf", to=1),
+        _n("Unsqueeze", ["amf", "two"], "amu"),
+        _n("Transpose", ["s2"], "t1", perm=[0, 2, 3, 1]), _n("Relu", ["t1"], "tr"),
+        _n("Transpose", ["tr"], "t2", perm=[0, 3, 1, 2]), _n("Exp", ["t2"], "te"),
+        _n("Mul", ["te", "ad"], "tm"), _n("Add", ["tm", "amu"], "y")], {
+        "shape": _i(*SHAPE), "three": _f(3), "six": _f(6), "sixth": _f(1 / 6),
+        "sidx": np.zeros((1, 1, 6, 6), np.int64), "supd": w(1, 1, 6, 6),
+        "nidx": _i(0, 1).reshape(1, 2), "nupd": w(1, 6, 6), "start": np.array(0, np.int64),
+        "limit": np.array(6, np.int64), "delta": np.array(1, np.int64), "two": _i(2)}
+
+
+def _old_pads(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
+    """Pad-2, its pads and value attributes (opset 10)."""
+    return [
+        _n("Pad", ["x"], "p", pads=[0, 0, 1, 1, 0, 0, 1, 1], mode="constant", value=0.5),
+        _n("Pad", ["p"], "y", pads=[0, 0, 1, 0, 0, 0, 0, 1], mode="reflect")], {}
+
+
 ONNX_MODELS: dict[str, Callable[[Callable[..., np.ndarray]], tuple[Nodes, Inits]]] = {
     "activations": _activations, "norms": _norms, "movement": _movement, "conv": _conv,
     "selection": _selection, "hswish": _hswish, "softmax": _softmax, "l2_norms": _l2_norms,
     "shuffle": _shuffle, "resize": _resize, "topk": _topk, "hard_sigmoid": _hard_sigmoid,
-    "no_ops": _no_ops}
+    "no_ops": _no_ops, "misc": _misc, "old_pads": _old_pads}
+OPSETS = {"old_pads": 10}  # the others are opset 13
 
 
 def write_onnx(folder: Path, name: str, rng: np.random.Generator) -> Path:
@@ -199,7 +231,7 @@ def write_onnx(folder: Path, name: str, rng: np.random.Generator) -> Path:
 
     nodes, inits = ONNX_MODELS[name](w)
     model = make_model(nodes, [("x", TensorProto.FLOAT, SHAPE)], [("y", TensorProto.FLOAT, None)],
-                       inits, opset=13)
+                       inits, opset=OPSETS.get(name, 13))
     onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True)
     path = folder / f"{name}.onnx"
     onnx.save(model, path)
