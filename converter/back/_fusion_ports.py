@@ -14,8 +14,9 @@ from converter.graph.graph import Graph, Node
 from converter.graph.port import Port
 from converter.ops.op import Op
 
-__all__ = ["const_array", "fed_by", "new_const", "new_op", "operands", "other_operand",
-           "remove_unused", "replace_root", "scalar", "source", "split_scalar", "unary_input"]
+__all__ = ["const_array", "const_operand", "fed_by", "new_const", "new_op", "operands",
+           "other_operand", "remove_unused", "replace_root", "scalar", "source", "split_scalar",
+           "unary_input"]
 
 
 def source(node: Node, idx: int) -> Port | None:
@@ -65,6 +66,19 @@ def scalar(port: Port | None) -> float | None:
     if value is None or value.size != 1 or value.dtype.kind not in "fiu":
         return None
     return float(value.reshape(-1)[0])
+
+
+def const_operand(node: Node | None) -> tuple[Port, Port] | None:
+    """(the variable input, the constant input) of a binary op with one constant input: the
+    second, or either for Add and Multiply."""
+    pair = operands(node) if node is not None else None
+    if pair is None:
+        return None
+    for var, const in (pair, pair[::-1]) if node.soft_get("op") in ("Add", "Multiply") else (
+            pair,):
+        if const_array(const) is not None and const_array(var) is None:
+            return var, const
+    return None
 
 
 def split_scalar(node: Node) -> tuple[Port, float, Port] | None:

@@ -12,10 +12,10 @@ consumers (they stay for those), as in ovc."""
 from __future__ import annotations
 
 from converter.back._fusion_ports import (
+    const_operand,
     fed_by,
     new_const,
     operands,
-    other_operand,
     remove_unused,
     replace_root,
     scalar,
@@ -29,12 +29,8 @@ __all__ = ["PRELU_FUSIONS"]
 
 
 def _times_const(port: Port | None) -> tuple[Port, Port] | None:
-    """(the other operand, the constant) of a Multiply by a Const feeding port."""
-    mul = fed_by(port, "Multiply")
-    for const in operands(mul) or () if mul is not None else ():
-        if fed_by(const, "Const") is not None:
-            return other_operand(mul, const), const
-    return None
+    """(the other operand, the constant) of a Multiply by a constant feeding port."""
+    return const_operand(fed_by(port, "Multiply"))
 
 
 def _negative(port: Port | None) -> Port | None:

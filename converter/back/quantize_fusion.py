@@ -8,7 +8,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from converter.back._fusion_ports import const_array, new_const, remove_unused, replace_root, source
+from converter.back._fusion_ports import (
+    const_array,
+    const_operand,
+    new_const,
+    remove_unused,
+    replace_root,
+    source,
+)
 from converter.graph.graph import Graph, Node
 from converter.graph.port import Port
 from converter.middle.subgraphs import bodies_of
@@ -20,20 +27,6 @@ def _only_consumer(port: Port, op: str) -> Node | None:
     destinations = port.get_destinations()
     node = destinations[0].node if len(destinations) == 1 else None
     return node if node is not None and node.soft_get("op") == op else None
-
-
-def _by_const(node: Node | None) -> tuple[Port, np.ndarray] | None:
-    """(the variable input, the constant) of a binary op with one constant input."""
-    if node is None:
-        return None
-    a, b = source(node, 0), source(node, 1)
-    if a is None or b is None:
-        return None
-    if const_array(b) is not None and const_array(a) is None:
-        return a, const_array(b)
-    if node.soft_get("op") == "Multiply" and const_array(a) is not None and const_array(b) is None:
-        return b, const_array(a)
-    return None
 
 
 def _fuse(graph: Graph, fq: Node) -> bool:
@@ -52,15 +45,15 @@ def _fuse(graph: Graph, fq: Node) -> bool:
     last, zero = to_float, np.float32(0)
     sub = _only_consumer(last.out_port(0), "Subtract")
     if sub is not None:
-        found = _by_const(sub)
+        found = const_operand(sub)
         if found is None:
             return False
-        last, zero = sub, found[1]
+        last, zero = sub, const_array(found[1])
     mul = _only_consumer(last.out_port(0), "Multiply")
-    found = _by_const(mul)
+    found = const_operand(mul)
     if found is None:
         return False
-    scale = found[1]
+    scale = const_array(found[1])
     bounds = [new_const(graph, ((np.float32(b) - zero) * scale).astype(np.float32),
                         f"{mul.soft_get('name')}/{side}")
               for b, side in ((limits.min, "low"), (limits.max, "high"))]
