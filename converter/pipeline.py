@@ -14,6 +14,7 @@ from converter.back import clamp_bounds as _clamp_bounds  # noqa: F401  (built-i
 from converter.back.activation_fusion import fuse_activations
 from converter.back.compress_fp16 import compress_to_fp16
 from converter.back.convert_like import resolve_convert_like
+from converter.back.decompositions import decompose_for_fusion
 from converter.back.fold_constants import fold_constants
 from converter.back.linear_fusion import fuse_linear_ops
 from converter.back.nop_elimination import eliminate_nops
@@ -156,6 +157,7 @@ def convert_to_graph(opts: ConvertOptions, progress: Progress | None = None) -> 
     eliminate_nops(graph)
     fuse_quantize_dequantize(graph)
     fuse_activations(graph)
+    decompose_for_fusion(graph)
     fuse_linear_ops(graph)
     if any(name == "Pruning" for name, _ in opts.transforms):
         prune_zero_channels(graph)

@@ -161,6 +161,7 @@ def _into_weights(graph: Graph, mul: Node) -> bool:
     weighted.in_port(1).disconnect()
     _remove_unused(graph, old)  # the unscaled weights, unless something else reads them
     new_const(graph, scaled.astype(np.float32), name + "/scaled").connect(weighted.in_port(1))
+    weighted.out_port(0).remove_tensor_names()  # ovc's new op has the Multiply's names only
     _replace(graph, mul, weighted)
     return True
 

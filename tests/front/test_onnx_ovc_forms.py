@@ -53,6 +53,20 @@ CASES = {
          helper.make_node("Relu", ["d"], ["y"])],
         {"scale": np.float32([0.01, 0.02, 0.03, 0.04]), "zero": np.int8([0, 1, -2, 3])},
         [1, 4, 6, 6]),
+    "divide_by_constants": ([helper.make_node("Div", ["x", "c"], ["d"]),
+                             helper.make_node("Div", ["d", "v"], ["y"])],
+                            {"c": np.float32(0.7), "v": np.float32([[[1.5]], [[2]], [[3]], [[4]]])},
+                            [1, 4, 6, 6]),  # Multiplies by the reciprocals
+    "convolution_divided": ([helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+                             helper.make_node("Div", ["c", "two"], ["y"])],
+                            {"w": _WEIGHTS.astype(np.float32) / 8, "two": np.float32(2)},
+                            [1, 4, 6, 6]),  # the division folds into the weights
+    "negative": ([helper.make_node("Relu", ["x"], ["r"]),
+                  helper.make_node("Neg", ["r"], ["y"])], {}, [1, 4, 6, 6]),  # x * -1
+    "integer_divide_stays": (
+        [helper.make_node("Cast", ["x"], ["i"], to=7),
+         helper.make_node("Div", ["i", "three"], ["d"]),
+         helper.make_node("Cast", ["d"], ["y"], to=1)], {"three": np.int64(3)}, [1, 4, 6, 6]),
     "weights_dequantized_around_zero": (
         [helper.make_node("DequantizeLinear", ["wq", "scale", "zero"], ["w"]),
          helper.make_node("Conv", ["x", "w"], ["y"], pads=[1, 1, 1, 1])],
