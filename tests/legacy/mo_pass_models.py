@@ -165,6 +165,19 @@ def _tf_norms(g: GraphBuilder) -> None:
     g.node("Mul", "y", [sub, rs], T=F32)
 
 
+def _tf_pads(g: GraphBuilder) -> None:
+    """Pad, PadV2 and MirrorPad, then a Squeeze and a product with a Range."""
+    x = g.placeholder("x", [1, 4, 1, 3])
+    pads = g.const("p", np.array([[0, 0], [1, 1], [0, 0], [1, 0]], np.int32))
+    y = g.node("Pad", "pad", [x, pads], T=F32)
+    y = g.node("PadV2", "pad2", [y, pads, g.const("v", F32(0.5))], T=F32)
+    y = g.node("MirrorPad", "mirror", [y, pads], T=F32, mode=b"REFLECT")
+    y = g.node("Squeeze", "sq", [y], T=F32, squeeze_dims=[2])
+    r = g.node("Range", "range", [g.const("start", F32(0)), g.const("limit", F32(6)),
+                                  g.const("delta", F32(1))], Tidx=F32)
+    g.node("Mul", "y", [y, r], T=F32)
+
+
 def _tf(build: Callable[[GraphBuilder], None]) -> Callable[[Path, str], Model]:
     def write(folder: Path, name: str) -> Model:
         g = GraphBuilder()
@@ -338,7 +351,7 @@ WRITERS: dict[str, Callable[[Path, str], Model]] = {
     **{name: _onnx for name in ONNX_MODELS},
     "tf_conv": _tf(_tf_conv), "tf_arith": _tf(_tf_arith), "tf_softmax": _tf(_tf_softmax),
     "tf_shapes": _tf(_tf_shapes), "tf_select": _tf(_tf_select), "tf_spatial": _tf(_tf_spatial),
-    "tf_norms": _tf(_tf_norms),
+    "tf_norms": _tf(_tf_norms), "tf_pads": _tf(_tf_pads),
     "caffe_cnn": _caffe, "caffe_misc": _caffe_misc,
     "caffe_layers": _caffe_layers, "mxnet_cnn": _mxnet,
     "mxnet_softmax": _mxnet_softmax, "mxnet_ops": _mxnet_ops,
