@@ -296,6 +296,37 @@ def test_a_channels_last_batch_norm_is_a_multiply_and_add_without_transposes(
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("layout", ["NHWC", "NCHW"])
+def test_a_training_mode_batch_norm_uses_the_batch_s_statistics(tmp_path: Path,
+                                                                 layout: str) -> None:
+    """is_training=True: TF normalizes by the batch's own mean and variance and reads neither
+    statistics input (here given in NHWC, empty in NCHW), as ovc's MVN does."""
+    g = GraphBuilder()
+    shape = [2, 4, 4, 3] if layout == "NHWC" else [2, 3, 4, 4]
+    x = g.placeholder("x", shape)
+    stats = ([_rand(3), np.abs(_rand(3)) + 0.5] if layout == "NHWC"
+             else [np.zeros(0, F32), np.zeros(0, F32)])
+    gamma, beta = _rand(3) + 1, _rand(3)
+    g.node("FusedBatchNormV3", "y", [x, *(g.const(k, v) for k, v in zip(
+        ("gamma", "beta", "mean", "var"), (gamma, beta, *stats)))], T=F32, U=F32,
+        epsilon=1e-3, is_training=True, data_format=layout.encode())
+    model = g.save(tmp_path / "bn.pb")
+    xml = convert(ConvertOptions(model, output_dir=tmp_path / "ir", compress_to_fp16=False)).xml
+    data = _rand(*shape)
+    axes, per_channel = ((0, 1, 2), (3,)) if layout == "NHWC" else ((0, 2, 3), (3, 1, 1))
+    mean, var = data.mean(axis=axes, keepdims=True), data.var(axis=axes, keepdims=True)
+    want = ((data - mean) / np.sqrt(var + 1e-3) * gamma.reshape(per_channel)
+            + beta.reshape(per_channel))
+    got = ov.Core().compile_model(str(xml), "CPU")([data])[0]
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+    if layout == "NHWC":  # and TF's own answer
+        import tensorflow as tf
+
+        tf_y = tf.raw_ops.FusedBatchNormV3(x=data, scale=gamma, offset=beta, mean=stats[0],
+                                           variance=stats[1], epsilon=1e-3, is_training=True)
+        np.testing.assert_allclose(got, tf_y[0].numpy(), rtol=1e-4, atol=1e-4)
+
+
 @pytest.mark.parametrize("conv", [False, True])
 def test_resizes_run_on_the_model_s_layout(tmp_path: Path, conv: bool) -> None:
     """Two resizes alone: Interpolate on NHWC's axes, no Transposes (as ovc writes them);

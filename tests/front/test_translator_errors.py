@@ -53,10 +53,11 @@ def test_onnx_max_pool_storage_order_indices(tmp_path: Path, capsys) -> None:
 def test_tf_translator_problem(tmp_path: Path, capsys) -> None:
     g = GraphBuilder()
     x = g.placeholder("x", [1, 4, 4, 2])
-    c, empty = g.const("c", np.ones(2, F32)), g.const("e", np.zeros(0, F32))
-    g.node("FusedBatchNorm", "bn", [x, c, c, empty, empty], T=F32, is_training=True)
-    line = _one_line(capsys, g.save(tmp_path / "bn.pb"), tmp_path)
-    assert "FusedBatchNorm node 'bn'" in line and "is_training=True" in line
+    size = g.placeholder("size", [2], np.int32)
+    g.node("CropAndResize", "crop", [x, g.const("boxes", np.array([[0, 0, 1, 1]], F32)),
+                                     g.const("ind", np.array([0], np.int32)), size], T=F32)
+    line = _one_line(capsys, g.save(tmp_path / "crop.pb"), tmp_path)
+    assert "CropAndResize node 'crop'" in line and "crop_size (input 3)" in line
 
 
 def test_caffe_translator_problem(tmp_path: Path, capsys) -> None:

@@ -129,12 +129,9 @@ def avg_pool(n: TfNode):
 
 @tf_op("FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3")
 def fused_batch_norm(n: TfNode):
-    if n.attr("is_training", False) and n.num_inputs >= 5:
-        mean = n.const_value(3)
-        if mean is None or mean.size == 0:
-            n.reject("is_training=True without mean/variance cannot be inferred",
-                     "freeze the model for inference (is_training=False)")
     eps = float(n.attr("epsilon", 1e-4))
+    if n.attr("is_training", False):
+        return [_batch_statistics_norm(n, eps)] + [None] * 5
     values = [n.const_value(i) for i in (1, 2, 3, 4)]
     if channels_last(n) and all(v is not None and v.ndim == 1 for v in values):
         # x * scale + shift on the last axis, as ovc writes it: no layout Transposes
@@ -145,6 +142,20 @@ def fused_batch_norm(n: TfNode):
     params = [n.input(i) for i in (1, 2, 3, 4)]
     y = _around(n, n.input(0), 4, lambda x: n.op("BatchNormInference", [x, *params], epsilon=eps))
     return [y] + [None] * 5
+
+
+def _batch_statistics_norm(n: TfNode, eps: float) -> Port:
+    """Training mode: normalized by the batch's own mean and (biased) variance over all but
+    the channel axis, then scaled and shifted, as TF computes it (ovc's MVN); the mean and
+    variance inputs are not read."""
+    last = channels_last(n)
+    axes = n.const([0, 1, 2] if last else [0, 2, 3], np.int64)
+    y = n.op("MVN", [n.input(0), axes], eps=eps, eps_mode="inside_sqrt", normalize_variance=True)
+    gamma, beta = n.input(1), n.input(2)
+    if not last:
+        spatial = np.array([1, 2], np.int64)
+        gamma, beta = (n.folded("Unsqueeze", [p, spatial]) for p in (gamma, beta))
+    return n.op("Add", [n.op("Multiply", [y, gamma]), beta])
 
 
 @tf_op("BiasAdd", "BiasAddV1")
