@@ -296,6 +296,20 @@ def test_a_channels_last_batch_norm_is_a_multiply_and_add_without_transposes(
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
+def test_reciprocal_is_a_power_as_ovc_writes_it(tmp_path: Path) -> None:
+    g = GraphBuilder()
+    x = g.placeholder("x", [1, 4, 3])
+    g.node("Reciprocal", "y", [g.node("Exp", "e", [x], T=F32)], T=F32)
+    model = g.save(tmp_path / "rec.pb")
+    xml = convert(ConvertOptions(model, output_dir=tmp_path / "ir", compress_to_fp16=False)).xml
+    ov.save_model(ov.convert_model(str(model)), str(tmp_path / "ovc.xml"), compress_to_fp16=False)
+    assert sorted(_types(xml)) == sorted(_types(tmp_path / "ovc.xml"))
+    assert "Power" in _types(xml)
+    data = _rand(1, 4, 3)
+    got = ov.Core().compile_model(str(xml), "CPU")([data])[0]
+    np.testing.assert_allclose(got, np.exp(-data), rtol=1e-5)
+
+
 @pytest.mark.parametrize("layout", ["NHWC", "NCHW"])
 def test_a_training_mode_batch_norm_uses_the_batch_s_statistics(tmp_path: Path,
                                                                  layout: str) -> None:

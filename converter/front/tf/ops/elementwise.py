@@ -112,7 +112,7 @@ def square(n: TfNode):
 
 @tf_op("Reciprocal", "Inv")
 def reciprocal(n: TfNode):
-    return [n.op("Divide", [_scalar(n, 1.0), n.input(0)])]
+    return [n.op("Power", [n.input(0), _scalar(n, -1.0)])]  # as ovc and MO write it
 
 
 @tf_op("Swish")
