@@ -15,8 +15,8 @@ from converter.graph.port import Port
 from converter.ops.op import Op
 
 __all__ = ["const_array", "const_operand", "fed_by", "new_const", "new_op", "operands",
-           "other_operand", "remove_unused", "replace_root", "scalar", "source", "split_scalar",
-           "unary_input"]
+           "other_operand", "remove_unused", "replace_root", "scalar", "sole_consumer", "source",
+           "split_scalar", "unary_input"]
 
 
 def source(node: Node, idx: int) -> Port | None:
@@ -24,6 +24,12 @@ def source(node: Node, idx: int) -> Port | None:
     if idx not in node.in_ports() or node.in_port(idx).disconnected():
         return None
     return node.in_port(idx).get_source()
+
+
+def sole_consumer(port: Port) -> Node | None:
+    """The one node port feeds, or None when it feeds none or several."""
+    dests = port.get_destinations()
+    return dests[0].node if len(dests) == 1 else None
 
 
 def fed_by(port: Port | None, *ops: str) -> Node | None:

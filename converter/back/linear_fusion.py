@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from converter.back._fusion_ports import new_const
+from converter.back._fusion_ports import new_const, sole_consumer
 from converter.graph.graph import Graph, Node
 from converter.graph.port import Port
 from converter.middle.subgraphs import bodies_of
@@ -51,11 +51,6 @@ def _keeps(shape: tuple[int, ...] | None, other: tuple[int, ...]) -> bool:
     if shape is None or len(other) > len(shape):
         return False
     return all(d == 1 or d == s != -1 for d, s in zip(other[::-1], shape[::-1]))
-
-
-def _sole_consumer(port: Port) -> Node | None:
-    dests = port.get_destinations()
-    return dests[0].node if len(dests) == 1 else None
 
 
 def _replace(graph: Graph, old: Node, new: Node) -> None:
@@ -100,7 +95,7 @@ def _decompose_batch_norm(graph: Graph, bn: Node) -> bool:
 
 def _swap_add_mul(graph: Graph, add: Node) -> bool:
     """Add(x, a) -> Multiply(., m): Multiply(x, m) -> Add(., a * m)."""
-    found, mul = _operands(add), _sole_consumer(add.out_port(0))
+    found, mul = _operands(add), sole_consumer(add.out_port(0))
     scaled = _operands(mul) if mul is not None and mul.soft_get("op") == "Multiply" else None
     if found is None or scaled is None or scaled[0] != add.out_port(0):
         return False
@@ -114,7 +109,7 @@ def _swap_add_mul(graph: Graph, add: Node) -> bool:
 def _merge_chain(graph: Graph, node: Node) -> bool:
     """op(op(x, a), b) with op Multiply or Add: op(x, a (op) b)."""
     kind = node.soft_get("op")
-    found, nxt = _operands(node), _sole_consumer(node.out_port(0))
+    found, nxt = _operands(node), sole_consumer(node.out_port(0))
     second = _operands(nxt) if nxt is not None and nxt.soft_get("op") == kind else None
     if found is None or second is None or second[0] != node.out_port(0):
         return False
@@ -148,7 +143,7 @@ def _into_weights(graph: Graph, mul: Node) -> bool:
     """Multiply(weighted(x, W), c per output channel) -> weighted(x, W * c)."""
     found = _operands(mul)
     weighted = found[0].node if found is not None else None
-    consumer = None if weighted is None else _sole_consumer(weighted.out_port(0))
+    consumer = None if weighted is None else sole_consumer(weighted.out_port(0))
     if consumer is None or consumer.id != mul.id or weighted.soft_get("op") not in _WEIGHTED:
         return False
     weights = _f32(weighted.in_port(1).get_source())

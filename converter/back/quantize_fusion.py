@@ -14,6 +14,7 @@ from converter.back._fusion_ports import (
     new_const,
     remove_unused,
     replace_root,
+    sole_consumer,
     source,
 )
 from converter.graph.graph import Graph, Node
@@ -24,8 +25,7 @@ __all__ = ["fuse_quantize_dequantize"]
 
 
 def _only_consumer(port: Port, op: str) -> Node | None:
-    destinations = port.get_destinations()
-    node = destinations[0].node if len(destinations) == 1 else None
+    node = sole_consumer(port)
     return node if node is not None and node.soft_get("op") == op else None
 
 

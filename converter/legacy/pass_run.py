@@ -75,8 +75,7 @@ def _to_mo_view(graph: Graph) -> set[str]:
     for nid, attrs in graph._node.items():
         if attrs.get("kind") != "data":
             mo_name(attrs)
-            if attrs.get("op") == "Const" and "value" in attrs:
-                attrs["shape"] = shape_array(np.shape(attrs["value"]))
+            _const_shape(attrs, show=True)
             continue
         ids.add(nid)
         shape = attrs.get("shape")
@@ -95,8 +94,7 @@ def _from_mo_view(graph: Graph, known: set[str]) -> set[str]:
     for nid, attrs in graph._node.items():
         if attrs.get("kind") != "data":
             opset_name(attrs)
-            if attrs.get("op") == "Const":  # the emitter writes it from the value
-                attrs.pop("shape", None)
+            _const_shape(attrs, show=False)
             continue
         if nid not in known:
             fresh.add(nid)
@@ -106,15 +104,21 @@ def _from_mo_view(graph: Graph, known: set[str]) -> set[str]:
     return fresh
 
 
+def _const_shape(attrs: dict, show: bool) -> None:
+    """A Const's `shape` (its value's, as MO's Const op set it) while a legacy pass runs, gone
+    after it (the emitter writes it from the value)."""
+    if attrs.get("op") != "Const":
+        return
+    if show and "value" in attrs:
+        attrs["shape"] = shape_array(np.shape(attrs["value"]))
+    elif not show:
+        attrs.pop("shape", None)
+
+
 def _const_shapes(graph: Graph, show: bool) -> None:
-    """Each Const's `shape` (its value's, as MO's Const op set it) while a front pass runs,
-    gone after it (the emitter writes it from the value)."""
+    """_const_shape on every node (the front phase, which has no tensor walk)."""
     for attrs in graph._node.values():
-        if attrs.get("op") == "Const":
-            if show and "value" in attrs:
-                attrs["shape"] = shape_array(np.shape(attrs["value"]))
-            elif not show:
-                attrs.pop("shape", None)
+        _const_shape(attrs, show)
 
 
 def _after_mo_pass(graph: Graph, fresh: set[str]) -> None:
