@@ -32,11 +32,12 @@ def op_types(xml: Path) -> collections.Counter:
     return collections.Counter(layer.get("type") for layer in ET.parse(xml).iter("layer"))
 
 
-def assert_ovc_form(model: Path, work: Path) -> None:
-    """extgen's IR of model holds ovc's op types and computes what ovc's does."""
-    xml = convert(ConvertOptions(model, output_dir=work / "ir", compress_to_fp16=False)).xml
+def assert_ovc_form(model: Path, work: Path, fp16: bool = False) -> None:
+    """extgen's IR of model holds ovc's op types and computes what ovc's does (both with
+    float32 weights, or both compressing them to f16)."""
+    xml = convert(ConvertOptions(model, output_dir=work / "ir", compress_to_fp16=fp16)).xml
     ovc = work / "ovc.xml"
-    ov.save_model(ov.convert_model(str(model)), str(ovc), compress_to_fp16=False)
+    ov.save_model(ov.convert_model(str(model)), str(ovc), compress_to_fp16=fp16)
     assert op_types(xml) == op_types(ovc)
     core = ov.Core()
     ours, theirs = core.compile_model(str(xml), "CPU"), core.compile_model(str(ovc), "CPU")

@@ -7,7 +7,7 @@ A Const that f16 cannot hold stays float32, as ovc keeps it: one with a value be
 range (it would become 65504 or inf), or one whose nonzero values are mostly below f16's
 smallest normal (they would become subnormals, or zero, and change the result). So do the
 scales and zero points of int8 weights (the Convert/Subtract/Multiply marked `keep_unfolded`),
-as ovc keeps them: the weights stay their exact real values."""
+as ovc keeps them: the weights stay their exact real values; and a FakeQuantize's bounds."""
 
 from __future__ import annotations
 
@@ -54,6 +54,9 @@ def compress_to_fp16(graph: Graph) -> tuple[int, int]:
             continue
         if all(graph.nodes[v].get("keep_unfolded") for _, v, _, _ in consumers):
             continue  # the scale or zero point of int8 weights: OpenVINO reads it in f32
+        if all(graph.nodes[v].get("op") == "FakeQuantize" and attrs.get("in", 0) > 0
+               for _, v, _, attrs in consumers):
+            continue  # a FakeQuantize's bounds, which ovc keeps in f32 too
         if not fp16_holds(value):
             kept += 1
             continue

@@ -81,3 +81,10 @@ CASES = {
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_the_ir_holds_ovc_s_ops(tmp_path: Path, name: str) -> None:
     assert_ovc_form(onnx_model(tmp_path / f"{name}.onnx", *CASES[name]), tmp_path)
+
+
+def test_a_per_channel_quantize_dequantize_keeps_f32_bounds_under_fp16(tmp_path: Path) -> None:
+    """With weights compressed to f16 (ovc's default), the fused FakeQuantize's bounds stay
+    f32, as in ovc's IR: f16 bounds moved the outputs by 1e-3."""
+    model = onnx_model(tmp_path / "qdq.onnx", *CASES["quantize_dequantize_per_channel"])
+    assert_ovc_form(model, tmp_path, fp16=True)
