@@ -1,6 +1,7 @@
 """Small TensorFlow graphs of single ops (detection, indexing, NLP, Fourier, TF-specific
 arithmetic) for the TF front's op tests, written by TensorFlow in a child process (`run_tf`) once
-per machine into ~/.cache/extgen/tf-<ver>/ops/<name>/:
+per machine into ~/.cache/extgen/tf-<ver>/ops-<digest of this file>/<name>/ (an edited graph
+is written again, never read stale):
 
 - frozen.pb: a TF1 graph of placeholders with static shapes, the op, and one Identity `out<i>`
   per output,
@@ -11,6 +12,7 @@ per machine into ~/.cache/extgen/tf-<ver>/ops/<name>/:
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import numpy as np
@@ -183,6 +185,8 @@ def _build_other(name: str, x) -> list:
             raw.FakeQuantWithMinMaxArgs(inputs=x, min=0.2, max=1.1, num_bits=4,
                                         narrow_range=True),
             raw.FakeQuantWithMinMaxVars(inputs=x, min=-0.7, max=0.9, num_bits=5),
+            # a zero point of 127.5 in float64 and just under it in TF's float32
+            raw.FakeQuantWithMinMaxVars(inputs=x, min=-1.0, max=1.0),
             raw.FakeQuantWithMinMaxVarsPerChannel(inputs=x, min=[-1.0, -0.3, 0.1],
                                                   max=[1.0, 0.8, 1.7], narrow_range=True)],
         "math_unary": lambda: [op(x=x) for op in (
@@ -316,9 +320,13 @@ def _write(name: str, out: Path) -> None:
     np.savez(out / "expected.npz", **{f"out{i}": y for i, y in enumerate(got)})
 
 
+def _ops_dir() -> Path:
+    return cache_dir() / f"ops-{hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:12]}"
+
+
 def _write_here(name: str) -> None:
     """Write one graph's folder (in the child that imports TensorFlow)."""
-    write_once(cache_dir() / "ops" / name, lambda tmp: _write(name, tmp))
+    write_once(_ops_dir() / name, lambda tmp: _write(name, tmp))
 
 
 def _write_missing() -> None:
@@ -330,7 +338,7 @@ def _write_missing() -> None:
 
 def op_graph(name: str) -> Path:
     """The cache folder of one graph; on first use, all graphs are written by one child."""
-    folder = cache_dir() / "ops" / name
+    folder = _ops_dir() / name
     if not folder.is_dir():
         run_tf("from tests.tf_op_graphs import _write_missing; _write_missing()", Path.cwd())
     return folder
