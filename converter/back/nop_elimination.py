@@ -1,7 +1,8 @@
 """Ops that change nothing, gone as ovc's NopElimination and ReshapeSequenceFusion make them
 go: a Pad whose pads are all zero, an Add or Subtract of 0 and a Multiply or Divide by 1 that
-keep their input's shape and type, a Convert to its input's type, a Concat of one input, and
-a Reshape with a constant target fed only by another Reshape (the second reads the first's
+keep their input's shape and type, a Convert to its input's type, a Concat or Split of one
+input or output, a Transpose fed only by another (one Transpose of the two orders, none where
+they cancel: ovc's TransposeFuse, MO's FuseTransposesSequence) and a Reshape with a constant target fed only by another Reshape (the second reads the first's
 input; a target copying dimensions of the first's output, special_zero's 0, becomes the static
 output shape first; for Caffe, MXNet and Kaldi, as MO fused them, only a target of positive
 values). A Pad's or
@@ -100,6 +101,34 @@ def _single_concat(node: Node) -> bool:
     return len(inputs) == 1 and _bypass(node, inputs[0].get_source())
 
 
+def _single_split(node: Node) -> bool:
+    """A Split into one part is its input (ovc's EliminateSplit)."""
+    return (node.soft_get("num_splits", 1) == 1
+            and _bypass(node, node.in_port(0).get_source()))
+
+
+def _transpose_of_transpose(node: Node) -> bool:
+    """node (a Transpose with a constant order) fed only by another such Transpose: one
+    Transpose of the input with both orders, or the input itself where they cancel."""
+    order, first = _const_value(node, 1), node.in_port(0).get_source()
+    if (order is None or first.node.soft_get("type") != "Transpose"
+            or len(first.get_destinations()) != 1):
+        return False
+    first_order = _const_value(first.node, 1)
+    if first_order is None or first_order.shape != order.shape:
+        return False
+    combined = np.asarray(first_order)[np.asarray(order, np.int64)]
+    source = first.node.in_port(0).get_source()
+    if np.array_equal(combined, np.arange(combined.size)):
+        return _bypass(node, source)
+    const = new_const(node.graph, combined.astype(np.asarray(order).dtype),
+                      f"{node.soft_get('name')}/order")
+    node.in_port(1).disconnect()
+    const.connect(node.in_port(1))
+    node.in_port(0).get_connection().set_source(source, attributes_save_mode="dest")
+    return True
+
+
 # op -> (the constant that leaves the other input as it is, whether it may come first)
 _NEUTRAL = {"Add": (0, True), "Subtract": (0, False), "Multiply": (1, True),
             "Divide": (1, False)}
@@ -124,13 +153,14 @@ def _neutral_operand(node: Node) -> bool:
 
 
 _RULES = {"Pad": _zero_pad, "Reshape": _reshape_of_reshape, "Concat": _single_concat,
-          "Convert": _same_type_convert,
+          "Convert": _same_type_convert, "Split": _single_split,
+          "Transpose": _transpose_of_transpose,
           **{op: _neutral_operand for op in _NEUTRAL}}
 
 
 def eliminate_nops(graph: Graph) -> None:
     changed = False
-    for node in graph.get_op_nodes():
+    for node in graph.topological_order():  # a chain of Transposes folds from its start
         rule = _RULES.get(node.soft_get("type"))
         if rule is not None and graph.has_node(node.id) and rule(node):
             changed = True
