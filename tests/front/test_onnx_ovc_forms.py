@@ -15,6 +15,7 @@ _WEIGHTS = np.random.default_rng(5).integers(-5, 5, (4, 4, 3, 3)).astype(np.int8
 
 # name -> (nodes over "x" -> "y", initializers, y's shape[, opset])
 CASES = {
+    "softmax": ([helper.make_node("Softmax", ["x"], ["y"], axis=1)], {}, [1, 4, 6, 6]),
     "reflect_pad": ([helper.make_node("Pad", ["x", "pads"], ["y"], mode="reflect")],
                     {"pads": np.array([0, 0, 1, 0, 0, 0, 0, 1], np.int64)}, [1, 4, 7, 7]),
     "attributed_pads": ([helper.make_node("Pad", ["x"], ["p"], pads=[0, 0, 1, 1, 0, 0, 1, 1],

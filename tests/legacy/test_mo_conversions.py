@@ -73,7 +73,7 @@ CASES = {
     "SoftmaxFromKeras": Case(("front/softmax.py",), [
         n("ReduceMax", ["x", "ax"], ["mx"], keepdims=1), n("Sub", ["x", "mx"], ["s"]),
         n("Exp", ["s"], ["e"]), n("ReduceSum", ["e", "ax2"], ["sm"], keepdims=1),
-        n("Div", ["e", "sm"], ["y"])], 'type="Softmax"',
+        n("Div", ["e", "sm"], ["y"])], 'type="SoftMax"',
         {"ax": np.array([3]), "ax2": np.array([3])}, opset=18),
     "LeakyReLUFusion": Case(("middle/LeakyReluPattern.py",), [
         n("Mul", ["x", "a"], ["m"]), n("Max", ["x", "m"], ["y"])], 'type="PReLU"',
