@@ -173,7 +173,8 @@ def _build_other(name: str, x) -> list:
             *raw.MaxPoolWithArgmax(input=x, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1],
                                    padding="VALID"),
             *raw.MaxPoolWithArgmax(input=x, ksize=[1, 3, 3, 1], strides=[1, 2, 2, 1],
-                                   padding="SAME", include_batch_in_index=True)],
+                                   padding="SAME", include_batch_in_index=True),
+            raw.MaxPoolV2(input=x, ksize=[1, 3, 2, 1], strides=[1, 2, 1, 1], padding="SAME")],
         "band_part": lambda: [raw.MatrixBandPart(input=x, num_lower=lo, num_upper=up)
                               for lo, up in ((1, 0), (-1, 2), (0, -1), (2, 1))],
         "patches": lambda: [raw.ExtractImagePatches(images=x, ksizes=[1, 3, 2, 1],

@@ -106,19 +106,30 @@ def conv_backprop_input(n: TfNode):
         "ConvolutionBackpropData", [x, w, out_shape], output_padding=[0, 0], **attrs))]
 
 
-def _pool(n: TfNode, kind: str, **extra) -> Port:
+def _pool(n: TfNode, kind: str, ksize=None, strides=None, **extra) -> Port:
+    """ksize and strides: the attributes' values, unless given (MaxPoolV2's inputs)."""
     rank = 5 if n.op_type.endswith("3D") else 4
     spatial = tf_data_format_spatial(n.data_format())
-    ksize = list(n.attr("ksize"))
-    attrs = {**_window(n, rank), "kernel": [ksize[i] for i in spatial], "rounding_type": "floor",
+    ksize = list(n.attr("ksize") if ksize is None else ksize)
+    window = _window(n, rank)
+    if strides is not None:
+        window["strides"] = [int(strides[i]) for i in spatial]
+    attrs = {**window, "kernel": [int(ksize[i]) for i in spatial], "rounding_type": "floor",
              **extra}
     return _around(n, n.input(0), rank, lambda x: n.op(kind, [x], **attrs))
 
 
-@tf_op("MaxPool", "MaxPool3D")
+@tf_op("MaxPool", "MaxPool3D", "MaxPoolV2")
 def max_pool(n: TfNode):
     nsp = 3 if n.op_type.endswith("3D") else 2
-    return [_pool(n, "MaxPool", dilations=[1] * nsp, index_element_type=np.dtype(np.int64), axis=0)]
+    window = {}
+    if n.op_type == "MaxPoolV2":  # ksize and strides as inputs 1 and 2
+        window = {"ksize": n.const_value(1), "strides": n.const_value(2)}
+        if any(v is None for v in window.values()):
+            n.reject("ksize and strides (inputs 1 and 2) must be constants",
+                     "freeze the graph so that they are Consts")
+    return [_pool(n, "MaxPool", **window, dilations=[1] * nsp,
+                  index_element_type=np.dtype(np.int64), axis=0)]
 
 
 @tf_op("AvgPool", "AvgPool3D")
