@@ -4,6 +4,7 @@ time (tests/legacy/mo_pass_runs.py): common CNN and arithmetic patterns, cheap t
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -176,6 +177,51 @@ def _tf_pads(g: GraphBuilder) -> None:
     r = g.node("Range", "range", [g.const("start", F32(0)), g.const("limit", F32(6)),
                                   g.const("delta", F32(1))], Tidx=F32)
     g.node("Mul", "y", [y, r], T=F32)
+
+
+def _tf_more(g: GraphBuilder) -> None:
+    """Concat (axis first), FakeQuantWithMinMaxVars, Log1p, FloorDiv, Reciprocal, PReLU as
+    TF writes it, two Transposes, a Split into one, an ellipsis StridedSlice, a Keras-style
+    flatten (Reshape to [batch, -1]), SparseToDense and ScatterNd."""
+    i32 = functools.partial(np.array, dtype=np.int32)
+    x = g.placeholder("x", [1, 4, 4, 3])
+    e = g.node("Exp", "e", [x], T=F32)
+    c = g.node("Concat", "concat", [g.const("cax", np.int32(3)), x, e], T=F32, N=2)
+    q = g.node("FakeQuantWithMinMaxVars", "fq", [c, g.const("lo", F32(-1)), g.const("hi", F32(1))],
+               num_bits=8, narrow_range=False)
+    lp = g.node("Log1p", "log1p", [g.node("Abs", "abs", [q], T=F32)], T=F32)
+    fd = g.node("FloorDiv", "floordiv", [lp, g.const("d", F32(0.3))], T=F32)
+    rc = g.node("Reciprocal", "recip", [g.node("AddV2", "plus1", [fd, g.const("one", F32(1))],
+                                                T=F32)], T=F32)
+    neg = g.node("Sub", "neg_part", [rc, g.node("Abs", "abs2", [rc], T=F32)], T=F32)
+    m = g.node("Mul", "alpha_mul", [g.const("alpha", _w(6)), neg], T=F32)
+    pr = g.node("AddV2", "prelu", [g.node("Relu", "relu", [rc], T=F32),
+                                   g.node("Mul", "half_mul", [m, g.const("half", F32(0.5))],
+                                          T=F32)], T=F32)
+    t = g.node("Transpose", "t1", [pr, g.const("p1", i32([0, 2, 1, 3]))], T=F32)
+    t = g.node("Transpose", "t2", [t, g.const("p2", i32([0, 1, 3, 2]))], T=F32)
+    s = g.node("Split", "split1", [g.const("sax", np.int32(3)), t], T=F32, num_split=1)
+    masks = dict(begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0)
+    ss = g.node("StridedSlice", "ellipsis", [s, g.const("b", i32([0, 1])),
+                                             g.const("en", i32([0, 3])),
+                                             g.const("st", i32([1, 1]))],
+                T=F32, Index=np.int32, **{**masks, "ellipsis_mask": 1}, shrink_axis_mask=0)
+    shape = g.node("Shape", "shape", [ss], T=F32, out_type=np.int32)
+    batch = g.node("StridedSlice", "batch", [shape, g.const("b0", i32([0])),
+                                             g.const("e0", i32([1])), g.const("s0", i32([1]))],
+                   T=np.int32, Index=np.int32, **masks, shrink_axis_mask=1)
+    pack = g.node("Pack", "pack", [batch, g.const("m1", np.int32(-1))], T=np.int32, N=2, axis=0)
+    flat = g.node("Reshape", "flatten", [ss, pack], T=F32)
+    dense = g.node("SparseToDense", "dense", [g.const("idx", i32([[0, 1], [0, 30]])),
+                                              g.const("dshp", i32([1, 48])),
+                                              g.const("dv", F32([1.5, -2])),
+                                              g.const("ddef", F32(0.25))],
+                   T=F32, Tindices=np.int32, validate_indices=True)
+    g.node("Mul", "y", [flat, dense], T=F32)
+    snd = g.node("ScatterNd", "scatter", [g.const("sidx", i32([[1], [3]])),
+                                          g.const("supd", _w(2, 48)),
+                                          g.const("sshp", i32([4, 48]))], T=F32, Tindices=np.int32)
+    g.node("AddV2", "y2", [flat, snd], T=F32)
 
 
 def _tf(build: Callable[[GraphBuilder], None]) -> Callable[[Path, str], Model]:
@@ -351,7 +397,7 @@ WRITERS: dict[str, Callable[[Path, str], Model]] = {
     **{name: _onnx for name in ONNX_MODELS},
     "tf_conv": _tf(_tf_conv), "tf_arith": _tf(_tf_arith), "tf_softmax": _tf(_tf_softmax),
     "tf_shapes": _tf(_tf_shapes), "tf_select": _tf(_tf_select), "tf_spatial": _tf(_tf_spatial),
-    "tf_norms": _tf(_tf_norms), "tf_pads": _tf(_tf_pads),
+    "tf_norms": _tf(_tf_norms), "tf_pads": _tf(_tf_pads), "tf_more": _tf(_tf_more),
     "caffe_cnn": _caffe, "caffe_misc": _caffe_misc,
     "caffe_layers": _caffe_layers, "mxnet_cnn": _mxnet,
     "mxnet_softmax": _mxnet_softmax, "mxnet_ops": _mxnet_ops,

@@ -143,13 +143,27 @@ def squeeze(n: MxnetNode):
 
 
 # -- slicing ------------------------------------------------------------------------------------
+def _strided_slice(n: MxnetNode, begin: list, end: list, step: list, **masks) -> Port:
+    """x[begin:end:step] on the leading axes, a bound of None open: MO's StridedSlice (its
+    IR of every MXNet slice)."""
+    inputs = [n.input(0)] + [n.const([0 if v is None else v for v in values], np.int64)
+                             for values in (begin, end)] + [n.const(step, np.int64)]
+    return n.op("StridedSlice", inputs, begin_mask=[int(b is None) for b in begin],
+                end_mask=[int(e is None) for e in end], **masks)
+
+
 @mxnet_op("slice_axis")
 def slice_axis(n: MxnetNode):
-    begin, end = n.attrs.int("begin", 0), n.attrs.int("end", None)
-    stop = _INT_MAX if end is None else end
-    inputs = [n.input(0), n.const([begin], np.int64), n.const([stop], np.int64),
-              n.const([1], np.int64), n.const([n.attrs.int("axis", 0)], np.int64)]
-    return [n.op("Slice", inputs)]
+    """x[:, ..., begin:end] on one axis; a negative one counts from the end (after an
+    ellipsis)."""
+    axis, bounds = n.attrs.int("axis", 0), (n.attrs.int("begin", 0), n.attrs.int("end", None))
+    if axis >= 0:
+        begin, end = [None] * axis + [bounds[0]], [None] * axis + [bounds[1]]
+        return [_strided_slice(n, begin, end, [1] * (axis + 1))]
+    after = [None] * (-axis - 1)
+    begin, end = [None, bounds[0], *after], [None, bounds[1], *after]
+    return [_strided_slice(n, begin, end, [1] * len(begin),
+                           ellipsis_mask=[1] + [0] * (len(begin) - 1))]
 
 
 @mxnet_op("slice_like")
@@ -176,12 +190,7 @@ def slice_(n: MxnetNode):
     step = list(n.attrs.tuple("step", int, ())) or [1] * len(begin)
     if len(end) != len(begin) or len(step) != len(begin):
         n.reject("begin, end and step must have the same length")
-    step = [1 if s is None else s for s in step]
-    starts = [(0 if s > 0 else -1) if b is None else b for b, s in zip(begin, step)]
-    stops = [(_INT_MAX if s > 0 else -_INT_MAX) if e is None else e for e, s in zip(end, step)]
-    inputs = [n.input(0), n.const(starts, np.int64), n.const(stops, np.int64),
-              n.const(step, np.int64), n.const(np.arange(len(begin)), np.int64)]
-    return [n.op("Slice", inputs)]
+    return [_strided_slice(n, begin, end, [1 if s is None else s for s in step])]
 
 
 @mxnet_op("SliceChannel", "split")
