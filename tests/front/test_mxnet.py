@@ -506,7 +506,11 @@ def test_indexing_and_sequence_ops_match_numpy(tmp_path: Path, capsys) -> None:
     ar = net.op("broadcast_add", "ar", [x, net.op("_arange", "range", [], start=1, stop=3,
                                                   step=0.5, repeat=1)])
     gt = net.op("broadcast_greater", "gt", [x, ds])  # 1 or 0 as float
-    params = net.save(tmp_path, "idx", [taken, wrapped, emb, oh, st, bd, ds, ar, gt])
+    like = net.op("_contrib_arange_like", "like", [x], start=1.5, step=0.5, repeat=2)
+    like_axis = net.op("_contrib_arange_like", "like_axis", [x], axis=1, start=-1.0)
+    eye = net.op("broadcast_add", "eye", [x, net.op("_eye", "e", [], N=3, M=4, k=1)])
+    params = net.save(tmp_path, "idx", [taken, wrapped, emb, oh, st, bd, ds, ar, gt, like,
+                                        like_axis, eye])
     xml = convert(params, tmp_path / "ir", "--input_shape", "[2,3,4]")
     capsys.readouterr()
     data = RNG.standard_normal((2, 3, 4)).astype(np.float32)
@@ -518,9 +522,12 @@ def test_indexing_and_sequence_ops_match_numpy(tmp_path: Path, capsys) -> None:
     want = [np.take(data, np.clip(ind, 0, 3), axis=2), np.take(data, ind % 3, axis=1),
             weight[ind], np.where(np.eye(4)[data.argmax(axis=2)] > 0, 2.0, -1.0),
             np.stack([data, sel_ref], axis=1), data @ cs_ref.transpose(0, 2, 1),
-            data / 2.0, data + np.arange(1, 3, 0.5), (data > data / 2.0).astype(np.float32)]
-    names = ["take", "wrap", "emb", "oh", "stack", "bd", "ds", "ar", "gt"]
+            data / 2.0, data + np.arange(1, 3, 0.5), (data > data / 2.0).astype(np.float32),
+            (1.5 + 0.5 * (np.arange(24) // 2)).reshape(2, 3, 4), np.arange(-1.0, 2.0),
+            data + np.eye(3, 4, 1)]
+    names = ["take", "wrap", "emb", "oh", "stack", "bd", "ds", "ar", "gt", "like", "like_axis",
+             "eye"]
     for got in run_both(xml, {"data": data}, names):
         for name, g, w in zip(names, got, want):
             np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5, err_msg=name)
-        assert got[-1].dtype == np.float32  # MXNet's comparison: 1 or 0 in x's type
+        assert got[names.index("gt")].dtype == np.float32  # MXNet's comparison: 1 or 0 in x's type

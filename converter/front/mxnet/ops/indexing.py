@@ -1,5 +1,6 @@
 """MXNet translators for indexing, sequence and matrix-product ops: take, Embedding, one_hot,
-argmax/argmin, where, tile, stack, _arange, cumsum, batch_dot and _contrib_div_sqrt_dim."""
+argmax/argmin, where, tile, stack, _arange, _contrib_arange_like, _eye, cumsum, batch_dot and
+_contrib_div_sqrt_dim."""
 
 from __future__ import annotations
 
@@ -90,6 +91,40 @@ def arange(n: MxnetNode):
     values = np.arange(start, stop, n.attrs.float("step", 1.0))
     values = np.repeat(values, n.attrs.int("repeat", 1))
     return [n.const(values.astype(n.attrs.str("dtype", "float32")))]
+
+
+@mxnet_op("_contrib_arange_like")
+def arange_like(n: MxnetNode):
+    """start, start + step, ... as many as the input has elements (in its shape), or as its
+    `axis` is long (1-D); each value `repeat` times: a Range over the input's shape."""
+    x, axis = n.input(0), n.attrs.int("axis", None)
+    start, step = n.attrs.float("start", 0.0), n.attrs.float("step", 1.0)
+    repeat = n.attrs.int("repeat", 1)
+    shape = n.op("ShapeOf", [x], output_type=_I64)
+    if axis is None:
+        count = n.op("ReduceProd", [shape, n.const(0, np.int64)], keep_dims=False)
+    else:
+        count = n.op("Gather", [shape, n.const(axis, np.int64), n.const(0, np.int64)],
+                     batch_dims=0)
+    index = n.op("Range", [n.const(0, np.int64), count, n.const(1, np.int64)],
+                 output_type=_I64)
+    if repeat != 1:
+        index = n.op("Divide", [index, n.const(repeat, np.int64)], m_pythondiv=True)
+    values = n.op("Add", [n.op("Multiply", [n.op("Convert", [index], destination_type=_F32),
+                                            n.const(step, np.float32)]),
+                          n.const(start, np.float32)])
+    if axis is None:
+        values = n.op("Reshape", [values, shape], special_zero=False)
+    return [n.op("ConvertLike", [values, x])]
+
+
+@mxnet_op("_eye")
+def eye(n: MxnetNode):
+    """An N x M matrix (M = N when 0) of ones on the k-th diagonal: a constant."""
+    rows = n.attrs.int("N", 1)
+    cols = n.attrs.int("M", 0) or rows
+    return [n.const(np.eye(rows, cols, n.attrs.int("k", 0), dtype=n.attrs.str("dtype",
+                                                                               "float32")))]
 
 
 @mxnet_op("cumsum", "_np_cumsum")
