@@ -1,13 +1,14 @@
-"""Ops that change nothing, gone as ovc's NopElimination and ReshapeSequenceFusion make them
-go: a Pad whose pads are all zero, an Add or Subtract of 0 and a Multiply or Divide by 1 that
-keep their input's shape and type, a Convert to its input's type, a Concat or Split of one
-input or output, a Transpose fed only by another (one Transpose of the two orders, none where
-they cancel: ovc's TransposeFuse, MO's FuseTransposesSequence) and a Reshape with a constant target fed only by another Reshape (the second reads the first's
+"""Ops that change nothing, gone as ovc's NopElimination, TransposeFuse and
+ReshapeSequenceFusion make them go: a Pad whose pads are all zero, an Add or Subtract of 0 and
+a Multiply or Divide by 1 that keep their input's shape and type, a Convert to its input's
+type, a Concat of one input, a Split into one part, a Transpose fed only by another (one
+Transpose of both orders, none where they cancel; MO's FuseTransposesSequence did the same),
+and a Reshape with a constant target fed only by another Reshape (the second reads the first's
 input; a target copying dimensions of the first's output, special_zero's 0, becomes the static
 output shape first; for Caffe, MXNet and Kaldi, as MO fused them, only a target of positive
-values). A Pad's or
-Concat's output names stay on the tensor that takes its place (one between a Parameter and a
-Result stays, as in ovc); the names of the first Reshape's output go with it."""
+values). A Pad's or Concat's output names stay on the tensor that takes its place (one between
+a Parameter and a Result stays, as in ovc); the names of the first Reshape's output go with
+it."""
 
 from __future__ import annotations
 
