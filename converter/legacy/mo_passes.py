@@ -8,8 +8,9 @@ is stopped with one line naming the name and the calling file and line. The anch
 conversion's passes once extension code resolves one of them (`register`), inside the
 conversion's extension scope.
 
-StridedSliceMasksNormalizer is no anchor: it runs at its place and does what MO's did to the
-graph the passes after it see (the masks are the opset's from then on; extgen's already are).
+StridedSliceMasksNormalizer and BatchToSpaceNormalizer are no anchors: each runs at its place
+and does what MO's did to the graph the passes after it see (the masks, and the inputs of TF's
+SpaceToBatch and BatchToSpace, are the opset's from then on; extgen's already are).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from converter.legacy.importer import caller
 from converter.legacy.mo_ops.strided_slice_masks import MASKS_NORMALIZED
 from converter.legacy.mo_pass_order import MO_PASSES
 from converter.legacy.replacement import PostMiddleStart, PreMiddleStart
+from converter.legacy.tf_space_batch import NORMALIZED as SPACE_BATCH_NORMALIZED
 from converter.middle import replacement as _middle
 from converter.middle.layout.transposes import LayoutChangeNHWCtoNCHW
 from converter.passes import Anchor, ReplacementPattern
@@ -75,14 +77,27 @@ def _masks_normalized(self, graph: Any) -> None:
     graph.graph[MASKS_NORMALIZED] = True
 
 
+def _space_batch_normalized(self, graph: Any) -> None:
+    """MO's BatchToSpaceNormalizer: every later legacy pass sees the opset's SpaceToBatch and
+    BatchToSpace inputs."""
+    graph.graph[SPACE_BATCH_NORMALIZED] = True
+
+
 # stand-ins that do what MO's pass did, where that is something the extension code sees
-BEHAVES = {"StridedSliceMasksNormalizer": _masks_normalized}
+BEHAVES = {"StridedSliceMasksNormalizer": _masks_normalized,
+           "BatchToSpaceNormalizer": _space_batch_normalized}
+
+
+def _namesakes(name: str) -> list[type[ReplacementPattern]]:
+    return [c for c in ReplacementPattern.registered_cls
+            if c.__name__ == name and c.__module__ != __name__]
 
 
 def _standin(name: str, phase: str, spec: str) -> type[ReplacementPattern]:
     after, _, before = spec.partition("|")
     if name in BEHAVES:
-        attrs = {"run_after": lambda self: _classes(after),
+        # after an extension's copy of MO's pass (its namesake), which then does the work
+        attrs = {"run_after": lambda self: _classes(after) + _namesakes(name),
                  "run_before": lambda self: _classes(before),
                  "find_and_replace_pattern": BEHAVES[name], "__module__": __name__,
                  "__qualname__": name, "mo_phase": phase, "__doc__": BEHAVES[name].__doc__}

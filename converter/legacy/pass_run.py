@@ -33,7 +33,7 @@ from converter.back.replacement import BackFinish, BackReplacementPattern
 from converter.front.mo_names import from_mo_names, mo_name, opset_name
 from converter.graph.graph import Graph, Node
 from converter.graph.shape import as_shape
-from converter.legacy import front_types
+from converter.legacy import front_types, tf_space_batch
 from converter.legacy.mo_ops.strided_slice_masks import restore_masks, show_mo_masks
 from converter.legacy.shapes import shape_array
 from converter.middle.partial_infer import infer_node
@@ -148,6 +148,7 @@ def _wrap(fn: Callable[..., Any], normalizes_masks: bool) -> Callable[..., Any]:
         if tensors:
             known = _to_mo_view(graph)
         untyped = front_types.show(graph) if outermost and not tensors else []
+        tf_forms = tf_space_batch.show(graph) if outermost and not tensors else []
         if outermost and not tensors:
             _const_shapes(graph, show=True)
         if outermost:
@@ -160,6 +161,7 @@ def _wrap(fn: Callable[..., Any], normalizes_masks: bool) -> Callable[..., Any]:
                 del meta[_DEPTH]
                 restore_masks(graph, normalizes_masks)
                 front_types.restore(graph, untyped)
+                tf_space_batch.restore(graph, tf_forms)
                 if not tensors:
                     _const_shapes(graph, show=False)
             if tensors:

@@ -101,6 +101,7 @@ def test_no_exported_transformation_is_a_silent_no_op() -> None:
     refuses when run by hand; only MO's phase separators do nothing, as they did in MO."""
     from converter.graph.graph import Graph
     from converter.legacy.mo_ops.strided_slice_masks import MASKS_NORMALIZED
+    from converter.legacy.tf_space_batch import NORMALIZED as SPACE_BATCH_NORMALIZED
     from converter.passes import Anchor, ReplacementPattern
 
     separators = {"FrontStart", "FrontFinish", "PreMiddleStart", "MiddleStart", "MiddleFinish",
@@ -122,12 +123,16 @@ def test_no_exported_transformation_is_a_silent_no_op() -> None:
                                    "extgen does not implement"):
                     value().find_and_replace_pattern(Graph())
                 checked += 1
-    assert checked >= 146 * len(ROOTS)
-    with legacy_imports():  # the one that does what MO's did to the graph the passes see
-        module = importlib.import_module(f"{ROOTS[0]}.back.StridedSliceMasksNormalizer")
-        graph = Graph()
-        module.StridedSliceMasksNormalizer().find_and_replace_pattern(graph)
-        assert graph.graph[MASKS_NORMALIZED]
+    assert checked >= 145 * len(ROOTS)
+    with legacy_imports():  # those that do what MO's did to the graph the passes see
+        for path, name, key in (("back.StridedSliceMasksNormalizer",
+                                 "StridedSliceMasksNormalizer", MASKS_NORMALIZED),
+                                ("front.tf.space_to_batch", "BatchToSpaceNormalizer",
+                                 SPACE_BATCH_NORMALIZED)):
+            graph = Graph()
+            getattr(importlib.import_module(f"{ROOTS[0]}.{path}"), name)(
+                ).find_and_replace_pattern(graph)
+            assert graph.graph[key]
 
 
 @pytest.mark.parametrize("layout", ["NHWC", "NCHW"])

@@ -16,6 +16,7 @@ from converter.legacy.mo_ops.strided_slice_masks import MASKS_NORMALIZED
 from converter.legacy.mo_pass_order import MO_PASSES
 from converter.legacy.mo_passes import BEHAVES, STANDINS
 from converter.legacy.names import ROOTS
+from converter.legacy.tf_space_batch import NORMALIZED as SPACE_BATCH_NORMALIZED
 from converter.middle.layout.transposes import LayoutChangeNHWCtoNCHW
 from converter.options import ConvertOptions
 from converter.passes import Anchor, ReplacementPattern, order_passes
@@ -141,12 +142,15 @@ def test_a_pass_calling_an_mo_transformation_is_stopped_naming_it(
 def test_every_stand_in_refuses_when_called() -> None:
     """No MO transformation name is a silent no-op: each one raises when run by hand, or does
     what MO's did to what extension code sees (StridedSliceMasksNormalizer: the masks are the
-    opset's from then on)."""
+    opset's from then on; BatchToSpaceNormalizer: so are TF's SpaceToBatch inputs)."""
+    flags = {"StridedSliceMasksNormalizer": MASKS_NORMALIZED,
+             "BatchToSpaceNormalizer": SPACE_BATCH_NORMALIZED}
+    assert set(BEHAVES) == set(flags)
     for name, cls in STANDINS.items():
         if name in BEHAVES:
             graph = Graph()
             cls().find_and_replace_pattern(graph)
-            assert graph.graph[MASKS_NORMALIZED]
+            assert graph.graph[flags[name]]
             continue
         with pytest.raises(ExtensionError, match=f"test_mo_passes.py:\\d+: calls MO's .* {name},"):
             cls().find_and_replace_pattern(None)

@@ -103,7 +103,8 @@ def become(node: Node, op: str | type, **attrs: Any) -> type:
     from converter.legacy.ops import builtin_op
 
     cls = builtin_op(op) if isinstance(op, str) else op
-    node.attrs().update(op=cls.op, type=cls.type, mo_lowered=True,
+    # its infer too: a second inference (after a pass) must not lower the node again
+    node.attrs().update(op=cls.op, type=cls.type, mo_lowered=True, infer=cls.infer,
                         in_ports_count=cls.in_ports_count, IE=list(cls.attr_types), **attrs)
     node["version"] = cls.version_for(node.attrs())
     node.update_node()

@@ -77,7 +77,11 @@ def _edges(n: TfNode, x: Port, pairs: Port) -> list[Port]:
 def space_batch_nd(n: TfNode):
     x = n.input(0)
     kind = "SpaceToBatch" if n.op_type == "SpaceToBatchND" else "BatchToSpace"
-    return [n.op(kind, [x, _full(n, x, n.input(1), 1), *_edges(n, x, n.input(2))])]
+    # TF's constant inputs, for legacy front passes that expect MO's (TF's) form of the node
+    block, pairs = n.const_value(1), n.const_value(2)
+    tf_form = {} if block is None or pairs is None else {
+        "tf_block": np.asarray(block, np.int64), "tf_pairs": np.asarray(pairs, np.int64)}
+    return [n.op(kind, [x, _full(n, x, n.input(1), 1), *_edges(n, x, n.input(2))], **tf_form)]
 
 
 @tf_op("MatrixBandPart")
