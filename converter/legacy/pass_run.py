@@ -147,7 +147,7 @@ def _wrap(fn: Callable[..., Any], normalizes_masks: bool) -> Callable[..., Any]:
         meta[_DEPTH] = meta.get(_DEPTH, 0) + 1
         if tensors:
             known = _to_mo_view(graph)
-        untyped = front_types.show(graph) if outermost and not tensors else []
+        untyped = front_types.show(graph, tensors) if outermost and stage != "back" else []
         tf_forms = tf_space_batch.show(graph) if outermost and not tensors else []
         if outermost and not tensors:
             _const_shapes(graph, show=True)

@@ -219,3 +219,52 @@ def test_a_middle_pass_sees_mo_s_op_names_and_the_ir_the_opset_s(tmp_path: Path)
                              helper.make_node("Pow", ["m", "x"], ["y"])], ["y"])
     xml = convert(ConvertOptions(path, output_dir=tmp_path / "out", extensions=[ext])).xml
     assert {"Multiply", "Power"} <= set(_layers(xml))
+
+
+POOLING_TYPES = """
+    from {MO}.back.replacement import BackReplacementPattern
+    from {MO}.front.common.replacement import FrontReplacementPattern
+    from {MO}.middle.replacement import MiddleReplacementPattern
+
+
+    def methods(graph, **attrs):
+        return sorted(n.pool_method for n in graph.get_op_nodes(**attrs))
+
+
+    class FrontPools(FrontReplacementPattern):
+        enabled = True
+
+        def find_and_replace_pattern(self, graph):
+            if methods(graph, type='Pooling') != ['avg', 'max']:
+                raise ValueError("the front phase has no Pooling of each method")
+
+
+    class MiddlePools(MiddleReplacementPattern):
+        enabled = True
+
+        def find_and_replace_pattern(self, graph):
+            if methods(graph, type='Pooling', pool_method='max') != ['max']:
+                raise ValueError("the middle phase has no Pooling of method max")
+
+
+    class BackPools(BackReplacementPattern):
+        enabled = True
+
+        def find_and_replace_pattern(self, graph):
+            if graph.get_op_nodes(type='Pooling') or len(graph.get_op_nodes(type='MaxPool')) != 1:
+                raise ValueError("the back phase still has MO's Pooling type")
+"""
+
+
+def test_passes_see_mo_s_pooling_type_until_the_back_phase(tmp_path: Path) -> None:
+    """MO's max and average pooling were type Pooling (pool_method max or avg) until its back
+    passes MaxPool and AvgPool; front and middle passes find them so (each raises otherwise),
+    back passes and the IR find the opset's types."""
+    ext = write_ext(tmp_path, "ext", {"front/pools.py": POOLING_TYPES}, MO)
+    path = tmp_path / "pools.onnx"
+    onnx.save(make_model([
+        helper.make_node("MaxPool", ["x"], ["m"], kernel_shape=[2, 2]),
+        helper.make_node("AveragePool", ["m"], ["y"], kernel_shape=[2, 2])],
+        [("x", TensorProto.FLOAT, [1, 2, 5, 5])], [("y", TensorProto.FLOAT, None)]), path)
+    xml = convert(ConvertOptions(path, output_dir=tmp_path / "out", extensions=[ext])).xml
+    assert {"MaxPool", "AvgPool"} <= set(_layers(xml)) and "Pooling" not in _layers(xml)
