@@ -18,7 +18,9 @@ from converter.graph.edges import EdgeStore, NodeEdges
 from converter.graph.port import Port
 from converter.graph.port_table import PortTable
 
-__all__ = ["Graph", "Node", "rename_nodes"]
+__all__ = ["HELD", "Graph", "Node", "rename_nodes"]
+
+HELD = "held_aside"  # graph.graph key: ids of nodes a view has set aside a while (clean_up keeps)
 
 _NONE = PortTable.of(0)
 
@@ -153,9 +155,10 @@ class Graph(EdgeStore):
         return order[::-1] if reverse else order
 
     def clean_up(self, keep_parameters: bool = True) -> None:
-        """Remove nodes that no Result (nor Assign, a stateful model's sink) depends on (unused
-        Parameters stay unless told)."""
+        """Remove nodes that no Result (nor Assign, a stateful model's sink, nor a node held
+        aside) depends on (unused Parameters stay unless told)."""
         results = [nid for nid, d in self.nodes(data=True) if d.get("op") in ("Result", "Assign")]
+        results += [nid for nid in self.graph.get(HELD, ()) if nid in self._node]
         keep, stack = set(results), list(results)
         while stack:  # one reverse sweep from every Result at once
             for pred in self.predecessors(stack.pop()):
@@ -383,6 +386,17 @@ class Node(NodeEdges):
         node = Node(self.graph, new_id)
         node.update_node()
         return node
+
+    def replace_node(self, new_node: Node, new_node_out_port: int | None = None) -> None:
+        """MO's: new_node's output (port new_node_out_port, else the same ports) feeds what
+        this node's fed, and this node goes."""
+        assert self.graph is new_node.graph and self.id != new_node.id
+        for _, dst, attrs in list(self.graph.out_data(self.id)):
+            edge = dict(attrs)
+            if new_node_out_port is not None:
+                edge["out"] = new_node_out_port
+            self.graph.add_edge(new_node.id, dst, **edge)
+        self.graph.remove_node(self.id)
 
     def iter_out_data(self) -> Iterator[tuple[int, Node]]:
         """Middle stage: (port, data node) for every output data node of this op."""

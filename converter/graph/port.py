@@ -269,6 +269,11 @@ class PortData:
         self.set_attr("shape", tuple(value.shape))
         if self.get_attr("data_type") is None:
             self.set_attr("data_type", value.dtype)
+        # the Const producing the tensor holds the value too (what the IR writes), as in MO
+        port = self.port
+        producer = port.node if port.type == "out" else port.get_source().node
+        if producer.soft_get("type") == "Const":
+            producer["value"] = value
 
     def get_data_type(self) -> Any:
         return self.get_attr("data_type")

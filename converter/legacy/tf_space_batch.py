@@ -5,12 +5,13 @@ its front pass BatchToSpaceNormalizer rewrote that into the opset's (full-rank b
 begin and end). extgen's TF front writes the opset's form at once and keeps TF's constant
 inputs on the node (`tf_block`, `tf_pairs`); while a legacy front pass runs before MO's
 normalizer, each such node shows TF's form (`show`) and gets its own back after (`restore`),
-unless the pass rewrote it, as a copy of MO's normalizer does.
+unless the pass rewrote it, as a copy of MO's normalizer does. The opset's inputs are held
+aside meanwhile (a pass's clean-up keeps them).
 """
 
 from __future__ import annotations
 
-from converter.graph.graph import Graph, Node
+from converter.graph.graph import HELD, Graph, Node
 from converter.graph.port import Port
 from converter.ops.op import Op
 
@@ -31,6 +32,7 @@ def show(graph: Graph) -> list[Shown]:
         if node.soft_get("op") not in _OPS or node.soft_get("tf_pairs", None) is None:
             continue
         sources = [node.in_port(i).get_source() for i in (1, 2, 3)]
+        graph.graph.setdefault(HELD, set()).update(s.node.id for s in sources)
         consts = []
         for i, key in ((1, "tf_block"), (2, "tf_pairs")):
             const = Op.builtin_ops["Const"](graph).create_node(
@@ -54,6 +56,7 @@ def restore(graph: Graph, shown: list[Shown]) -> None:
     """The opset's inputs again on each node the pass left in TF's form; a node it rewrote
     keeps what the pass made."""
     for node, sources, consts in shown:
+        graph.graph.get(HELD, set()).difference_update(s.node.id for s in sources)
         if not graph.has_node(node.id):
             continue
         if _untouched(node, consts):

@@ -95,3 +95,24 @@ def test_front_stage_ports_carry_no_tensor() -> None:
     data = Node(chain("front"), "relu").out_port(0).data
     with pytest.raises(ValueError, match="no tensor here in the front stage"):
         data.set_shape((1, 3))
+
+
+def test_a_value_set_on_an_input_port_reaches_its_const() -> None:
+    """MO's port.data.set_value gives the producing Const the value too (the IR writes the
+    Const's): a pass that rewrites a Transpose's order so changes the model."""
+    graph = Graph()
+    graph.stage = "middle"
+    order = op_node(graph, "order", "Const", type="Const", value=np.array([0, 1]))
+    transpose = op_node(graph, "t", "Transpose", type="Transpose")
+    order.out_port(0).connect(transpose.in_port(1))
+    transpose.in_port(1).data.set_value(np.array([1, 0]))
+    assert order["value"].tolist() == transpose.in_port(1).data.get_value().tolist() == [1, 0]
+
+
+def test_replace_node_moves_the_consumers_to_the_new_node(graph: Graph) -> None:
+    """MO's Node.replace_node: what relu fed, a new node feeds; relu goes."""
+    new = op_node(graph, "new", "Sigmoid")
+    Node(graph, "x").out_port(0).connect(new.in_port(0))
+    Node(graph, "relu").replace_node(new)
+    assert "relu" not in graph
+    assert {p.node.id for p in new.out_port(0).get_destinations()} == {"out", "tanh"}

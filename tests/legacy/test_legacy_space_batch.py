@@ -94,3 +94,24 @@ def test_a_copy_of_mo_s_normalizer_rewrites_tf_s_form_as_mo_s_did(tmp_path: Path
     xml = convert(ConvertOptions(_model(tmp_path), output_dir=tmp_path / "ir",
                                  extensions=[tmp_path / "ext"])).xml
     np.testing.assert_array_equal(_run(xml, X), _want())
+
+
+CLEANS = """
+    from {MO}.front.common.replacement import FrontReplacementPattern
+
+
+    class CleanUp(FrontReplacementPattern):
+        enabled = True
+
+        def find_and_replace_pattern(self, graph):
+            graph.clean_up()
+"""
+
+
+def test_a_clean_up_while_tf_s_form_shows_keeps_the_opset_s_inputs(tmp_path: Path) -> None:
+    """The opset's inputs, set aside while the node shows TF's form, survive a pass's
+    clean-up and are the node's again after it."""
+    ext = write_ext(tmp_path, "ext", {"front/clean.py": CLEANS}, MO)
+    xml = convert(ConvertOptions(_model(tmp_path), output_dir=tmp_path / "ir",
+                                 extensions=[ext])).xml
+    np.testing.assert_array_equal(_run(xml, X), _want())
