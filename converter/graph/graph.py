@@ -18,9 +18,7 @@ from converter.graph.edges import EdgeStore, NodeEdges
 from converter.graph.port import Port
 from converter.graph.port_table import PortTable
 
-__all__ = ["HELD", "Graph", "Node", "rename_nodes"]
-
-HELD = "held_aside"  # graph.graph key: ids of nodes a view has set aside a while (clean_up keeps)
+__all__ = ["Graph", "Node", "rename_nodes"]
 
 _NONE = PortTable.of(0)
 
@@ -155,10 +153,9 @@ class Graph(EdgeStore):
         return order[::-1] if reverse else order
 
     def clean_up(self, keep_parameters: bool = True) -> None:
-        """Remove nodes that no Result (nor Assign, a stateful model's sink, nor a node held
-        aside) depends on (unused Parameters stay unless told)."""
+        """Remove nodes that no Result (nor Assign, a stateful model's sink) depends on (unused
+        Parameters stay unless told)."""
         results = [nid for nid, d in self.nodes(data=True) if d.get("op") in ("Result", "Assign")]
-        results += [nid for nid in self.graph.get(HELD, ()) if nid in self._node]
         keep, stack = set(results), list(results)
         while stack:  # one reverse sweep from every Result at once
             for pred in self.predecessors(stack.pop()):

@@ -5,13 +5,13 @@ its front pass BatchToSpaceNormalizer rewrote that into the opset's (full-rank b
 begin and end). extgen's TF front writes the opset's form at once and keeps TF's constant
 inputs on the node (`tf_block`, `tf_pairs`); while a legacy front pass runs before MO's
 normalizer, each such node shows TF's form (`show`) and gets its own back after (`restore`),
-unless the pass rewrote it, as a copy of MO's normalizer does. The opset's inputs are held
-aside meanwhile (a pass's clean-up keeps them).
+unless the pass rewrote it, as a copy of MO's normalizer does. Meanwhile the ops that compute
+only the opset's inputs are out of the graph (no pass sees them dangle, nor cleans them up).
 """
 
 from __future__ import annotations
 
-from converter.graph.graph import HELD, Graph, Node
+from converter.graph.graph import Graph, Node
 from converter.graph.port import Port
 from converter.ops.op import Op
 
@@ -20,8 +20,41 @@ __all__ = ["NORMALIZED", "restore", "show"]
 NORMALIZED = "batch_to_space_normalized"  # graph.graph key: MO's normalizer has run
 _OPS = ("SpaceToBatch", "BatchToSpace")
 
-# node, the sources of its inputs 1-3, the Consts shown on inputs 1 and 2
-Shown = tuple[Node, list[Port], list[Node]]
+# the ops set aside (id -> attributes) and the edges into and among them
+Aside = tuple[dict[str, dict], list[tuple[str, str, dict]]]
+# node, the sources of its inputs 1-3, the Consts shown on inputs 1 and 2, what is set aside
+Shown = tuple[Node, list[Port], list[Node], Aside]
+
+
+def _set_aside(graph: Graph, sources: list[Port]) -> Aside:
+    """Take out of the graph the ops that fed only node's inputs 1-3 (now disconnected)."""
+    inside = set()
+    todo = [s.node.id for s in sources]
+    while todo:  # every op upstream of the sources
+        nid = todo.pop()
+        if nid not in inside:
+            inside.add(nid)
+            todo += [u for u, _, _ in graph.in_data(nid)]
+    changed = True
+    while changed:  # keep only those whose every consumer is inside
+        shared = {nid for nid in inside
+                  if any(v not in inside for _, v, _ in graph.out_data(nid))}
+        inside -= shared
+        changed = bool(shared)
+    attrs = {nid: dict(graph._node[nid]) for nid in inside}
+    edges = [(u, v, dict(a)) for nid in inside for u, v, a in graph.in_data(nid)]
+    edges += [(u, v, dict(a)) for nid in inside for u, v, a in graph.out_data(nid)
+              if v in inside]
+    graph.remove_nodes_from(list(inside))
+    return attrs, edges
+
+
+def _put_back(graph: Graph, aside: Aside) -> None:
+    attrs, edges = aside
+    for nid, node_attrs in attrs.items():
+        graph.add_node(nid, **node_attrs)
+    for u, v, edge in edges:
+        graph.add_edge(u, v, **edge)
 
 
 def show(graph: Graph) -> list[Shown]:
@@ -32,17 +65,17 @@ def show(graph: Graph) -> list[Shown]:
         if node.soft_get("op") not in _OPS or node.soft_get("tf_pairs", None) is None:
             continue
         sources = [node.in_port(i).get_source() for i in (1, 2, 3)]
-        graph.graph.setdefault(HELD, set()).update(s.node.id for s in sources)
+        for i in (1, 2, 3):
+            node.in_port(i).disconnect()
+        aside = _set_aside(graph, sources)
         consts = []
         for i, key in ((1, "tf_block"), (2, "tf_pairs")):
             const = Op.builtin_ops["Const"](graph).create_node(
                 attrs={"name": f"{node.soft_get('name')}/{key}", "value": node[key]})
-            node.in_port(i).disconnect()
             const.out_port(0).connect(node.in_port(i))
             consts.append(const)
-        node.in_port(3).disconnect()
         node.delete_input_port(3)
-        shown.append((node, sources, consts))
+        shown.append((node, sources, consts, aside))
     return shown
 
 
@@ -55,11 +88,11 @@ def _untouched(node: Node, consts: list[Node]) -> bool:
 def restore(graph: Graph, shown: list[Shown]) -> None:
     """The opset's inputs again on each node the pass left in TF's form; a node it rewrote
     keeps what the pass made."""
-    for node, sources, consts in shown:
-        graph.graph.get(HELD, set()).difference_update(s.node.id for s in sources)
+    for node, sources, consts, aside in shown:
         if not graph.has_node(node.id):
             continue
         if _untouched(node, consts):
+            _put_back(graph, aside)
             node.add_input_port(3, skip_if_exist=True)
             for i, source in zip((1, 2, 3), sources):
                 node.in_port(i).disconnect()

@@ -39,7 +39,7 @@ CHECKS = """
         def find_and_replace_pattern(self, graph):
             got = inputs(graph)
             if len(got) != 3 or got[1].tolist() != [2, 2] or got[2].tolist() != [[0, 0], [1, 1]]:
-                raise ValueError(f"before MO's normalizer: {{got}}")
+                raise ValueError(f"before MO's normalizer: {got}")
 
 
     class After(FrontReplacementPattern):
@@ -50,7 +50,7 @@ CHECKS = """
 
         def find_and_replace_pattern(self, graph):
             if len(inputs(graph)) != 4:
-                raise ValueError(f"after MO's normalizer: {{len(inputs(graph))}} inputs")
+                raise ValueError(f"after MO's normalizer: {len(inputs(graph))} inputs")
 """
 
 
