@@ -148,7 +148,8 @@ def _wrap(fn: Callable[..., Any], normalizes_masks: bool) -> Callable[..., Any]:
         if tensors:
             known = _to_mo_view(graph)
         untyped = front_types.show(graph, tensors) if outermost and stage != "back" else []
-        tf_forms = tf_space_batch.show(graph) if outermost and not tensors else []
+        if outermost and not tensors:
+            tf_space_batch.show(graph)
         if outermost and not tensors:
             _const_shapes(graph, show=True)
         if outermost:
@@ -161,7 +162,7 @@ def _wrap(fn: Callable[..., Any], normalizes_masks: bool) -> Callable[..., Any]:
                 del meta[_DEPTH]
                 restore_masks(graph, normalizes_masks)
                 front_types.restore(graph, untyped)
-                tf_space_batch.restore(graph, tf_forms)
+                tf_space_batch.restore(graph)
                 if not tensors:
                     _const_shapes(graph, show=False)
             if tensors:
@@ -211,5 +212,6 @@ def create_tensor_nodes(graph: Graph) -> None:
     if has_tensor_nodes(graph):
         return
     graph.stage = "front"  # what it still is (MO's CreateTensorNodes set 'middle' first)
+    tf_space_batch.end_front(graph)
     from_mo_names(graph)
     _tensor_nodes(graph)

@@ -15,9 +15,10 @@ from converter.graph.graph import Graph, Node
 from converter.graph.port import Port
 from converter.ops.op import Op
 
-__all__ = ["NORMALIZED", "restore", "show"]
+__all__ = ["NORMALIZED", "end_front", "restore", "show"]
 
 NORMALIZED = "batch_to_space_normalized"  # graph.graph key: MO's normalizer has run
+_SHOWN = "_tf_space_batch_shown"  # graph.graph key: the nodes showing TF's form during a pass
 _OPS = ("SpaceToBatch", "BatchToSpace")
 
 # the ops set aside (id -> attributes) and the edges into and among them
@@ -42,9 +43,8 @@ def _set_aside(graph: Graph, sources: list[Port]) -> Aside:
         inside -= shared
         changed = bool(shared)
     attrs = {nid: dict(graph._node[nid]) for nid in inside}
+    # every edge into them (those among them too): nothing outside reads them
     edges = [(u, v, dict(a)) for nid in inside for u, v, a in graph.in_data(nid)]
-    edges += [(u, v, dict(a)) for nid in inside for u, v, a in graph.out_data(nid)
-              if v in inside]
     graph.remove_nodes_from(list(inside))
     return attrs, edges
 
@@ -57,12 +57,14 @@ def _put_back(graph: Graph, aside: Aside) -> None:
         graph.add_edge(u, v, **edge)
 
 
-def show(graph: Graph) -> list[Shown]:
+def show(graph: Graph) -> None:
     if graph.graph.get(NORMALIZED):
-        return []
+        return
     shown = []
-    for node in graph.get_op_nodes():
-        if node.soft_get("op") not in _OPS or node.soft_get("tf_pairs", None) is None:
+    nodes = [node for node in graph.get_op_nodes()
+             if node.soft_get("op") in _OPS and node.soft_get("tf_pairs", None) is not None]
+    for node in nodes:  # (setting ops aside removes nodes: the list is made first)
+        if not graph.has_node(node.id):
             continue
         sources = [node.in_port(i).get_source() for i in (1, 2, 3)]
         for i in (1, 2, 3):
@@ -76,7 +78,7 @@ def show(graph: Graph) -> list[Shown]:
             consts.append(const)
         node.delete_input_port(3)
         shown.append((node, sources, consts, aside))
-    return shown
+    graph.graph[_SHOWN] = shown
 
 
 def _untouched(node: Node, consts: list[Node]) -> bool:
@@ -85,10 +87,10 @@ def _untouched(node: Node, consts: list[Node]) -> bool:
         for i, c in ((1, consts[0]), (2, consts[1])))
 
 
-def restore(graph: Graph, shown: list[Shown]) -> None:
+def restore(graph: Graph) -> None:
     """The opset's inputs again on each node the pass left in TF's form; a node it rewrote
     keeps what the pass made."""
-    for node, sources, consts, aside in shown:
+    for node, sources, consts, aside in graph.graph.pop(_SHOWN, []):
         if not graph.has_node(node.id):
             continue
         if _untouched(node, consts):
@@ -102,3 +104,10 @@ def restore(graph: Graph, shown: list[Shown]) -> None:
         for const in consts:
             if graph.has_node(const.id) and not const.out_port(0).get_destinations():
                 graph.remove_node(const.id)
+
+
+def end_front(graph: Graph) -> None:
+    """The front phase ends inside a pass (a copy of MO's CreateTensorNodes): the opset's
+    form again, and from then on."""
+    restore(graph)
+    graph.graph[NORMALIZED] = True

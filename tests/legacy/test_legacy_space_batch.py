@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import openvino as ov
+import pytest
 
 from converter.front.tf.writer import GraphBuilder
 from converter.options import ConvertOptions
@@ -115,3 +116,30 @@ def test_a_clean_up_while_tf_s_form_shows_keeps_the_opset_s_inputs(tmp_path: Pat
     xml = convert(ConvertOptions(_model(tmp_path), output_dir=tmp_path / "ir",
                                  extensions=[ext])).xml
     np.testing.assert_array_equal(_run(xml, X), _want())
+
+
+def _round_trip(tmp_path: Path) -> Path:
+    """SpaceToBatchND then BatchToSpaceND cropping what it padded: x again."""
+    g = GraphBuilder()
+    x = g.placeholder("x", [1, 4, 2, 3])
+    pads = np.array([[0, 0], [1, 1]], np.int32)
+    s = g.node("SpaceToBatchND", "s2b", [x, g.const("block", np.array([2, 2], np.int32)),
+                                         g.const("pads", pads)],
+               T=F32, Tblock_shape=np.int32, Tpaddings=np.int32)
+    g.node("BatchToSpaceND", "y", [s, g.const("block2", np.array([2, 2], np.int32)),
+                                   g.const("crops", pads)],
+           T=F32, Tblock_shape=np.int32, Tcrops=np.int32)
+    return g.save(tmp_path / "round_trip.pb")
+
+
+@pytest.mark.parametrize("rel", ["front/create_tensor_nodes.py", "front/pass_separator.py"])
+def test_copies_of_mo_s_front_end_passes_keep_both_nodes_as_they_were(tmp_path: Path,
+                                                                      rel: str) -> None:
+    """MO's CreateTensorNodes ends the front phase inside a pass (the opset's form comes back
+    first); MO's pass separators leave both nodes' inputs as they were."""
+    ext = tmp_path / "ext" / Path(rel).parent
+    ext.mkdir(parents=True)
+    (ext / Path(rel).name).write_text((corpus() / PREFIX / rel).read_text())
+    xml = convert(ConvertOptions(_round_trip(tmp_path), output_dir=tmp_path / "ir",
+                                 extensions=[tmp_path / "ext"])).xml
+    np.testing.assert_array_equal(_run(xml, X), X)
