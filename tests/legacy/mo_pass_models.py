@@ -369,6 +369,16 @@ def _mxnet_index(folder: Path, name: str) -> Model:
     return Model(name, "mxnet", net.save(folder, name, [y]), ["--input_shape", "[2,3,4]"])
 
 
+def _mxnet_more(folder: Path, name: str) -> Model:
+    """Embedding, slice and _eye."""
+    net = Net()
+    emb = net.op("Embedding", "emb", [net.sym.var("data"), net.weight("emb_weight", _w(5, 4))],
+                 input_dim=5, output_dim=4)
+    cut = net.op("slice", "slice", [emb], begin=(0, 1, 0), end=(2, 3, 4))
+    y = net.op("broadcast_add", "y", [cut, net.op("_eye", "eye", [], N=2, M=4, k=1)])
+    return Model(name, "mxnet", net.save(folder, name, [y]), ["--input_shape", "[2,3]"])
+
+
 def _kaldi(folder: Path, name: str) -> Model:
     (path := folder / f"{name}.raw").write_bytes(kn.nnet3_chain(_nnet3_components(), 10, True))
     return Model(name, "kaldi", path)
@@ -401,7 +411,7 @@ WRITERS: dict[str, Callable[[Path, str], Model]] = {
     "caffe_cnn": _caffe, "caffe_misc": _caffe_misc,
     "caffe_layers": _caffe_layers, "mxnet_cnn": _mxnet,
     "mxnet_softmax": _mxnet_softmax, "mxnet_ops": _mxnet_ops,
-    "mxnet_index": _mxnet_index,
+    "mxnet_index": _mxnet_index, "mxnet_more": _mxnet_more,
     "kaldi_chain": _kaldi, "kaldi_lstm": _kaldi_lstm, "kaldi_nnet1": _kaldi_nnet1,
     "kaldi_nnet1_lstm": _kaldi_nnet1_lstm}
 
