@@ -7,10 +7,9 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__all__ = ["Connection", "Graph", "Node", "Port", "rename_nodes"]
+__all__ = ["Connection", "Graph", "Node", "Port"]
 
-_HOME = {"Graph": "graph", "Node": "graph", "rename_nodes": "graph", "Connection": "port",
-         "Port": "port"}
+_HOME = {"Graph": "graph", "Node": "graph", "Connection": "port", "Port": "port"}
 
 
 def __getattr__(name: str) -> Any:

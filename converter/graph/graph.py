@@ -18,7 +18,7 @@ from converter.graph.edges import EdgeStore, NodeEdges
 from converter.graph.port import Port
 from converter.graph.port_table import PortTable
 
-__all__ = ["Graph", "Node", "rename_nodes"]
+__all__ = ["Graph", "Node"]
 
 _NONE = PortTable.of(0)
 
@@ -385,23 +385,14 @@ class Node(NodeEdges):
         return node
 
     def replace_node(self, new_node: Node, new_node_out_port: int | None = None) -> None:
-        """MO's: new_node's output (port new_node_out_port, else the same ports) feeds what
-        this node's fed, and this node goes."""
-        assert self.graph is new_node.graph and self.id != new_node.id
+        """MO's: new_node (from port new_node_out_port, else the same ports) feeds what this
+        node fed, and this node goes."""
+        port = {} if new_node_out_port is None else {"out": new_node_out_port}
         for _, dst, attrs in list(self.graph.out_data(self.id)):
-            edge = dict(attrs)
-            if new_node_out_port is not None:
-                edge["out"] = new_node_out_port
-            self.graph.add_edge(new_node.id, dst, **edge)
+            self.graph.add_edge(new_node.id, dst, **{**attrs, **port})
         self.graph.remove_node(self.id)
 
     def iter_out_data(self) -> Iterator[tuple[int, Node]]:
         """Middle stage: (port, data node) for every output data node of this op."""
         for _, v, d in self.graph.out_data(self.id):
             yield d["out"], Node(self.graph, v)
-
-
-def rename_nodes(pairs: list[tuple[Node, str]]) -> None:
-    """Set `name` on each node (MO's rename_nodes)."""
-    for node, name in pairs:
-        node["name"] = name

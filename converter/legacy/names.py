@@ -37,7 +37,7 @@ def _from(module: str, *names: str) -> dict[str, str]:
 LEGACY_NAMES: dict[str, dict[str, str]] = {
     # graph
     "mo.graph.graph": {
-        **_from(_G, "Graph", "Node", "rename_nodes"), **_from(_UTILS, "rename_node")},
+        **_from(_G, "Graph", "Node"), **_from(_UTILS, "rename_node", "rename_nodes")},
     "mo.graph.port": _from("converter.graph.port", "Port"),
     "mo.graph.connection": _from("converter.graph.port", "Connection"),
     "mo.graph.perm_inputs": _from(f"{_L}.ops", "PermuteInputs"),

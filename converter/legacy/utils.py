@@ -25,7 +25,7 @@ __all__ = [
     "get_width_dim", "layout_attrs", "onnx_get_num_outputs", "parse_custom_replacement_config_file",
     "parse_transform",
     "refer_to_faq_msg",
-    "register_caffe_python_extractor", "rename_node", "shape_for_layout",
+    "register_caffe_python_extractor", "rename_node", "rename_nodes", "shape_for_layout",
 ]
 
 
@@ -121,6 +121,12 @@ def refer_to_faq_msg(question_num: int) -> str:
 
 def rename_node(node: Node, name: str) -> None:
     node["name"] = name
+
+
+def rename_nodes(pairs: list[tuple[Node, str]]) -> None:
+    """Set `name` on each node (MO's rename_nodes)."""
+    for node, name in pairs:
+        rename_node(node, name)
 
 
 def get_onnx_opset_version(node: Node) -> int:
