@@ -161,9 +161,10 @@ _RULES = {"Pad": _zero_pad, "Reshape": _reshape_of_reshape, "Concat": _single_co
 
 def eliminate_nops(graph: Graph) -> None:
     changed = False
-    for node in graph.topological_order():  # a chain of Transposes folds from its start
-        rule = _RULES.get(node.soft_get("type"))
-        if rule is not None and graph.has_node(node.id) and rule(node):
+    nodes = graph._node
+    for nid in graph.topological_ids():  # a chain of Transposes folds from its start
+        rule = _RULES.get(nodes[nid].get("type")) if nid in nodes else None
+        if rule is not None and rule(Node(graph, nid)):
             changed = True
     if changed:
         graph.clean_up()

@@ -150,7 +150,6 @@ def _wrap(fn: Callable[..., Any], normalizes_masks: bool) -> Callable[..., Any]:
         untyped = front_types.show(graph, tensors) if outermost and stage != "back" else []
         if outermost and not tensors:
             tf_space_batch.show(graph)
-        if outermost and not tensors:
             _const_shapes(graph, show=True)
         if outermost:
             show_mo_masks(graph, tensors, normalizes_masks)

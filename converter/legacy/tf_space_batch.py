@@ -28,7 +28,8 @@ Shown = tuple[Node, list[Port], list[Node], Aside]
 
 
 def _set_aside(graph: Graph, sources: list[Port]) -> Aside:
-    """Take out of the graph the ops that fed only node's inputs 1-3 (now disconnected)."""
+    """Take out of the graph the ops upstream of sources that feed nothing else (the node's
+    inputs 1-3 they fed are disconnected by now)."""
     inside = set()
     todo = [s.node.id for s in sources]
     while todo:  # every op upstream of the sources
@@ -58,8 +59,8 @@ def _put_back(graph: Graph, aside: Aside) -> None:
 
 
 def show(graph: Graph) -> None:
-    if graph.graph.get(NORMALIZED):
-        return
+    if graph.graph.get("fw") != "tf" or graph.graph.get(NORMALIZED):
+        return  # (it runs before every legacy front pass: other frameworks skip the walk)
     shown = []
     nodes = [node for node in graph.get_op_nodes()
              if node.soft_get("op") in _OPS and node.soft_get("tf_pairs", None) is not None]

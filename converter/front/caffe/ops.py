@@ -240,7 +240,7 @@ def mvn(n: CaffeNode):
 
 @caffe_op("Softmax")
 def softmax(n: CaffeNode):
-    # MO's Softmax op (Caffe, Kaldi) is Softmax-8 with the type spelled "SoftMax" in its IR
+    # MO's graph typed its Softmax-8 "SoftMax" (legacy passes match that; the IR spells it so)
     return [n.op("Softmax", [n.input(0)], axis=int(n.attr("axis")), type="SoftMax")]
 
 

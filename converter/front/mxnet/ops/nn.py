@@ -206,7 +206,7 @@ def l2_normalization(n: MxnetNode):
 
 # -- softmax ------------------------------------------------------------------------------------
 def _softmax(n: MxnetNode, x: Port, axis: int) -> Port:
-    # MO's Softmax op is Softmax-8 with the type spelled "SoftMax" in its IR
+    # MO's graph typed its Softmax-8 "SoftMax" (legacy passes match that; the IR spells it so)
     return n.op("Softmax", [x], axis=axis, type="SoftMax")
 
 
