@@ -34,6 +34,7 @@ from converter.legacy.argv import mo_argv, set_graph_facts, set_is_cyclic
 from converter.legacy.build import const_for_input_data
 from converter.legacy.fake_output_resolver import remove_output_adds
 from converter.legacy.fake_outputs import add_fake_outputs
+from converter.legacy.result_names import name_results, note_unread_outputs
 from converter.middle import constant_last as _constant_last  # noqa: F401  (built-in passes)
 from converter.middle import gelu_fusion as _gelu_fusion  # noqa: F401
 from converter.middle.declared_shapes import KEY as DECLARED
@@ -130,6 +131,7 @@ def convert_to_graph(opts: ConvertOptions, progress: Progress | None = None) -> 
     extract_nodes(graph, fw.translators, fw.node_attrs)
     to_mo_names(graph)
     add_fake_outputs(graph, opts.extensions)
+    note_unread_outputs(graph, opts.extensions)
     return_free_memory()  # the framework's model, read by the translators, is gone
     if graph.has_cycle():  # the front passes cannot run on a loop: list unsupported ops first
         check_unsupported(graph, fw.name)
@@ -152,6 +154,7 @@ def convert_to_graph(opts: ConvertOptions, progress: Progress | None = None) -> 
     graph.stage = "back"
     run_passes(graph, _phase_passes("back"))
     remove_output_adds(graph)  # MO's FakeOutputResolver's Adds: OpenVINO dropped them
+    name_results(graph)
     fold_constants(graph)
     resolve_convert_like(graph)
     eliminate_nops(graph)

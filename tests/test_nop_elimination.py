@@ -88,6 +88,14 @@ CASES = {
                               helper.make_node("Relu", ["t"], ["r"]),
                               helper.make_node("Transpose", ["r"], ["t3"], perm=[0, 3, 1, 2]),
                               helper.make_node("Add", ["t2", "t3"], ["y"])], {}, [1, 4, 6, 6]),
+    # an op of several outputs cannot take the output's name: ovc keeps the Add
+    "add_zero_after_topk": ([helper.make_node("TopK", ["x", "k"], ["t", "i"], axis=-1),
+                             helper.make_node("Add", ["t", "zero"], ["y"])],
+                            {"k": _i(2), "zero": np.float32(0)}, [1, 4, 6, 2]),
+    "add_zero_after_topk_inside": ([helper.make_node("TopK", ["x", "k"], ["t", "i"], axis=-1),
+                                    helper.make_node("Add", ["t", "zero"], ["a"]),
+                                    helper.make_node("Relu", ["a"], ["y"])],
+                                   {"k": _i(2), "zero": np.float32(0)}, [1, 4, 6, 2]),
 }
 
 

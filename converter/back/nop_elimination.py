@@ -7,7 +7,8 @@ and a Reshape with a constant target fed only by another Reshape (the second rea
 input; a target copying dimensions of the first's output, special_zero's 0, becomes the static
 output shape first; for Caffe, MXNet and Kaldi, as MO fused them, only a target of positive
 values). A Pad's or Concat's output names stay on the tensor that takes its place (one between
-a Parameter and a Result stays, as in ovc); the names of the first Reshape's output go with
+a Parameter and a Result stays, as in ovc, and one between an op of several outputs and a
+Result); the names of the first Reshape's output go with
 it."""
 
 from __future__ import annotations
@@ -37,9 +38,10 @@ def _feeds_result(port: Port) -> bool:
 def _bypass(node: Node, source: Port) -> bool:
     """What node's output fed now reads source, which takes node's output tensor names (only
     those, and node's name, where node's output is a model output: ovc's
-    replace_output_update_name); not between a Parameter and a Result, as in ovc."""
+    replace_output_update_name); not between a Parameter and a Result, nor between an op of
+    several outputs and a Result (that op cannot take the Result's name), as in ovc."""
     if _feeds_result(node.out_port(0)):
-        if source.node.soft_get("type") == "Parameter":
+        if source.node.soft_get("type") == "Parameter" or len(source.node.out_ports()) > 1:
             return False
         source.remove_tensor_names()
         source.node["name"] = node.soft_get("name", node.id)

@@ -3,9 +3,11 @@
 MO's back pass FakeOutputResolver replaced each FakeOutput (converter.legacy.fake_outputs) by
 `Add(x, Const int64 0)` (can_be_fused False) named as the output and taking its tensor names,
 the FakeOutput renamed `<name>/TBD` and dropped; legacy back passes ordered after it see that
-Add. OpenVINO's offline passes dropped the Add again, so MO's IR has none: extgen removes it
-after the back passes (before its own fusions, which could fold it) and the op computing the
-output gets its name back, so the IR is the one converted without extension folders.
+Add. OpenVINO's offline passes dropped the Add again where the op computing the output has one
+output (an op of several cannot take the output's name), so MO's IR has those Adds only:
+extgen removes the others after the back passes (before its own fusions, which could fold
+them) and the op computing the output gets its name back, as converted without extension
+folders.
 """
 
 from __future__ import annotations
@@ -82,7 +84,7 @@ def remove_output_adds(graph: Graph) -> None:
     for add in [Node(graph, nid) for nid, attrs in graph.nodes(data=True) if _ADD in attrs]:
         source, const = add.in_port(0).get_source(), add.in_port(1).get_source()
         value = const.data.get_value() if const is not None else None
-        if source is None or value is None or np.any(value != 0):
+        if source is None or value is None or np.any(value != 0) or _many_outputs(source):
             kept.add(add[_ADD])
             _keep(add, const)
             continue
@@ -91,6 +93,12 @@ def remove_output_adds(graph: Graph) -> None:
         graph.remove_nodes_from([add.id, out.id])
         _drop_unused(const)
     restore_names(graph, keep=kept)
+
+
+def _many_outputs(source: Port) -> bool:
+    """OpenVINO keeps an Add of zero before a Result when the op computing its input has more
+    than one output (that op cannot take the Result's name)."""
+    return len(source.node.out_ports()) > 1
 
 
 def _drop_unused(const: Port) -> None:

@@ -1,6 +1,8 @@
 """MO's FakeOutput through the front and middle phases and its FakeOutputResolver Add in the
 back phase (converter.legacy.fake_outputs, converter.legacy.fake_output_resolver): legacy
-passes see MO's graph, and the IR is the one converted without extension folders."""
+passes see MO's graph, and the IR is the one converted without extension folders, but where
+OpenVINO kept MO's Add (an output of an op with several); a Result a pass adds on a tensor MO
+held unnamed gets MO's names (converter.legacy.result_names)."""
 
 from __future__ import annotations
 
@@ -229,3 +231,40 @@ def test_a_copy_of_mo_s_resolver_in_an_extension_folder_finds_nothing(tmp_path: 
     xml = convert(ConvertOptions(model, output_dir=tmp_path / "ir", extensions=[ext])).xml
     plain = convert(ConvertOptions(model, output_dir=tmp_path / "plain")).xml
     assert _ir(xml) == _ir(plain)
+
+
+RESULT_ON_INDICES = {
+    "back/indices_out.py": """
+        from {MO}.back.replacement import BackReplacementPattern
+        from {MO}.ops.result import Result
+
+
+        class IndicesOut(BackReplacementPattern):
+            enabled = True
+
+            def find_and_replace_pattern(self, graph):
+                for node in graph.get_op_nodes(type='TopK'):
+                    if node.out_port(1).disconnected():
+                        result = Result(graph, {'name': node.name + '/indices'}).create_node()
+                        node.out_port(1).connect(result.in_port(0))
+    """,
+}
+
+
+def test_an_output_of_an_op_of_several_keeps_mo_s_add_and_names(tmp_path: Path) -> None:
+    """An output computed by TopK: MO's IR kept its resolver's Add (OpenVINO drops it only
+    after an op of one output), with or without passes; the indices, which ONNX named but
+    nothing read, are `<op>:1` and `<op>` on the Result a pass puts there, as in MO's IR."""
+    model = _save(tmp_path, "topk", [
+        helper.make_node("TopK", ["x", "k"], ["y", "idx"], name="top", axis=-1)], ["y"],
+        {"k": np.array([2], np.int64)})
+    plain = _ir(convert(ConvertOptions(model, output_dir=tmp_path / "plain")).xml)
+    assert [t for _, _, t, *_ in plain["layers"]] == ["Parameter", "Const", "TopK", "Result"]
+    unrelated = write_ext(tmp_path, "unrelated", UNRELATED, LAYOUTS["openvino.tools.mo"])
+    indices = write_ext(tmp_path, "indices", RESULT_ON_INDICES, LAYOUTS["openvino.tools.mo"])
+    for ext in (unrelated, indices):
+        ir = _ir(convert(ConvertOptions(model, output_dir=tmp_path / ext.name,
+                                        extensions=[ext])).xml)
+        layers = {name: (kind, names) for _, name, kind, _, names in ir["layers"]}
+        assert layers["y"] == ("Add", ["y"]) and layers["top"][0] == "TopK", ext.name
+    assert layers["top"][1] == [None, "top,top:1"]
