@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from converter.back.replacement import BackFinish, BackReplacementPattern
+from converter.errors import ExtensionError
 from converter.front.mo_names import from_mo_names, mo_name, opset_name
 from converter.graph.graph import Graph, Node
 from converter.graph.shape import as_shape
@@ -135,7 +136,22 @@ def _graph_of(args: tuple, kwargs: dict) -> Graph | None:
     return next((a for a in (*args, kwargs.get("graph")) if isinstance(a, Graph)), None)
 
 
-def _wrap(fn: Callable[..., Any], normalizes_masks: bool) -> Callable[..., Any]:
+def _refuse_before_ports(cls: type) -> None:
+    """A pass ordered before MO's RestorePorts worked on the graph of MO's loader before it had
+    ports (MO's Kaldi SetPortsPattern gave them); extgen's loaders give ports, so it stops."""
+    try:
+        before = {getattr(c, "__name__", "") for c in cls().run_before()}
+    except Exception:  # (its own ordering fails where the runner orders it)
+        return
+    if "RestorePorts" in before:
+        where = f"{inspect.getsourcefile(cls)}:{inspect.getsourcelines(cls)[1]}: "
+        raise ExtensionError(
+            f"{where}{cls.__name__} runs before MO's RestorePorts, on the graph MO's loader made "
+            "before it had ports; extgen's loaders build the ports themselves, so it is not "
+            "supported: remove it from the extension folder, or order it after RestorePorts")
+
+
+def _wrap(fn: Callable[..., Any], normalizes_masks: bool, cls: type) -> Callable[..., Any]:
     @functools.wraps(fn)
     def run(*args: Any, **kwargs: Any) -> Any:
         graph = _graph_of(args, kwargs)
@@ -143,6 +159,8 @@ def _wrap(fn: Callable[..., Any], normalizes_masks: bool) -> Callable[..., Any]:
             return fn(*args, **kwargs)
         meta, stage = graph.graph, graph.stage  # (a front pass may end the front stage)
         outermost = not meta.get(_DEPTH)
+        if outermost:
+            _refuse_before_ports(cls)
         tensors = outermost and stage in ("middle", "back")
         meta[_DEPTH] = meta.get(_DEPTH, 0) + 1
         if tensors:
@@ -182,7 +200,7 @@ def mo_pass_run(cls: type) -> None:
     if getattr(fn, "mo_pass_run", False):
         return
     kind = type(raw) if isinstance(raw, (staticmethod, classmethod)) else None
-    run = _wrap(fn, cls.__name__ == "StridedSliceMasksNormalizer")  # MO's flip of the masks
+    run = _wrap(fn, cls.__name__ == "StridedSliceMasksNormalizer", cls)  # (MO's mask flip)
     cls.find_and_replace_pattern = kind(run) if kind else run
 
 

@@ -1,7 +1,8 @@
 """What MO did around a legacy pass: nodes it built in the middle and back phases are inferred
 after it (MO's clean-up and type inference), a Result it marked keep_output_port is not
-written, MO's Clamp and AttributedClamp are told apart in patterns, and a copy of MO's
-CreateTensorNodes ends the front phase as extgen's pipeline does."""
+written, MO's Clamp and AttributedClamp are told apart in patterns, a copy of MO's
+CreateTensorNodes ends the front phase as extgen's pipeline does, and a pass ordered before MO's
+RestorePorts (on MO's loader graph, before it had ports) stops in one line."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import openvino as ov
 import pytest
 from onnx import TensorProto, helper
 
+from converter.errors import ExtensionError
 from converter.graph.graph import Graph
 from converter.legacy import legacy_imports
 from converter.options import ConvertOptions
@@ -268,3 +270,38 @@ def test_passes_see_mo_s_pooling_type_until_the_back_phase(tmp_path: Path) -> No
         [("x", TensorProto.FLOAT, [1, 2, 5, 5])], [("y", TensorProto.FLOAT, None)]), path)
     xml = convert(ConvertOptions(path, output_dir=tmp_path / "out", extensions=[ext])).xml
     assert {"MaxPool", "AvgPool"} <= set(_layers(xml)) and "Pooling" not in _layers(xml)
+
+
+BEFORE_PORTS = {
+    "front/early.py": """
+        from {MO}.front.common.replacement import FrontReplacementPattern
+        from {MO}.front.restore_ports import RestorePorts
+        from {MO}.load.loader import LoadFinish
+
+
+        class Early(FrontReplacementPattern):
+            enabled = True
+
+            def run_after(self):
+                return [LoadFinish]
+
+            def run_before(self):
+                return [RestorePorts]
+
+            def find_and_replace_pattern(self, graph):
+                raise AssertionError('ran')
+    """,
+}
+
+
+def test_a_pass_before_mo_s_restore_ports_refuses_in_one_line(tmp_path: Path) -> None:
+    """MO's Kaldi SetPortsPattern and its like gave ports to the graph of MO's loader; such a
+    pass stops the conversion naming its file, line and class (MO fails on a copy of its own
+    too: the class name is not unique)."""
+    ext = write_ext(tmp_path, "ext", BEFORE_PORTS, MO)
+    model = _model(tmp_path, [helper.make_node("Relu", ["x"], ["y"])], ["y"])
+    with pytest.raises(ExtensionError) as err:
+        convert(ConvertOptions(model, output_dir=tmp_path / "ir", extensions=[ext]))
+    message = str(err.value)
+    assert f"{ext / 'front' / 'early.py'}:6: Early runs before MO's RestorePorts" in message
+    assert "\n" not in message and not (tmp_path / "ir").exists()
