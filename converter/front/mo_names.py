@@ -1,9 +1,12 @@
 """MO's op names for the opset ops MO's graph named otherwise: a Multiply node is op 'Mul' (its
 type stays Multiply), Subtract 'Sub', Divide 'Div', Power 'Pow', Convert 'Cast',
-BatchNormInference 'batchNormInference'. The graph holds them from extraction to the end of the
-front phase, as MO's did, so extension code that looks for MO's names (`node.soft_get('op') ==
-'Mul'`) finds the nodes; inference starts from the opset names, which extgen's middle and back
-passes key on (MO kept its names to the end). A front pattern's `op` matches either name."""
+BatchNormInference 'batchNormInference', Softmax 'SoftMax' (typed SoftMax). The graph holds them
+from extraction to the end of the front phase, as MO's did, so extension code that looks for
+MO's names (`node.soft_get('op') == 'Mul'`) finds the nodes; inference starts from the opset
+names, which extgen's middle and back passes key on (MO kept its names to the end). A front
+pattern's `op` matches either name. A translator may name MO's op for its framework's op where
+MO's graph had the opset op's structure under another name (`mo_op`: ONNX Conv's Convolution
+is op 'Conv'); legacy passes see that name too."""
 
 from __future__ import annotations
 
@@ -17,17 +20,29 @@ __all__ = ["MO_NAMES", "aliased", "from_mo_names", "mo_name", "op_aliases", "ops
            "to_mo_names"]
 
 MO_NAMES = {"Multiply": "Mul", "Subtract": "Sub", "Divide": "Div", "Power": "Pow",
-            "Convert": "Cast", "BatchNormInference": "batchNormInference"}
+            "Convert": "Cast", "BatchNormInference": "batchNormInference", "Softmax": "SoftMax"}
 _OPSET = {mo: ours for ours, mo in MO_NAMES.items()}
+_TYPES = {"Softmax": "SoftMax"}
+_OWN_OP = "_opset_op"  # a node shown under its `mo_op`: its own op name  # the graph type of an op whose class's op name is not it
+
+
+def _typed(op: str | None, kind: str | None) -> bool:
+    """Whether kind is the type of the opset op named op."""
+    return op is not None and kind == _TYPES.get(op, op)
 
 
 def mo_name(attrs: dict) -> None:
     """An opset node's attributes (graph._node's dict) take MO's op name if MO named the op
-    otherwise; a Convert also MO's `dst_type` (a numpy type) for its destination_type."""
-    kind = attrs.get("type")
-    if kind in MO_NAMES and attrs.get("op") == kind:
-        attrs["op"] = MO_NAMES[kind]
-        if kind == "Convert" and attrs.get("destination_type") is not None:
+    otherwise (or MO's name for its framework op, that a translator set as `mo_op`); a Convert
+    also MO's `dst_type` (a numpy type) for its destination_type."""
+    op = attrs.get("op")
+    mo_op = attrs.get("mo_op")
+    if mo_op is not None and op != mo_op and op is not None:
+        attrs[_OWN_OP], attrs["op"] = op, mo_op
+        return
+    if op in MO_NAMES and _typed(op, attrs.get("type")):
+        attrs["op"] = MO_NAMES[op]
+        if op == "Convert" and attrs.get("destination_type") is not None:
             attrs["dst_type"] = np.dtype(attrs["destination_type"]).type
 
 
@@ -35,7 +50,12 @@ def opset_name(attrs: dict) -> None:
     """A node's attributes get back the opset name; a Cast's `dst_type`, which MO's passes may
     have changed, is its destination_type again."""
     op = attrs.get("op")
-    if op in _OPSET and attrs.get("type") == _OPSET[op]:
+    if _OWN_OP in attrs:
+        own = attrs.pop(_OWN_OP)
+        if op == attrs.get("mo_op"):
+            attrs["op"] = own
+        return
+    if op in _OPSET and _typed(_OPSET[op], attrs.get("type")):
         attrs["op"] = _OPSET[op]
         if op == "Cast" and attrs.get("dst_type") is not None:
             attrs["destination_type"] = np.dtype(attrs.pop("dst_type"))

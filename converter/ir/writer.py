@@ -34,8 +34,6 @@ __all__ = ["emit_ir"]
 _F16_MAX = float(np.finfo(np.float16).max)
 
 
-# OpenVINO's serializer spells Softmax (opset1 and opset8) "SoftMax" (translate_type_name)
-_IR_TYPE = {"Softmax": "SoftMax"}
 _CHUNK = 1 << 22  # elements converted and written at a time
 
 
@@ -141,7 +139,7 @@ def _layer(node: Node, lid: int, bin_writer: _BinWriter, sources: dict) -> ET.El
     sources."""
     graph = node.graph
     layer = ET.Element("layer", id=str(lid), name=str(node.soft_get("name", node.id)),
-                       type=_IR_TYPE.get(str(node.type), str(node.type)),
+                       type=str(node.type),
                        version=_version(node))
     attrs = _data_attrs(node, bin_writer)
     if attrs:

@@ -30,9 +30,9 @@ if TYPE_CHECKING:
 __all__ = ["Op", "ir_op_class"]
 
 _IR_REGISTRY: dict[tuple[str, str], type[Op]] = {}
-# OpenVINO's serializer writes some ops under other names than their classes (SoftMax for
-# Softmax-1/8, ...); IR from ovc, MO or OpenVINO uses either spelling
-_IR_SPELLINGS = {"SoftMax": "Softmax", "Constant": "Const", "Relu": "ReLU", "PRelu": "PReLU"}
+# an op's IR type in another spelling than its class's (OpenVINO's serializer writes
+# Softmax-1/8 as SoftMax, ...); IR from ovc, MO or OpenVINO uses either spelling
+_IR_SPELLINGS = {"Softmax": "SoftMax", "Constant": "Const", "Relu": "ReLU", "PRelu": "PReLU"}
 
 
 def ir_op_class(type_: str, version: str) -> type[Op] | None:

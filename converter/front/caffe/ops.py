@@ -117,9 +117,9 @@ def pooling(n: CaffeNode):
     else:
         # Caffe rounds up, then drops a last window that would start in the padding: PyTorch's rule
         attrs["rounding_type"] = "ceil_torch" if any(pads) else "ceil"
-    if method == "MAX":
-        return [n.op("MaxPool", [x], dilations=[1, 1], **attrs)]
-    return [n.op("AvgPool", [x], **{"exclude-pad": False}, **attrs)]
+    if method == "MAX":  # (MO's op name: Pooling)
+        return [n.op("MaxPool", [x], dilations=[1, 1], mo_op="Pooling", **attrs)]
+    return [n.op("AvgPool", [x], **{"exclude-pad": False}, mo_op="Pooling", **attrs)]
 
 
 @caffe_op("InnerProduct")
@@ -240,8 +240,7 @@ def mvn(n: CaffeNode):
 
 @caffe_op("Softmax")
 def softmax(n: CaffeNode):
-    # MO's graph typed its Softmax-8 "SoftMax" (legacy passes match that; the IR spells it so)
-    return [n.op("Softmax", [n.input(0)], axis=int(n.attr("axis")), type="SoftMax")]
+    return [n.op("Softmax", [n.input(0)], axis=int(n.attr("axis")))]
 
 
 # -- element-wise and structure -----------------------------------------------------------------

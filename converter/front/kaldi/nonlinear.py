@@ -25,7 +25,7 @@ for _op, _names in _SIMPLE.items():
 
 @kaldi_op("Softmax", "SoftmaxComponent")
 def softmax(n: KaldiNode) -> list[Port]:
-    return [n.op("Softmax", [n.input(0)], axis=1, type="SoftMax")]  # MO's graph's type
+    return [n.op("Softmax", [n.input(0)], axis=1)]
 
 
 @kaldi_op("LogSoftmaxComponent")

@@ -14,7 +14,11 @@ def _shifted(x: np.ndarray, axis: int) -> np.ndarray:
 
 
 class Softmax(Op):
-    op = type = "Softmax"
+    """The graph types it "SoftMax", as MO's graph did and OpenVINO's serializer spells both
+    versions (legacy passes match that type; the IR is written so)."""
+
+    op = "Softmax"
+    type = "SoftMax"
     version = "opset8"
     in_ports_count = 1
     attr_types = {"axis": "int"}

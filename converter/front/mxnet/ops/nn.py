@@ -108,11 +108,12 @@ def pooling(n: MxnetNode):
         n.reject(f"pooling_convention {convention} is not supported")
     if pool_type == "max":
         node = n.op_node("MaxPool", [n.input(0)], dilations=[1] * len(kernel),
-                         index_element_type=np.dtype(np.int64), axis=0, **attrs)
+                         index_element_type=np.dtype(np.int64), axis=0, mo_op="Pooling",
+                         **attrs)
         return [node.out_port(0)]
     if pool_type in ("avg", "sum"):
         exclude = not n.attrs.bool("count_include_pad", True) and pool_type == "avg"
-        y = n.op("AvgPool", [n.input(0)], **{"exclude-pad": exclude}, **attrs)
+        y = n.op("AvgPool", [n.input(0)], **{"exclude-pad": exclude}, mo_op="Pooling", **attrs)
         if pool_type == "sum":
             y = n.op("Multiply", [y, n.const(float(np.prod(kernel)), np.float32)])
         return [y]
@@ -206,8 +207,7 @@ def l2_normalization(n: MxnetNode):
 
 # -- softmax ------------------------------------------------------------------------------------
 def _softmax(n: MxnetNode, x: Port, axis: int) -> Port:
-    # MO's graph typed its Softmax-8 "SoftMax" (legacy passes match that; the IR spells it so)
-    return n.op("Softmax", [x], axis=axis, type="SoftMax")
+    return n.op("Softmax", [x], axis=axis)
 
 
 def _softmax_flat(n: MxnetNode, x: Port) -> Port:

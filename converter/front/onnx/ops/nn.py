@@ -88,6 +88,8 @@ def conv(n: OnnxNode):
     # named as ovc and MO (DecomposeBias) name a convolution whose bias became an Add
     name = f"{n.name}/WithoutBiases" if n.has_input(2) else None
     y = convolution(n, n.input(0), n.input(1), name=name)
+    if y.node.soft_get("type") == "Convolution":
+        y.node["mo_op"] = "Conv"  # MO's op of an ONNX Conv (a group one differs in weights)
     return [_channel_bias(n, y, 2, _spatial_rank(n, 1))]
 
 
@@ -110,8 +112,10 @@ def conv_transpose(n: OnnxNode):
     if len(inputs) > 2:
         # ONNX SAME_UPPER puts the smaller half of an odd padding first: OpenVINO's same_lower
         attrs["auto_pad"] = "same_lower" if attrs["auto_pad"] == "same_upper" else "same_upper"
-    kind = "ConvolutionBackpropData" if group == 1 else "GroupConvolutionBackpropData"
-    return [_channel_bias(n, n.op(kind, inputs, **attrs), 2, nsp)]
+    if group != 1:
+        return [_channel_bias(n, n.op("GroupConvolutionBackpropData", inputs, **attrs), 2, nsp)]
+    y = n.op("ConvolutionBackpropData", inputs, **attrs, mo_op="Deconv2D")  # MO's op name
+    return [_channel_bias(n, y, 2, nsp)]
 
 
 # -- pooling ------------------------------------------------------------------------------------
@@ -151,7 +155,7 @@ def average_pool(n: OnnxNode):
     if any(d != 1 for d in dilations):
         return [dilated_average_pool(n, attrs, dilations, bool(n.attr("count_include_pad", 0)))]
     return [n.op("AvgPool", [n.input(0)], **{"exclude-pad": not n.attr("count_include_pad", 0)},
-                 **attrs)]
+                 mo_op="AveragePool", **attrs)]  # (MO's op name)
 
 
 @onnx_op("LpPool")
