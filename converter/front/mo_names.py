@@ -22,8 +22,8 @@ __all__ = ["MO_NAMES", "aliased", "from_mo_names", "mo_name", "op_aliases", "ops
 MO_NAMES = {"Multiply": "Mul", "Subtract": "Sub", "Divide": "Div", "Power": "Pow",
             "Convert": "Cast", "BatchNormInference": "batchNormInference", "Softmax": "SoftMax"}
 _OPSET = {mo: ours for ours, mo in MO_NAMES.items()}
-_TYPES = {"Softmax": "SoftMax"}
-_OWN_OP = "_opset_op"  # a node shown under its `mo_op`: its own op name  # the graph type of an op whose class's op name is not it
+_TYPES = {"Softmax": "SoftMax"}  # the graph type of an op whose class's op name is not it
+_OWN_OP = "_opset_op"  # a node shown under its `mo_op`: its own op name
 
 
 def _typed(op: str | None, kind: str | None) -> bool:
