@@ -1,7 +1,8 @@
 """What MO did around a legacy pass: nodes it built in the middle and back phases are inferred
 after it (MO's clean-up and type inference), a Result it marked keep_output_port is not
 written, MO's Clamp and AttributedClamp are told apart in patterns, a copy of MO's
-CreateTensorNodes ends the front phase as extgen's pipeline does, and a pass ordered before MO's
+CreateTensorNodes ends the front phase as extgen's pipeline does, MO's op names for ONNX ops are
+seen, and a pass ordered before MO's
 RestorePorts (on MO's loader graph, before it had ports) stops in one line."""
 
 from __future__ import annotations
@@ -221,6 +222,56 @@ def test_a_middle_pass_sees_mo_s_op_names_and_the_ir_the_opset_s(tmp_path: Path)
                              helper.make_node("Pow", ["m", "x"], ["y"])], ["y"])
     xml = convert(ConvertOptions(path, output_dir=tmp_path / "out", extensions=[ext])).xml
     assert {"Multiply", "Power"} <= set(_layers(xml))
+
+
+FRAMEWORK_OP_NAMES = """
+    from {MO}.front.common.replacement import FrontReplacementPattern
+    from {MO}.middle.replacement import MiddleReplacementPattern
+
+    WANT = [('AveragePool', 'Pooling'), ('Conv', 'Convolution'),
+            ('Deconv2D', 'ConvolutionBackpropData'), ('SoftMax', 'SoftMax')]
+
+
+    def check(graph, phase):
+        ops = sorted((n.op, n.type) for n in graph.get_op_nodes()
+                     if n.soft_get('type') in ('Pooling', 'Convolution', 'ConvolutionBackpropData',
+                                               'SoftMax'))
+        if ops != WANT:
+            raise ValueError(f"{{phase}}: not MO's op names: {{ops}}")
+
+
+    class FrontNames(FrontReplacementPattern):
+        enabled = True
+
+        def find_and_replace_pattern(self, graph):
+            check(graph, 'front')
+
+
+    class MiddleNames(MiddleReplacementPattern):
+        enabled = True
+
+        def find_and_replace_pattern(self, graph):
+            check(graph, 'middle')
+"""
+
+
+def test_passes_see_mo_s_op_names_of_onnx_ops(tmp_path: Path) -> None:
+    """MO's ONNX extractors named a Conv's convolution Conv, a ConvTranspose Deconv2D, an
+    AveragePool AveragePool and a Softmax SoftMax (typed SoftMax); front and middle passes see
+    those names (they raise otherwise), and the IR has the opset's ops."""
+    ext = write_ext(tmp_path, "ext", {"middle/names.py": FRAMEWORK_OP_NAMES}, MO)
+    rng = np.random.default_rng(0)
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"]),
+             helper.make_node("ConvTranspose", ["c", "wt"], ["d"]),
+             helper.make_node("AveragePool", ["d"], ["p"], kernel_shape=[2]),
+             helper.make_node("Softmax", ["p"], ["y"], axis=1)]
+    inits = {"w": rng.standard_normal((3, 3, 1)).astype(np.float32),
+             "wt": rng.standard_normal((3, 3, 1)).astype(np.float32)}
+    path = tmp_path / "m.onnx"
+    onnx.save(make_model(nodes, [("x", TensorProto.FLOAT, [2, 3, 4])],
+                         [("y", TensorProto.FLOAT, None)], inits), path)
+    xml = convert(ConvertOptions(path, output_dir=tmp_path / "out", extensions=[ext])).xml
+    assert {"Convolution", "ConvolutionBackpropData", "AvgPool", "SoftMax"} <= set(_layers(xml))
 
 
 POOLING_TYPES = """
