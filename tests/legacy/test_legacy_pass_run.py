@@ -210,7 +210,7 @@ MO_OP_NAMES = """
         def find_and_replace_pattern(self, graph):
             ops = sorted(n.op for n in graph.get_op_nodes() if n.type in ('Multiply', 'Power'))
             if ops != ['Mul', 'Pow']:
-                raise ValueError(f"not MO's op names: {{ops}}")
+                raise ValueError(f"not MO's op names: {ops}")
 """
 
 
@@ -237,7 +237,7 @@ FRAMEWORK_OP_NAMES = """
                      if n.soft_get('type') in ('Pooling', 'Convolution', 'ConvolutionBackpropData',
                                                'SoftMax'))
         if ops != WANT:
-            raise ValueError(f"{{phase}}: not MO's op names: {{ops}}")
+            raise ValueError(f"{phase}: not MO's op names: {ops}")
 
 
     class FrontNames(FrontReplacementPattern):
