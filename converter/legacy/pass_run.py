@@ -34,7 +34,7 @@ from converter.errors import ExtensionError
 from converter.front.mo_names import from_mo_names, mo_name, opset_name
 from converter.graph.graph import Graph, Node
 from converter.graph.shape import as_shape
-from converter.legacy import front_types, tf_space_batch
+from converter.legacy import front_types, kaldi_crops, tf_space_batch
 from converter.legacy.mo_ops.strided_slice_masks import restore_masks, show_mo_masks
 from converter.legacy.shapes import shape_array
 from converter.middle.partial_infer import infer_node
@@ -166,6 +166,8 @@ def _wrap(fn: Callable[..., Any], normalizes_masks: bool, cls: type) -> Callable
         if tensors:
             known = _to_mo_view(graph)
         untyped = front_types.show(graph, tensors) if outermost and stage != "back" else []
+        if outermost and stage != "back":
+            kaldi_crops.show(graph)
         if outermost and not tensors:
             tf_space_batch.show(graph)
             _const_shapes(graph, show=True)
@@ -179,6 +181,7 @@ def _wrap(fn: Callable[..., Any], normalizes_masks: bool, cls: type) -> Callable
                 del meta[_DEPTH]
                 restore_masks(graph, normalizes_masks)
                 front_types.restore(graph, untyped)
+                kaldi_crops.restore(graph)
                 tf_space_batch.restore(graph)
                 if not tensors:
                     _const_shapes(graph, show=False)

@@ -16,7 +16,9 @@ from converter.graph.graph import Graph, Node
 from converter.graph.port import Port
 from converter.ops.op import Op
 
-__all__ = ["GraphBuilder", "check_delay"]
+__all__ = ["MO_CROP", "GraphBuilder", "check_delay"]
+
+MO_CROP = "mo_crop"  # on a StridedSlice MO held as a Crop: (offset, dim) along axis 1
 
 MAX_DELAY = 1000  # frames (10 s of speech at Kaldi's 100 frames a second)
 
@@ -80,13 +82,18 @@ class GraphBuilder:
             src.connect(node.in_port(i))
         return node
 
-    def crop(self, source: Port, start: int, stop: int, name: str) -> Port:
+    def crop(self, source: Port, start: int, stop: int, name: str,
+             mo_crop: bool = False) -> Port:
         """Features start:stop of a [batch, dim] tensor, the StridedSlice MO's Crop became
-        (CropToStridedSlice: the batch axis masked, the feature axis sliced)."""
-        return self.op("StridedSlice", [source, np.array([0, start]), np.array([0, stop]),
+        (CropToStridedSlice: the batch axis masked, the feature axis sliced); mo_crop: MO's
+        graph held it as a Crop until then (legacy passes see that, converter.legacy)."""
+        node = self.op("StridedSlice", [source, np.array([0, start]), np.array([0, stop]),
                                         np.array([1, 1])], name, begin_mask=[1, 0],
                        end_mask=[1, 0], new_axis_mask=[0, 0], shrink_axis_mask=[0, 0],
-                       ellipsis_mask=[0, 0]).out_port(0)
+                       ellipsis_mask=[0, 0])
+        if mo_crop:
+            node[MO_CROP] = (start, stop - start)
+        return node.out_port(0)
 
     def const(self, value: Any, name: str) -> Port:
         node = Op.builtin_ops["Const"](self.graph).create_node(

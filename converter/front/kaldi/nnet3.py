@@ -130,7 +130,7 @@ class Nnet3Graph:
             source = self.port(self._field(fields, "input-node"), stack)
             start = self._int_field(fields, "dim-offset")
             stop = start + self._int_field(fields, "dim")
-            port = self.b.crop(source, start, stop, name)
+            port = self.b.crop(source, start, stop, name, mo_crop=True)
         self.ports[name] = port
         return port
 
