@@ -1,7 +1,8 @@
 """Ops that change nothing, gone as ovc's NopElimination, TransposeFuse and
 ReshapeSequenceFusion make them go: a Pad whose pads are all zero, an Add or Subtract of 0 and
 a Multiply or Divide by 1 that keep their input's shape and type, a Convert to its input's
-type, a Concat of one input, a Split into one part, a Transpose fed only by another (one
+type, a Concat of one input or of Kaldi dim ranges that rebuild their input (MO's
+RemoveUselessCrops), a Split into one part, a Transpose fed only by another (one
 Transpose of both orders, none where they cancel; MO's FuseTransposesSequence did the same),
 and a Reshape with a constant target fed only by another Reshape (the second reads the first's
 input; a target copying dimensions of the first's output, special_zero's 0, becomes the static
@@ -16,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from converter.back._fusion_ports import new_const
+from converter.front.kaldi.builder import MO_CROP
 from converter.graph.graph import Graph, Node
 from converter.graph.port import Port
 from converter.middle.subgraphs import bodies_of
@@ -104,6 +106,26 @@ def _single_concat(node: Node) -> bool:
     return len(inputs) == 1 and _bypass(node, inputs[0].get_source())
 
 
+def _rebuilt_input(node: Node) -> bool:
+    """A Concat on axis 1 of Kaldi dim ranges (MO's Crops) of one tensor, each read by it only,
+    in order and covering the tensor whole, is that tensor (MO's RemoveUselessCrops)."""
+    ports = [node.in_port(i) for i in sorted(node.in_ports()) if node.is_in_port_connected(i)]
+    crops = [p.get_source().node for p in ports]
+    if node.soft_get("axis") != 1 or len(crops) < 2 or any(
+            c.soft_get(MO_CROP, None) is None or len(c.out_port(0).get_destinations()) != 1
+            for c in crops):
+        return False
+    source = crops[0].in_port(0).get_source()
+    end = 0
+    for crop in crops:
+        start, dim = crop[MO_CROP]
+        if start != end or crop.in_port(0).get_source() != source:
+            return False
+        end += dim
+    shape = source.data.get_shape()
+    return shape is not None and len(shape) == 2 and shape[1] == end and _bypass(node, source)
+
+
 def _single_split(node: Node) -> bool:
     """A Split into one part is its input (ovc's EliminateSplit)."""
     return (node.soft_get("num_splits", 1) == 1
@@ -155,7 +177,8 @@ def _neutral_operand(node: Node) -> bool:
     return False
 
 
-_RULES = {"Pad": _zero_pad, "Reshape": _reshape_of_reshape, "Concat": _single_concat,
+_RULES = {"Pad": _zero_pad, "Reshape": _reshape_of_reshape,
+          "Concat": lambda node: _single_concat(node) or _rebuilt_input(node),
           "Convert": _same_type_convert, "Split": _single_split,
           "Transpose": _transpose_of_transpose,
           **{op: _neutral_operand for op in _NEUTRAL}}

@@ -13,6 +13,7 @@ import numpy as np
 
 from converter.front.tf.writer import GraphBuilder
 from tests.front import kaldi_nets as kn
+from tests.front import kaldi_writer as kw
 from tests.front.test_caffe import write_model as write_caffe
 from tests.front.test_kaldi import _nnet3_components
 from tests.front.test_mxnet import Net
@@ -403,6 +404,24 @@ def _kaldi_nnet1_lstm(folder: Path, name: str) -> Model:
     return Model(name, "kaldi", path)
 
 
+def _kaldi_crops(folder: Path, name: str) -> Model:
+    """Dim ranges that rebuild their input, concatenated in order (MO's RemoveUselessCrops
+    removes them, and extgen), between an affine and two fixed scales (MO fuses all three)."""
+    comps = {"a": kn.affine(4, 4), "s": kn.fixed_scale(4), "t": kn.fixed_scale(4)}
+    config = ["input-node name=input dim=4",
+              "component-node name=a component=a input=input",
+              "dim-range-node name=lo input-node=a dim-offset=0 dim=2",
+              "dim-range-node name=hi input-node=a dim-offset=2 dim=2",
+              "component-node name=s component=s input=Append(lo, hi)",
+              "dim-range-node name=x0 input-node=s dim-offset=0 dim=1",
+              "dim-range-node name=x1 input-node=s dim-offset=1 dim=3",
+              "component-node name=t component=t input=Append(x0, x1)",
+              "output-node name=output input=t objective=linear"]
+    named = [(key, *comp[:2]) for key, comp in comps.items()]
+    (path := folder / f"{name}.raw").write_bytes(kw.nnet3(config, named, True))
+    return Model(name, "kaldi", path)
+
+
 WRITERS: dict[str, Callable[[Path, str], Model]] = {
     **{name: _onnx for name in ONNX_MODELS},
     "tf_conv": _tf(_tf_conv), "tf_arith": _tf(_tf_arith), "tf_softmax": _tf(_tf_softmax),
@@ -413,7 +432,7 @@ WRITERS: dict[str, Callable[[Path, str], Model]] = {
     "mxnet_softmax": _mxnet_softmax, "mxnet_ops": _mxnet_ops,
     "mxnet_index": _mxnet_index, "mxnet_more": _mxnet_more,
     "kaldi_chain": _kaldi, "kaldi_lstm": _kaldi_lstm, "kaldi_nnet1": _kaldi_nnet1,
-    "kaldi_nnet1_lstm": _kaldi_nnet1_lstm}
+    "kaldi_nnet1_lstm": _kaldi_nnet1_lstm, "kaldi_crops": _kaldi_crops}
 
 
 @contextlib.contextmanager

@@ -88,8 +88,7 @@ def conv(n: OnnxNode):
     # named as ovc and MO (DecomposeBias) name a convolution whose bias became an Add
     name = f"{n.name}/WithoutBiases" if n.has_input(2) else None
     y = convolution(n, n.input(0), n.input(1), name=name)
-    if y.node.soft_get("type") == "Convolution":
-        y.node["mo_op"] = "Conv"  # MO's op of an ONNX Conv (a group one differs in weights)
+    y.node["mo_op"] = "Conv" if y.node.soft_get("type") == "Convolution" else None  # MO's op
     return [_channel_bias(n, y, 2, _spatial_rank(n, 1))]
 
 
@@ -112,10 +111,9 @@ def conv_transpose(n: OnnxNode):
     if len(inputs) > 2:
         # ONNX SAME_UPPER puts the smaller half of an odd padding first: OpenVINO's same_lower
         attrs["auto_pad"] = "same_lower" if attrs["auto_pad"] == "same_upper" else "same_upper"
-    if group != 1:
-        return [_channel_bias(n, n.op("GroupConvolutionBackpropData", inputs, **attrs), 2, nsp)]
-    y = n.op("ConvolutionBackpropData", inputs, **attrs, mo_op="Deconv2D")  # MO's op name
-    return [_channel_bias(n, y, 2, nsp)]
+    kind = "ConvolutionBackpropData" if group == 1 else "GroupConvolutionBackpropData"
+    mo_op = "Deconv2D" if group == 1 else None  # MO's op (a group one differs in weights)
+    return [_channel_bias(n, n.op(kind, inputs, **attrs, mo_op=mo_op), 2, nsp)]
 
 
 # -- pooling ------------------------------------------------------------------------------------
