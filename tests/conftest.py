@@ -19,6 +19,25 @@ def pytest_configure(config: pytest.Config) -> None:
     ort_oracle.install()  # Python 3.10's onnxruntime reads the test models too
 
 
+# words in a test module's source that mean it may build OpenCL kernels in its process
+_OPENCL_WORDS = ("opencl", "gpu", "vpu", "myriad", "run_example", "examples/")
+
+
+def _may_build_kernels(path: Path, seen: dict[Path, bool] = {}) -> bool:  # noqa: B006 (cache)
+    if path not in seen:
+        text = path.read_text().lower() if path.suffix == ".py" else ""
+        seen[path] = any(word in text for word in _OPENCL_WORDS)
+    return seen[path]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Modules that may build OpenCL kernels run first. PoCL's LLVM and TensorFlow's clash in
+    one process: a kernel built after `import tensorflow` crashes or hangs the process (seen
+    with Debian's PoCL 3.1 and the PoCL in pyopencl's wheel). Each xdist worker runs its items
+    in collection order, so none builds a kernel after a test imported TensorFlow."""
+    items.sort(key=lambda item: not _may_build_kernels(item.path))
+
+
 def make_model(nodes, inputs, outputs, initializers=(), opset=17, domains=()) -> onnx.ModelProto:
     """inputs/outputs: (name, elem_type, shape) triples."""
     graph = helper.make_graph(
