@@ -146,6 +146,7 @@ def test_broken_extension_names_file_and_line(tmp_path: Path, relu_add_model: Pa
 
 
 def test_op_class_without_extractor_warns_about_dropped_attributes(tmp_path: Path, caplog) -> None:
+    caplog.set_level("WARNING", logger="extgen")  # whatever level an earlier test left
     ext = _write(tmp_path, {"ext/ops/add_relu.py": EXTRACTOR_AND_OP["ext/ops/add_relu.py"]})
     convert(ConvertOptions(_custom_model(tmp_path), output_dir=tmp_path / "ir",
                            extensions=[ext / "ext"]))
@@ -157,6 +158,7 @@ def test_op_class_without_extractor_warns_about_dropped_attributes(tmp_path: Pat
 
 def test_extractor_named_like_a_builtin_op_is_reported(tmp_path: Path, relu_add_model: Path,
                                                        caplog) -> None:
+    caplog.set_level("WARNING", logger="extgen")  # whatever level an earlier test left
     ext = _write(tmp_path, {
         "ext/front/onnx/cosh_ext.py": """
             from converter.front.extractor import FrontExtractorOp

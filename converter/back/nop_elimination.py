@@ -17,10 +17,10 @@ from __future__ import annotations
 import numpy as np
 
 from converter.back._fusion_ports import new_const
-from converter.front.kaldi.builder import MO_CROP
 from converter.graph.graph import Graph, Node
 from converter.graph.port import Port
 from converter.middle.subgraphs import bodies_of
+from converter.ops.movement.strided_slice import MO_CROP
 
 __all__ = ["eliminate_nops"]
 

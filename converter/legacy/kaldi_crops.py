@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from converter.front.kaldi.builder import MO_CROP
 from converter.graph.graph import Graph, Node
 from converter.graph.port import Port
+from converter.ops.movement.strided_slice import MO_CROP
 
 __all__ = ["restore", "show"]
 _SHOWN = "_kaldi_crops_shown"  # graph.graph key: what show() did, for restore()

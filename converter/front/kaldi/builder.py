@@ -14,11 +14,10 @@ from converter.front.kaldi.component import Component
 from converter.front.kaldi.mo_readers import parameters
 from converter.graph.graph import Graph, Node
 from converter.graph.port import Port
+from converter.ops.movement.strided_slice import MO_CROP
 from converter.ops.op import Op
 
-__all__ = ["MO_CROP", "GraphBuilder", "check_delay"]
-
-MO_CROP = "mo_crop"  # on a StridedSlice MO held as a Crop: (offset, dim) along axis 1
+__all__ = ["GraphBuilder", "check_delay"]
 
 MAX_DELAY = 1000  # frames (10 s of speech at Kaldi's 100 frames a second)
 

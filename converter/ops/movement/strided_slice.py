@@ -8,7 +8,10 @@ from converter.graph.shape import DYN
 from converter.ops.movement._private import as_ints, index_shape
 from converter.ops.op import Op
 
-__all__ = ["StridedSlice", "strided_index"]
+__all__ = ["MO_CROP", "StridedSlice", "strided_index"]
+
+# on a Kaldi StridedSlice MO's graph held as a Crop: its (offset, dim) along axis 1
+MO_CROP = "mo_crop"
 
 
 def _bit(mask: list[int], i: int) -> bool:
