@@ -15,6 +15,7 @@ import numpy as np
 
 from converter.graph.graph import Graph, Node
 from converter.graph.port import Port
+from converter.legacy.tf_space_batch import Aside, put_back
 from converter.ops.movement.strided_slice import MO_CROP
 
 __all__ = ["restore", "show"]
@@ -22,10 +23,10 @@ _SHOWN = "_kaldi_crops_shown"  # graph.graph key: what show() did, for restore()
 _OWN = ("op", "type", "version", "infer")
 
 # the node, its own op/type/version, its bounds' sources, what was set aside
-Shown = tuple[Node, dict, list[Port], list[tuple[dict[str, dict], list[tuple[str, str, dict]]]]]
+Shown = tuple[Node, dict, list[Port], list[Aside]]
 
 
-def _set_aside(graph: Graph, source: Port) -> tuple[dict[str, dict], list[tuple[str, str, dict]]]:
+def _set_aside(graph: Graph, source: Port) -> Aside:
     """The Const feeding only the shown node (and its tensor, in the middle phase) out of the
     graph, with the edges among them."""
     ids = [source.node.id]
@@ -89,11 +90,8 @@ def restore(graph: Graph) -> None:
         if not _untouched(node):
             del node[MO_CROP]
             continue
-        for (attrs, edges), source, i in zip(aside, sources, (1, 2, 3)):
-            for nid, node_attrs in attrs.items():
-                graph.add_node(nid, **node_attrs)
-            for u, v, edge in edges:
-                graph.add_edge(u, v, **edge)
+        for part, source, i in zip(aside, sources, (1, 2, 3)):
+            put_back(graph, part)
             source.connect(node.in_port(i))
         node.attrs().update(own)
         offset, dim = int(shown["offset"][0]), int(shown["dim"][0])

@@ -15,7 +15,7 @@ from converter.graph.graph import Graph, Node
 from converter.graph.port import Port
 from converter.ops.op import Op
 
-__all__ = ["NORMALIZED", "end_front", "restore", "show"]
+__all__ = ["NORMALIZED", "Aside", "end_front", "put_back", "restore", "show"]
 
 NORMALIZED = "batch_to_space_normalized"  # graph.graph key: MO's normalizer has run
 _SHOWN = "_tf_space_batch_shown"  # graph.graph key: the nodes showing TF's form during a pass
@@ -50,7 +50,8 @@ def _set_aside(graph: Graph, sources: list[Port]) -> Aside:
     return attrs, edges
 
 
-def _put_back(graph: Graph, aside: Aside) -> None:
+def put_back(graph: Graph, aside: Aside) -> None:
+    """The nodes and edges set aside, in the graph again."""
     attrs, edges = aside
     for nid, node_attrs in attrs.items():
         graph.add_node(nid, **node_attrs)
@@ -95,7 +96,7 @@ def restore(graph: Graph) -> None:
         if not graph.has_node(node.id):
             continue
         if _untouched(node, consts):
-            _put_back(graph, aside)
+            put_back(graph, aside)
             node.add_input_port(3, skip_if_exist=True)
             for i, source in zip((1, 2, 3), sources):
                 node.in_port(i).disconnect()
