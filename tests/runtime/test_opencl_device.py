@@ -4,6 +4,7 @@ the remembered verdicts and the one-line errors are tested on every machine."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -215,3 +216,41 @@ def test_verdicts_of_another_process_are_kept(verdicts: device.Verdicts) -> None
     other.put(newer, "")
     again = device.Verdicts(verdicts.path)
     assert again.get(fake) == "error: one" and again.get(newer) == ""
+
+
+
+def test_opencl_beside_tensorflow_is_one_line(tmp_path: Path) -> None:
+    """PoCL's compiler and TensorFlow each load LLVM: in a process that imported TensorFlow,
+    listing the OpenCL platforms or building a kernel crashed it (segfault) or hung. Running a
+    kernel there refuses in one line that says what to do, and the process lives on."""
+    import subprocess
+    import sys
+
+    script = (
+        "import numpy as np, tensorflow\n"
+        "from converter.runtime.opencl import GpuDevice\n"
+        "from extgen.errors import KernelBuildError\n"
+        "from tests.runtime.test_opencl_gpu import layer\n"
+        f"dev = GpuDevice([{str(KERNELS / 'leaky_relu.xml')!r}])\n"
+        "x = np.ones((1, 1, 2, 2), np.float32)\n"
+        "try:\n"
+        "    dev.kernel(layer('LeakyRelu', x.shape))([x])\n"
+        "except KernelBuildError as err:\n"
+        "    print(err)\n"
+    )
+    env = child_env(EXTGEN_CACHE_DIR=str(tmp_path / "cache"))
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env=env, cwd=ROOT, check=False, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    (line,) = done.stdout.strip().splitlines()
+    assert "PoCL in a process that imported TensorFlow" in line and "`extgen run`" in line
+
+
+def test_a_build_on_pocl_after_tensorflow_refuses(monkeypatch) -> None:
+    """The device was chosen before TensorFlow came in: a build on PoCL refuses then too; a
+    build on another platform, or with no TensorFlow, goes on."""
+    device.llvm_clash("Portable Computing Language")
+    monkeypatch.setitem(sys.modules, "tensorflow", object())
+    with pytest.raises(KernelBuildError, match="imported TensorFlow"):
+        device.llvm_clash("Portable Computing Language")
+    device.llvm_clash("NVIDIA CUDA")

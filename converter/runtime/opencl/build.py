@@ -44,6 +44,7 @@ def disk_hits() -> int:
 
 def opencl() -> Any:
     """The pyopencl module, imported on first use."""
+    device.llvm_clash()
     try:
         import pyopencl
     except (ImportError, OSError) as err:  # not installed, or built for another Python
@@ -65,9 +66,14 @@ def chosen_device(refresh: bool = False) -> device.Candidate:
         cl = opencl()
         verdicts = device.Verdicts(cache_dir() / "devices.json")
         _state["chosen"] = device.choose(device.candidates(cl), wanted, verdicts,
-                                         lambda cand: device.probe(cl, cand), refresh)
+                                         lambda cand: _probe(cl, cand), refresh)
         log.info("OpenCL device: %s", _state["chosen"].label)
     return _state["chosen"]
+
+
+def _probe(cl: Any, cand: device.Candidate) -> str:
+    device.llvm_clash(cand.platform)
+    return device.probe(cl, cand)
 
 
 def _device() -> tuple[Any, Any, Any]:
@@ -149,6 +155,7 @@ def program(source: str, options: str, label: str) -> Any:
     key = _key(source, options)
     prg = _programs.get(key)
     if prg is None:
+        device.llvm_clash(_device()[2].platform.name)
         prg = _from_disk(key, options)
     if prg is None:
         prg = _compile(source, options, label)

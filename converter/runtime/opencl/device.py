@@ -4,12 +4,15 @@ and driver version, so only the first run on a machine pays for the probe."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import importlib.util
 import json
 import logging
 import os
 import re
 import shutil
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +24,7 @@ from converter.runtime.quiet import native_stderr_logged, warnings_logged
 from converter.system import install_command
 
 __all__ = ["Candidate", "Verdicts", "build_errors", "candidates", "choose", "driver_fix",
-           "probe", "register_oclgrind"]
+           "llvm_clash", "probe", "register_oclgrind"]
 
 log = logging.getLogger("extgen")
 
@@ -74,6 +77,37 @@ def candidates(cl: Any) -> list[Candidate]:
             found.append(Candidate(plat.name.strip(), dev.name.strip(), dev.driver_version.strip(),
                                    plat.version.strip(), (p_index, d_index), dev))
     return found
+
+
+def llvm_clash(platform: str | None = None) -> None:
+    """Refuse OpenCL on PoCL in a process that imported TensorFlow: PoCL's compiler and
+    TensorFlow each bring their own LLVM, and listing the platforms or building a kernel then
+    crashes the process (segfault) or hangs it. platform: the device's, None before the
+    platforms are listed (then any PoCL the ICD loader would load counts)."""
+    if "tensorflow" not in sys.modules:
+        return
+    pocl = ("portable computing language" in platform.lower()) if platform else _pocl_registered()
+    if pocl:
+        raise KernelBuildError(
+            "OpenCL kernels cannot run on PoCL in a process that imported TensorFlow (both "
+            "load LLVM, and the process crashes); run them in a process of their own "
+            "(`extgen run`, or a subprocess without TensorFlow)")
+
+
+@functools.cache
+def _pocl_registered() -> bool:
+    """Whether the OpenCL ICD loader would load PoCL (pyopencl's wheel, or a vendors file)."""
+    if importlib.util.find_spec("pocl_binary_distribution") is not None:
+        return True
+    named = os.environ.get("OCL_ICD_FILENAMES", "") + os.environ.get("OCL_ICD_VENDORS", "")
+    if "pocl" in named.lower():
+        return True
+    vendors = Path(os.environ.get("OCL_ICD_VENDORS") or "/etc/OpenCL/vendors")
+    try:
+        return any("pocl" in f.name.lower() or "pocl" in f.read_text().lower()
+                   for f in vendors.glob("*.icd"))
+    except OSError:
+        return False
 
 
 def probe(cl: Any, cand: Candidate) -> str:
