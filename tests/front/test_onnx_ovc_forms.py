@@ -76,6 +76,15 @@ CASES = {
         [helper.make_node("DequantizeLinear", ["wq", "scale", "zero"], ["w"]),
          helper.make_node("Conv", ["x", "w"], ["y"], pads=[1, 1, 1, 1])],
         {"wq": _WEIGHTS, "scale": np.float32(0.05), "zero": np.int8(2)}, [1, 4, 6, 6]),
+    # ONNX's experimental ops of opsets 1-9, which older exporters wrote
+    "image_scaler": ([helper.make_node("ImageScaler", ["x"], ["y"], scale=2.0,
+                                       bias=[0.1, 0.2, 0.3, 0.4])], {}, [1, 4, 6, 6], 9),
+    "affine": ([helper.make_node("Affine", ["x"], ["y"], alpha=2.0, beta=0.5)], {},
+               [1, 4, 6, 6], 9),
+    "crop_border": ([helper.make_node("Crop", ["x"], ["y"], border=[1, 0, 2, 3])], {},
+                    [1, 4, 3, 3], 9),
+    "crop_to_scale": ([helper.make_node("Crop", ["x"], ["y"], border=[1, 2, 0, 0], scale=[3, 4])],
+                      {}, [1, 4, 3, 4], 9),
 }
 
 
@@ -89,3 +98,31 @@ def test_a_per_channel_quantize_dequantize_keeps_f32_bounds_under_fp16(tmp_path:
     f32, as in ovc's IR: f16 bounds moved the outputs by 1e-3."""
     model = onnx_model(tmp_path / "qdq.onnx", *CASES["quantize_dequantize_per_channel"])
     assert_ovc_form(model, tmp_path, fp16=True)
+
+
+@pytest.mark.parametrize("name", ["image_scaler", "affine", "crop_border", "crop_to_scale"])
+def test_experimental_ops_run_in_the_shim(tmp_path: Path, name: str) -> None:
+    """extgen's own engine computes ONNX's old experimental ops as their definitions say."""
+    import onnx
+
+    from converter.onnx_backend import ExtgenBackend
+    from tests.ovc_forms import X
+
+    model = onnx.load(onnx_model(tmp_path / f"{name}.onnx", *CASES[name]))
+    expected = {"image_scaler": 2 * X + np.float32([0.1, 0.2, 0.3, 0.4]).reshape(1, 4, 1, 1),
+                "affine": 2 * X + 0.5, "crop_border": X[:, :, 0:3, 1:4],
+                "crop_to_scale": X[:, :, 2:5, 1:5]}[name]
+    (got,) = ExtgenBackend.prepare(model, engine="shim").run([X])
+    np.testing.assert_allclose(got, expected, rtol=1e-6)
+
+
+def test_a_crop_without_its_border_is_one_line(tmp_path: Path) -> None:
+    from converter.errors import ConversionError
+    from converter.options import ConvertOptions
+    from converter.pipeline import convert
+
+    model = onnx_model(tmp_path / "crop.onnx", [helper.make_node("Crop", ["x"], ["y"])], {},
+                       [1, 4, 6, 6], 9)
+    with pytest.raises(ConversionError, match="needs `border` of 4 values") as err:
+        convert(ConvertOptions(model, output_dir=tmp_path / "ir"))
+    assert "\n" not in str(err.value)

@@ -11,6 +11,7 @@ from converter.front.onnx.ops import (
     crop,
     det,
     elementwise,
+    experimental,
     linear_attention,
     loss,
     microsoft,
@@ -32,7 +33,7 @@ from converter.front.onnx.ops import (
 )
 
 __all__ = ["affine_grid", "attention", "bitcast", "causal_conv", "col2im", "control", "core",
-           "crop", "det", "elementwise", "linear_attention", "loss", "microsoft",
+           "crop", "det", "elementwise", "experimental", "linear_attention", "loss", "microsoft",
            "microsoft_attention", "microsoft_gqa", "ml", "movement", "nn", "optional",
            "quantization", "recurrent", "reduce", "rotary", "sampling", "scatter", "stft",
            "training", "windows"]
