@@ -219,10 +219,14 @@ def _key(*digests: str) -> str:
 
 
 def _model_digest(model: Path) -> str:
-    """The model and its siblings of the same stem; an ONNX model by its graph and opsets
-    alone (the file also records the onnx package's version)."""
+    """The model and its siblings of the same stem (an MXNet `<name>-0000.params` with its
+    `<name>-symbol.json`: two nets without weights have the same params file); an ONNX model
+    by its graph and opsets alone (the file also records the onnx package's version)."""
     parts = []
-    for path in sorted(model.parent.glob(f"{model.stem}.*")):
+    siblings = set(model.parent.glob(f"{model.stem}.*"))
+    if m := re.fullmatch(r"(.+)-\d{4}", model.stem):
+        siblings |= set(model.parent.glob(f"{m[1]}-symbol.json"))
+    for path in sorted(siblings):
         if path.suffix in (".xml", ".bin", ".mapping"):
             continue
         parts.append(path.suffix + ":" + (_onnx_digest(path) if path.suffix == ".onnx"

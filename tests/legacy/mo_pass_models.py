@@ -225,6 +225,17 @@ def _tf_more(g: GraphBuilder) -> None:
     g.node("AddV2", "y2", [flat, snd], T=F32)
 
 
+def _tf_index(g: GraphBuilder) -> None:
+    """TopKV2 with both outputs read, a Slice of sizes given, and an Einsum of NHWC images."""
+    x = g.placeholder("x", [1, 6, 6, 4])
+    g.node("TopKV2", "t", [x, g.const("k", np.int32(2))], T=F32, sorted=True)
+    g.node("Exp", "y", ["t"], T=F32)
+    g.node("Cast", "y2", ["t:1"], SrcT=np.int32, DstT=F32)
+    g.node("Slice", "y3", [x, g.const("b", np.array([0, 1, 2, 0], np.int32)),
+                           g.const("s", np.array([1, 3, 2, 2], np.int32))], T=F32, Index=np.int32)
+    g.node("Einsum", "y4", [x, x], T=F32, N=2, equation=b"abcd,abed->abce")
+
+
 def _tf(build: Callable[[GraphBuilder], None]) -> Callable[[Path, str], Model]:
     def write(folder: Path, name: str) -> Model:
         g = GraphBuilder()
@@ -380,6 +391,13 @@ def _mxnet_more(folder: Path, name: str) -> Model:
     return Model(name, "mxnet", net.save(folder, name, [y]), ["--input_shape", "[2,3]"])
 
 
+def _mxnet_cumsum(folder: Path, name: str) -> Model:
+    """NumPy's cumsum (`_np_cumsum`), which MO's front pass made a CumSum."""
+    net = Net()
+    y = net.op("_np_cumsum", "y", [net.sym.var("data")], axis=1)
+    return Model(name, "mxnet", net.save(folder, name, [y]), ["--input_shape", "[1,4,6,6]"])
+
+
 def _kaldi(folder: Path, name: str) -> Model:
     (path := folder / f"{name}.raw").write_bytes(kn.nnet3_chain(_nnet3_components(), 10, True))
     return Model(name, "kaldi", path)
@@ -427,10 +445,11 @@ WRITERS: dict[str, Callable[[Path, str], Model]] = {
     "tf_conv": _tf(_tf_conv), "tf_arith": _tf(_tf_arith), "tf_softmax": _tf(_tf_softmax),
     "tf_shapes": _tf(_tf_shapes), "tf_select": _tf(_tf_select), "tf_spatial": _tf(_tf_spatial),
     "tf_norms": _tf(_tf_norms), "tf_pads": _tf(_tf_pads), "tf_more": _tf(_tf_more),
+    "tf_index": _tf(_tf_index),
     "caffe_cnn": _caffe, "caffe_misc": _caffe_misc,
     "caffe_layers": _caffe_layers, "mxnet_cnn": _mxnet,
     "mxnet_softmax": _mxnet_softmax, "mxnet_ops": _mxnet_ops,
-    "mxnet_index": _mxnet_index, "mxnet_more": _mxnet_more,
+    "mxnet_index": _mxnet_index, "mxnet_more": _mxnet_more, "mxnet_cumsum": _mxnet_cumsum,
     "kaldi_chain": _kaldi, "kaldi_lstm": _kaldi_lstm, "kaldi_nnet1": _kaldi_nnet1,
     "kaldi_nnet1_lstm": _kaldi_nnet1_lstm, "kaldi_crops": _kaldi_crops}
 

@@ -217,12 +217,45 @@ def _old_pads(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
         _n("Pad", ["p"], "y", pads=[0, 0, 1, 0, 0, 0, 0, 1], mode="reflect")], {}
 
 
+def _one_hot_norm(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
+    """OneHot of an ArgMax and InstanceNormalization, which MO's front passes lowered."""
+    return [
+        _n("ArgMax", ["x"], "am", axis=1, keepdims=0), _n("OneHot", ["am", "d", "v"], "oh", axis=1),
+        _n("Add", ["x", "oh"], "a"),
+        _n("InstanceNormalization", ["a", "s", "b"], "y", epsilon=1e-5)], {
+        "d": _i(4), "v": _f(0, 1), "s": w(4), "b": w(4)}
+
+
+def _qdq(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
+    """QuantizeLinear and DequantizeLinear, which MO's middle passes made a FakeQuantize."""
+    return [_n("QuantizeLinear", ["x", "sc", "zp"], "q"),
+            _n("DequantizeLinear", ["q", "sc", "zp"], "y")], {
+        "sc": _f(0.05), "zp": np.array(3, np.uint8)}
+
+
+def _gelu_tanh(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
+    """GELU's tanh approximation written out, 0.5 applied before x, as MO's GeLUMergerTanh
+    matches it (MO and ovc fuse it to Gelu)."""
+    return [
+        _n("Pow", ["x", "three"], "p3"), _n("Mul", ["p3", "c"], "pc"), _n("Add", ["x", "pc"], "s"),
+        _n("Mul", ["s", "sq"], "ss"), _n("Tanh", ["ss"], "t"), _n("Add", ["t", "one"], "t1"),
+        _n("Mul", ["t1", "half"], "h"), _n("Mul", ["x", "h"], "y")], {
+        "three": _f(3), "c": _f(0.044715), "sq": _f(np.sqrt(2 / np.pi)), "one": _f(1),
+        "half": _f(0.5)}
+
+
+def _image_scaler(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
+    """ImageScaler, an experimental op of opset 9 that MO's front pass lowered."""
+    return [_n("ImageScaler", ["x"], "y", scale=2.0, bias=[0.1, 0.2, 0.3, 0.4])], {}
+
+
 ONNX_MODELS: dict[str, Callable[[Callable[..., np.ndarray]], tuple[Nodes, Inits]]] = {
     "activations": _activations, "norms": _norms, "movement": _movement, "conv": _conv,
     "selection": _selection, "hswish": _hswish, "softmax": _softmax, "l2_norms": _l2_norms,
     "shuffle": _shuffle, "resize": _resize, "topk": _topk, "hard_sigmoid": _hard_sigmoid,
-    "no_ops": _no_ops, "misc": _misc, "old_pads": _old_pads}
-OPSETS = {"old_pads": 10}  # the others are opset 13
+    "no_ops": _no_ops, "misc": _misc, "old_pads": _old_pads, "one_hot_norm": _one_hot_norm,
+    "qdq": _qdq, "image_scaler": _image_scaler, "gelu_tanh": _gelu_tanh}
+OPSETS = {"old_pads": 10, "image_scaler": 9}  # the others are opset 13
 
 
 def write_onnx(folder: Path, name: str, rng: np.random.Generator) -> Path:
