@@ -56,6 +56,9 @@ class ReplacementPattern:
         raise NotImplementedError(msg)
 
 
+PASSED_ANCHORS = "passed_anchors"  # graph.graph key: the anchors the pass list has reached
+
+
 class Anchor:
     """Mixin for a phase's Start/Finish marker: it only orders the passes around it."""
 
@@ -127,7 +130,10 @@ def run_passes(graph: Graph, classes: list[type[ReplacementPattern]]) -> None:
     """Instantiate and run each enabled pass; errors name the pass."""
     for cls in classes:
         inst = cls()
-        if isinstance(inst, Anchor) or not _applies(inst, graph):
+        if isinstance(inst, Anchor):
+            graph.graph.setdefault(PASSED_ANCHORS, set()).add(cls.__name__)
+            continue
+        if not _applies(inst, graph):
             continue
         log.debug("running %s", _key(cls))
         try:

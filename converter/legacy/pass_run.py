@@ -34,7 +34,7 @@ from converter.errors import ExtensionError
 from converter.front.mo_names import from_mo_names, mo_name, opset_name
 from converter.graph.graph import Graph, Node
 from converter.graph.shape import as_shape
-from converter.legacy import front_types, kaldi_crops, tf_space_batch
+from converter.legacy import front_ops, front_types, kaldi_crops, tf_space_batch
 from converter.legacy.mo_ops.strided_slice_masks import restore_masks, show_mo_masks
 from converter.legacy.shapes import shape_array
 from converter.middle.partial_infer import infer_node
@@ -170,6 +170,7 @@ def _wrap(fn: Callable[..., Any], normalizes_masks: bool, cls: type) -> Callable
             kaldi_crops.show(graph)
         if outermost and not tensors:
             tf_space_batch.show(graph)
+            front_ops.show(graph)
             _const_shapes(graph, show=True)
         if outermost:
             show_mo_masks(graph, tensors, normalizes_masks)
@@ -184,6 +185,7 @@ def _wrap(fn: Callable[..., Any], normalizes_masks: bool, cls: type) -> Callable
                 kaldi_crops.restore(graph)
                 tf_space_batch.restore(graph)
                 if not tensors:
+                    front_ops.restore(graph, cls)
                     _const_shapes(graph, show=False)
             if tensors:
                 fresh = _from_mo_view(graph, known)
@@ -233,5 +235,6 @@ def create_tensor_nodes(graph: Graph) -> None:
         return
     graph.stage = "front"  # what it still is (MO's CreateTensorNodes set 'middle' first)
     tf_space_batch.end_front(graph)
+    front_ops.restore(graph)
     from_mo_names(graph)
     _tensor_nodes(graph)

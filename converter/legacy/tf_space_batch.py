@@ -15,7 +15,7 @@ from converter.graph.graph import Graph, Node
 from converter.graph.port import Port
 from converter.ops.op import Op
 
-__all__ = ["NORMALIZED", "Aside", "end_front", "put_back", "restore", "show"]
+__all__ = ["NORMALIZED", "Aside", "end_front", "put_back", "restore", "set_aside", "show"]
 
 NORMALIZED = "batch_to_space_normalized"  # graph.graph key: MO's normalizer has run
 _SHOWN = "_tf_space_batch_shown"  # graph.graph key: the nodes showing TF's form during a pass
@@ -27,7 +27,7 @@ Aside = tuple[dict[str, dict], list[tuple[str, str, dict]]]
 Shown = tuple[Node, list[Port], list[Node], Aside]
 
 
-def _set_aside(graph: Graph, sources: list[Port]) -> Aside:
+def set_aside(graph: Graph, sources: list[Port]) -> Aside:
     """Take out of the graph the ops upstream of sources that feed nothing else (the node's
     inputs 1-3 they fed are disconnected by now)."""
     inside = set()
@@ -71,7 +71,7 @@ def show(graph: Graph) -> None:
         sources = [node.in_port(i).get_source() for i in (1, 2, 3)]
         for i in (1, 2, 3):
             node.in_port(i).disconnect()
-        aside = _set_aside(graph, sources)
+        aside = set_aside(graph, sources)
         consts = []
         for i, key in ((1, "tf_block"), (2, "tf_pairs")):
             const = Op.builtin_ops["Const"](graph).create_node(

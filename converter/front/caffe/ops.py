@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from converter.front import mo_front
 from converter.front.caffe.translator import CaffeNode, caffe_op
 from converter.front.translator import static_rank
 from converter.graph.port import Port
@@ -83,7 +84,7 @@ def convolution(n: CaffeNode):
     else:
         y = n.op("GroupConvolution", [n.input(0), n.grouped_weights(n.const(w), group, w.ndim)],
                  **attrs)
-    return [_bias(n, y, 1)]
+    return [mo_front.convolution(_bias(n, y, 1), y, "Conv2D")]
 
 
 @caffe_op("Deconvolution")
@@ -97,7 +98,7 @@ def deconvolution(n: CaffeNode):
     else:
         grouped = n.grouped_weights(n.const(w), group, w.ndim)
         y = n.op("GroupConvolutionBackpropData", [n.input(0), grouped], **attrs)
-    return [_bias(n, y, 1)]
+    return [mo_front.convolution(_bias(n, y, 1), y, "Deconv2D", "Deconvolution")]
 
 
 @caffe_op("Pooling")
@@ -136,9 +137,10 @@ def inner_product(n: CaffeNode):
     outputs = int(n.attr("num_output"))
     transpose = bool(n.attr("transpose"))
     w = w.reshape(-1, outputs) if transpose else w.reshape(outputs, -1)
-    y = n.op("MatMul", [flat, n.const(w)], transpose_b=not transpose)
+    product = y = n.op("MatMul", [flat, n.const(w)], transpose_b=not transpose)
     if n.attr("bias_term") and n.num_blobs > 1:
         y = n.op("Add", [y, n.const(n.blob(1).ravel())])
+    mo_front.affine(y, product)
     return [y]
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from converter.front import mo_front
 from converter.front.kaldi.translator import KaldiNode, kaldi_op
 from converter.graph.port import Port
 
@@ -15,10 +16,10 @@ def _matmul(n: KaldiNode, weights: np.ndarray, bias: np.ndarray | None) -> Port:
                  "the model is corrupt")
     y = n.op("MatMul", [n.input(0), n.const(weights, np.float32)], transpose_b=True)
     if bias is None or bias.size == 0:
-        return y
+        return mo_front.affine(y, y)
     if bias.shape != (weights.shape[0],):
         n.reject(f"{bias.size} biases for {weights.shape[0]} outputs", "the model is corrupt")
-    return n.op("Add", [y, n.const(bias.reshape(1, -1), np.float32)])
+    return mo_front.affine(n.op("Add", [y, n.const(bias.reshape(1, -1), np.float32)]), y)
 
 
 @kaldi_op("AffineTransform")

@@ -16,8 +16,8 @@ from converter.legacy.mo_ops.strided_slice_masks import MASKS_NORMALIZED
 from converter.legacy.ops import builtin_op
 
 __all__ = [
-    "ATTRIBUTED", "SAME", "AttributedLRN", "Fill", "MVNCaffe", "Slice", "Split", "StridedSlice",
-    "mo_class",
+    "ATTRIBUTED", "SAME", "AttributedLRN", "Fill", "MVNCaffe", "Range", "Slice", "Split",
+    "StridedSlice", "mo_class",
 ]
 
 # MO class name -> built-in op (the same name where not listed)
@@ -27,7 +27,7 @@ SAME: dict[str, str] = {
         "Bucketize", "CumSum", "DFT", "IDFT", "RDFT", "IRDFT", "Einsum", "BitwiseAnd",
         "BitwiseOr", "BitwiseXor", "BitwiseNot", "Eye", "GatherElements", "GatherND",
         "GroupNormalization", "HardSigmoid", "LRN", "MVN", "NonMaxSuppression", "NonZero",
-        "OneHot", "Pad", "PReLU", "Range", "ReverseSequence", "Roll", "Select",
+        "OneHot", "Pad", "PReLU", "ReverseSequence", "Roll", "Select",
         "ShuffleChannels", "SpaceToDepth", "VariadicSplit", "Tile", "TopK", "LogSoftmax",
         "ScatterElementsUpdate", "ScatterUpdate", "ScatterNDUpdate", "BatchNormInference",
         "Assign", "ReadValue", "FakeQuantize", "ROIPooling", "ROIAlign",
@@ -120,6 +120,24 @@ class Slice(MoOp, builtin_op("Slice")):
             if 4 not in connected:
                 const_input(node, 3, np.ones(np.shape(starts), np.int64))
             node["onnx_order"] = False
+
+
+class Range(MoOp, builtin_op("Range")):
+    """MO's Range: without an `output_type`, the type of its first constant input (MO's
+    infer took it; GlobalPoolingToReduce builds one so, of int64 bounds)."""
+
+    def __init__(self, graph: Any, attrs1: dict | None = None, attrs2: dict | None = None):
+        super().__init__(graph, attrs1, attrs2)
+        if "output_type" not in {**(attrs1 or {}), **(attrs2 or {})}:
+            self.attrs["output_type"] = None
+
+    @classmethod
+    def prepare(cls, node: Node) -> None:
+        super().prepare(node)
+        if node.soft_get("output_type", None) is None:
+            values = [node.in_port(i).data.get_value() for i in range(3)]
+            known = [np.asarray(v).dtype for v in values if v is not None]
+            node["output_type"] = known[0] if known else node.in_port(0).data.get_data_type()
 
 
 class Fill(MoOp, builtin_op("Broadcast")):

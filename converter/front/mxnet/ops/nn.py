@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from converter.front import mo_front
 from converter.front.mxnet.translator import MxnetNode, mxnet_op
 from converter.graph.port import Port
 
@@ -58,9 +59,10 @@ def convolution(n: MxnetNode):
     else:
         y = n.op("GroupConvolution", [n.input(0), n.grouped_weights(n.input(1), group, nsp + 2)],
                  **attrs)
+    product = y
     if not n.attrs.bool("no_bias", False) and n.has_input(2):
         y = _channel_bias(n, y, 2, nsp)
-    return [y]
+    return [mo_front.convolution(y, product, "Convolution")]
 
 
 @mxnet_op("Deconvolution")
@@ -126,10 +128,10 @@ def fully_connected(n: MxnetNode):
     x = n.input(0)
     if n.attrs.bool("flatten", True):
         x = _flatten2d(n, x)
-    y = n.op("MatMul", [x, n.input(1)], transpose_a=False, transpose_b=True)
+    product = y = n.op("MatMul", [x, n.input(1)], transpose_a=False, transpose_b=True)
     if not n.attrs.bool("no_bias", False) and n.has_input(2):
         y = n.op("Add", [y, n.input(2)])
-    return [y]
+    return [mo_front.affine(y, product)]
 
 
 # -- activations ----------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import onnx
 
+from converter.front import mo_front
 from converter.front.onnx.translator import OnnxNode, onnx_op
 from converter.front.translator import static_rank
 from converter.graph.port import Port
@@ -71,12 +72,13 @@ def reshape(n: OnnxNode):
 def flatten(n: OnnxNode):
     x, axis = n.input(0), n.attr("axis", 1)
     if axis in (0, 1):  # the common case as MO writes it: [?,4] on a dynamic batch, not [?,?]
-        return [n.op("Reshape", [x, np.array([0 if axis else 1, -1], I64)], special_zero=True)]
+        return [n.op("Reshape", [x, np.array([0 if axis else 1, -1], I64)], special_zero=True,
+                     mo_front=mo_front.flatten(axis))]
     head = n.op("Slice", [n.op("ShapeOf", [x], output_type=I64), np.array([0], I64),
                           np.array([axis], I64), np.array([1], I64)])
     lead = n.op("ReduceProd", [head, np.array([0], I64)], keep_dims=True)
     target = n.op("Concat", [lead, np.array([-1], I64)], axis=0)
-    return [n.op("Reshape", [x, target], special_zero=False)]
+    return [n.op("Reshape", [x, target], special_zero=False, mo_front=mo_front.flatten(axis))]
 
 
 @onnx_op("Transpose")

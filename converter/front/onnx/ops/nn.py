@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from converter.front import mo_front
 from converter.front.onnx.ops._dilated_pool import dilated_average_pool, dilated_window_sum
 from converter.front.onnx.ops._window_checks import AUTO_PAD, check_window
+from converter.front.onnx.ops.reduce import axes_from
 from converter.front.onnx.ops.resample import needs_matrices, resample
 from converter.front.onnx.translator import OnnxNode, onnx_op
 from converter.graph.port import Port
@@ -50,19 +52,6 @@ def _channel_bias(n: OnnxNode, y: Port, i: int, nsp: int) -> Port:
     return n.op("Add", [y, _reshape(n, n.input(i), [1, -1] + [1] * nsp)])
 
 
-def _axes_from(n: OnnxNode, x: int, start: int) -> Port:
-    """The axes [start, rank) of input x (negative start counts from the end)."""
-    rank = n.static_rank(x)
-    if start < 0:
-        return n.const(np.arange(start, 0), np.int64)
-    if rank is not None:
-        return n.const(np.arange(start, rank), np.int64)
-    rank_1d = n.op("ShapeOf", [n.op("ShapeOf", [n.input(x)])], output_type=np.dtype(np.int64))
-    rank_port = n.op("Squeeze", [rank_1d, n.const([0], np.int64)])
-    return n.op("Range", [n.const(start, np.int64), rank_port, n.const(1, np.int64)],
-                output_type=np.dtype(np.int64))
-
-
 def _flat_apply(n: OnnxNode, x: Port, axis: int, build) -> Port:
     """Flatten x's axes from `axis` into one, apply build(flat, axis), restore the shape."""
     flat = n.op("Reshape", [x, n.const([0] * axis + [-1], np.int64)], special_zero=True)
@@ -89,7 +78,7 @@ def conv(n: OnnxNode):
     name = f"{n.name}/WithoutBiases" if n.has_input(2) else None
     y = convolution(n, n.input(0), n.input(1), name=name)
     y.node["mo_op"] = "Conv" if y.node.soft_get("type") == "Convolution" else None  # MO's op
-    return [_channel_bias(n, y, 2, _spatial_rank(n, 1))]
+    return [mo_front.convolution(_channel_bias(n, y, 2, _spatial_rank(n, 1)), y, "Conv")]
 
 
 @onnx_op("ConvTranspose")
@@ -113,7 +102,9 @@ def conv_transpose(n: OnnxNode):
         attrs["auto_pad"] = "same_lower" if attrs["auto_pad"] == "same_upper" else "same_upper"
     kind = "ConvolutionBackpropData" if group == 1 else "GroupConvolutionBackpropData"
     mo_op = "Deconv2D" if group == 1 else None  # MO's op (a group one differs in weights)
-    return [_channel_bias(n, n.op(kind, inputs, **attrs, mo_op=mo_op), 2, nsp)]
+    product = n.op(kind, inputs, **attrs, mo_op=mo_op)
+    y = _channel_bias(n, product, 2, nsp)
+    return [mo_front.convolution(y, product, "Deconv2D", "Deconvolution") if group == 1 else y]
 
 
 # -- pooling ------------------------------------------------------------------------------------
@@ -170,12 +161,6 @@ def lp_pool(n: OnnxNode):
     return [n.op("Power", [total, n.const(1.0 / p, np.float32)])]
 
 
-@onnx_op("GlobalAveragePool", "GlobalMaxPool")
-def global_pool(n: OnnxNode):
-    kind = "ReduceMean" if n.op_type == "GlobalAveragePool" else "ReduceMax"
-    return [n.op(kind, [n.input(0), _axes_from(n, 0, 2)], keep_dims=True)]
-
-
 # -- matrix products ------------------------------------------------------------------------------
 @onnx_op("MatMul")
 def matmul(n: OnnxNode):
@@ -193,7 +178,9 @@ def gemm(n: OnnxNode):
         c = n.input(2)
         if beta != 1.0:
             c = n.op("Multiply", [c, n.const(beta, np.float32)])
-        y = n.op("Add", [y, c])
+        y = n.op("Add", [y, c], mo_front=mo_front.gemm(
+            alpha=alpha, beta=beta, transpose_a=int(n.attr("transA", 0)),
+            transpose_b=int(n.attr("transB", 0))) if alpha == 1.0 == beta else None)
     return [y]
 
 
@@ -232,7 +219,7 @@ def instance_norm(n: OnnxNode):
     """MVN over the spatial axes, then scale and bias per channel, as ovc writes it (the axes
     and the per-channel shape fold to constants when x's rank is known)."""
     eps = float(n.attr("epsilon", 1e-5))
-    y = _mvn(n, n.input(0), _axes_from(n, 0, 2), eps)
+    y = _mvn(n, n.input(0), axes_from(n, 0, 2), eps)
     rank = n.static_rank(0)
     if rank is not None:
         after_channel = n.const(np.arange(1, rank - 1), np.int64)
@@ -260,7 +247,7 @@ def layer_norm(n: OnnxNode):
     rank = n.static_rank(0)
     if axis >= 0 and rank is not None:
         axis -= rank
-    axes = _axes_from(n, 0, axis)
+    axes = axes_from(n, 0, axis)
     y = _mvn(n, x, axes, eps)
     y = n.op("Multiply", [y, n.input(1)])
     if n.has_input(2):
@@ -281,7 +268,7 @@ def rms_norm(n: OnnxNode):
     if axis >= 0 and rank is not None:
         axis -= rank
     square = n.op("Multiply", [x, x])
-    mean = n.op("ReduceMean", [square, _axes_from(n, 0, axis)], keep_dims=True)
+    mean = n.op("ReduceMean", [square, axes_from(n, 0, axis)], keep_dims=True)
     eps = n.op("ConvertLike", [n.const(float(n.attr("epsilon", 1e-5)), np.float32), x])
     rms = n.op("Sqrt", [n.op("Add", [mean, eps])])
     return [n.op("Multiply", [n.op("Divide", [x, rms]), n.input(1)])]

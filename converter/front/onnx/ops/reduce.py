@@ -1,10 +1,11 @@
-"""ONNX translators for reductions, TopK/ArgMax/ArgMin, CumSum/CumProd, Einsum, DFT, NMS
-and Unique."""
+"""ONNX translators for reductions (the global poolings too), TopK/ArgMax/ArgMin,
+CumSum/CumProd, Einsum, DFT, NMS and Unique."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from converter.front import mo_front
 from converter.front.onnx.translator import OnnxNode, onnx_op
 from converter.graph.port import Port
 
@@ -32,6 +33,19 @@ def _source_info(port: Port) -> tuple[tuple[int, ...] | None, np.dtype | None]:
     if node.soft_get("op") == "Parameter":
         return node.soft_get("shape", None), node.soft_get("element_type", None)
     return None, None
+
+
+def axes_from(n: OnnxNode, x: int, start: int) -> Port:
+    """The axes [start, rank) of input x (negative start counts from the end)."""
+    rank = n.static_rank(x)
+    if start < 0:
+        return n.const(np.arange(start, 0), np.int64)
+    if rank is not None:
+        return n.const(np.arange(start, rank), np.int64)
+    rank_1d = n.op("ShapeOf", [n.op("ShapeOf", [n.input(x)])], output_type=np.dtype(np.int64))
+    rank_port = n.op("Squeeze", [rank_1d, n.const([0], np.int64)])
+    return n.op("Range", [n.const(start, np.int64), rank_port, n.const(1, np.int64)],
+                output_type=np.dtype(np.int64))
 
 
 def _rank(n: OnnxNode, x: Port) -> Port:
@@ -279,3 +293,10 @@ def dft(n: OnnxNode):
         zeros = n.op("Multiply", [x, np.zeros((), dtype=dtype)])
         x = n.op("Concat", [x, zeros], axis=-1)
     return [n.op("IDFT" if inverse else "DFT", [x, axes, *size])]
+
+
+@onnx_op("GlobalAveragePool", "GlobalMaxPool")
+def global_pool(n: OnnxNode):
+    kind = "ReduceMean" if n.op_type == "GlobalAveragePool" else "ReduceMax"
+    return [n.op(kind, [n.input(0), axes_from(n, 0, 2)], keep_dims=True,
+                 mo_front=mo_front.global_pool(n.op_type))]

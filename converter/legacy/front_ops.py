@@ -1,0 +1,158 @@
+"""MO's front ops (converter.front.mo_front) as legacy front passes saw them.
+
+While a legacy pass runs in the front phase, each node marked `mo_front` shows MO's op: its op,
+type and attributes, and MO's inputs. Inputs MO's node did not have are out of the graph with
+the ops that compute only them; ports MO's node had unconnected are there, unconnected. A node
+that absorbs its producer (an Add of a bias after a MatMul or convolution, which MO held as one
+FullyConnected, Conv or Gemm node) takes the producer's inputs and then its own second one, and
+the producer is out of the graph. After the pass the node gets its own form back from whatever
+now feeds those inputs (`restore`), unless the pass replaced it (a copy of MO's own lowering
+does): then it stays as the pass left it. A pass that changed a shown attribute on a node it
+kept stops with one line, as extgen cannot carry that back.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+from typing import Any
+
+from converter.errors import ExtensionError
+from converter.front.mo_front import MO_FRONT
+from converter.graph.graph import Graph, Node
+from converter.graph.port import Port
+from converter.legacy.tf_space_batch import Aside, put_back, set_aside
+from converter.passes import PASSED_ANCHORS
+
+__all__ = ["restore", "show"]
+_SHOWN = "_mo_front_shown"  # graph.graph key: what show() did, for restore()
+_OWN = ("op", "type", "version", "infer")
+
+
+@dataclass
+class _Shown:
+    node: Node
+    own: dict[str, Any]
+    aside: Aside = ({}, [])  # what is out of the graph meanwhile
+    sources: list[Port] = field(default_factory=list)  # of the inputs MO's op lacked
+    producer: str | None = None  # the absorbed producer's id
+    inputs: int = 0  # the producer's input count
+    added: list[int] = field(default_factory=list)  # ports shown unconnected (MO's node had)
+
+
+def _absorb(graph: Graph, node: Node, kinds: tuple[str, ...]) -> _Shown | None:
+    """node = Add(producer(...), bias) as one node of inputs (producer's..., bias)."""
+    source = node.in_port(0).get_source()
+    producer = source.node
+    if (producer.soft_get("type") not in kinds or len(source.get_destinations()) != 1
+            or node.in_port(1).disconnected()):
+        return None
+    ports = sorted(i for i in producer.in_ports() if not producer.in_port(i).disconnected())
+    inputs = [producer.in_port(i).get_source() for i in ports] + [node.in_port(1).get_source()]
+    for port in (node.in_port(0), node.in_port(1), *(producer.in_port(i) for i in ports)):
+        port.disconnect()
+    aside = set_aside(graph, [source])
+    for i, port in enumerate(inputs):
+        node.add_input_port(i, skip_if_exist=True)
+        port.connect(node.in_port(i))
+    own = {key: node.soft_get(key, None) for key in _OWN}
+    return _Shown(node, own, aside, producer=producer.id, inputs=len(ports))
+
+
+def _drop_extra(graph: Graph, node: Node, inputs: int) -> _Shown:
+    extra = [i for i in sorted(node.in_ports()) if i >= inputs]
+    sources = [node.in_port(i).get_source() for i in extra]
+    for i in extra:
+        node.in_port(i).disconnect()
+    aside = set_aside(graph, sources)
+    for i in extra:
+        node.delete_input_port(i)
+    own = {key: node.soft_get(key, None) for key in _OWN}
+    return _Shown(node, own, aside, sources)
+
+
+def show(graph: Graph) -> None:
+    shown: list[_Shown] = []
+    nodes = [node for node in graph.get_op_nodes() if node.soft_get(MO_FRONT, None)]
+    for node in nodes:  # (setting ops aside removes nodes: the list is made first)
+        if not graph.has_node(node.id):
+            continue
+        front = node[MO_FRONT]
+        if front["until"] in graph.graph.get(PASSED_ANCHORS, ()):
+            continue
+        done = _absorb(graph, node, front["absorbs"]) if front["absorbs"] else None
+        if done is None and front["absorbs"]:
+            continue  # (not the form the translator wrote: a pass rewired it)
+        done = done or _drop_extra(graph, node, front["inputs"])
+        done.added = [i for i in range(front["inputs"]) if i not in node.in_ports()]
+        for i in done.added:  # MO's unconnected ports
+            node.add_input_port(i)
+        node.attrs().update(op=front["op"], type=front["type"], version=front["version"],
+                            infer=None, **front["attrs"])
+        shown.append(done)
+    graph.graph[_SHOWN] = shown
+
+
+def _where(cls: type | None) -> str:
+    if cls is None:
+        return ""
+    return f"{inspect.getsourcefile(cls)}:{inspect.getsourcelines(cls)[1]}: "
+
+
+def _connected(node: Node) -> dict[int, Port]:
+    return {i: node.in_port(i).get_source() for i in sorted(node.in_ports())
+            if not node.in_port(i).disconnected()}
+
+
+def _unabsorb(graph: Graph, done: _Shown) -> None:
+    node, count = done.node, done.inputs
+    sources = _connected(node)
+    if sorted(sources) != list(range(count + 1)):
+        raise ExtensionError(f"MO's {node.op} node '{node.soft_get('name', node.id)}' lost an "
+                             "input in the pass: replace the node instead")
+    for i in list(node.in_ports()):
+        node.in_port(i).disconnect()
+        if i > 1:
+            node.delete_input_port(i)
+    put_back(graph, done.aside)
+    producer = Node(graph, done.producer)
+    for i in range(count):
+        sources[i].connect(producer.in_port(i))
+    producer.out_port(0).connect(node.in_port(0))
+    sources[count].connect(node.in_port(1))
+
+
+def restore(graph: Graph, pass_cls: type | None = None) -> None:
+    """pass_cls: the pass that ran, named in the one line a changed attribute stops with."""
+    for done in graph.graph.pop(_SHOWN, []):
+        node = done.node
+        if not graph.has_node(node.id):
+            continue
+        front = node[MO_FRONT]
+        if node.soft_get("op") != front["op"]:
+            del node[MO_FRONT]  # rewritten: as the pass left it
+            continue
+        changed = [key for key, value in front["attrs"].items()
+                   if node.soft_get(key, None) != value]
+        if changed:
+            raise ExtensionError(
+                f"{_where(pass_cls)}the pass changed {', '.join(changed)} of MO's {front['op']} "
+                f"node '{node.soft_get('name', node.id)}', which extgen holds as "
+                f"{done.own['op']}: replace the node in the pass instead of changing it")
+        for key in front["attrs"]:
+            del node[key]
+        node.attrs().update(done.own)
+        if done.producer is not None:
+            _unabsorb(graph, done)
+            continue
+        for i in done.added:
+            if not node.in_port(i).disconnected():
+                raise ExtensionError(
+                    f"{_where(pass_cls)}the pass connected input {i} of MO's {front['op']} node "
+                    f"'{node.soft_get('name', node.id)}', which extgen holds as "
+                    f"{done.own['op']} without it: replace the node in the pass instead")
+            node.delete_input_port(i)
+        put_back(graph, done.aside)
+        for i, source in enumerate(done.sources, start=front["inputs"]):
+            node.add_input_port(i, skip_if_exist=True)
+            source.connect(node.in_port(i))
