@@ -1,23 +1,28 @@
 """MO's own front-phase ops for framework ops extgen extracts as opset ops of another form.
 
-MO's ONNX extractors made a Flatten a `FlattenONNX` (an `axis`, one input, no type) and a
-GlobalAveragePool or GlobalMaxPool a `Pooling` with `global_pool` (one input), and lowered them
-in its front passes. A convolution with a bias was one node with the bias as input 2 (ONNX
-`Conv`, Caffe `Conv2D`, MXNet `Convolution`, and `Deconv2D`), an affine layer one
-`FullyConnected` (Kaldi, Caffe, MXNet; its bias port unconnected without one), an ONNX Gemm one
-`Gemm`. extgen's translators write the opset ops at once (a Reshape with its shape input, a
-ReduceMean with its axes, a MatMul or convolution and an Add) and mark the node named as the
-layer `mo_front` with what MO's node was (`absorbs`: the producer types MO's node took in);
-converter.legacy.front_ops shows that node to legacy front passes (MO lowered a
-FullyConnected and a Gemm early in its front phase: to those ordered before FrontStart)."""
+MO's ONNX extractors made a Flatten a `FlattenONNX` (an `axis`, one input, no type), a
+GlobalAveragePool or GlobalMaxPool a `Pooling` with `global_pool` (one input), a Pad before
+opset 11 an `AttributedPad` and an LRN an `AttributedLRN` (one input each; a Caffe LRN too).
+A convolution with a bias was one node with the bias as input 2 (ONNX `Conv`, Caffe `Conv2D`,
+MXNet `Convolution`, and `Deconv2D`), an affine layer one `FullyConnected` (Kaldi, Caffe,
+MXNet; its bias port unconnected without one), an ONNX Gemm one `Gemm`, a scale and shift one
+`ScaleShift` (Caffe Scale, Kaldi's scale components). extgen's translators write the opset ops
+at once (a Reshape with its shape input, a MatMul or convolution and an Add, ...) and mark the
+node named as the layer `mo_front` with what MO's node was (`absorbs`: the producer types MO's
+node took in); converter.legacy.front_ops shows that node to legacy front passes (MO lowered a
+FullyConnected, a Gemm and an AttributedPad early in its front phase: to those ordered before
+FrontStart)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from converter.graph.port import Port
 
-__all__ = ["MO_FRONT", "affine", "convolution", "flatten", "gemm", "global_pool"]
+__all__ = ["MO_FRONT", "affine", "attributed_lrn", "attributed_pad", "convolution", "flatten",
+           "gemm", "global_pool", "scale_shift"]
 
 MO_FRONT = "mo_front"  # node attribute: MO's front op (op, type, version, inputs, attrs)
 
@@ -42,12 +47,38 @@ def affine(y: Port, product: Port) -> Port:
     return y
 
 
-def convolution(y: Port, product: Port, op: str, kind: str = "Convolution") -> Port:
+def scale_shift(y: Port, product: Port) -> Port:
+    """y: product (a Multiply by a scale), or the Add of a shift after it; marked MO's
+    ScaleShift (Caffe Scale, Kaldi's scale components), its shift port unconnected without one."""
+    absorbs = ("Multiply",) if y.node.id != product.node.id else ()
+    y.node[MO_FRONT] = _front("ScaleShift", "ScaleShift", None, 3, absorbs)
+    return y
+
+
+def attributed_pad(pads: Any, mode: str, value: float) -> dict[str, Any]:
+    """ONNX's Pad before opset 11: MO's AttributedPad (pads as [rank, 2] begin/end pairs)."""
+    pairs = np.asarray(pads, np.int64).reshape(2, -1).T
+    return _front("AttributedPad", None, None, 1, (), "FrontStart", pads=pairs, mode=mode,
+                  fill_value=value)
+
+
+def attributed_lrn(alpha: float, beta: float, bias: float, size: int,
+                   region: str = "across") -> dict[str, Any]:
+    """An ONNX or Caffe LRN: MO's AttributedLRN (type Norm, one input)."""
+    return _front("AttributedLRN", "Norm", "opset1", 1, alpha=alpha, beta=beta, bias=bias,
+                  local_size=size, region=region)
+
+
+def convolution(y: Port, product: Port, op: str, kind: str = "Convolution",
+                bias_port: bool = False) -> Port:
     """y: product (a convolution), or the Add of a bias after it, marked MO's one node (op
-    `Conv`, `Conv2D`, `Convolution` or `Deconv2D` of type kind; inputs x, weights, bias)."""
+    `Conv`, `Conv2D`, `Convolution` or `Deconv2D` of type kind; inputs x, weights, bias).
+    bias_port: MO's node had the bias port unconnected without a bias (ONNX's Conv)."""
     if y.node.id != product.node.id:
         absorbs = _CONVOLUTIONS if kind == "Convolution" else _DECONVOLUTIONS
         y.node[MO_FRONT] = _front(op, kind, "opset1", 3, absorbs)
+    elif bias_port and y.node.soft_get("type") == kind:
+        y.node[MO_FRONT] = _front(op, kind, "opset1", 3)
     return y
 
 
@@ -63,5 +94,6 @@ def flatten(axis: int) -> dict[str, Any]:
 def global_pool(op_type: str) -> dict[str, Any]:
     """MO's Pooling for ONNX's GlobalAveragePool or GlobalMaxPool."""
     method = "avg" if op_type == "GlobalAveragePool" else "max"
-    return _front(op_type, "Pooling", "opset1", 1, pool_method=method, global_pool=True,
+    version = "opset1" if method == "avg" else "opset8"  # (MO's max pooling: MaxPool-8)
+    return _front(op_type, "Pooling", version, 1, pool_method=method, global_pool=True,
                   pooling_convention="full")

@@ -17,6 +17,8 @@ import inspect
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from converter.errors import ExtensionError
 from converter.front.mo_front import MO_FRONT
 from converter.graph.graph import Graph, Node
@@ -38,6 +40,7 @@ class _Shown:
     producer: str | None = None  # the absorbed producer's id
     inputs: int = 0  # the producer's input count
     added: list[int] = field(default_factory=list)  # ports shown unconnected (MO's node had)
+    saved: dict[str, Any] = field(default_factory=dict)  # its own values of the shown attrs
 
 
 def _absorb(graph: Graph, node: Node, kinds: tuple[str, ...]) -> _Shown | None:
@@ -85,6 +88,7 @@ def show(graph: Graph) -> None:
             continue  # (not the form the translator wrote: a pass rewired it)
         done = done or _drop_extra(graph, node, front["inputs"])
         done.added = [i for i in range(front["inputs"]) if i not in node.in_ports()]
+        done.saved = {key: node[key] for key in front["attrs"] if key in node.attrs()}
         for i in done.added:  # MO's unconnected ports
             node.add_input_port(i)
         node.attrs().update(op=front["op"], type=front["type"], version=front["version"],
@@ -97,6 +101,12 @@ def _where(cls: type | None) -> str:
     if cls is None:
         return ""
     return f"{inspect.getsourcefile(cls)}:{inspect.getsourcelines(cls)[1]}: "
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.array_equal(np.asarray(a), np.asarray(b))
+    return a == b
 
 
 def _connected(node: Node) -> dict[int, Port]:
@@ -133,7 +143,7 @@ def restore(graph: Graph, pass_cls: type | None = None) -> None:
             del node[MO_FRONT]  # rewritten: as the pass left it
             continue
         changed = [key for key, value in front["attrs"].items()
-                   if node.soft_get(key, None) != value]
+                   if not _same(node.soft_get(key, None), value)]
         if changed:
             raise ExtensionError(
                 f"{_where(pass_cls)}the pass changed {', '.join(changed)} of MO's {front['op']} "
@@ -141,6 +151,7 @@ def restore(graph: Graph, pass_cls: type | None = None) -> None:
                 f"{done.own['op']}: replace the node in the pass instead of changing it")
         for key in front["attrs"]:
             del node[key]
+        node.attrs().update(done.saved)
         node.attrs().update(done.own)
         if done.producer is not None:
             _unabsorb(graph, done)

@@ -204,3 +204,53 @@ def test_weights_a_pass_gives_the_shown_conv_are_the_convolution_s(tmp_path: Pat
     conv = np.broadcast_to(inits["b"].reshape(1, 2, 1, 1), (1, 2, 4, 4)).reshape(1, 32)
     want = np.maximum(conv @ inits["g"].T + inits["gb"], 0)
     np.testing.assert_allclose(_run(xml), want, rtol=1e-5)
+
+
+CAFFE = """
+input: "x"
+input_shape { dim: 1 dim: 3 dim: 4 dim: 4 }
+layer { name: "conv" type: "Convolution" bottom: "x" top: "conv"
+  convolution_param { num_output: 2 kernel_size: 3 pad: 1 } }
+layer { name: "scale" type: "Scale" bottom: "conv" top: "scale" scale_param { bias_term: true } }
+layer { name: "lrn" type: "LRN" bottom: "scale" top: "lrn" lrn_param { local_size: 3 } }
+layer { name: "fc" type: "InnerProduct" bottom: "lrn" top: "fc"
+  inner_product_param { num_output: 5 } }
+"""
+
+
+def _dump(tmp_path: Path, model: Path) -> dict[str, dict[str, dict]]:
+    """The phase dumper's view (tests/data/mo_phase_dump): phase -> name -> its fields."""
+    import json
+    import os
+
+    dumper = Path(__file__).resolve().parents[1] / "data" / "mo_phase_dump"
+    out = tmp_path / "dump"
+    out.mkdir()
+    os.environ["EXTGEN_PHASE_DUMP"] = str(out)
+    try:
+        convert(ConvertOptions(model, output_dir=tmp_path / "ir", extensions=[dumper]))
+    finally:
+        del os.environ["EXTGEN_PHASE_DUMP"]
+    return {phase: {n["name"]: n for n in json.loads((out / f"{phase}.json").read_text())}
+            for phase in ("extract", "front")}
+
+
+def test_caffe_layers_show_mo_s_nodes(tmp_path: Path) -> None:
+    """A Caffe convolution with its bias is MO's Conv2D of three inputs, a Scale with a bias a
+    ScaleShift, an LRN an AttributedLRN, through the front phase; an InnerProduct is a
+    FullyConnected only before FrontStart."""
+    from tests.front.test_caffe import write_model
+
+    rng = np.random.default_rng(5)
+    weights = {"conv": [rng.standard_normal((2, 3, 3, 3)), rng.standard_normal(2)],
+               "scale": [rng.standard_normal(2), rng.standard_normal(2)],
+               "fc": [rng.standard_normal((5, 32)), rng.standard_normal(5)]}
+    seen = _dump(tmp_path, write_model(tmp_path, "net", CAFFE, weights).with_suffix(
+        ".caffemodel"))
+    facts = {phase: {name: (n["op"], n["type"], n["in"]) for name, n in nodes.items()
+                     if name in ("conv", "scale", "lrn", "fc")} for phase, nodes in seen.items()}
+    assert facts["extract"] == {"conv": ("Conv2D", "Convolution", 3),
+                                "scale": ("ScaleShift", "ScaleShift", 3),
+                                "lrn": ("AttributedLRN", "Norm", 1),
+                                "fc": ("FullyConnected", "FullyConnected", 3)}
+    assert facts["front"] == {**facts["extract"], "fc": ("Add", "Add", 2)}

@@ -34,16 +34,16 @@ def _rank(n: CaffeNode, x: Port) -> Port:
     return n.op("Squeeze", [rank, n.const([0], I64)])
 
 
-def _along(n: CaffeNode, value: np.ndarray, x: Port, axis: int) -> Port:
-    """A per-axis parameter (shape covering x's axes from `axis`) shaped to broadcast against x."""
+def _along(n: CaffeNode, value: np.ndarray, x: Port, axis: int, rank: int | None = None) -> Port:
+    """A per-axis parameter (shape covering x's axes from `axis`) shaped to broadcast against x
+    (of `rank`, when the caller knows it)."""
+    rank = static_rank(x) if rank is None else rank
     if axis < 0:
-        rank = static_rank(x)
         if rank is None:
             n.reject(f"a negative axis ({axis}) needs a known input rank")
         axis += rank
     value = np.asarray(value, dtype=np.float32)
     lead = value.reshape((1,) * axis + value.shape)
-    rank = static_rank(x)
     if rank is not None:
         return n.const(lead.reshape(lead.shape + (1,) * (rank - lead.ndim)))
     axes = n.op("Range", [n.const(lead.ndim, I64), _rank(n, x), n.const(1, I64)],
@@ -67,10 +67,11 @@ def _conv_attrs(n: CaffeNode, nsp: int) -> dict:
             "dilations": _spatial(n, "dilation", 1, nsp), "auto_pad": "explicit"}
 
 
-def _bias(n: CaffeNode, y: Port, index: int) -> Port:
+def _bias(n: CaffeNode, y: Port, index: int, rank: int) -> Port:
+    """y (of rank `rank`) plus the per-channel bias blob, if the layer has one."""
     if not n.attr("bias_term") or n.num_blobs <= index:
         return y
-    return n.op("Add", [y, _along(n, n.blob(index).ravel(), y, 1)])
+    return n.op("Add", [y, _along(n, n.blob(index).ravel(), y, 1, rank)])
 
 
 @caffe_op("Convolution")
@@ -84,7 +85,7 @@ def convolution(n: CaffeNode):
     else:
         y = n.op("GroupConvolution", [n.input(0), n.grouped_weights(n.const(w), group, w.ndim)],
                  **attrs)
-    return [mo_front.convolution(_bias(n, y, 1), y, "Conv2D")]
+    return [mo_front.convolution(_bias(n, y, 1, w.ndim), y, "Conv2D")]
 
 
 @caffe_op("Deconvolution")
@@ -98,7 +99,7 @@ def deconvolution(n: CaffeNode):
     else:
         grouped = n.grouped_weights(n.const(w), group, w.ndim)
         y = n.op("GroupConvolutionBackpropData", [n.input(0), grouped], **attrs)
-    return [mo_front.convolution(_bias(n, y, 1), y, "Deconv2D", "Deconvolution")]
+    return [mo_front.convolution(_bias(n, y, 1, w.ndim), y, "Deconv2D", "Deconvolution")]
 
 
 @caffe_op("Pooling")
@@ -167,14 +168,14 @@ def scale(n: CaffeNode):
         s = n.input(1)
         if axis != 0 or static_rank(s) is None:
             s = _unsqueeze_input(n, s, x, axis)
-        y = n.op("Multiply", [x, s])
+        product = y = n.op("Multiply", [x, s])
         index = 0
     else:
-        y = n.op("Multiply", [x, _along(n, n.blob(0), x, axis)])
+        product = y = n.op("Multiply", [x, _along(n, n.blob(0), x, axis)])
         index = 1
     if n.attr("bias_term") and n.num_blobs > index:
         y = n.op("Add", [y, _along(n, n.blob(index), x, axis)])
-    return [y]
+    return [mo_front.scale_shift(y, product)]
 
 
 def _unsqueeze_input(n: CaffeNode, s: Port, x: Port, axis: int) -> Port:
@@ -202,8 +203,11 @@ def lrn(n: CaffeNode):
     across = _enum(n, "norm_region") == "ACROSS_CHANNELS"
     axes = [1] if across else [2, 3]
     k = float(n.attr("k")) if across else 1.0  # WITHIN_CHANNEL: Caffe always adds 1
-    return [n.op("LRN", [n.input(0), n.const(axes, I64)], alpha=float(n.attr("alpha")),
-                 beta=float(n.attr("beta")), bias=k, size=size)]
+    alpha, beta = float(n.attr("alpha")), float(n.attr("beta"))
+    mo = mo_front.attributed_lrn(alpha, beta, float(n.attr("k")), size,
+                                 "across" if across else "same")
+    return [n.op("LRN", [n.input(0), n.const(axes, I64)], alpha=alpha, beta=beta, bias=k,
+                 size=size, mo_front=mo)]
 
 
 @caffe_op("Normalize")

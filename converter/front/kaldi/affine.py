@@ -9,17 +9,20 @@ from converter.front.kaldi.translator import KaldiNode, kaldi_op
 from converter.graph.port import Port
 
 
-def _matmul(n: KaldiNode, weights: np.ndarray, bias: np.ndarray | None) -> Port:
-    """x @ W^T (+ b), W stored [out, in] as Kaldi does."""
+def _matmul(n: KaldiNode, weights: np.ndarray, bias: np.ndarray | None,
+            mo_fc: bool = True) -> Port:
+    """x @ W^T (+ b), W stored [out, in] as Kaldi does; mo_fc: MO's FullyConnected, to legacy
+    passes (MO's TdnnComponent was its own op)."""
     if weights.ndim != 2:
         n.reject(f"weights of shape {list(weights.shape)} are not a matrix",
                  "the model is corrupt")
     y = n.op("MatMul", [n.input(0), n.const(weights, np.float32)], transpose_b=True)
-    if bias is None or bias.size == 0:
-        return mo_front.affine(y, y)
-    if bias.shape != (weights.shape[0],):
-        n.reject(f"{bias.size} biases for {weights.shape[0]} outputs", "the model is corrupt")
-    return mo_front.affine(n.op("Add", [y, n.const(bias.reshape(1, -1), np.float32)]), y)
+    out = y
+    if bias is not None and bias.size:
+        if bias.shape != (weights.shape[0],):
+            n.reject(f"{bias.size} biases for {weights.shape[0]} outputs", "the model is corrupt")
+        out = n.op("Add", [y, n.const(bias.reshape(1, -1), np.float32)])
+    return mo_front.affine(out, y) if mo_fc else out
 
 
 @kaldi_op("AffineTransform")
@@ -47,16 +50,17 @@ def linear_component(n: KaldiNode) -> list[Port]:
 def tdnn_component(n: KaldiNode) -> list[Port]:
     """The input comes spliced by <TimeOffsets> (the loader reads the frames)."""
     bias = n.comp.array("<BiasParams>", default=None)
-    return [_matmul(n, n.comp.array("<LinearParams>"), bias)]
+    return [_matmul(n, n.comp.array("<LinearParams>"), bias, mo_fc=False)]
 
 
 def _scale_shift(n: KaldiNode, scale: np.ndarray | None, shift: np.ndarray | None) -> Port:
     y = n.input(0)
     if scale is not None:
         y = n.op("Multiply", [y, n.const(np.reshape(scale, (1, -1)), np.float32)])
+        product = y
     if shift is not None:
         y = n.op("Add", [y, n.const(np.reshape(shift, (1, -1)), np.float32)])
-    return y
+    return mo_front.scale_shift(y, product) if scale is not None else y
 
 
 @kaldi_op("AddShift")
@@ -90,4 +94,5 @@ def scale_component(n: KaldiNode) -> list[Port]:
     scale = n.comp.float("<Scale>", 1.0)
     if scale == 1.0:
         return [n.input(0)]
-    return [n.op("Multiply", [n.input(0), n.const(np.array([scale]), np.float32)])]
+    y = n.op("Multiply", [n.input(0), n.const(np.array([scale]), np.float32)])
+    return [mo_front.scale_shift(y, y)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from converter.front import mo_front
 from converter.front.kaldi.translator import KaldiNode, kaldi_op
 from converter.graph.port import Port
 
@@ -93,7 +94,8 @@ def batch_norm(n: KaldiNode) -> list[Port]:
                                                      + comp.float("<Epsilon>", 1e-3))
     reps = dim // block
     y = n.op("Multiply", [n.input(0), n.const(np.tile(scale, reps)[None], np.float32)])
-    return [n.op("Add", [y, n.const(np.tile(-mean * scale, reps)[None], np.float32)])]
+    shifted = n.op("Add", [y, n.const(np.tile(-mean * scale, reps)[None], np.float32)])
+    return [mo_front.scale_shift(shifted, y)]
 
 
 @kaldi_op("ElementwiseProductComponent")

@@ -287,7 +287,11 @@ def pad(n: OnnxNode):
             value = n.op("ConvertLike", [np.float32(0), x])
     if mode == "wrap":
         return [_wrap_pad(n, x, begin, end)]
-    return [n.op("Pad", [x, begin, end, value], pad_mode=mode)]
+    y = n.op("Pad", [x, begin, end, value], pad_mode=mode)
+    if n.opset < 11:  # (MO's form, to legacy front passes)
+        y.node[mo_front.MO_FRONT] = mo_front.attributed_pad(
+            np.concatenate([begin, end]), mode, float(n.attr("value", 0.0)))
+    return [y]
 
 
 def _wrap_pad(n: OnnxNode, x: Port, begin: Port | np.ndarray, end: Port | np.ndarray) -> Port:

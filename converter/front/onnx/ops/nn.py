@@ -78,7 +78,8 @@ def conv(n: OnnxNode):
     name = f"{n.name}/WithoutBiases" if n.has_input(2) else None
     y = convolution(n, n.input(0), n.input(1), name=name)
     y.node["mo_op"] = "Conv" if y.node.soft_get("type") == "Convolution" else None  # MO's op
-    return [mo_front.convolution(_channel_bias(n, y, 2, _spatial_rank(n, 1)), y, "Conv")]
+    y_biased = _channel_bias(n, y, 2, _spatial_rank(n, 1))
+    return [mo_front.convolution(y_biased, y, "Conv", bias_port=True)]
 
 
 @onnx_op("ConvTranspose")
@@ -292,9 +293,10 @@ def group_norm(n: OnnxNode):
 
 @onnx_op("LRN")
 def lrn(n: OnnxNode):
-    return [n.op("LRN", [n.input(0), n.const([1], np.int64)], alpha=float(n.attr("alpha", 1e-4)),
-                 beta=float(n.attr("beta", 0.75)), bias=float(n.attr("bias", 1.0)),
-                 size=int(n.attr("size")))]
+    alpha, beta = float(n.attr("alpha", 1e-4)), float(n.attr("beta", 0.75))
+    bias, size = float(n.attr("bias", 1.0)), int(n.attr("size"))
+    return [n.op("LRN", [n.input(0), n.const([1], np.int64)], alpha=alpha, beta=beta, bias=bias,
+                 size=size, mo_front=mo_front.attributed_lrn(alpha, beta, bias, size))]
 
 
 @onnx_op("LpNormalization")
