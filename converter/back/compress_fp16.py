@@ -1,13 +1,15 @@
 """--compress_to_fp16: store float32 Consts as f16 followed by Convert(f32) marked
-`decompression`, as OpenVINO's own compression writes it (in sub-graph bodies too). The Const
-keeps its float32 value, marked `store_as_f16`: the IR writer converts each one as it writes
-it, so the half copies of all weights are never held at once.
+`decompression`, as OpenVINO's own compression writes it (in sub-graph bodies too; single
+values too). The Const keeps its float32 value, marked `store_as_f16`: the IR writer converts
+each one as it writes it, so the half copies of all weights are never held at once.
 
 A Const that f16 cannot hold stays float32, as ovc keeps it: one with a value beyond f16's
 range (it would become 65504 or inf), or one whose nonzero values are mostly below f16's
-smallest normal (they would become subnormals, or zero, and change the result). So do the
-scales and zero points of int8 weights (the Convert/Subtract/Multiply marked `keep_unfolded`),
-as ovc keeps them: the weights stay their exact real values; and a FakeQuantize's bounds."""
+smallest normal (they would become subnormals, or zero, and change the result); and one read
+only by ops marked `keep_unfolded`. A quantized model (one with a FakeQuantize, or integer
+weights dequantized: int8 scales and zero points, FakeQuantize bounds) keeps every float Const
+in float32, as ovc leaves it (checked with ONNX QDQ and int8-weight models): the weights stay
+their exact real values."""
 
 from __future__ import annotations
 
@@ -40,13 +42,32 @@ def fp16_holds(value: np.ndarray) -> bool:
     return small <= 0.75 * nonzero
 
 
+def _quantized(graph: Graph) -> bool:
+    """A FakeQuantize, or integer weights dequantized (a Convert of an integer Const marked
+    `keep_unfolded`), here or in a sub-graph body."""
+    for node in graph.get_op_nodes():
+        if node.soft_get("op") == "FakeQuantize":
+            return True
+        if node.soft_get("op") == "Convert" and node.soft_get("keep_unfolded", False):
+            source = node.in_port(0).get_source().node
+            if source.soft_get("op") == "Const" and np.asarray(source.value).dtype.kind in "iu":
+                return True
+    return any(_quantized(body) for body in bodies_of(graph))
+
+
 def compress_to_fp16(graph: Graph) -> tuple[int, int]:
-    """Compress the graph's float32 Consts (of 2 or more elements); (compressed, kept in
+    """Compress the graph's float32 Consts unless the model is quantized; (compressed, kept in
     float32 because f16 cannot hold them)."""
+    if _quantized(graph):
+        return 0, 0
+    return _compress(graph)
+
+
+def _compress(graph: Graph) -> tuple[int, int]:
     compressed = kept = 0
     for const in graph.get_op_nodes(op="Const"):
         value = np.asarray(const.value)
-        if value.dtype != np.float32 or value.size < 2:
+        if value.dtype != np.float32:
             continue
         data = next(d for _, d in const.iter_out_data())
         consumers = list(graph.out_edges(data.id, keys=True, data=True))
@@ -54,9 +75,6 @@ def compress_to_fp16(graph: Graph) -> tuple[int, int]:
             continue
         if all(graph.nodes[v].get("keep_unfolded") for _, v, _, _ in consumers):
             continue  # the scale or zero point of int8 weights: OpenVINO reads it in f32
-        if all(graph.nodes[v].get("op") == "FakeQuantize" and attrs.get("in", 0) > 0
-               for _, v, _, attrs in consumers):
-            continue  # a FakeQuantize's bounds, which ovc keeps in f32 too
         if not fp16_holds(value):
             kept += 1
             continue
@@ -79,6 +97,6 @@ def compress_to_fp16(graph: Graph) -> tuple[int, int]:
         if names:
             convert.out_port(0).add_tensor_names([t for _, t in names])
     for body in bodies_of(graph):
-        inner = compress_to_fp16(body)
+        inner = _compress(body)
         compressed, kept = compressed + inner[0], kept + inner[1]
     return compressed, kept

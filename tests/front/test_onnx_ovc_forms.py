@@ -76,6 +76,18 @@ CASES = {
         [helper.make_node("DequantizeLinear", ["wq", "scale", "zero"], ["w"]),
          helper.make_node("Conv", ["x", "w"], ["y"], pads=[1, 1, 1, 1])],
         {"wq": _WEIGHTS, "scale": np.float32(0.05), "zero": np.int8(2)}, [1, 4, 6, 6]),
+    "quantized_then_scaled": (  # a quantized model: ovc compresses no float constant
+        [helper.make_node("QuantizeLinear", ["x", "scale", "zero"], ["q"]),
+         helper.make_node("DequantizeLinear", ["q", "scale", "zero"], ["d"]),
+         helper.make_node("Mul", ["d", "k"], ["m"]), helper.make_node("Add", ["m", "v"], ["y"])],
+        {"scale": np.float32(0.05), "zero": np.uint8(3), "k": np.float32(1.5),
+         "v": np.float32([1, 2, 3, 4]).reshape(1, 4, 1, 1)}, [1, 4, 6, 6]),
+    "int8_weights_then_scaled": (
+        [helper.make_node("DequantizeLinear", ["wq", "scale", "zero"], ["w"]),
+         helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+         helper.make_node("Mul", ["c", "k"], ["m"]), helper.make_node("Add", ["m", "v"], ["y"])],
+        {"wq": _WEIGHTS, "scale": np.float32(0.05), "zero": np.int8(0), "k": np.float32(1.5),
+         "v": np.float32([1, 2, 3, 4]).reshape(1, 4, 1, 1)}, [1, 4, 6, 6]),
     # ONNX's experimental ops of opsets 1-9, which older exporters wrote
     "image_scaler": ([helper.make_node("ImageScaler", ["x"], ["y"], scale=2.0,
                                        bias=[0.1, 0.2, 0.3, 0.4])], {}, [1, 4, 6, 6], 9),
@@ -91,6 +103,14 @@ CASES = {
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_the_ir_holds_ovc_s_ops(tmp_path: Path, name: str) -> None:
     assert_ovc_form(onnx_model(tmp_path / f"{name}.onnx", *CASES[name]), tmp_path)
+
+
+@pytest.mark.parametrize("name", ["image_scaler", "affine", "divide_by_constants",
+                                  "quantized_then_scaled", "int8_weights_then_scaled"])
+def test_fp16_compression_is_ovc_s(tmp_path: Path, name: str) -> None:
+    """A float model's constants go to f16, single values too; a quantized model's (a
+    FakeQuantize, or int8 weights) all stay f32, as ovc leaves them."""
+    assert_ovc_form(onnx_model(tmp_path / f"{name}.onnx", *CASES[name]), tmp_path, fp16=True)
 
 
 def test_a_per_channel_quantize_dequantize_keeps_f32_bounds_under_fp16(tmp_path: Path) -> None:
