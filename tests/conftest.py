@@ -4,6 +4,8 @@ covered where a compiler is present)."""
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +19,16 @@ from tests import ort_oracle
 
 def pytest_configure(config: pytest.Config) -> None:
     ort_oracle.install()  # Python 3.10's onnxruntime reads the test models too
+
+
+@pytest.fixture(autouse=True)
+def _extgen_logger_unset() -> Iterator[None]:
+    """Each test starts with the `extgen` logger at its default level (NOTSET): a test that
+    left it higher (at ERROR) hid every warning from the caplog tests after it in its xdist
+    worker, and which tests those were depended on the schedule."""
+    logging.getLogger("extgen").setLevel(logging.NOTSET)
+    yield
+    logging.getLogger("extgen").setLevel(logging.NOTSET)
 
 
 # words in a test module's source that mean it may build OpenCL kernels in its process
