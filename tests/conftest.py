@@ -22,13 +22,21 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.fixture(autouse=True)
-def _extgen_logger_unset() -> Iterator[None]:
-    """Each test starts with the `extgen` logger at its default level (NOTSET): a test that
-    left it higher (at ERROR) hid every warning from the caplog tests after it in its xdist
-    worker, and which tests those were depended on the schedule."""
-    logging.getLogger("extgen").setLevel(logging.NOTSET)
+def _extgen_logging_reset() -> Iterator[None]:
+    """Each test starts with logging as a fresh process has it for extgen's loggers: level
+    unset, enabled, propagating to the root (at WARNING or lower), no global logging.disable.
+    Something an earlier test in the xdist worker ran left extgen's warnings unseen by the
+    caplog tests after it (which tests, depended on the schedule)."""
+    logging.disable(logging.NOTSET)
+    root = logging.getLogger()
+    if root.level > logging.WARNING:
+        root.setLevel(logging.WARNING)
+    names = ["extgen", *(n for n in logging.root.manager.loggerDict if n.startswith("extgen."))]
+    for name in names:
+        log = logging.getLogger(name)
+        log.setLevel(logging.NOTSET)
+        log.disabled, log.propagate = False, True
     yield
-    logging.getLogger("extgen").setLevel(logging.NOTSET)
 
 
 # words in a test module's source that mean it may build OpenCL kernels in its process
