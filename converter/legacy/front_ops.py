@@ -26,7 +26,7 @@ from converter.graph.port import Port
 from converter.legacy.tf_space_batch import Aside, put_back, set_aside
 from converter.passes import PASSED_ANCHORS
 
-__all__ = ["restore", "show"]
+__all__ = ["class_location", "restore", "show"]
 _SHOWN = "_mo_front_shown"  # graph.graph key: what show() did, for restore()
 _OWN = ("op", "type", "version", "infer")
 
@@ -97,7 +97,8 @@ def show(graph: Graph) -> None:
     graph.graph[_SHOWN] = shown
 
 
-def _where(cls: type | None) -> str:
+def class_location(cls: type | None) -> str:
+    """'<file>:<line>: ' of a pass class, for its one-line refusals ('' for none)."""
     if cls is None:
         return ""
     return f"{inspect.getsourcefile(cls)}:{inspect.getsourcelines(cls)[1]}: "
@@ -145,8 +146,9 @@ def restore(graph: Graph, pass_cls: type | None = None) -> None:
         changed = [key for key, value in front["attrs"].items()
                    if not _same(node.soft_get(key, None), value)]
         if changed:
+            where = class_location(pass_cls)
             raise ExtensionError(
-                f"{_where(pass_cls)}the pass changed {', '.join(changed)} of MO's {front['op']} "
+                f"{where}the pass changed {', '.join(changed)} of MO's {front['op']} "
                 f"node '{node.soft_get('name', node.id)}', which extgen holds as "
                 f"{done.own['op']}: replace the node in the pass instead of changing it")
         for key in front["attrs"]:
@@ -158,8 +160,9 @@ def restore(graph: Graph, pass_cls: type | None = None) -> None:
             continue
         for i in done.added:
             if not node.in_port(i).disconnected():
+                where = class_location(pass_cls)
                 raise ExtensionError(
-                    f"{_where(pass_cls)}the pass connected input {i} of MO's {front['op']} node "
+                    f"{where}the pass connected input {i} of MO's {front['op']} node "
                     f"'{node.soft_get('name', node.id)}', which extgen holds as "
                     f"{done.own['op']} without it: replace the node in the pass instead")
             node.delete_input_port(i)

@@ -144,7 +144,7 @@ def _refuse_before_ports(cls: type) -> None:
     except Exception:  # (its own ordering fails where the runner orders it)
         return
     if "RestorePorts" in before:
-        where = f"{inspect.getsourcefile(cls)}:{inspect.getsourcelines(cls)[1]}: "
+        where = front_ops.class_location(cls)
         raise ExtensionError(
             f"{where}{cls.__name__} runs before MO's RestorePorts, on the graph MO's loader made "
             "before it had ports; extgen's loaders build the ports themselves, so it is not "

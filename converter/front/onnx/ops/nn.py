@@ -179,9 +179,11 @@ def gemm(n: OnnxNode):
         c = n.input(2)
         if beta != 1.0:
             c = n.op("Multiply", [c, n.const(beta, np.float32)])
-        y = n.op("Add", [y, c], mo_front=mo_front.gemm(
-            alpha=alpha, beta=beta, transpose_a=int(n.attr("transA", 0)),
-            transpose_b=int(n.attr("transB", 0))) if alpha == 1.0 == beta else None)
+        y = n.op("Add", [y, c])
+        if alpha == 1.0 == beta:  # MO's one Gemm node, to legacy passes
+            y.node[mo_front.MO_FRONT] = mo_front.gemm(
+                alpha=alpha, beta=beta, transpose_a=int(n.attr("transA", 0)),
+                transpose_b=int(n.attr("transB", 0)))
     return [y]
 
 
