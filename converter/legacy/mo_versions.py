@@ -1,0 +1,89 @@
+"""The opset versions MO 2023.3 gave ops that extgen writes in a newer one, while a legacy pass
+runs.
+
+MO's op classes made every Pad `opset1`, a TopK `opset3` (with a third input port, never
+connected), a ScatterElementsUpdate `opset3`, a ScatterNDUpdate `opset4` and a ShuffleChannels
+`opset3`. extgen writes the newer opset ovc writes (Pad-12, TopK-11 with ONNX's stable sort,
+...). A pass sees MO's version and ports (`dict(type='TopK', version='opset3')` matches as in
+MO) wherever MO had that node (not a scatter with a reduction, which MO's version lacked), and
+the node has extgen's again after it, unless the pass set another version.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from converter.errors import ExtensionError
+from converter.graph.graph import Graph, Node
+from converter.legacy.front_ops import class_location
+
+__all__ = ["restore", "show"]
+
+
+def _always(node: Node) -> bool:
+    return True
+
+
+def _no_reduction(node: Node) -> bool:
+    return node.soft_get("reduction", "none") in ("none", None)
+
+
+@dataclass(frozen=True)
+class _Mo:
+    version: str
+    fits: Callable[[Node], bool] = _always
+    ports: int = 0  # input ports MO's node had (0: as extgen's)
+
+
+_MO_VERSIONS: dict[tuple[str, str], _Mo] = {  # (type, extgen's version) -> MO's
+    ("Pad", "opset12"): _Mo("opset1"),
+    ("TopK", "opset11"): _Mo("opset3", ports=3),
+    ("ScatterElementsUpdate", "opset12"): _Mo("opset3", _no_reduction),
+    ("ScatterNDUpdate", "opset15"): _Mo("opset4", _no_reduction),
+    ("ShuffleChannels", "opset1"): _Mo("opset3"),
+}
+
+
+@dataclass
+class Shown:
+    node: Node
+    own: str  # extgen's version
+    mo: str
+    added: list[int]  # ports shown unconnected
+
+
+def show(graph: Graph) -> list[Shown]:
+    """Each such node takes MO's version and ports; returns what restore() needs."""
+    shown = []
+    for node in graph.get_op_nodes():
+        own = node.soft_get("version", None)
+        mo = _MO_VERSIONS.get((node.soft_get("type", None), own))
+        if mo is None or not mo.fits(node):
+            continue
+        added = [i for i in range(mo.ports) if i not in node.in_ports()]
+        for i in added:
+            node.add_input_port(i)
+        node["version"] = mo.version
+        shown.append(Shown(node, own, mo.version, added))
+    return shown
+
+
+def restore(graph: Graph, shown: list[Shown], pass_cls: type | None = None) -> None:
+    """extgen's version again on each shown node that still has MO's; the ports it was shown
+    go (pass_cls, had it connected one, is named in the one line the conversion stops with)."""
+    for done in shown:
+        node = done.node
+        if not graph.has_node(node.id):
+            continue
+        for i in done.added:
+            if i in node.in_ports() and not node.in_port(i).disconnected():
+                name = node.soft_get("name", node.id)
+                raise ExtensionError(
+                    f"{class_location(pass_cls)}the pass connected input {i} of "
+                    f"{node.soft_get('type')} node '{name}', which MO's op had unused and "
+                    "extgen's lacks: replace the node in the pass instead")
+            if i in node.in_ports():
+                node.delete_input_port(i)
+        if node.soft_get("version", None) == done.mo:
+            node["version"] = done.own
