@@ -1,5 +1,5 @@
 """MXNet translators for the nn family: Convolution, Deconvolution, Pooling, FullyConnected,
-activations, BatchNorm, LRN and the softmax variants."""
+activations, BatchNorm, LayerNorm, LRN and the softmax variants."""
 
 from __future__ import annotations
 
@@ -182,6 +182,40 @@ def batch_norm(n: MxnetNode):
                                  n.const(1.0, np.float32)])
     inputs = [n.input(0), gamma, n.input(2), n.input(3), n.input(4)]
     return [n.op("BatchNormInference", inputs, epsilon=n.attrs.float("eps", 1e-3))]
+
+
+def _along(n: MxnetNode, x: Port, axis: int, p: Port) -> Port:
+    """p, of x's size on `axis`, shaped to broadcast along it: unsqueezed to x's rank as MO did
+    when the rank is known; else with trailing ones (their count from x's rank at run time
+    for an axis counted from the front, which folds when shapes are static)."""
+    rank = n.static_rank(0)
+    if rank is not None:
+        others = [i for i in range(rank) if i != axis % rank]
+        return n.op("Unsqueeze", [p, n.const(others, np.int64)]) if others else p
+    if axis < 0:
+        return n.op("Unsqueeze", [p, n.const(list(range(1, -axis)), np.int64)]) if axis < -1 else p
+    rank = n.op("ShapeOf", [n.op("ShapeOf", [x], output_type=np.dtype(np.int64))],
+                output_type=np.dtype(np.int64))
+    trailing = n.op("Subtract", [rank, n.const([axis + 1], np.int64)])
+    ones = n.op("Broadcast", [n.const([1], np.int64), trailing])
+    return n.op("Reshape", [p, n.op("Concat", [n.const([-1], np.int64), ones], axis=0)])
+
+
+@mxnet_op("LayerNorm")
+def layer_norm(n: MxnetNode):
+    """MVN over `axis`, times gamma plus beta (both of x's size on that axis); output_mean_var
+    adds the mean and the standard deviation (kept dims)."""
+    axis, eps, x = n.attrs.int("axis", -1), n.attrs.float("eps", 9.99999975e-06), n.input(0)
+    axes = n.const([axis], np.int64)
+    y = n.op("MVN", [x, axes], eps=eps, eps_mode="inside_sqrt", normalize_variance=True)
+    y = n.op("Add", [n.op("Multiply", [y, _along(n, x, axis, n.input(1))]),
+                     _along(n, x, axis, n.input(2))])
+    if not n.attrs.bool("output_mean_var", False):
+        return [y]
+    mean = n.op("ReduceMean", [x, axes], keep_dims=True)
+    centred = n.op("Subtract", [x, mean])
+    variance = n.op("ReduceMean", [n.op("Multiply", [centred, centred]), axes], keep_dims=True)
+    return [y, mean, n.op("Sqrt", [n.op("Add", [variance, n.const(eps, np.float32)])])]
 
 
 @mxnet_op("LRN")
