@@ -120,6 +120,19 @@ def transpose(n: MxnetNode):
     return [n.op("Transpose", [n.input(0), order])]
 
 
+@mxnet_op("_np_roll")
+def roll(n: MxnetNode):
+    """numpy.roll: along `axis`, or over the flattened input without one (as MO did)."""
+    shift, axes, x = n.attrs.tuple("shift", int, ()), n.attrs.tuple("axis", int, ()), n.input(0)
+    if not shift:
+        n.reject("the 'shift' attribute is missing")
+    if axes:
+        return [n.op("Roll", [x, n.const(list(shift), np.int64), n.const(list(axes), np.int64)])]
+    flat = n.op("Reshape", [x, n.const([-1], np.int64)], special_zero=False)
+    rolled = n.op("Roll", [flat, n.const(list(shift), np.int64), n.const([0], np.int64)])
+    return [n.op("Reshape", [rolled, _shape_of(n, x)], special_zero=False)]
+
+
 @mxnet_op("SwapAxis", "swapaxes")
 def swap_axes(n: MxnetNode):
     a, b = n.attrs.int("dim1", 0), n.attrs.int("dim2", 0)

@@ -1,5 +1,6 @@
-"""MXNet's LayerNorm (BERT-style GluonNLP models): MVN over one axis, scaled and shifted, and
-with output_mean_var its mean and standard deviation, against numpy in OpenVINO and the shim."""
+"""MXNet's LayerNorm (BERT-style GluonNLP models: MVN over one axis, scaled and shifted, and with
+output_mean_var its mean and standard deviation) and numpy's roll, against numpy in OpenVINO and
+the shim."""
 
 from __future__ import annotations
 
@@ -51,3 +52,15 @@ def test_layer_norm_outputs_mean_and_std(tmp_path: Path, capsys) -> None:
     for got in run_both(xml, {"data": data}, [n[0] for n in names]):
         for g, w in zip(got, want, strict=True):
             np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("attrs", [{"shift": (2, -1), "axis": (3, 1)}, {"shift": (5,)}])
+def test_np_roll_matches_numpy(tmp_path: Path, capsys, attrs: dict) -> None:
+    net = Net()
+    y = net.op("_np_roll", "roll", [net.sym.var("data")], **attrs)
+    xml = convert(net.save(tmp_path, "roll", [y]), tmp_path / "ir", "--input_shape", "[1,4,3,6]")
+    capsys.readouterr()
+    data = RNG.standard_normal((1, 4, 3, 6)).astype(np.float32)
+    want = np.roll(data, attrs["shift"], attrs.get("axis"))
+    for got in run_both(xml, {"data": data}, ["roll"]):
+        np.testing.assert_array_equal(got[0], want)
