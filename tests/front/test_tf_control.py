@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 import numpy as np
+import openvino as ov
 import pytest
 
 from converter.errors import ConversionError
@@ -135,3 +136,16 @@ def test_what_a_read_noop_holds_is_no_output(tmp_path: Path) -> None:
     xml = convert(ConvertOptions(g.save(tmp_path / "m.pb"), output_dir=tmp_path / "ir")).xml
     assert re.findall(r'<layer id="\d+" name="([^"]+)" type="Result"', xml.read_text()) == [
         "out/sink_port_0"]
+
+
+def test_an_assert_the_output_waits_for_is_dropped_as_ovc_drops_it(tmp_path: Path) -> None:
+    # tf.debugging checks in frozen TF1 graphs: Assert(cond, data) held by a control input
+    g = GraphBuilder()
+    x = g.placeholder("x", [1, 3])
+    g.node("Assert", "check", [g.const("ok", np.bool_(True)), x], T=[np.float32], summarize=3)
+    g.node("Relu", "y", [x, "^check"], T=np.float32)
+    model = g.save(tmp_path / "m.pb")
+    xml = convert(ConvertOptions(model, output_dir=tmp_path / "ir")).xml
+    ours = [op.get_type_name() for op in ov.Core().read_model(str(xml)).get_ordered_ops()]
+    theirs = [op.get_type_name() for op in ov.convert_model(str(model)).get_ordered_ops()]
+    assert ours == theirs == ["Parameter", "Relu", "Result"]

@@ -37,8 +37,9 @@ def identity_n(n: TfNode):
     return [n.input(i) for i in range(n.num_inputs)]
 
 
-@tf_op("NoOp")
+@tf_op("NoOp", "Assert")
 def no_op(n: TfNode):
+    """Nothing (an Assert checks at run time only, as ovc and MO drop it)."""
     return []
 
 
