@@ -17,6 +17,7 @@ import pytest
 from onnx import TensorProto, helper
 
 from converter.errors import ExtensionError
+from converter.front.tf.writer import GraphBuilder
 from converter.graph.graph import Graph
 from converter.legacy import legacy_imports
 from converter.options import ConvertOptions
@@ -272,6 +273,44 @@ def test_passes_see_mo_s_op_names_of_onnx_ops(tmp_path: Path) -> None:
                          [("y", TensorProto.FLOAT, None)], inits), path)
     xml = convert(ConvertOptions(path, output_dir=tmp_path / "out", extensions=[ext])).xml
     assert {"Convolution", "ConvolutionBackpropData", "AvgPool", "SoftMax"} <= set(_layers(xml))
+
+
+TF_CONCAT = """
+    from {MO}.back.replacement import BackReplacementPattern
+    from {MO}.front.common.replacement import FrontReplacementPattern
+
+
+    def check(graph, phase):
+        ops = sorted(n.op for n in graph.get_op_nodes(type='Concat'))
+        if ops != ['ConcatV2']:
+            raise ValueError(f"{phase}: not MO's op name: {ops}")
+
+
+    class FrontConcat(FrontReplacementPattern):
+        enabled = True
+
+        def find_and_replace_pattern(self, graph):
+            check(graph, 'front')
+
+
+    class BackConcat(BackReplacementPattern):
+        enabled = True
+
+        def find_and_replace_pattern(self, graph):
+            check(graph, 'back')
+"""
+
+
+def test_passes_see_a_tf_concat_v2_as_mo_named_it(tmp_path: Path) -> None:
+    """MO's TF extractor kept ConcatV2's name to the end (its basic_lstm_cell pattern matches
+    op='ConcatV2'); front and back passes see it (they raise otherwise)."""
+    ext = write_ext(tmp_path, "ext", {"front/concat.py": TF_CONCAT}, MO)
+    g = GraphBuilder()
+    x = g.placeholder("x", [2, 3])
+    g.node("ConcatV2", "y", [x, x, g.const("axis", np.array(1, np.int32))], T=np.float32, N=2)
+    path = g.save(tmp_path / "m.pb")
+    xml = convert(ConvertOptions(path, output_dir=tmp_path / "out", extensions=[ext])).xml
+    assert "Concat" in _layers(xml)
 
 
 POOLING_TYPES = """

@@ -65,7 +65,8 @@ def expand_dims(n: TfNode):
 def concat_v2(n: TfNode):
     count = n.num_inputs - 1
     axis = int(_const_input(n, count, "axis"))
-    return [n.op("Concat", [n.input(i) for i in range(count)], axis=axis)]
+    return [n.op("Concat", [n.input(i) for i in range(count)], axis=axis,
+                 mo_op="ConcatV2")]  # (MO's op name, to legacy passes)
 
 
 @tf_op("Concat")
