@@ -6,8 +6,9 @@ opset 11 an `AttributedPad` and an LRN an `AttributedLRN` (one input each; a Caf
 A convolution with a bias was one node with the bias as input 2 (ONNX `Conv`, Caffe `Conv2D`,
 MXNet `Convolution`, and `Deconv2D`), an affine layer one `FullyConnected` (Kaldi, Caffe,
 MXNet; its bias port unconnected without one), an ONNX Gemm one `Gemm`, a scale and shift one
-`ScaleShift` (Caffe Scale, Kaldi's scale components). extgen's translators write the opset ops
-at once (a Reshape with its shape input, a MatMul or convolution and an Add, ...) and mark the
+`ScaleShift` (Caffe Scale, Kaldi's scale components), a TF ConcatV2 a `ConcatV2` with its axis
+as the last input. extgen's translators write the opset ops at once (a Reshape with its shape
+input, a MatMul or convolution and an Add, ...) and mark the
 node named as the layer `mo_front` with what MO's node was (`absorbs`: the producer types MO's
 node took in); converter.legacy.front_ops shows that node to legacy front passes (MO lowered a
 FullyConnected, a Gemm and an AttributedPad early in its front phase: to those ordered before
@@ -21,8 +22,8 @@ import numpy as np
 
 from converter.graph.port import Port
 
-__all__ = ["MO_FRONT", "affine", "attributed_lrn", "attributed_pad", "convolution", "flatten",
-           "gemm", "global_pool", "scale_shift"]
+__all__ = ["MO_FRONT", "affine", "attributed_lrn", "attributed_pad", "concat_v2", "convolution",
+           "flatten", "gemm", "global_pool", "scale_shift"]
 
 MO_FRONT = "mo_front"  # node attribute: MO's front op (op, type, version, inputs, attrs)
 
@@ -32,11 +33,13 @@ _DECONVOLUTIONS = ("ConvolutionBackpropData", "GroupConvolutionBackpropData")
 
 
 def _front(op: str, kind: str | None, version: str | None, inputs: int,
-           absorbs: tuple[str, ...] = (), until: str | None = None, **attrs: Any) -> dict[str, Any]:
+           absorbs: tuple[str, ...] = (), until: str | None = None,
+           consts: dict[int, Any] | None = None, **attrs: Any) -> dict[str, Any]:
     """until: the anchor after which MO's front passes had lowered the op (FrontStart: only
-    passes ordered before it see MO's op)."""
+    passes ordered before it see MO's op). consts: MO's constant inputs that extgen holds as
+    attributes (port -> value)."""
     return {"op": op, "type": kind, "version": version, "inputs": inputs, "attrs": attrs,
-            "absorbs": absorbs, "until": until}
+            "absorbs": absorbs, "until": until, "consts": consts or {}}
 
 
 def affine(y: Port, product: Port) -> Port:
@@ -85,6 +88,13 @@ def convolution(y: Port, product: Port, op: str, kind: str = "Convolution",
 def gemm(**attrs: Any) -> dict[str, Any]:
     """MO's Gemm (alpha, beta, transpose_a, transpose_b) for the Add of C after the MatMul."""
     return _front("Gemm", None, None, 3, ("MatMul",), "FrontStart", **attrs)
+
+
+def concat_v2(axis: int, count: int) -> dict[str, Any]:
+    """A TF ConcatV2 of count inputs: MO's ConcatV2 (type Concat, no version, no `axis`), its
+    axis a constant last input."""
+    return _front("ConcatV2", "Concat", None, count + 1, consts={count: np.int32(axis)}, N=count,
+                  axis=None)
 
 
 def flatten(axis: int) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from converter.front.mo_front import MO_FRONT
 from converter.graph.graph import Graph, Node
 from converter.graph.port import Port
 from converter.legacy.tf_space_batch import Aside, put_back, set_aside
+from converter.ops.op import Op
 from converter.passes import PASSED_ANCHORS
 
 __all__ = ["class_location", "restore", "show"]
@@ -41,6 +42,7 @@ class _Shown:
     inputs: int = 0  # the producer's input count
     added: list[int] = field(default_factory=list)  # ports shown unconnected (MO's node had)
     saved: dict[str, Any] = field(default_factory=dict)  # its own values of the shown attrs
+    consts: list[tuple[int, Node]] = field(default_factory=list)  # MO's Const inputs, shown
 
 
 def _absorb(graph: Graph, node: Node, kinds: tuple[str, ...]) -> _Shown | None:
@@ -87,14 +89,42 @@ def show(graph: Graph) -> None:
         if done is None and front["absorbs"]:
             continue  # (not the form the translator wrote: a pass rewired it)
         done = done or _drop_extra(graph, node, front["inputs"])
-        done.added = [i for i in range(front["inputs"]) if i not in node.in_ports()]
+        done.added = [i for i in range(front["inputs"])
+                      if i not in node.in_ports() and i not in front["consts"]]
         done.saved = {key: node[key] for key in front["attrs"] if key in node.attrs()}
         for i in done.added:  # MO's unconnected ports
             node.add_input_port(i)
+        done.consts = [(i, _const_input(graph, node, i, value))
+                       for i, value in front["consts"].items()]
         node.attrs().update(op=front["op"], type=front["type"], version=front["version"],
                             infer=None, **front["attrs"])
         shown.append(done)
     graph.graph[_SHOWN] = shown
+
+
+def _const_input(graph: Graph, node: Node, port: int, value: Any) -> Node:
+    const = Op.builtin_ops["Const"](graph).create_node(
+        attrs={"name": f"{node.soft_get('name', node.id)}/mo_input_{port}", "value": value})
+    node.add_input_port(port, skip_if_exist=True)
+    const.out_port(0).connect(node.in_port(port))
+    return const
+
+
+def _drop_consts(graph: Graph, done: _Shown, pass_cls: type | None) -> None:
+    """The Const inputs shown go; a pass that rewired or changed one stops with one line."""
+    node = done.node
+    for port, const in done.consts:
+        source = None if node.in_port(port).disconnected() else node.in_port(port).get_source()
+        if source is None or source.node.id != const.id or not _same(
+                const.soft_get("value"), node[MO_FRONT]["consts"][port]):
+            raise ExtensionError(
+                f"{class_location(pass_cls)}the pass changed input {port} of MO's "
+                f"{node[MO_FRONT]['op']} node '{node.soft_get('name', node.id)}', which extgen "
+                f"holds as an attribute of its {done.own['op']}: replace the node instead")
+        node.in_port(port).disconnect()
+        node.delete_input_port(port)
+        if not const.out_port(0).get_destinations():
+            graph.remove_node(const.id)
 
 
 def class_location(cls: type | None) -> str:
@@ -151,6 +181,7 @@ def restore(graph: Graph, pass_cls: type | None = None) -> None:
                 f"{where}the pass changed {', '.join(changed)} of MO's {front['op']} "
                 f"node '{node.soft_get('name', node.id)}', which extgen holds as "
                 f"{done.own['op']}: replace the node in the pass instead of changing it")
+        _drop_consts(graph, done, pass_cls)
         for key in front["attrs"]:
             del node[key]
         node.attrs().update(done.saved)

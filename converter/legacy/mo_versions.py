@@ -3,10 +3,11 @@ runs.
 
 MO's op classes made every Pad `opset1`, a TopK `opset3` (with a third input port, never
 connected), a ScatterElementsUpdate `opset3`, a ScatterNDUpdate `opset4` and a ShuffleChannels
-`opset3`. extgen writes the newer opset ovc writes (Pad-12, TopK-11 with ONNX's stable sort,
-...). A pass sees MO's version and ports (`dict(type='TopK', version='opset3')` matches as in
-MO) wherever MO had that node (not a scatter with a reduction, which MO's version lacked), and
-the node has extgen's again after it, unless the pass set another version.
+`opset3`; its TF extractor gave a ConcatV2 no version. extgen writes the newer opset ovc writes
+(Pad-12, TopK-11 with ONNX's stable sort, ...). A pass sees MO's version and ports
+(`dict(type='TopK', version='opset3')` matches as in MO) wherever MO had that node (not a
+scatter with a reduction, which MO's version lacked), and the node has extgen's again after
+it, unless the pass set another version.
 """
 
 from __future__ import annotations
@@ -25,13 +26,17 @@ def _always(node: Node) -> bool:
     return True
 
 
+def _tf_concat(node: Node) -> bool:
+    return node.soft_get("op") == "ConcatV2"  # (shown in MO's name: converter.front.mo_names)
+
+
 def _no_reduction(node: Node) -> bool:
     return node.soft_get("reduction", "none") in ("none", None)
 
 
 @dataclass(frozen=True)
 class _Mo:
-    version: str
+    version: str | None
     fits: Callable[[Node], bool] = _always
     ports: int = 0  # input ports MO's node had (0: as extgen's)
 
@@ -42,6 +47,7 @@ _MO_VERSIONS: dict[tuple[str, str], _Mo] = {  # (type, extgen's version) -> MO's
     ("ScatterElementsUpdate", "opset12"): _Mo("opset3", _no_reduction),
     ("ScatterNDUpdate", "opset15"): _Mo("opset4", _no_reduction),
     ("ShuffleChannels", "opset1"): _Mo("opset3"),
+    ("Concat", "opset1"): _Mo(None, _tf_concat),  # MO's TF extractor gave it none
 }
 
 
@@ -49,7 +55,7 @@ _MO_VERSIONS: dict[tuple[str, str], _Mo] = {  # (type, extgen's version) -> MO's
 class Shown:
     node: Node
     own: str  # extgen's version
-    mo: str
+    mo: str | None
     added: list[int]  # ports shown unconnected
 
 

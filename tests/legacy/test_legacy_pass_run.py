@@ -276,14 +276,16 @@ def test_passes_see_mo_s_op_names_of_onnx_ops(tmp_path: Path) -> None:
 
 
 TF_CONCAT = """
+    import numpy as np
+
     from {MO}.back.replacement import BackReplacementPattern
     from {MO}.front.common.replacement import FrontReplacementPattern
 
 
     def check(graph, phase):
-        ops = sorted(n.op for n in graph.get_op_nodes(type='Concat'))
-        if ops != ['ConcatV2']:
-            raise ValueError(f"{phase}: not MO's op name: {ops}")
+        ops = sorted((n.op, n.soft_get('version')) for n in graph.get_op_nodes(type='Concat'))
+        if ops != [('ConcatV2', None)]:
+            raise ValueError(f"{phase}: not MO's op: {ops}")
 
 
     class FrontConcat(FrontReplacementPattern):
@@ -291,6 +293,13 @@ TF_CONCAT = """
 
         def find_and_replace_pattern(self, graph):
             check(graph, 'front')
+            node = graph.get_op_nodes(op='ConcatV2')[0]
+            axis = node.in_port(2).get_source().node
+            if (len(node.in_ports()), axis.op, int(axis.value), node.soft_get('axis')) != (
+                    3, 'Const', 1, None):
+                raise ValueError("front: not MO's ConcatV2 with its axis as input 2")
+            if CHANGE:
+                axis.value = np.int32(0)
 
 
     class BackConcat(BackReplacementPattern):
@@ -301,16 +310,28 @@ TF_CONCAT = """
 """
 
 
-def test_passes_see_a_tf_concat_v2_as_mo_named_it(tmp_path: Path) -> None:
-    """MO's TF extractor kept ConcatV2's name to the end (its basic_lstm_cell pattern matches
-    op='ConcatV2'); front and back passes see it (they raise otherwise)."""
-    ext = write_ext(tmp_path, "ext", {"front/concat.py": TF_CONCAT}, MO)
+def _concat_v2(tmp_path: Path, change: bool) -> Path:
+    text = TF_CONCAT + f"\n    CHANGE = {change}\n"
+    ext = write_ext(tmp_path, "ext", {"front/concat.py": text}, MO)
     g = GraphBuilder()
     x = g.placeholder("x", [2, 3])
     g.node("ConcatV2", "y", [x, x, g.const("axis", np.array(1, np.int32))], T=np.float32, N=2)
     path = g.save(tmp_path / "m.pb")
-    xml = convert(ConvertOptions(path, output_dir=tmp_path / "out", extensions=[ext])).xml
-    assert "Concat" in _layers(xml)
+    return convert(ConvertOptions(path, output_dir=tmp_path / "out", extensions=[ext])).xml
+
+
+def test_passes_see_a_tf_concat_v2_as_mo_made_it(tmp_path: Path) -> None:
+    """MO's TF extractor kept ConcatV2's name and no version to the end (its basic_lstm_cell
+    pattern matches op='ConcatV2'), its axis the last input in the front phase; front and back
+    passes see that (they raise otherwise), and the IR has extgen's Concat."""
+    xml = _concat_v2(tmp_path, change=False)
+    assert ET.parse(xml).find(".//layer[@type='Concat']/data").get("axis") == "1"
+
+
+def test_changing_the_shown_concat_axis_stops_naming_the_pass(tmp_path: Path) -> None:
+    with pytest.raises(ExtensionError, match=r"concat\.py:\d+: the pass changed input 2 of MO's "
+                       r"ConcatV2 node 'y', which extgen holds as an attribute of its"):
+        _concat_v2(tmp_path, change=True)
 
 
 POOLING_TYPES = """

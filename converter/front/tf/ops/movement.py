@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from converter.front import mo_front
 from converter.front.tf.ops._fold import constant_input
 from converter.front.tf.ops._layout import channels_last, to_nchw, to_nhwc
 from converter.front.tf.ops.spectral import complex_strided_slice, is_complex
@@ -65,8 +66,10 @@ def expand_dims(n: TfNode):
 def concat_v2(n: TfNode):
     count = n.num_inputs - 1
     axis = int(_const_input(n, count, "axis"))
-    return [n.op("Concat", [n.input(i) for i in range(count)], axis=axis,
-                 mo_op="ConcatV2")]  # (MO's op name, to legacy passes)
+    y = n.op("Concat", [n.input(i) for i in range(count)], axis=axis,
+             mo_op="ConcatV2")  # (MO's op name, to legacy passes; its front form too)
+    y.node[mo_front.MO_FRONT] = mo_front.concat_v2(axis, count)
+    return [y]
 
 
 @tf_op("Concat")
