@@ -2,7 +2,8 @@
 
 MO's ONNX extractors made a Flatten a `FlattenONNX` (an `axis`, one input, no type), a
 GlobalAveragePool or GlobalMaxPool a `Pooling` with `global_pool` (one input), a Pad before
-opset 11 an `AttributedPad` and an LRN an `AttributedLRN` (one input each; a Caffe LRN too).
+opset 11 an `AttributedPad` (an MXNet Pad too) and an LRN an `AttributedLRN` (one input each; a
+Caffe LRN too), a later Pad an `ONNXPad` (a TF Pad a `TFPad`: its pads one constant input).
 A convolution with a bias was one node with the bias as input 2 (ONNX `Conv`, Caffe `Conv2D`,
 MXNet `Convolution`, and `Deconv2D`), an affine layer one `FullyConnected` (Kaldi, Caffe,
 MXNet; its bias port unconnected without one), an ONNX Gemm one `Gemm`, a scale and shift one
@@ -11,7 +12,7 @@ as the last input. extgen's translators write the opset ops at once (a Reshape w
 input, a MatMul or convolution and an Add, ...) and mark the
 node named as the layer `mo_front` with what MO's node was (`absorbs`: the producer types MO's
 node took in); converter.legacy.front_ops shows that node to legacy front passes (MO lowered a
-FullyConnected, a Gemm and an AttributedPad early in its front phase: to those ordered before
+FullyConnected, a Gemm and the pads early in its front phase: to those ordered before
 FrontStart)."""
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import numpy as np
 from converter.graph.port import Port
 
 __all__ = ["MO_FRONT", "affine", "attributed_lrn", "attributed_pad", "concat_v2", "convolution",
-           "flatten", "gemm", "global_pool", "scale_shift"]
+           "flatten", "framework_pad", "gemm", "global_pool", "scale_shift"]
 
 MO_FRONT = "mo_front"  # node attribute: MO's front op (op, type, version, inputs, attrs)
 
@@ -34,12 +35,14 @@ _DECONVOLUTIONS = ("ConvolutionBackpropData", "GroupConvolutionBackpropData")
 
 def _front(op: str, kind: str | None, version: str | None, inputs: int,
            absorbs: tuple[str, ...] = (), until: str | None = None,
-           consts: dict[int, Any] | None = None, **attrs: Any) -> dict[str, Any]:
+           consts: dict[int, Any] | None = None, ports: dict[int, int] | None = None,
+           **attrs: Any) -> dict[str, Any]:
     """until: the anchor after which MO's front passes had lowered the op (FrontStart: only
-    passes ordered before it see MO's op). consts: MO's constant inputs that extgen holds as
-    attributes (port -> value)."""
+    passes ordered before it see MO's op). consts: MO's constant inputs that extgen holds
+    otherwise (port -> value). ports: which of extgen's inputs MO's ports had (MO's port ->
+    extgen's; the others are out of the graph), where not the first `inputs` in order."""
     return {"op": op, "type": kind, "version": version, "inputs": inputs, "attrs": attrs,
-            "absorbs": absorbs, "until": until, "consts": consts or {}}
+            "absorbs": absorbs, "until": until, "consts": consts or {}, "ports": ports or {}}
 
 
 def affine(y: Port, product: Port) -> Port:
@@ -58,11 +61,20 @@ def scale_shift(y: Port, product: Port) -> Port:
     return y
 
 
-def attributed_pad(pads: Any, mode: str, value: float) -> dict[str, Any]:
+def attributed_pad(pads: Any, mode: str | None, value: float) -> dict[str, Any]:
     """ONNX's Pad before opset 11: MO's AttributedPad (pads as [rank, 2] begin/end pairs)."""
     pairs = np.asarray(pads, np.int64).reshape(2, -1).T
     return _front("AttributedPad", None, None, 1, (), "FrontStart", pads=pairs, mode=mode,
                   fill_value=value)
+
+
+def framework_pad(op: str, pads: np.ndarray, mode: str, value: bool) -> dict[str, Any]:
+    """A TF Pad, PadV2 or MirrorPad (op TFPad, pads as [rank, 2] pairs) or an ONNX Pad (op
+    ONNXPad, pads as all begins then all ends) of constant pads: MO's front op of inputs data,
+    pads and (value: the model gave one) the pad value, lowered early in MO's front phase."""
+    ports = {0: 0, 2: 3} if value else {0: 0}
+    return _front(op, None, None, 3, (), "FrontStart", consts={1: np.asarray(pads)},
+                  ports=ports, mode=mode)
 
 
 def attributed_lrn(alpha: float, beta: float, bias: float, size: int,

@@ -43,6 +43,7 @@ class _Shown:
     added: list[int] = field(default_factory=list)  # ports shown unconnected (MO's node had)
     saved: dict[str, Any] = field(default_factory=dict)  # its own values of the shown attrs
     consts: list[tuple[int, Node]] = field(default_factory=list)  # MO's Const inputs, shown
+    remapped: dict[int, Port] = field(default_factory=dict)  # own port -> source (`ports`)
 
 
 def _absorb(graph: Graph, node: Node, kinds: tuple[str, ...]) -> _Shown | None:
@@ -76,6 +77,40 @@ def _drop_extra(graph: Graph, node: Node, inputs: int) -> _Shown:
     return _Shown(node, own, aside, sources)
 
 
+def _remap(graph: Graph, node: Node, ports: dict[int, int]) -> _Shown:
+    """MO's inputs from extgen's (ports: MO's port -> extgen's); the others set aside."""
+    sources = _connected(node)
+    dropped = [i for i in sources if i not in ports.values()]
+    for i in dropped:  # (first: what still feeds MO's inputs stays in the graph)
+        node.in_port(i).disconnect()
+    aside = set_aside(graph, [sources[i] for i in dropped])
+    for i in list(node.in_ports()):
+        node.in_port(i).disconnect()
+        node.delete_input_port(i)
+    for mo, own in ports.items():
+        node.add_input_port(mo)
+        sources[own].connect(node.in_port(mo))
+    own_attrs = {key: node.soft_get(key, None) for key in _OWN}
+    return _Shown(node, own_attrs, aside, remapped=sources)
+
+
+def _unmap(graph: Graph, done: _Shown, ports: dict[int, int]) -> None:
+    """extgen's inputs again: those MO's node had from what now feeds them."""
+    node = done.node
+    now = _connected(node)
+    if sorted(now) != sorted(ports):
+        raise ExtensionError(f"MO's {node.op} node '{node.soft_get('name', node.id)}' lost an "
+                             "input in the pass: replace the node instead")
+    for i in list(node.in_ports()):
+        node.in_port(i).disconnect()
+        node.delete_input_port(i)
+    put_back(graph, done.aside)
+    sources = {**done.remapped, **{own: now[mo] for mo, own in ports.items()}}
+    for i, source in sorted(sources.items()):
+        node.add_input_port(i)
+        source.connect(node.in_port(i))
+
+
 def show(graph: Graph) -> None:
     shown: list[_Shown] = []
     nodes = [node for node in graph.get_op_nodes() if node.soft_get(MO_FRONT, None)]
@@ -88,7 +123,9 @@ def show(graph: Graph) -> None:
         done = _absorb(graph, node, front["absorbs"]) if front["absorbs"] else None
         if done is None and front["absorbs"]:
             continue  # (not the form the translator wrote: a pass rewired it)
-        done = done or _drop_extra(graph, node, front["inputs"])
+        if done is None:
+            done = (_remap(graph, node, front["ports"]) if front["ports"]
+                    else _drop_extra(graph, node, front["inputs"]))
         done.added = [i for i in range(front["inputs"])
                       if i not in node.in_ports() and i not in front["consts"]]
         done.saved = {key: node[key] for key in front["attrs"] if key in node.attrs()}
@@ -197,6 +234,9 @@ def restore(graph: Graph, pass_cls: type | None = None) -> None:
                     f"'{node.soft_get('name', node.id)}', which extgen holds as "
                     f"{done.own['op']} without it: replace the node in the pass instead")
             node.delete_input_port(i)
+        if done.remapped:
+            _unmap(graph, done, front["ports"])
+            continue
         put_back(graph, done.aside)
         for i, source in enumerate(done.sources, start=front["inputs"]):
             node.add_input_port(i, skip_if_exist=True)

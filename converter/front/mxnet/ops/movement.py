@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from converter.front import mo_front
 from converter.front.mxnet.translator import MxnetNode, mxnet_op
 from converter.graph.port import Port
 
@@ -225,7 +226,11 @@ def pad(n: MxnetNode):
         n.reject(f"mode {mode} with pad_width {tuple(width)} is not supported")
     value = n.const(n.attrs.float("constant_value", 0.0), np.float32)
     inputs = [n.input(0), n.const(width[0::2], np.int64), n.const(width[1::2], np.int64), value]
-    return [n.op("Pad", inputs, pad_mode=_PAD_MODES[mode])]
+    y = n.op("Pad", inputs, pad_mode=_PAD_MODES[mode])
+    y.node[mo_front.MO_FRONT] = mo_front.attributed_pad(  # (MO's form, to legacy front passes)
+        width[0::2] + width[1::2], n.attrs.str("mode", None),
+        n.attrs.float("constant_value", 0.0))
+    return [y]
 
 
 # -- reductions ---------------------------------------------------------------------------------

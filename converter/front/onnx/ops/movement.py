@@ -291,6 +291,9 @@ def pad(n: OnnxNode):
     if n.opset < 11:  # (MO's form, to legacy front passes)
         y.node[mo_front.MO_FRONT] = mo_front.attributed_pad(
             np.concatenate([begin, end]), mode, float(n.attr("value", 0.0)))
+    elif n.const_value(1) is not None and not n.has_input(3):
+        y.node[mo_front.MO_FRONT] = mo_front.framework_pad("ONNXPad", n.const_value(1), mode,
+                                                           n.has_input(2))
     return [y]
 
 

@@ -123,12 +123,20 @@ def _pads(n: TfNode) -> tuple[Port, Port]:
                  for i in (0, 1))
 
 
+def _mo_pad(n: TfNode, y: Port, mode: str) -> list[Port]:
+    """y, marked MO's TFPad where the paddings are constant."""
+    pairs = n.const_value(1)
+    if pairs is not None:
+        y.node[mo_front.MO_FRONT] = mo_front.framework_pad("TFPad", pairs, mode, n.num_inputs > 2)
+    return [y]
+
+
 @tf_op("Pad", "PadV2")
 def pad(n: TfNode):
     begin, end = _pads(n)
     x = n.input(0)  # ovc gives Pad's value of 0 as an input too
     value = n.input(2) if n.num_inputs > 2 else n.op("ConvertLike", [np.float32(0), x])
-    return [n.op("Pad", [x, begin, end, value], pad_mode="constant")]
+    return _mo_pad(n, n.op("Pad", [x, begin, end, value], pad_mode="constant"), "constant")
 
 
 @tf_op("MirrorPad")
@@ -136,7 +144,8 @@ def mirror_pad(n: TfNode):
     begin, end = _pads(n)
     mode = {"REFLECT": "reflect", "SYMMETRIC": "symmetric"}[n.attr("mode", "REFLECT")]
     x = n.input(0)  # with a pad value of 0, unused, as ovc writes it
-    return [n.op("Pad", [x, begin, end, n.op("ConvertLike", [np.float32(0), x])], pad_mode=mode)]
+    pad = n.op("Pad", [x, begin, end, n.op("ConvertLike", [np.float32(0), x])], pad_mode=mode)
+    return _mo_pad(n, pad, mode)
 
 
 @tf_op("Shape")
