@@ -24,7 +24,7 @@ import numpy as np
 from converter.graph.port import Port
 
 __all__ = ["MO_FRONT", "affine", "attributed_lrn", "attributed_pad", "concat_v2", "convolution",
-           "flatten", "framework_pad", "gemm", "global_pool", "scale_shift"]
+           "early", "flatten", "framework_pad", "gemm", "global_pool", "scale_shift"]
 
 MO_FRONT = "mo_front"  # node attribute: MO's front op (op, type, version, inputs, attrs)
 
@@ -66,6 +66,14 @@ def attributed_pad(pads: Any, mode: str | None, value: float) -> dict[str, Any]:
     pairs = np.asarray(pads, np.int64).reshape(2, -1).T
     return _front("AttributedPad", None, None, 1, (), "FrontStart", pads=pairs, mode=mode,
                   fill_value=value)
+
+
+def early(op: str, kind: str | None, inputs: int, version: str | None = None,
+          **attrs: Any) -> dict[str, Any]:
+    """MO's extracted op that its front passes lowered right after FrontStart (an `EltwiseN`, an
+    `AttributedPower`, a `CaffeSlice`, a `Flatten`, an `ExpandDims`, an `AttributedGather`, an
+    `MVNOnnx`, ...): to the passes ordered before it, its first `inputs` inputs and attrs."""
+    return _front(op, kind, version, inputs, (), "FrontStart", **attrs)
 
 
 def framework_pad(op: str, pads: np.ndarray, mode: str, value: bool) -> dict[str, Any]:

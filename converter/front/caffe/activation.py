@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from converter.front import mo_front
 from converter.front.caffe.translator import CaffeNode, caffe_op
 
 
@@ -67,6 +68,9 @@ def power(n: CaffeNode):
         y = n.op("Add", [y, n.const(shift, np.float32)])
     if exponent != 1:
         y = n.op("Power", [y, n.const(exponent, np.float32)])
+        if scale == 1 and shift == 0:  # (MO's form, to legacy passes)
+            y.node[mo_front.MO_FRONT] = mo_front.early("AttributedPower", "Power", 1,
+                                                       power=exponent, scale=scale, shift=shift)
     return [y]
 
 

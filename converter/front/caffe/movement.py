@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from converter.front import mo_front
 from converter.front.caffe.ops import _BIG, I64, _rank, _shape_part
 from converter.front.caffe.translator import CaffeNode, caffe_op
 from converter.graph.port import Port
@@ -45,12 +46,16 @@ def tile(n: CaffeNode):
     if tiles < 1:
         n.reject(f"tiles is {tiles}; give a positive number of copies")
     if axis < 0:  # Tile lines its repeats up with the last axes
-        return [n.op("Tile", [x, n.const([tiles] + [1] * (-axis - 1), I64)])]
-    axes = n.op("Range", [n.const(0, I64), _rank(n, x), n.const(1, I64)],
-                output_type=np.dtype(I64))
-    repeats = n.op("Select", [n.op("Equal", [axes, n.const(axis, I64)]), n.const(tiles, I64),
-                              n.const(1, I64)])
-    return [n.op("Tile", [x, repeats])]
+        repeats = n.const([tiles] + [1] * (-axis - 1), I64)
+    else:
+        axes = n.op("Range", [n.const(0, I64), _rank(n, x), n.const(1, I64)],
+                    output_type=np.dtype(I64))
+        repeats = n.op("Select", [n.op("Equal", [axes, n.const(axis, I64)]),
+                                  n.const(tiles, I64), n.const(1, I64)])
+    y = n.op("Tile", [x, repeats])
+    y.node[mo_front.MO_FRONT] = mo_front.early(  # (MO's form, to legacy passes)
+        "AttributedTile", "Tile", 1, "opset1", axis=axis, tiles=tiles)
+    return [y]
 
 
 @caffe_op("ArgMax")

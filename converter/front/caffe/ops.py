@@ -240,8 +240,12 @@ def mvn(n: CaffeNode):
     first = 1 if n.attr("across_channels") else 2
     axes = n.const(list(range(first, rank)), I64) if rank is not None else n.op(
         "Range", [n.const(first, I64), _rank(n, x), n.const(1, I64)], output_type=np.dtype(I64))
-    return [n.op("MVN", [x, axes], normalize_variance=bool(n.attr("normalize_variance")),
-                 eps=float(n.attr("eps")), eps_mode="outside_sqrt")]
+    y = n.op("MVN", [x, axes], normalize_variance=bool(n.attr("normalize_variance")),
+             eps=float(n.attr("eps")), eps_mode="outside_sqrt")
+    y.node[mo_front.MO_FRONT] = mo_front.early(  # (MO's form, to legacy passes)
+        "MVNCaffe", None, 1, normalize_variance=int(n.attr("normalize_variance")),
+        across_channels=int(n.attr("across_channels")), eps=float(n.attr("eps")))
+    return [y]
 
 
 @caffe_op("Softmax")
@@ -299,6 +303,8 @@ def slice_(n: CaffeNode):
         lengths = [b - a for a, b in zip(bounds, bounds[1:])] + [-1]
         node = n.op_node("VariadicSplit", [n.input(0), n.const(axis, I64), n.const(lengths, I64)])
         node["out_ports_count"] = outputs
+    node[mo_front.MO_FRONT] = mo_front.early(  # (MO's form, to legacy passes)
+        "CaffeSlice", None, 1, axis=axis, slice_point=np.asarray(points, I64))
     return [node.out_port(i) for i in range(outputs)]
 
 
@@ -312,7 +318,9 @@ def flatten(n: CaffeNode):
     axis, end = int(n.attr("axis")), int(n.attr("end_axis"))
     x = n.input(0)
     if end == -1 and axis >= 0:
-        return [n.op("Reshape", [x, n.const([0] * axis + [-1], I64)], special_zero=True)]
+        y = n.op("Reshape", [x, n.const([0] * axis + [-1], I64)], special_zero=True)
+        y.node[mo_front.MO_FRONT] = mo_front.early("Flatten", None, 1, axis=axis, end_axis=end)
+        return [y]
     shape = n.op("ShapeOf", [x], output_type=np.dtype(I64))
     parts = [_shape_part(n, shape, 0, axis) if axis != 0 else None, n.const([-1], I64),
              _shape_part(n, shape, end + 1, _BIG) if end != -1 else None]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from converter.front import mo_front
 from converter.front.mxnet.translator import MxnetNode, mxnet_op
 
 _I64 = np.dtype(np.int64)
@@ -27,7 +28,10 @@ def take(n: MxnetNode):
         idx = n.op("Minimum", [n.op("Maximum", [idx, n.const(0, np.int64)]), last])
     else:
         idx = n.op("FloorMod", [idx, size])
-    return [n.op("Gather", [x, idx, n.const(axis, np.int64)], batch_dims=0)]
+    y = n.op("Gather", [x, idx, n.const(axis, np.int64)], batch_dims=0)
+    y.node[mo_front.MO_FRONT] = mo_front.early(  # (MO's form, to legacy passes)
+        "AttributedGather", "Gather", 2, axis=np.int64(axis))
+    return [y]
 
 
 @mxnet_op("Embedding")

@@ -6,6 +6,7 @@ from functools import reduce
 
 import numpy as np
 
+from converter.front import mo_front
 from converter.front.onnx.ops.movement import known_dtype
 from converter.front.onnx.translator import OnnxNode, onnx_op
 from converter.graph.port import Port
@@ -21,7 +22,7 @@ _SAME_INPUTS = {
     "IsNaN": "IsNaN", "Less": "Less", "LessOrEqual": "LessEqual", "Log": "Log", "Mish": "Mish",
     "Mul": "Multiply", "Neg": "Negative", "Not": "LogicalNot", "Or": "LogicalOr",
     "Relu": "ReLU", "Sigmoid": "Sigmoid", "Sign": "Sign", "Sin": "Sin", "Sinh": "Sinh",
-    "Softplus": "SoftPlus", "Softsign": "SoftSign", "Sqrt": "Sqrt", "Sub": "Subtract",
+    "Softplus": "SoftPlus", "Softsign": "SoftSign", "Sub": "Subtract",
     "Tan": "Tan", "Tanh": "Tanh", "Where": "Select", "Xor": "LogicalXor",
 }
 
@@ -113,16 +114,27 @@ def bit_shift(n: OnnxNode):
     return [n.op("Select", [outside, filled, shifted])]
 
 
-def _variadic(target: str):
+def _variadic(target: str, operation: str):
     def translate(n: OnnxNode):
-        return [reduce(lambda a, b: n.op(target, [a, b]), _inputs(n))]
+        y = reduce(lambda a, b: n.op(target, [a, b]), _inputs(n))
+        if len(_inputs(n)) == 2:  # (MO's EltwiseN, to legacy passes before FrontStart)
+            y.node[mo_front.MO_FRONT] = mo_front.early("EltwiseN", None, 2, operation=operation)
+        return [y]
 
     return translate
 
 
-onnx_op("Sum")(_variadic("Add"))
-onnx_op("Max")(_variadic("Maximum"))
-onnx_op("Min")(_variadic("Minimum"))
+onnx_op("Sum")(_variadic("Add", "sum"))
+onnx_op("Max")(_variadic("Maximum", "max"))
+onnx_op("Min")(_variadic("Minimum", "min"))
+
+
+@onnx_op("Sqrt")
+def sqrt(n: OnnxNode):
+    y = n.op("Sqrt", [n.input(0)])  # (MO's AttributedPower, to legacy passes before FrontStart)
+    y.node[mo_front.MO_FRONT] = mo_front.early("AttributedPower", "Power", 1, power=0.5,
+                                               scale=1, shift=0)
+    return [y]
 
 
 @onnx_op("Mean")
@@ -201,7 +213,10 @@ def prelu(n: OnnxNode):
 def thresholded_relu(n: OnnxNode):
     x = n.input(0)
     above = n.op("Greater", [x, _like(n, n.attr("alpha", 1.0), x)])
-    return [n.op("Multiply", [x, n.op("ConvertLike", [above, x])])]  # as ovc and MO write it
+    y = n.op("Multiply", [x, n.op("ConvertLike", [above, x])])  # as ovc and MO write it
+    y.node[mo_front.MO_FRONT] = mo_front.early("ThresholdedRelu", None, 1, "opset1",
+                                               alpha=float(n.attr("alpha", 1.0)))
+    return [y]
 
 
 @onnx_op("Gelu")

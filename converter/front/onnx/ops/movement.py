@@ -103,7 +103,11 @@ def squeeze(n: OnnxNode):
 def unsqueeze(n: OnnxNode):
     axes = _ints(n, "axes", 1, 13)
     if isinstance(axes, np.ndarray) or axes.node.soft_get("op") == "Const":
-        return [n.op("Unsqueeze", [n.input(0), axes])]
+        y = n.op("Unsqueeze", [n.input(0), axes])  # (MO's ExpandDims, to legacy passes)
+        y.node[mo_front.MO_FRONT] = mo_front.early(
+            "ExpandDims", None, 2 if n.opset >= 13 else 1,
+            expand_axis=np.asarray(n.attr("axes", []), np.int64))
+        return [y]
     return [_unsqueeze_by_reshape(n, n.input(0), axes)]
 
 
@@ -228,7 +232,10 @@ def compress(n: OnnxNode):
 # -- gather and scatter --------------------------------------------------------------------------
 @onnx_op("Gather")
 def gather(n: OnnxNode):
-    return [n.op("Gather", [n.input(0), n.input(1), np.int64(n.attr("axis", 0))])]
+    y = n.op("Gather", [n.input(0), n.input(1), np.int64(n.attr("axis", 0))])
+    y.node[mo_front.MO_FRONT] = mo_front.early(  # (MO's form, to legacy passes)
+        "AttributedGather", "Gather", 2, axis=np.int64(n.attr("axis", 0)))
+    return [y]
 
 
 @onnx_op("GatherElements")

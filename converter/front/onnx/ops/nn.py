@@ -240,7 +240,11 @@ def instance_norm(n: OnnxNode):
 @onnx_op("MeanVarianceNormalization")
 def mean_variance_norm(n: OnnxNode):
     axes = n.const(list(n.attr("axes", [0, 2, 3])), np.int64)
-    return [_mvn(n, n.input(0), axes, 1e-9)]
+    y = _mvn(n, n.input(0), axes, 1e-9)  # (MO's MVNOnnx, to legacy passes before FrontStart)
+    y.node[mo_front.MO_FRONT] = mo_front.early(
+        "MVNOnnx", None, 1, axes=np.asarray(n.attr("axes", [0, 2, 3]), np.int64), eps=1e-9,
+        normalize_variance=1, eps_mode="outside_sqrt")
+    return [y]
 
 
 @onnx_op("LayerNormalization")

@@ -1,0 +1,115 @@
+"""Ops MO's extractors made that its front passes lowered right after FrontStart, as legacy
+passes ordered before FrontStart see them: an ONNX Max of two an `EltwiseN`, a Sqrt an
+`AttributedPower`, an Unsqueeze an `ExpandDims`, a Gather an `AttributedGather`, a
+MeanVarianceNormalization an `MVNOnnx`, a ThresholdedRelu one node; a Caffe Slice a
+`CaffeSlice`, a Flatten a `Flatten`, an MVN an `MVNCaffe`, a Tile an `AttributedTile`, a Power
+an `AttributedPower`; MXNet's flatten and take. Each with MO's inputs and attributes; the IR
+is extgen's (the same ops and outputs as without the pass)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import onnx
+import openvino as ov
+from onnx import TensorProto, helper
+
+from converter.options import ConvertOptions
+from converter.pipeline import convert
+from tests.conftest import make_model
+from tests.front.test_caffe import write_model as write_caffe
+from tests.front.test_mxnet import Net
+from tests.legacy.conftest import LAYOUTS, write_ext
+
+MO = LAYOUTS["openvino.tools.mo"]
+
+SEES = """
+    import numpy as np
+
+    from {MO}.front.common.replacement import FrontReplacementPattern
+    from {MO}.front.pass_separator import FrontStart
+
+
+    class Sees(FrontReplacementPattern):
+        enabled = True
+
+        def run_after(self):
+            return []
+
+        def run_before(self):
+            return [FrontStart]
+
+        def find_and_replace_pattern(self, graph):
+            found = {n.name: (n.op, n.soft_get('type'), len(n.in_ports()),
+                              np.asarray(n.soft_get(KEY[n.op])).tolist())
+                     for n in graph.get_op_nodes() if n.name in WANT}
+            if found != WANT:
+                raise ValueError(f"the pass saw {found}")
+"""
+KEY = {"EltwiseN": "operation", "AttributedPower": "power", "ExpandDims": "expand_axis",
+       "AttributedGather": "axis", "MVNOnnx": "eps_mode", "ThresholdedRelu": "alpha",
+       "CaffeSlice": "axis", "Flatten": "end_axis", "MVNCaffe": "across_channels",
+       "AttributedTile": "tiles"}
+
+
+def _check(tmp_path: Path, model: Path, want: dict, **options) -> None:
+    text = SEES + f"\n    WANT = {want!r}\n    KEY = {KEY!r}\n"
+    ext = write_ext(tmp_path, "ext", {"front/sees.py": text}, MO)
+    xml = convert(ConvertOptions(model, output_dir=tmp_path / "ir", extensions=[ext],
+                                 **options)).xml
+    plain = convert(ConvertOptions(model, output_dir=tmp_path / "plain", **options)).xml
+    core = ov.Core()
+    models = [core.read_model(str(p)) for p in (xml, plain)]
+    assert [sorted(o.get_type_name() for o in m.get_ordered_ops()) for m in models] == [
+        sorted(o.get_type_name() for o in models[1].get_ordered_ops())] * 2
+    feed = [np.random.default_rng(3).standard_normal(list(p.get_shape())).astype(np.float32)
+            for p in models[0].inputs]
+    ours, theirs = (core.compile_model(m, "CPU")(feed)[0] for m in models)
+    np.testing.assert_array_equal(ours, theirs)
+
+
+def test_onnx_ops_as_mo_extracted_them(tmp_path: Path) -> None:
+    nodes = [helper.make_node("Max", ["x", "x"], ["m"], name="max"),
+             helper.make_node("Sqrt", ["m"], ["s"], name="sqrt"),
+             helper.make_node("Unsqueeze", ["s", "ax"], ["u"], name="unsq"),
+             helper.make_node("Gather", ["u", "idx"], ["g"], name="gather", axis=2),
+             helper.make_node("MeanVarianceNormalization", ["g"], ["n"], name="mvn",
+                              axes=[0, 2, 3, 4]),
+             helper.make_node("ThresholdedRelu", ["n"], ["y"], name="thr", alpha=0.5)]
+    inits = {"ax": np.array([0], np.int64), "idx": np.array([1, 0], np.int64)}
+    onnx.save(make_model(nodes, [("x", TensorProto.FLOAT, [2, 3, 4, 4])],
+                         [("y", TensorProto.FLOAT, None)], inits, opset=13), tmp_path / "m.onnx")
+    want = {"max": ("EltwiseN", None, 2, "max"), "sqrt": ("AttributedPower", "Power", 1, 0.5),
+            "unsq": ("ExpandDims", None, 2, []), "gather": ("AttributedGather", "Gather", 2, 2),
+            "mvn": ("MVNOnnx", None, 1, "outside_sqrt"), "thr": ("ThresholdedRelu", None, 1, 0.5)}
+    _check(tmp_path, tmp_path / "m.onnx", want)
+
+
+CAFFE = """
+input: "x"
+input_shape { dim: 1 dim: 4 dim: 3 dim: 3 }
+layer { name: "slice" type: "Slice" bottom: "x" top: "a" top: "b"
+  slice_param { axis: 1 slice_point: 1 } }
+layer { name: "mvn" type: "MVN" bottom: "b" top: "n" mvn_param { across_channels: true } }
+layer { name: "tile" type: "Tile" bottom: "n" top: "t" tile_param { axis: 1 tiles: 2 } }
+layer { name: "power" type: "Power" bottom: "t" top: "p" power_param { power: 2 } }
+layer { name: "flat" type: "Flatten" bottom: "p" top: "y" }
+"""
+
+
+def test_caffe_layers_as_mo_extracted_them(tmp_path: Path) -> None:
+    model = write_caffe(tmp_path, "m", CAFFE, {})
+    want = {"slice": ("CaffeSlice", None, 1, 1), "mvn": ("MVNCaffe", None, 1, 1),
+            "tile": ("AttributedTile", "Tile", 1, 2),
+            "power": ("AttributedPower", "Power", 1, 2.0), "flat": ("Flatten", None, 1, -1)}
+    _check(tmp_path, model, want)
+
+
+def test_mxnet_ops_as_mo_extracted_them(tmp_path: Path) -> None:
+    net = Net()
+    flat = net.op("Flatten", "flat", [net.sym.var("data")])
+    y = net.op("take", "take", [flat, net.weight("idx", np.array([2, 0], np.float32))], axis=1)
+    params = net.save(tmp_path, "m", [y])
+    want = {"flat": ("Flatten", None, 1, -1), "take": ("AttributedGather", "Gather", 2, 1)}
+    _check(tmp_path, params, want, input_shape=[[2, 3, 2]])
