@@ -23,8 +23,9 @@ import numpy as np
 
 from converter.graph.port import Port
 
-__all__ = ["MO_FRONT", "affine", "attributed_lrn", "attributed_pad", "concat_v2", "convolution",
-           "early", "flatten", "framework_pad", "gemm", "global_pool", "scale_shift"]
+__all__ = ["MO_FRONT", "affine", "attributed_lrn", "attributed_pad", "concat_v2",
+           "constant_of_shape", "convolution", "early", "flatten", "framework_pad", "gemm",
+           "global_pool", "scale_shift"]
 
 MO_FRONT = "mo_front"  # node attribute: MO's front op (op, type, version, inputs, attrs)
 
@@ -74,6 +75,12 @@ def early(op: str, kind: str | None, inputs: int, version: str | None = None,
     `AttributedPower`, a `CaffeSlice`, a `Flatten`, an `ExpandDims`, an `AttributedGather`, an
     `MVNOnnx`, ...): to the passes ordered before it, its first `inputs` inputs and attrs."""
     return _front(op, kind, version, inputs, (), "FrontStart", **attrs)
+
+
+def constant_of_shape(value: np.ndarray) -> dict[str, Any]:
+    """ONNX's ConstantOfShape: MO's op of that name (its shape the one input, `fill_value`)."""
+    return _front("ConstantOfShape", None, None, 1, ports={0: 1},
+                  fill_value=np.asarray(value).reshape([1]))
 
 
 def framework_pad(op: str, pads: np.ndarray, mode: str, value: bool) -> dict[str, Any]:

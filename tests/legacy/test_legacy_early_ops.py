@@ -1,7 +1,8 @@
 """Ops MO's extractors made that its front passes lowered right after FrontStart, as legacy
 passes ordered before FrontStart see them: an ONNX Max of two an `EltwiseN`, a Sqrt an
 `AttributedPower`, an Unsqueeze an `ExpandDims`, a Gather an `AttributedGather`, a
-MeanVarianceNormalization an `MVNOnnx`, a ThresholdedRelu one node; a Caffe Slice a
+MeanVarianceNormalization an `MVNOnnx`, a ThresholdedRelu one node, a ConstantOfShape one
+node of one input (through the front phase); a Caffe Slice a
 `CaffeSlice`, a Flatten a `Flatten`, an MVN an `MVNCaffe`, a Tile an `AttributedTile`, a Power
 an `AttributedPower`; MXNet's flatten and take. Each with MO's inputs and attributes; the IR
 is extgen's (the same ops and outputs as without the pass)."""
@@ -50,7 +51,7 @@ SEES = """
 KEY = {"EltwiseN": "operation", "AttributedPower": "power", "ExpandDims": "expand_axis",
        "AttributedGather": "axis", "MVNOnnx": "eps_mode", "ThresholdedRelu": "alpha",
        "CaffeSlice": "axis", "Flatten": "end_axis", "MVNCaffe": "across_channels",
-       "AttributedTile": "tiles"}
+       "AttributedTile": "tiles", "ConstantOfShape": "fill_value"}
 
 
 def _check(tmp_path: Path, model: Path, want: dict, **options) -> None:
@@ -76,13 +77,18 @@ def test_onnx_ops_as_mo_extracted_them(tmp_path: Path) -> None:
              helper.make_node("Gather", ["u", "idx"], ["g"], name="gather", axis=2),
              helper.make_node("MeanVarianceNormalization", ["g"], ["n"], name="mvn",
                               axes=[0, 2, 3, 4]),
-             helper.make_node("ThresholdedRelu", ["n"], ["y"], name="thr", alpha=0.5)]
+             helper.make_node("ThresholdedRelu", ["n"], ["t"], name="thr", alpha=0.5),
+             helper.make_node("Shape", ["t"], ["sh"], name="shape"),
+             helper.make_node("ConstantOfShape", ["sh"], ["c"], name="cos",
+                              value=helper.make_tensor("v", TensorProto.FLOAT, [1], [2.0])),
+             helper.make_node("Mul", ["t", "c"], ["y"], name="mul")]
     inits = {"ax": np.array([0], np.int64), "idx": np.array([1, 0], np.int64)}
     onnx.save(make_model(nodes, [("x", TensorProto.FLOAT, [2, 3, 4, 4])],
                          [("y", TensorProto.FLOAT, None)], inits, opset=13), tmp_path / "m.onnx")
     want = {"max": ("EltwiseN", None, 2, "max"), "sqrt": ("AttributedPower", "Power", 1, 0.5),
             "unsq": ("ExpandDims", None, 2, []), "gather": ("AttributedGather", "Gather", 2, 2),
-            "mvn": ("MVNOnnx", None, 1, "outside_sqrt"), "thr": ("ThresholdedRelu", None, 1, 0.5)}
+            "mvn": ("MVNOnnx", None, 1, "outside_sqrt"), "thr": ("ThresholdedRelu", None, 1, 0.5),
+            "cos": ("ConstantOfShape", None, 1, [2.0])}
     _check(tmp_path, tmp_path / "m.onnx", want)
 
 

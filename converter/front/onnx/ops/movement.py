@@ -341,7 +341,9 @@ def range_(n: OnnxNode):
 def constant_of_shape(n: OnnxNode):
     value = n.attr("value")
     value = np.zeros((), np.float32) if value is None else np.asarray(value).reshape(())
-    return [n.op("Broadcast", [value, n.input(0)], mode="numpy")]
+    y = n.op("Broadcast", [value, n.input(0)], mode="numpy")
+    y.node[mo_front.MO_FRONT] = mo_front.constant_of_shape(value)  # (to legacy front passes)
+    return [y]
 
 
 @onnx_op("EyeLike")
