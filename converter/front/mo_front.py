@@ -24,7 +24,7 @@ import numpy as np
 from converter.graph.port import Port
 
 __all__ = ["MO_FRONT", "affine", "attributed_lrn", "attributed_pad", "concat_v2",
-           "constant_of_shape", "convolution", "early", "flatten", "framework_pad", "gemm",
+           "constant_of_shape", "convolution", "extracted", "flatten", "framework_pad", "gemm",
            "global_pool", "scale_shift"]
 
 MO_FRONT = "mo_front"  # node attribute: MO's front op (op, type, version, inputs, attrs)
@@ -69,12 +69,13 @@ def attributed_pad(pads: Any, mode: str | None, value: float) -> dict[str, Any]:
                   fill_value=value)
 
 
-def early(op: str, kind: str | None, inputs: int, version: str | None = None,
-          **attrs: Any) -> dict[str, Any]:
-    """MO's extracted op that its front passes lowered right after FrontStart (an `EltwiseN`, an
-    `AttributedPower`, a `CaffeSlice`, a `Flatten`, an `ExpandDims`, an `AttributedGather`, an
-    `MVNOnnx`, ...): to the passes ordered before it, its first `inputs` inputs and attrs."""
-    return _front(op, kind, version, inputs, (), "FrontStart", **attrs)
+def extracted(op: str, kind: str | None, inputs: int, version: str | None = None,
+              until: str | None = "FrontStart", **attrs: Any) -> dict[str, Any]:
+    """MO's extracted op of one node (an `EltwiseN`, an `AttributedPower`, a `CaffeSlice`, a
+    `Flatten`, an `ExpandDims`, an `AttributedGather`, an `MVNOnnx`, ...): its first `inputs`
+    inputs and attrs, to the passes before FrontStart, where MO's front passes lowered most of
+    them (until=None: to every front pass)."""
+    return _front(op, kind, version, inputs, (), until, **attrs)
 
 
 def constant_of_shape(value: np.ndarray) -> dict[str, Any]:
@@ -129,8 +130,10 @@ def flatten(axis: int) -> dict[str, Any]:
 
 
 def global_pool(op_type: str) -> dict[str, Any]:
-    """MO's Pooling for ONNX's GlobalAveragePool or GlobalMaxPool."""
-    method = "avg" if op_type == "GlobalAveragePool" else "max"
+    """MO's Pooling for ONNX's GlobalAveragePool or GlobalMaxPool (op_type; a Caffe global
+    pooling: op Pooling, of op_type ReduceMean or ReduceMax)."""
+    method = "avg" if op_type in ("GlobalAveragePool", "ReduceMean") else "max"
+    op_type = "Pooling" if op_type.startswith("Reduce") else op_type
     version = "opset1" if method == "avg" else "opset8"  # (MO's max pooling: MaxPool-8)
     return _front(op_type, "Pooling", version, 1, pool_method=method, global_pool=True,
                   pooling_convention="full")

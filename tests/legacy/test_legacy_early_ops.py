@@ -1,11 +1,11 @@
-"""Ops MO's extractors made that its front passes lowered right after FrontStart, as legacy
-passes ordered before FrontStart see them: an ONNX Max of two an `EltwiseN`, a Sqrt an
+"""Ops MO's extractors made, as legacy passes ordered before FrontStart see them (MO's front
+passes lowered most right after it): an ONNX Max of two an `EltwiseN`, a Sqrt an
 `AttributedPower`, an Unsqueeze an `ExpandDims`, a Gather an `AttributedGather`, a
-MeanVarianceNormalization an `MVNOnnx`, a ThresholdedRelu one node, a ConstantOfShape one
-node of one input (through the front phase); a Caffe Slice a
-`CaffeSlice`, a Flatten a `Flatten`, an MVN an `MVNCaffe`, a Tile an `AttributedTile`, a Power
-an `AttributedPower`; MXNet's flatten and take. Each with MO's inputs and attributes; the IR
-is extgen's (the same ops and outputs as without the pass)."""
+MeanVarianceNormalization an `MVNOnnx`, a ThresholdedRelu one node, a ConstantOfShape one node
+of one input; a Caffe Slice a `CaffeSlice`, a Flatten a `Flatten`, an MVN an `MVNCaffe`, a Tile
+an `AttributedTile`, a Power an `AttributedPower`, a global pooling a `Pooling`; MXNet's flatten
+and take. Each with MO's inputs and attributes; the IR is extgen's (the same ops and outputs as
+without the pass)."""
 
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ SEES = """
 KEY = {"EltwiseN": "operation", "AttributedPower": "power", "ExpandDims": "expand_axis",
        "AttributedGather": "axis", "MVNOnnx": "eps_mode", "ThresholdedRelu": "alpha",
        "CaffeSlice": "axis", "Flatten": "end_axis", "MVNCaffe": "across_channels",
-       "AttributedTile": "tiles", "ConstantOfShape": "fill_value"}
+       "AttributedTile": "tiles", "ConstantOfShape": "fill_value", "Pooling": "pool_method"}
 
 
 def _check(tmp_path: Path, model: Path, want: dict, **options) -> None:
@@ -100,7 +100,9 @@ layer { name: "slice" type: "Slice" bottom: "x" top: "a" top: "b"
 layer { name: "mvn" type: "MVN" bottom: "b" top: "n" mvn_param { across_channels: true } }
 layer { name: "tile" type: "Tile" bottom: "n" top: "t" tile_param { axis: 1 tiles: 2 } }
 layer { name: "power" type: "Power" bottom: "t" top: "p" power_param { power: 2 } }
-layer { name: "flat" type: "Flatten" bottom: "p" top: "y" }
+layer { name: "gpool" type: "Pooling" bottom: "p" top: "g"
+  pooling_param { pool: AVE global_pooling: true } }
+layer { name: "flat" type: "Flatten" bottom: "g" top: "y" }
 """
 
 
@@ -108,7 +110,8 @@ def test_caffe_layers_as_mo_extracted_them(tmp_path: Path) -> None:
     model = write_caffe(tmp_path, "m", CAFFE, {})
     want = {"slice": ("CaffeSlice", None, 1, 1), "mvn": ("MVNCaffe", None, 1, 1),
             "tile": ("AttributedTile", "Tile", 1, 2),
-            "power": ("AttributedPower", "Power", 1, 2.0), "flat": ("Flatten", None, 1, -1)}
+            "power": ("AttributedPower", "Power", 1, 2.0), "flat": ("Flatten", None, 1, -1),
+            "gpool": ("Pooling", "Pooling", 1, "avg")}
     _check(tmp_path, model, want)
 
 

@@ -53,8 +53,8 @@ def tile(n: CaffeNode):
         repeats = n.op("Select", [n.op("Equal", [axes, n.const(axis, I64)]),
                                   n.const(tiles, I64), n.const(1, I64)])
     y = n.op("Tile", [x, repeats])
-    y.node[mo_front.MO_FRONT] = mo_front.early(  # (MO's form, to legacy passes)
-        "AttributedTile", "Tile", 1, "opset1", axis=axis, tiles=tiles)
+    y.node[mo_front.MO_FRONT] = mo_front.extracted(  # (MO's form, to legacy passes)
+        "AttributedTile", "Tile", 1, "opset1", None, axis=axis, tiles=tiles)
     return [y]
 
 

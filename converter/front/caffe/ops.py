@@ -110,7 +110,9 @@ def pooling(n: CaffeNode):
     x = n.input(0)
     if n.attr("global_pooling"):
         kind = "ReduceMax" if method == "MAX" else "ReduceMean"
-        return [n.op(kind, [x, n.const([2, 3], I64)], keep_dims=True)]
+        y = n.op(kind, [x, n.const([2, 3], I64)], keep_dims=True)
+        y.node[mo_front.MO_FRONT] = mo_front.global_pool(kind)  # (MO's form, to legacy passes)
+        return [y]
     pads = _spatial(n, "pad", 0, 2)
     attrs = {"kernel": _spatial(n, "kernel_size", None, 2), "strides": _spatial(n, "stride", 1, 2),
              "pads_begin": pads, "pads_end": pads, "auto_pad": "explicit"}
@@ -242,7 +244,7 @@ def mvn(n: CaffeNode):
         "Range", [n.const(first, I64), _rank(n, x), n.const(1, I64)], output_type=np.dtype(I64))
     y = n.op("MVN", [x, axes], normalize_variance=bool(n.attr("normalize_variance")),
              eps=float(n.attr("eps")), eps_mode="outside_sqrt")
-    y.node[mo_front.MO_FRONT] = mo_front.early(  # (MO's form, to legacy passes)
+    y.node[mo_front.MO_FRONT] = mo_front.extracted(  # (MO's form, to legacy passes)
         "MVNCaffe", None, 1, normalize_variance=int(n.attr("normalize_variance")),
         across_channels=int(n.attr("across_channels")), eps=float(n.attr("eps")))
     return [y]
@@ -303,7 +305,7 @@ def slice_(n: CaffeNode):
         lengths = [b - a for a, b in zip(bounds, bounds[1:])] + [-1]
         node = n.op_node("VariadicSplit", [n.input(0), n.const(axis, I64), n.const(lengths, I64)])
         node["out_ports_count"] = outputs
-    node[mo_front.MO_FRONT] = mo_front.early(  # (MO's form, to legacy passes)
+    node[mo_front.MO_FRONT] = mo_front.extracted(  # (MO's form, to legacy passes)
         "CaffeSlice", None, 1, axis=axis, slice_point=np.asarray(points, I64))
     return [node.out_port(i) for i in range(outputs)]
 
@@ -319,7 +321,7 @@ def flatten(n: CaffeNode):
     x = n.input(0)
     if end == -1 and axis >= 0:
         y = n.op("Reshape", [x, n.const([0] * axis + [-1], I64)], special_zero=True)
-        y.node[mo_front.MO_FRONT] = mo_front.early("Flatten", None, 1, axis=axis, end_axis=end)
+        y.node[mo_front.MO_FRONT] = mo_front.extracted("Flatten", None, 1, axis=axis, end_axis=end)
         return [y]
     shape = n.op("ShapeOf", [x], output_type=np.dtype(I64))
     parts = [_shape_part(n, shape, 0, axis) if axis != 0 else None, n.const([-1], I64),

@@ -29,7 +29,7 @@ def take(n: MxnetNode):
     else:
         idx = n.op("FloorMod", [idx, size])
     y = n.op("Gather", [x, idx, n.const(axis, np.int64)], batch_dims=0)
-    y.node[mo_front.MO_FRONT] = mo_front.early(  # (MO's form, to legacy passes)
+    y.node[mo_front.MO_FRONT] = mo_front.extracted(  # (MO's form, to legacy passes)
         "AttributedGather", "Gather", 2, axis=np.int64(axis))
     return [y]
 

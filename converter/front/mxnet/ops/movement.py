@@ -41,7 +41,7 @@ def concat(n: MxnetNode):
 @mxnet_op("Flatten", "flatten")
 def flatten(n: MxnetNode):
     y = n.op("Reshape", [n.input(0), n.const([0, -1], np.int64)], special_zero=True)
-    y.node[mo_front.MO_FRONT] = mo_front.early("Flatten", None, 1, axis=1, end_axis=-1)
+    y.node[mo_front.MO_FRONT] = mo_front.extracted("Flatten", None, 1, axis=1, end_axis=-1)
     return [y]
 
 

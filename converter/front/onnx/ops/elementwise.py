@@ -118,7 +118,7 @@ def _variadic(target: str, operation: str):
     def translate(n: OnnxNode):
         y = reduce(lambda a, b: n.op(target, [a, b]), _inputs(n))
         if len(_inputs(n)) == 2:  # (MO's EltwiseN, to legacy passes before FrontStart)
-            y.node[mo_front.MO_FRONT] = mo_front.early("EltwiseN", None, 2, operation=operation)
+            y.node[mo_front.MO_FRONT] = mo_front.extracted("EltwiseN", None, 2, operation=operation)
         return [y]
 
     return translate
@@ -132,7 +132,7 @@ onnx_op("Min")(_variadic("Minimum", "min"))
 @onnx_op("Sqrt")
 def sqrt(n: OnnxNode):
     y = n.op("Sqrt", [n.input(0)])  # (MO's AttributedPower, to legacy passes before FrontStart)
-    y.node[mo_front.MO_FRONT] = mo_front.early("AttributedPower", "Power", 1, power=0.5,
+    y.node[mo_front.MO_FRONT] = mo_front.extracted("AttributedPower", "Power", 1, power=0.5,
                                                scale=1, shift=0)
     return [y]
 
@@ -214,7 +214,7 @@ def thresholded_relu(n: OnnxNode):
     x = n.input(0)
     above = n.op("Greater", [x, _like(n, n.attr("alpha", 1.0), x)])
     y = n.op("Multiply", [x, n.op("ConvertLike", [above, x])])  # as ovc and MO write it
-    y.node[mo_front.MO_FRONT] = mo_front.early("ThresholdedRelu", None, 1, "opset1",
+    y.node[mo_front.MO_FRONT] = mo_front.extracted("ThresholdedRelu", None, 1, "opset1",
                                                alpha=float(n.attr("alpha", 1.0)))
     return [y]
 

@@ -104,7 +104,7 @@ def unsqueeze(n: OnnxNode):
     axes = _ints(n, "axes", 1, 13)
     if isinstance(axes, np.ndarray) or axes.node.soft_get("op") == "Const":
         y = n.op("Unsqueeze", [n.input(0), axes])  # (MO's ExpandDims, to legacy passes)
-        y.node[mo_front.MO_FRONT] = mo_front.early(
+        y.node[mo_front.MO_FRONT] = mo_front.extracted(
             "ExpandDims", None, 2 if n.opset >= 13 else 1,
             expand_axis=np.asarray(n.attr("axes", []), np.int64))
         return [y]
@@ -233,7 +233,7 @@ def compress(n: OnnxNode):
 @onnx_op("Gather")
 def gather(n: OnnxNode):
     y = n.op("Gather", [n.input(0), n.input(1), np.int64(n.attr("axis", 0))])
-    y.node[mo_front.MO_FRONT] = mo_front.early(  # (MO's form, to legacy passes)
+    y.node[mo_front.MO_FRONT] = mo_front.extracted(  # (MO's form, to legacy passes)
         "AttributedGather", "Gather", 2, axis=np.int64(n.attr("axis", 0)))
     return [y]
 

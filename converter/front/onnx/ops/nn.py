@@ -241,7 +241,7 @@ def instance_norm(n: OnnxNode):
 def mean_variance_norm(n: OnnxNode):
     axes = n.const(list(n.attr("axes", [0, 2, 3])), np.int64)
     y = _mvn(n, n.input(0), axes, 1e-9)  # (MO's MVNOnnx, to legacy passes before FrontStart)
-    y.node[mo_front.MO_FRONT] = mo_front.early(
+    y.node[mo_front.MO_FRONT] = mo_front.extracted(
         "MVNOnnx", None, 1, axes=np.asarray(n.attr("axes", [0, 2, 3]), np.int64), eps=1e-9,
         normalize_variance=1, eps_mode="outside_sqrt")
     return [y]
