@@ -1,6 +1,7 @@
 """MO's op names for the opset ops MO's graph named otherwise: a Multiply node is op 'Mul' (its
 type stays Multiply), Subtract 'Sub', Divide 'Div', Power 'Pow', Convert 'Cast',
-BatchNormInference 'batchNormInference', Softmax 'SoftMax' (typed SoftMax). The graph holds them
+BatchNormInference 'batchNormInference', Softmax 'SoftMax' (typed SoftMax), the recurrent
+sequences 'LSTM', 'GRU' and 'RNN'. The graph holds them
 from extraction to the end of the front phase, as MO's did, so extension code that looks for
 MO's names (`node.soft_get('op') == 'Mul'`) finds the nodes; inference starts from the opset
 names, which extgen's middle and back passes key on (MO kept its names to the end). A front
@@ -20,7 +21,8 @@ __all__ = ["MO_NAMES", "aliased", "from_mo_names", "mo_name", "op_aliases", "ops
            "to_mo_names"]
 
 MO_NAMES = {"Multiply": "Mul", "Subtract": "Sub", "Divide": "Div", "Power": "Pow",
-            "Convert": "Cast", "BatchNormInference": "batchNormInference", "Softmax": "SoftMax"}
+            "Convert": "Cast", "BatchNormInference": "batchNormInference", "Softmax": "SoftMax",
+            "LSTMSequence": "LSTM", "GRUSequence": "GRU", "RNNSequence": "RNN"}
 _OPSET = {mo: ours for ours, mo in MO_NAMES.items()}
 _TYPES = {"Softmax": "SoftMax"}  # the graph type of an op whose class's op name is not it
 _OWN_OP = "_opset_op"  # a node shown under its `mo_op`: its own op name

@@ -6,7 +6,8 @@ fusion, an ONNX Clip with its bounds as inputs a `Clamp` with none until ClampNo
 an AttributedClamp. Its pooling ops were type `Pooling` (with a `pool_method`) until its back
 passes MaxPool and AvgPool. extgen extracts them as the opset ops; a pattern written against MO
 (`dict(type='Clamp')` for the attributed form only, `dict(type='Pooling', pool_method='max')`)
-sees MO's types while the pass runs, and the opset's again after it (`show`, `restore`).
+sees MO's types while the pass runs, and the opset's again after it (`show`, `restore`). MO's
+recurrent layers were all type `RNNSequence` until its back phase (converter.legacy.mo_rnn).
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ _UNTYPED: dict[str, Callable[[Node], bool]] = {
 }
 # type -> MO's pool_method of its Pooling (the front and middle phases)
 _POOLING = {"MaxPool": "max", "AvgPool": "avg"}
+# MO's one type for its recurrent layers until its back pass RNNSequenceTypeRename
+_RECURRENT = ("LSTMSequence", "GRUSequence")
 
 
 def show(graph: Graph, middle: bool = False) -> list[tuple[Node, str, str]]:
@@ -41,6 +44,9 @@ def show(graph: Graph, middle: bool = False) -> list[tuple[Node, str, str]]:
         if kind in _POOLING:
             shown.append((node, kind, node.soft_get("version", None)))
             node["type"], node["pool_method"] = "Pooling", _POOLING[kind]
+        elif kind in _RECURRENT:
+            shown.append((node, kind, node.soft_get("version", None)))
+            node["type"] = "RNNSequence"
         elif untyped is not None and kind is not None and untyped(node):
             shown.append((node, kind, node.soft_get("version", None)))
             node["type"] = node["version"] = None
@@ -57,3 +63,5 @@ def restore(graph: Graph, shown: list[tuple[Node, str, str]]) -> None:
         elif node.soft_get("type") == "Pooling":
             node["type"] = kind
             node.attrs().pop("pool_method", None)
+        elif node.soft_get("type") == "RNNSequence" and kind in _RECURRENT:
+            node["type"] = kind

@@ -37,6 +37,7 @@ from converter.graph.graph import Graph, Node
 from converter.graph.shape import as_shape
 from converter.legacy import front_ops, front_types, kaldi_crops, mo_versions, tf_space_batch
 from converter.legacy.mo_ops.strided_slice_masks import restore_masks, show_mo_masks
+from converter.legacy.mo_rnn import refuse_recurrent_matches
 from converter.legacy.shapes import shape_array
 from converter.middle.partial_infer import infer_node
 from converter.middle.tensor_nodes import create_tensor_nodes as _tensor_nodes
@@ -203,6 +204,7 @@ def _wrap(fn: Callable[..., Any], normalizes_masks: bool, cls: type) -> Callable
 def mo_pass_run(cls: type) -> None:
     """Make cls's find_and_replace_pattern (a method, staticmethod or classmethod) infer,
     after the outermost legacy pass of the middle or back phase, what the pass built."""
+    refuse_recurrent_matches(cls)
     raw = inspect.getattr_static(cls, "find_and_replace_pattern")
     fn = getattr(raw, "__func__", raw)
     if getattr(fn, "mo_pass_run", False):

@@ -69,7 +69,8 @@ class _Recurrent:
         """sequence_lens, or the sequence length for every batch item when omitted."""
         if self.n.has_input(4):
             return self.n.input(4)
-        return self.n.op("Broadcast", [self.n.op("Squeeze", [self._dim(1)]), self._dim(0)])
+        return self.n.op("Broadcast", [self.n.op("Squeeze", [self._dim(1), np.array([0], I64)]),
+                                      self._dim(0)])
 
     def state(self, i: int) -> Port:
         """Initial state input i as [batch, directions, hidden] (zeros when omitted)."""
