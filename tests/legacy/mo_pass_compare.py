@@ -89,12 +89,18 @@ def _outputs(xml: Path, seed: int) -> dict[str, np.ndarray]:
 
 
 def _named_alike(got: dict[str, np.ndarray], want: dict[str, np.ndarray]) -> list[tuple]:
-    """Output pairs that share a tensor name (MO keeps outputs a model leaves unused); a
-    model's only output with either's only output (MO names MXNet's `y` as `y:0`)."""
-    pairs = [(g, w) for gk, g in got.items() for wk, w in want.items()
-             if set(gk.split(",")) & set(wk.split(","))]
-    if not pairs and len(got) == len(want) == 1:
-        pairs = [(*got.values(), *want.values())]
+    """Output pairs that share a tensor name (MO keeps outputs a model leaves unused); then
+    those left, in name order, where both have as many left (the outputs MO and extgen named
+    after their own ops: MO's `y` as `y:0` for MXNet, a kept LSTM state after each one's last
+    op). Their values are compared: a wrong pairing shows as a difference."""
+    pairs, left = [], (dict(got), dict(want))
+    for gk, g in got.items():
+        wk = next((wk for wk in left[1] if set(gk.split(",")) & set(wk.split(","))), None)
+        if wk is not None and gk in left[0]:
+            pairs.append((g, left[1].pop(wk)))
+            del left[0][gk]
+    if len(left[0]) == len(left[1]):
+        pairs += [(left[0][gk], left[1][wk]) for gk, wk in zip(sorted(left[0]), sorted(left[1]))]
     return pairs
 
 
