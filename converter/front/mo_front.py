@@ -8,12 +8,12 @@ A convolution with a bias was one node with the bias as input 2 (ONNX `Conv`, Ca
 MXNet `Convolution`, and `Deconv2D`), an affine layer one `FullyConnected` (Kaldi, Caffe,
 MXNet; its bias port unconnected without one), an ONNX Gemm one `Gemm`, a scale and shift one
 `ScaleShift` (Caffe Scale, Kaldi's scale components), a TF ConcatV2 a `ConcatV2` with its axis
-as the last input. extgen's translators write the opset ops at once (a Reshape with its shape
-input, a MatMul or convolution and an Add, ...) and mark the
-node named as the layer `mo_front` with what MO's node was (`absorbs`: the producer types MO's
-node took in); converter.legacy.front_ops shows that node to legacy front passes (MO lowered a
-FullyConnected, a Gemm and the pads early in its front phase: to those ordered before
-FrontStart)."""
+as the last input, a TF Pack a `Pack` of the inputs themselves. extgen's translators write the
+opset ops at once (a Reshape with its shape input, a MatMul or convolution and an Add, ...)
+and mark the node named as the layer `mo_front` with what MO's node was (`absorbs`: the
+producer types MO's node took in); converter.legacy.front_ops shows that node to legacy front
+passes (MO lowered a FullyConnected, a Gemm, the pads and most one-node ops early in its front
+phase: to those ordered before FrontStart)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from converter.graph.port import Port
 
 __all__ = ["MO_FRONT", "affine", "attributed_lrn", "attributed_pad", "concat_v2",
            "constant_of_shape", "convolution", "extracted", "flatten", "framework_pad", "gemm",
-           "global_pool", "scale_shift"]
+           "global_pool", "pack", "scale_shift"]
 
 MO_FRONT = "mo_front"  # node attribute: MO's front op (op, type, version, inputs, attrs)
 
@@ -37,13 +37,16 @@ _DECONVOLUTIONS = ("ConvolutionBackpropData", "GroupConvolutionBackpropData")
 def _front(op: str, kind: str | None, version: str | None, inputs: int,
            absorbs: tuple[str, ...] = (), until: str | None = None,
            consts: dict[int, Any] | None = None, ports: dict[int, int] | None = None,
-           **attrs: Any) -> dict[str, Any]:
+           unwraps: str | None = None, **attrs: Any) -> dict[str, Any]:
     """until: the anchor after which MO's front passes had lowered the op (FrontStart: only
     passes ordered before it see MO's op). consts: MO's constant inputs that extgen holds
     otherwise (port -> value). ports: which of extgen's inputs MO's ports had (MO's port ->
-    extgen's; the others are out of the graph), where not the first `inputs` in order."""
+    extgen's; the others are out of the graph), where not the first `inputs` in order.
+    unwraps: the type of op on each input that MO's node did itself (TF Pack's Unsqueezes):
+    shown fed by that op's input instead."""
     return {"op": op, "type": kind, "version": version, "inputs": inputs, "attrs": attrs,
-            "absorbs": absorbs, "until": until, "consts": consts or {}, "ports": ports or {}}
+            "absorbs": absorbs, "until": until, "consts": consts or {}, "ports": ports or {},
+            "unwraps": unwraps}
 
 
 def affine(y: Port, product: Port) -> Port:
@@ -76,6 +79,11 @@ def extracted(op: str, kind: str | None, inputs: int, version: str | None = None
     inputs and attrs, to the passes before FrontStart, where MO's front passes lowered most of
     them (until=None: to every front pass)."""
     return _front(op, kind, version, inputs, (), until, **attrs)
+
+
+def pack(axis: int, count: int) -> dict[str, Any]:
+    """A TF Pack (a Concat of Unsqueezes, in extgen): MO's Pack of the count inputs, `axis`."""
+    return _front("Pack", None, None, count, (), "FrontStart", unwraps="Unsqueeze", axis=axis)
 
 
 def constant_of_shape(value: np.ndarray) -> dict[str, Any]:

@@ -44,6 +44,8 @@ class _Shown:
     saved: dict[str, Any] = field(default_factory=dict)  # its own values of the shown attrs
     consts: list[tuple[int, Node]] = field(default_factory=list)  # MO's Const inputs, shown
     remapped: dict[int, Port] = field(default_factory=dict)  # own port -> source (`ports`)
+    unwrapped: list[tuple[int, str]] = field(default_factory=list)  # port, op set aside
+    unwrap_aside: Aside = ({}, [])
 
 
 def _absorb(graph: Graph, node: Node, kinds: tuple[str, ...]) -> _Shown | None:
@@ -111,6 +113,37 @@ def _unmap(graph: Graph, done: _Shown, ports: dict[int, int]) -> None:
         source.connect(node.in_port(i))
 
 
+def _unwrap(graph: Graph, done: _Shown, kind: str) -> None:
+    """Each input fed (alone) by an op of type kind: fed by that op's input 0 instead, the op
+    set aside."""
+    node, found = done.node, []
+    for i in sorted(node.in_ports()):
+        source = None if node.in_port(i).disconnected() else node.in_port(i).get_source()
+        if (source is not None and source.node.soft_get("type") == kind
+                and len(source.get_destinations()) == 1):
+            found.append((i, source.node, source.node.in_port(0).get_source()))
+    for i, op, inner in found:
+        node.in_port(i).disconnect()
+        op.in_port(0).disconnect()
+        inner.connect(node.in_port(i))
+    done.unwrap_aside = set_aside(graph, [op.out_port(0) for _, op, _ in found])
+    done.unwrapped = [(i, op.id) for i, op, _ in found]
+
+
+def _rewrap(graph: Graph, done: _Shown) -> None:
+    node = done.node
+    now = _connected(node)
+    if any(i not in now for i, _ in done.unwrapped):
+        raise ExtensionError(f"MO's {node.op} node '{node.soft_get('name', node.id)}' lost an "
+                             "input in the pass: replace the node instead")
+    put_back(graph, done.unwrap_aside)
+    for i, op_id in done.unwrapped:
+        op = Node(graph, op_id)
+        node.in_port(i).disconnect()
+        now[i].connect(op.in_port(0))
+        op.out_port(0).connect(node.in_port(i))
+
+
 def show(graph: Graph) -> None:
     shown: list[_Shown] = []
     nodes = [node for node in graph.get_op_nodes() if node.soft_get(MO_FRONT, None)]
@@ -126,6 +159,8 @@ def show(graph: Graph) -> None:
         if done is None:
             done = (_remap(graph, node, front["ports"]) if front["ports"]
                     else _drop_extra(graph, node, front["inputs"]))
+        if front["unwraps"]:
+            _unwrap(graph, done, front["unwraps"])
         done.added = [i for i in range(front["inputs"])
                       if i not in node.in_ports() and i not in front["consts"]]
         done.saved = {key: node[key] for key in front["attrs"] if key in node.attrs()}
@@ -234,6 +269,8 @@ def restore(graph: Graph, pass_cls: type | None = None) -> None:
                     f"'{node.soft_get('name', node.id)}', which extgen holds as "
                     f"{done.own['op']} without it: replace the node in the pass instead")
             node.delete_input_port(i)
+        if done.unwrapped:
+            _rewrap(graph, done)
         if done.remapped:
             _unmap(graph, done, front["ports"])
             continue

@@ -4,8 +4,8 @@ passes lowered most right after it): an ONNX Max of two an `EltwiseN`, a Sqrt an
 MeanVarianceNormalization an `MVNOnnx`, a ThresholdedRelu one node, a ConstantOfShape one node
 of one input; a Caffe Slice a `CaffeSlice`, a Flatten a `Flatten`, an MVN an `MVNCaffe`, a Tile
 an `AttributedTile`, a Power an `AttributedPower`, a global pooling a `Pooling`; MXNet's flatten
-and take. Each with MO's inputs and attributes; the IR is extgen's (the same ops and outputs as
-without the pass)."""
+and take; a TF Pack a `Pack` of its inputs (extgen's Unsqueezes set aside). Each with MO's
+inputs and attributes; the IR is extgen's (the same ops and outputs as without the pass)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import onnx
 import openvino as ov
 from onnx import TensorProto, helper
 
+from converter.front.tf.writer import GraphBuilder
 from converter.options import ConvertOptions
 from converter.pipeline import convert
 from tests.conftest import make_model
@@ -47,15 +48,21 @@ SEES = """
                      for n in graph.get_op_nodes() if n.name in WANT}
             if found != WANT:
                 raise ValueError(f"the pass saw {found}")
+            check(graph)
+
+
+    def check(graph):
+        pass
 """
 KEY = {"EltwiseN": "operation", "AttributedPower": "power", "ExpandDims": "expand_axis",
        "AttributedGather": "axis", "MVNOnnx": "eps_mode", "ThresholdedRelu": "alpha",
        "CaffeSlice": "axis", "Flatten": "end_axis", "MVNCaffe": "across_channels",
-       "AttributedTile": "tiles", "ConstantOfShape": "fill_value", "Pooling": "pool_method"}
+       "AttributedTile": "tiles", "ConstantOfShape": "fill_value", "Pooling": "pool_method",
+       "Pack": "axis"}
 
 
-def _check(tmp_path: Path, model: Path, want: dict, **options) -> None:
-    text = SEES + f"\n    WANT = {want!r}\n    KEY = {KEY!r}\n"
+def _check(tmp_path: Path, model: Path, want: dict, check: str = "", **options) -> None:
+    text = SEES + f"\n    WANT = {want!r}\n    KEY = {KEY!r}\n" + check
     ext = write_ext(tmp_path, "ext", {"front/sees.py": text}, MO)
     xml = convert(ConvertOptions(model, output_dir=tmp_path / "ir", extensions=[ext],
                                  **options)).xml
@@ -122,3 +129,18 @@ def test_mxnet_ops_as_mo_extracted_them(tmp_path: Path) -> None:
     params = net.save(tmp_path, "m", [y])
     want = {"flat": ("Flatten", None, 1, -1), "take": ("AttributedGather", "Gather", 2, 1)}
     _check(tmp_path, params, want, input_shape=[[2, 3, 2]])
+
+
+def test_a_tf_pack_is_mo_s_pack_of_its_inputs(tmp_path: Path) -> None:
+    g = GraphBuilder()
+    x = g.placeholder("x", [2, 3])
+    e = g.node("Exp", "e", [x], T=np.float32)
+    g.node("Pack", "pack", [x, e], T=np.float32, N=2, axis=1)
+    check = """
+    def check(graph):
+        node = graph.get_op_nodes(name='pack')[0]
+        ins = [node.in_port(i).get_source().node.op for i in sorted(node.in_ports())]
+        if ins != ['Parameter', 'Exp']:
+            raise ValueError(f"the Pack's inputs are {ins}")
+"""
+    _check(tmp_path, g.save(tmp_path / "m.pb"), {"pack": ("Pack", None, 2, 1)}, check)

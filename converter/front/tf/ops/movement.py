@@ -83,7 +83,9 @@ def pack(n: TfNode):
     axis = int(n.attr("axis", 0))
     parts = [n.op("Unsqueeze", [n.input(i), n.const([axis], np.int64)])
              for i in range(n.num_inputs)]
-    return [n.op("Concat", parts, axis=axis)]
+    y = n.op("Concat", parts, axis=axis)
+    y.node[mo_front.MO_FRONT] = mo_front.pack(axis, n.num_inputs)  # (to legacy front passes)
+    return [y]
 
 
 @tf_op("Unpack")
