@@ -1,19 +1,19 @@
 """MO's own front-phase ops for framework ops extgen extracts as opset ops of another form.
 
 MO's ONNX extractors made a Flatten a `FlattenONNX` (an `axis`, one input, no type), a
-GlobalAveragePool or GlobalMaxPool a `Pooling` with `global_pool` (one input), a Pad before
-opset 11 an `AttributedPad` (an MXNet Pad too) and an LRN an `AttributedLRN` (one input each; a
-Caffe LRN too), a later Pad an `ONNXPad` (a TF Pad a `TFPad`: its pads one constant input).
-A convolution with a bias was one node with the bias as input 2 (ONNX `Conv`, Caffe `Conv2D`,
-MXNet `Convolution`, and `Deconv2D`), an affine layer one `FullyConnected` (Kaldi, Caffe,
-MXNet; its bias port unconnected without one), an ONNX Gemm one `Gemm`, a scale and shift one
-`ScaleShift` (Caffe Scale, Kaldi's scale components), a TF ConcatV2 a `ConcatV2` with its axis
-as the last input, a TF Pack a `Pack` of the inputs themselves. extgen's translators write the
-opset ops at once (a Reshape with its shape input, a MatMul or convolution and an Add, ...)
-and mark the node named as the layer `mo_front` with what MO's node was (`absorbs`: the
-producer types MO's node took in); converter.legacy.front_ops shows that node to legacy front
-passes (MO lowered a FullyConnected, a Gemm, the pads and most one-node ops early in its front
-phase: to those ordered before FrontStart)."""
+GlobalAveragePool or GlobalMaxPool a `Pooling` with `global_pool` (one input), a Pad before opset
+11 an `AttributedPad` (an MXNet Pad too) and an LRN an `AttributedLRN` (one input each; a Caffe LRN
+too), a later Pad an `ONNXPad` (a TF Pad a `TFPad`: its pads one constant input). A convolution
+with a bias was one node with the bias as input 2 (ONNX `Conv`, Caffe `Conv2D`, MXNet
+`Convolution`, and `Deconv2D`), an affine layer one `FullyConnected` (Kaldi, Caffe, MXNet; its bias
+port unconnected without one), an ONNX Gemm one `Gemm`, a scale and shift one `ScaleShift` (Caffe
+Scale, Kaldi's scale components), a TF ConcatV2 a `ConcatV2` with its axis as the last input, a TF
+Pack a `Pack` of the inputs themselves, an ONNX Slice MO's untyped `Slice` (axes before steps).
+extgen's translators write the opset ops at once (a Reshape with its shape input, a MatMul or
+convolution and an Add, ...) and mark the node named as the layer `mo_front` with what MO's node
+was (`absorbs`: the producer types MO's node took in); converter.legacy.front_ops shows that node
+to legacy front passes (MO lowered a FullyConnected, a Gemm, the pads and most one-node ops early
+in its front phase: to those ordered before FrontStart)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from converter.graph.port import Port
 
 __all__ = ["MO_FRONT", "affine", "attributed_lrn", "attributed_pad", "concat_v2",
            "constant_of_shape", "convolution", "extracted", "flatten", "framework_pad", "gemm",
-           "global_pool", "pack", "scale_shift"]
+           "global_pool", "onnx_slice", "pack", "scale_shift"]
 
 MO_FRONT = "mo_front"  # node attribute: MO's front op (op, type, version, inputs, attrs)
 
@@ -79,6 +79,14 @@ def extracted(op: str, kind: str | None, inputs: int, version: str | None = None
     inputs and attrs, to the passes before FrontStart, where MO's front passes lowered most of
     them (until=None: to every front pass)."""
     return _front(op, kind, version, inputs, (), until, **attrs)
+
+
+def onnx_slice(axes: bool, steps: bool) -> dict[str, Any]:
+    """An ONNX Slice of opset 10 and later (Slice-8 in extgen: steps before axes): MO's untyped
+    `Slice` of inputs data, starts, ends, axes, steps (those the model gave), through the front
+    phase."""
+    ports = {0: 0, 1: 1, 2: 2, **({3: 4} if axes else {}), **({4: 3} if steps else {})}
+    return _front("Slice", None, None, 5, ports=ports)
 
 
 def pack(axis: int, count: int) -> dict[str, Any]:

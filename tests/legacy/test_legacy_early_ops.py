@@ -1,11 +1,12 @@
-"""Ops MO's extractors made, as legacy passes ordered before FrontStart see them (MO's front
-passes lowered most right after it): an ONNX Max of two an `EltwiseN`, a Sqrt an
-`AttributedPower`, an Unsqueeze an `ExpandDims`, a Gather an `AttributedGather`, a
-MeanVarianceNormalization an `MVNOnnx`, a ThresholdedRelu one node, a ConstantOfShape one node
-of one input; a Caffe Slice a `CaffeSlice`, a Flatten a `Flatten`, an MVN an `MVNCaffe`, a Tile
-an `AttributedTile`, a Power an `AttributedPower`, a global pooling a `Pooling`; MXNet's flatten
-and take; a TF Pack a `Pack` of its inputs (extgen's Unsqueezes set aside). Each with MO's
-inputs and attributes; the IR is extgen's (the same ops and outputs as without the pass)."""
+"""Ops MO's extractors made, as legacy passes ordered before FrontStart see them (MO's front passes
+lowered most right after it): an ONNX Max of two an `EltwiseN`, a Sqrt an `AttributedPower`, an
+Unsqueeze an `ExpandDims`, a Gather an `AttributedGather`, a MeanVarianceNormalization an
+`MVNOnnx`, a ThresholdedRelu one node, a ConstantOfShape one node of one input, a Slice MO's
+untyped Slice (axes input 3, steps 4); a Caffe Slice a `CaffeSlice`, a Flatten a `Flatten`, an
+MVN an `MVNCaffe`, a Tile an `AttributedTile`, a Power an `AttributedPower`, a global pooling a
+`Pooling`; MXNet's flatten and take; a TF Pack a `Pack` of its inputs (extgen's Unsqueezes set
+aside). Each with MO's inputs and attributes; the IR is extgen's (the same ops and outputs as
+without the pass)."""
 
 from __future__ import annotations
 
@@ -58,7 +59,7 @@ KEY = {"EltwiseN": "operation", "AttributedPower": "power", "ExpandDims": "expan
        "AttributedGather": "axis", "MVNOnnx": "eps_mode", "ThresholdedRelu": "alpha",
        "CaffeSlice": "axis", "Flatten": "end_axis", "MVNCaffe": "across_channels",
        "AttributedTile": "tiles", "ConstantOfShape": "fill_value", "Pooling": "pool_method",
-       "Pack": "axis"}
+       "Pack": "axis", "Slice": "op"}
 
 
 def _check(tmp_path: Path, model: Path, want: dict, check: str = "", **options) -> None:
@@ -88,15 +89,25 @@ def test_onnx_ops_as_mo_extracted_them(tmp_path: Path) -> None:
              helper.make_node("Shape", ["t"], ["sh"], name="shape"),
              helper.make_node("ConstantOfShape", ["sh"], ["c"], name="cos",
                               value=helper.make_tensor("v", TensorProto.FLOAT, [1], [2.0])),
-             helper.make_node("Mul", ["t", "c"], ["y"], name="mul")]
-    inits = {"ax": np.array([0], np.int64), "idx": np.array([1, 0], np.int64)}
+             helper.make_node("Mul", ["t", "c"], ["m2"], name="mul"),
+             helper.make_node("Slice", ["m2", "st", "en", "sax"], ["y"], name="slice")]
+    inits = {"ax": np.array([0], np.int64), "idx": np.array([1, 0], np.int64),
+             "st": np.array([1], np.int64), "en": np.array([3], np.int64),
+             "sax": np.array([3], np.int64)}
     onnx.save(make_model(nodes, [("x", TensorProto.FLOAT, [2, 3, 4, 4])],
                          [("y", TensorProto.FLOAT, None)], inits, opset=13), tmp_path / "m.onnx")
     want = {"max": ("EltwiseN", None, 2, "max"), "sqrt": ("AttributedPower", "Power", 1, 0.5),
             "unsq": ("ExpandDims", None, 2, []), "gather": ("AttributedGather", "Gather", 2, 2),
             "mvn": ("MVNOnnx", None, 1, "outside_sqrt"), "thr": ("ThresholdedRelu", None, 1, 0.5),
-            "cos": ("ConstantOfShape", None, 1, [2.0])}
-    _check(tmp_path, tmp_path / "m.onnx", want)
+            "cos": ("ConstantOfShape", None, 1, [2.0]), "slice": ("Slice", None, 5, "Slice")}
+    check = """
+    def check(graph):
+        node = graph.get_op_nodes(name='slice')[0]
+        axes = node.in_port(3).get_source().node
+        if axes.soft_get('value').tolist() != [3] or not node.in_port(4).disconnected():
+            raise ValueError("not MO's Slice inputs: axes 3, steps 4 (absent)")
+"""
+    _check(tmp_path, tmp_path / "m.onnx", want, check)
 
 
 CAFFE = """

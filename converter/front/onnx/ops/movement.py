@@ -198,9 +198,12 @@ def slice_(n: OnnxNode):
         axes = np.asarray(axes, I64) if axes is not None else None
         return [n.op("Slice", [x, starts, ends, np.ones_like(starts), axes])]
     starts, ends, axes, steps = (n.input(i) for i in range(1, 5))
+    given = {4: axes is not None, 3: steps is not None}  # (the inputs MO's Slice had)
     if steps is None:
         steps = _ones_like(n, starts)
-    return [n.op("Slice", [x, starts, ends, steps, axes])]
+    y = n.op("Slice", [x, starts, ends, steps, axes])
+    y.node[mo_front.MO_FRONT] = mo_front.onnx_slice(given[4], given[3])
+    return [y]
 
 
 @onnx_op("Shape")
