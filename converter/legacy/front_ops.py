@@ -245,6 +245,9 @@ def restore(graph: Graph, pass_cls: type | None = None) -> None:
         if node.soft_get("op") != front["op"]:
             del node[MO_FRONT]  # rewritten: as the pass left it
             continue
+        if not any(port.get_destinations() for port in node.out_ports().values()):
+            graph.remove_node(node.id)  # replaced: left behind unread (MO's clean-up took it)
+            continue
         changed = [key for key, value in front["attrs"].items()
                    if not _same(node.soft_get(key, None), value)]
         if changed:

@@ -155,3 +155,38 @@ def test_a_tf_pack_is_mo_s_pack_of_its_inputs(tmp_path: Path) -> None:
             raise ValueError(f"the Pack's inputs are {ins}")
 """
     _check(tmp_path, g.save(tmp_path / "m.pb"), {"pack": ("Pack", None, 2, 1)}, check)
+
+
+REPLACES = """
+    from {MO}.front.common.replacement import FrontReplacementPattern
+    from {MO}.ops.broadcast import Broadcast
+    from {MO}.ops.const import Const
+
+
+    class Replaces(FrontReplacementPattern):  # as MO's ConstantOfShapeToBroadcast does
+        enabled = True
+
+        def find_and_replace_pattern(self, graph):
+            for node in graph.get_op_nodes(op='ConstantOfShape'):
+                cast = Broadcast(graph, {'name': node.name + '/Broadcast'}).create_node()
+                node.in_port(0).get_connection().set_destination(cast.in_port(1))
+                fill = Const(graph, {'value': node.fill_value}).create_node()
+                cast.in_port(0).connect(fill.out_port(0))
+                node.out_port(0).get_connection().set_source(cast.out_port(0))
+"""
+
+
+def test_a_shown_node_a_pass_replaced_and_left_unread_goes(tmp_path: Path) -> None:
+    """The pass leaves MO's ConstantOfShape without inputs or readers (MO's clean-up removed
+    it); it goes, and the IR computes what extgen's own does."""
+    nodes = [helper.make_node("Shape", ["x"], ["sh"]),
+             helper.make_node("ConstantOfShape", ["sh"], ["c"],
+                              value=helper.make_tensor("v", TensorProto.FLOAT, [1], [2.0])),
+             helper.make_node("Mul", ["x", "c"], ["y"])]
+    onnx.save(make_model(nodes, [("x", TensorProto.FLOAT, [2, 3])],
+                         [("y", TensorProto.FLOAT, None)], {}, opset=13), tmp_path / "m.onnx")
+    ext = write_ext(tmp_path, "ext", {"front/replaces.py": REPLACES}, MO)
+    xml = convert(ConvertOptions(tmp_path / "m.onnx", output_dir=tmp_path / "ir",
+                                 extensions=[ext])).xml
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    np.testing.assert_array_equal(ov.Core().compile_model(str(xml), "CPU")([x])[0], 2 * x)
