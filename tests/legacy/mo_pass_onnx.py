@@ -249,13 +249,63 @@ def _image_scaler(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
     return [_n("ImageScaler", ["x"], "y", scale=2.0, bias=[0.1, 0.2, 0.3, 0.4])], {}
 
 
+def _keras_softmax(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
+    """Softmax written out as Keras exports it (x - max, exp, over the sum), which MO's front
+    pass and extgen fuse to one SoftMax."""
+    return [_n("ReduceMax", ["x"], "mx", axes=[3], keepdims=1), _n("Sub", ["x", "mx"], "s"),
+            _n("Exp", ["s"], "e"), _n("ReduceSum", ["e", "ax3"], "rs", keepdims=1),
+            _n("Div", ["e", "rs"], "y")], {"ax3": _i(3)}
+
+
+def _relu_qdq(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
+    """A ReLU before a uint8 QuantizeLinear of zero point 0, which MO's middle pass folded into
+    the FakeQuantize (its range starts at 0); extgen and ovc keep the ReLU."""
+    return [_n("Relu", ["x"], "r"), _n("QuantizeLinear", ["r", "sc", "zp"], "q"),
+            _n("DequantizeLinear", ["q", "sc", "zp"], "y")], {
+        "sc": _f(0.05), "zp": np.array(0, np.uint8)}
+
+
+def _dup_names(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
+    """Three nodes of one name, which MO's back pass and extgen make unique in the IR."""
+    return [helper.make_node("Relu", ["x"], ["r"], name="dup"),
+            helper.make_node("Sigmoid", ["r"], ["s"], name="dup"),
+            helper.make_node("Add", ["r", "s"], ["y"], name="dup")], {}
+
+
+def _cast64(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
+    """x through float64 and back: MO's back pass made the first Cast float32 (as OpenVINO's
+    plugins lack f64), and both went; extgen and ovc keep the two Converts."""
+    return [_n("Cast", ["x"], "d", to=11), _n("Cast", ["d"], "f", to=1),
+            _n("Add", ["x", "f"], "y")], {}
+
+
+def _recurrent(op: str, gates: int, **attrs: int) -> Callable[..., tuple[Nodes, Inits]]:
+    """One forward LSTM, GRU or RNN layer over x [3, 2, 6] with initial states (MO 2023.3's
+    legacy ONNX path fails without them), hidden size 5, its sequence output squeezed."""
+    def nodes(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
+        states = ["h0", "c0"] if op == "LSTM" else ["h0"]
+        outs = ["ys", "yh", "yc"] if op == "LSTM" else ["ys", "yh"]
+        inits = {"W": w(1, gates * 5, 6), "R": w(1, gates * 5, 5), "B": w(1, 2 * gates * 5),
+                 **{s: w(1, 2, 5) for s in states}, "ax1": _i(1)}
+        return [_n(op, ["x", "W", "R", "B", "", *states], outs, hidden_size=5, **attrs),
+                _n("Squeeze", ["ys", "ax1"], "y")], inits
+
+    return nodes
+
+
 ONNX_MODELS: dict[str, Callable[[Callable[..., np.ndarray]], tuple[Nodes, Inits]]] = {
     "activations": _activations, "norms": _norms, "movement": _movement, "conv": _conv,
     "selection": _selection, "hswish": _hswish, "softmax": _softmax, "l2_norms": _l2_norms,
     "shuffle": _shuffle, "resize": _resize, "topk": _topk, "hard_sigmoid": _hard_sigmoid,
     "no_ops": _no_ops, "misc": _misc, "old_pads": _old_pads, "one_hot_norm": _one_hot_norm,
-    "qdq": _qdq, "image_scaler": _image_scaler, "gelu_tanh": _gelu_tanh}
+    "qdq": _qdq, "image_scaler": _image_scaler, "gelu_tanh": _gelu_tanh,
+    "keras_softmax": _keras_softmax, "relu_qdq": _relu_qdq, "conv_batch": _conv,
+    "lstm": _recurrent("LSTM", 4), "gru": _recurrent("GRU", 3, linear_before_reset=1),
+    "rnn": _recurrent("RNN", 1), "dup_names": _dup_names,
+    "cast64": _cast64}
 OPSETS = {"old_pads": 10, "image_scaler": 9}  # the others are opset 13
+SHAPES = {"lstm": [3, 2, 6], "gru": [3, 2, 6], "rnn": [3, 2, 6]}  # the others' x is SHAPE
+FLAGS = {"conv_batch": ["--batch", "2"]}  # MO's command line beyond the model
 
 
 def write_onnx(folder: Path, name: str, rng: np.random.Generator) -> Path:
@@ -263,8 +313,8 @@ def write_onnx(folder: Path, name: str, rng: np.random.Generator) -> Path:
         return (rng.standard_normal(shape) * 0.3).astype(np.float32)
 
     nodes, inits = ONNX_MODELS[name](w)
-    model = make_model(nodes, [("x", TensorProto.FLOAT, SHAPE)], [("y", TensorProto.FLOAT, None)],
-                       inits, opset=OPSETS.get(name, 13))
+    model = make_model(nodes, [("x", TensorProto.FLOAT, SHAPES.get(name, SHAPE))],
+                       [("y", TensorProto.FLOAT, None)], inits, opset=OPSETS.get(name, 13))
     onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True)
     path = folder / f"{name}.onnx"
     onnx.save(model, path)

@@ -11,6 +11,7 @@ get counting wrappers as they load, and the runner's applicability check is reco
 
 from __future__ import annotations
 
+import ast
 import collections
 import contextlib
 import functools
@@ -19,6 +20,7 @@ import re
 import shutil
 import sys
 import tempfile
+import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,6 +78,18 @@ def _fingerprint(graph) -> tuple:
     return tuple(nodes), tuple(sorted((str(u), str(v)) for u, v in graph.edges()))
 
 
+def _does_nothing(cls: type) -> bool:
+    """find_and_replace_pattern's body is only `pass` (MO's phase separators, FrontStart and
+    the like: they order the passes, and no model can change under them)."""
+    try:
+        source = textwrap.dedent(inspect.getsource(cls.find_and_replace_pattern))
+    except (OSError, TypeError):
+        return False
+    body = ast.parse(source).body[0].body
+    return all(isinstance(s, ast.Pass) or (isinstance(s, ast.Expr)
+                                           and isinstance(s.value, ast.Constant)) for s in body)
+
+
 class _Observer:
     """Counts, per class name, what the runner did with the classes defined in `source`."""
 
@@ -91,6 +105,8 @@ class _Observer:
             run = self.record.classes.setdefault(cls.__name__, ClassRun())
             if cls in ReplacementPattern.excluded_replacers:
                 run.not_applicable.add("a base class (MO excludes it from the passes too)")
+            if _does_nothing(cls):
+                run.not_applicable.add("does nothing (it only orders MO's passes)")
             state = {"matched": False}
             for name in MATCH_METHODS:
                 self._wrap(cls, name, functools.partial(self._on_match, state))
@@ -119,7 +135,8 @@ class _Observer:
         run = self.record.classes[cls.__name__]
         before, state["matched"] = _fingerprint(graph), False
         result = inner(graph, *args, **kwargs)
-        run.called.append(self.model)
+        if not _does_nothing(cls):
+            run.called.append(self.model)
         if state["matched"] or _fingerprint(graph) != before:
             run.changed.append(self.model)
         return result
