@@ -17,6 +17,27 @@ LAYOUTS = {
 }
 
 
+def before_front_start(body: str, imports: str = "") -> str:
+    """An extension module (for write_ext) with one front pass ordered before FrontStart, where
+    MO's extraction left the graph; body is its find_and_replace_pattern(self, graph)."""
+    return textwrap.dedent(imports) + """
+from {MO}.front.common.replacement import FrontReplacementPattern
+from {MO}.front.pass_separator import FrontStart
+
+
+class BeforeFrontStart(FrontReplacementPattern):
+    enabled = True
+
+    def run_after(self):
+        return []
+
+    def run_before(self):
+        return [FrontStart]
+
+    def find_and_replace_pattern(self, graph):
+""" + textwrap.indent(textwrap.dedent(body), " " * 8)
+
+
 def write_ext(root: Path, name: str, files: dict[str, str], layout: tuple[str, str]) -> Path:
     """Write files under root/name; `{MO}` and `{EXT}` stand for the two legacy roots."""
     mo, ext = layout

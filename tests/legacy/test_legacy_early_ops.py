@@ -10,6 +10,7 @@ without the pass)."""
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -23,37 +24,21 @@ from converter.pipeline import convert
 from tests.conftest import make_model
 from tests.front.test_caffe import write_model as write_caffe
 from tests.front.test_mxnet import Net
-from tests.legacy.conftest import LAYOUTS, write_ext
+from tests.legacy.conftest import LAYOUTS, before_front_start, write_ext
 
 MO = LAYOUTS["openvino.tools.mo"]
 
-SEES = """
-    import numpy as np
+SEES = before_front_start("""
+    found = {n.name: (n.op, n.soft_get('type'), len(n.in_ports()),
+                      np.asarray(n.soft_get(KEY[n.op])).tolist())
+             for n in graph.get_op_nodes() if n.name in WANT}
+    if found != WANT:
+        raise ValueError(f"the pass saw {found}")
+    check(graph)
+""", "import numpy as np\n") + """
 
-    from {MO}.front.common.replacement import FrontReplacementPattern
-    from {MO}.front.pass_separator import FrontStart
-
-
-    class Sees(FrontReplacementPattern):
-        enabled = True
-
-        def run_after(self):
-            return []
-
-        def run_before(self):
-            return [FrontStart]
-
-        def find_and_replace_pattern(self, graph):
-            found = {n.name: (n.op, n.soft_get('type'), len(n.in_ports()),
-                              np.asarray(n.soft_get(KEY[n.op])).tolist())
-                     for n in graph.get_op_nodes() if n.name in WANT}
-            if found != WANT:
-                raise ValueError(f"the pass saw {found}")
-            check(graph)
-
-
-    def check(graph):
-        pass
+def check(graph):
+    pass
 """
 KEY = {"EltwiseN": "operation", "AttributedPower": "power", "ExpandDims": "expand_axis",
        "AttributedGather": "axis", "MVNOnnx": "eps_mode", "ThresholdedRelu": "alpha",
@@ -63,7 +48,7 @@ KEY = {"EltwiseN": "operation", "AttributedPower": "power", "ExpandDims": "expan
 
 
 def _check(tmp_path: Path, model: Path, want: dict, check: str = "", **options) -> None:
-    text = SEES + f"\n    WANT = {want!r}\n    KEY = {KEY!r}\n" + check
+    text = SEES + f"\nWANT = {want!r}\nKEY = {KEY!r}\n" + textwrap.dedent(check)
     ext = write_ext(tmp_path, "ext", {"front/sees.py": text}, MO)
     xml = convert(ConvertOptions(model, output_dir=tmp_path / "ir", extensions=[ext],
                                  **options)).xml

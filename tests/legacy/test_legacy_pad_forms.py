@@ -20,15 +20,19 @@ from converter.options import ConvertOptions
 from converter.pipeline import convert
 from tests.conftest import make_model
 from tests.front.test_mxnet import Net
-from tests.legacy.conftest import LAYOUTS, write_ext
+from tests.legacy.conftest import LAYOUTS, before_front_start, write_ext
 
 MO = LAYOUTS["openvino.tools.mo"]
 
-SEES = """
+SEES = before_front_start("""
+    found = {n.name: form(n) for n in graph.get_op_nodes() if n.name in WANT}
+    if found != WANT:
+        raise ValueError(f"the pass saw {found}")
+    if CHANGE:
+        node = graph.get_op_nodes(name=CHANGE)[0]
+        node.in_port(1).get_source().node.value = np.zeros((4, 2), np.int32)
+""", """
     import numpy as np
-
-    from {MO}.front.common.replacement import FrontReplacementPattern
-    from {MO}.front.pass_separator import FrontStart
 
 
     def form(node):
@@ -38,29 +42,11 @@ SEES = """
                 None if pads is None else np.asarray(pads.value).tolist(),
                 [i for i in ports if not node.in_port(i).disconnected()],
                 np.asarray(node.soft_get('pads', [])).tolist(), node.soft_get('mode'))
-
-
-    class Sees(FrontReplacementPattern):
-        enabled = True
-
-        def run_after(self):
-            return []
-
-        def run_before(self):
-            return [FrontStart]
-
-        def find_and_replace_pattern(self, graph):
-            found = {n.name: form(n) for n in graph.get_op_nodes() if n.name in WANT}
-            if found != WANT:
-                raise ValueError(f"the pass saw {found}")
-            if CHANGE:
-                node = graph.get_op_nodes(name=CHANGE)[0]
-                node.in_port(1).get_source().node.value = np.zeros((4, 2), np.int32)
-"""
+""")
 
 
 def _ext(tmp_path: Path, want: dict, change: str = "") -> Path:
-    text = SEES + f"\n    WANT = {want!r}\n    CHANGE = {change!r}\n"
+    text = SEES + f"\nWANT = {want!r}\nCHANGE = {change!r}\n"
     return write_ext(tmp_path, "ext", {"front/sees.py": text}, MO)
 
 
