@@ -96,18 +96,20 @@ def _remap(graph: Graph, node: Node, ports: dict[int, int]) -> _Shown:
     return _Shown(node, own_attrs, aside, remapped=sources)
 
 
-def _unmap(graph: Graph, done: _Shown, ports: dict[int, int]) -> None:
-    """extgen's inputs again: those MO's node had from what now feeds them."""
+def _unmap(graph: Graph, done: _Shown, ports: dict[int, int], lenient: bool = False) -> None:
+    """extgen's inputs again: those MO's node had from what now feeds them (lenient: a node
+    the pass replaced may have lost them)."""
     node = done.node
     now = _connected(node)
-    if sorted(now) != sorted(ports):
+    if sorted(now) != sorted(ports) and not lenient:
         raise ExtensionError(f"MO's {node.op} node '{node.soft_get('name', node.id)}' lost an "
                              "input in the pass: replace the node instead")
     for i in list(node.in_ports()):
         node.in_port(i).disconnect()
         node.delete_input_port(i)
     put_back(graph, done.aside)
-    sources = {**done.remapped, **{own: now[mo] for mo, own in ports.items()}}
+    sources = {**{own: src for own, src in done.remapped.items() if own not in ports.values()},
+               **{own: now[mo] for mo, own in ports.items() if mo in now}}
     for i, source in sorted(sources.items()):
         node.add_input_port(i)
         source.connect(node.in_port(i))
@@ -235,8 +237,15 @@ def _unabsorb(graph: Graph, done: _Shown) -> None:
     sources[count].connect(node.in_port(1))
 
 
+def _unread(node: Node) -> bool:
+    return not any(port.get_destinations() for port in node.out_ports().values())
+
+
 def restore(graph: Graph, pass_cls: type | None = None) -> None:
-    """pass_cls: the pass that ran, named in the one line a changed attribute stops with."""
+    """pass_cls: the pass that ran, named in the one line a changed attribute stops with. A
+    node the pass replaced and left unread goes (MO's clean-up took it), unless extgen's own
+    form of another node reads it again."""
+    unread = []
     for done in graph.graph.pop(_SHOWN, []):
         node = done.node
         if not graph.has_node(node.id):
@@ -245,9 +254,8 @@ def restore(graph: Graph, pass_cls: type | None = None) -> None:
         if node.soft_get("op") != front["op"]:
             del node[MO_FRONT]  # rewritten: as the pass left it
             continue
-        if not any(port.get_destinations() for port in node.out_ports().values()):
-            graph.remove_node(node.id)  # replaced: left behind unread (MO's clean-up took it)
-            continue
+        if _unread(node):
+            unread.append(node)
         changed = [key for key, value in front["attrs"].items()
                    if not _same(node.soft_get(key, None), value)]
         if changed:
@@ -275,9 +283,12 @@ def restore(graph: Graph, pass_cls: type | None = None) -> None:
         if done.unwrapped:
             _rewrap(graph, done)
         if done.remapped:
-            _unmap(graph, done, front["ports"])
+            _unmap(graph, done, front["ports"], lenient=_unread(node))
             continue
         put_back(graph, done.aside)
         for i, source in enumerate(done.sources, start=front["inputs"]):
             node.add_input_port(i, skip_if_exist=True)
             source.connect(node.in_port(i))
+    for node in unread:
+        if graph.has_node(node.id) and _unread(node):
+            graph.remove_node(node.id)

@@ -18,7 +18,7 @@ from converter.errors import ExtensionError
 from converter.options import ConvertOptions
 from converter.pipeline import convert
 from tests.conftest import make_model
-from tests.legacy.conftest import LAYOUTS, write_ext
+from tests.legacy.conftest import LAYOUTS, before_front_start, write_ext
 from tests.legacy.mo_corpus import PREFIX, corpus
 
 MO = LAYOUTS["openvino.tools.mo"]
@@ -116,37 +116,22 @@ def test_a_changed_attribute_of_a_shown_op_is_one_line(tmp_path: Path) -> None:
     assert "changed axis of MO's FlattenONNX node 'flat'" in text
 
 
-CONV_SEES = """
-    from {MO}.front.common.replacement import FrontReplacementPattern
-    from {MO}.front.extractor import FrontExtractorOp
-    from {MO}.front.pass_separator import FrontStart
+CONV_SEES = before_front_start("""
+    if seen(graph) != {'conv': ('Conv', 'Convolution', 3), 'gemm': ('Gemm', None, 3)}:
+        raise ValueError(f"before FrontStart: {seen(graph)}")
+""") + """
+
+def seen(graph):
+    return {n.soft_get('name'): (n.op, n.soft_get('type'), len(n.in_ports()))
+            for n in graph.get_op_nodes() if n.soft_get('name') in ('conv', 'gemm')}
 
 
-    def seen(graph):
-        return {n.soft_get('name'): (n.op, n.soft_get('type'), len(n.in_ports()))
-                for n in graph.get_op_nodes() if n.soft_get('name') in ('conv', 'gemm')}
+class Late(FrontReplacementPattern):
+    enabled = True
 
-
-    class Early(FrontReplacementPattern):
-        enabled = True
-
-        def run_after(self):
-            return []
-
-        def run_before(self):
-            return [FrontStart]
-
-        def find_and_replace_pattern(self, graph):
-            if seen(graph) != {'conv': ('Conv', 'Convolution', 3), 'gemm': ('Gemm', None, 3)}:
-                raise ValueError(f"before FrontStart: {seen(graph)}")
-
-
-    class Late(FrontReplacementPattern):
-        enabled = True
-
-        def find_and_replace_pattern(self, graph):
-            if seen(graph) != {'conv': ('Conv', 'Convolution', 3), 'gemm': ('Add', 'Add', 2)}:
-                raise ValueError(f"after FrontStart: {seen(graph)}")
+    def find_and_replace_pattern(self, graph):
+        if seen(graph) != {'conv': ('Conv', 'Convolution', 3), 'gemm': ('Add', 'Add', 2)}:
+            raise ValueError(f"after FrontStart: {seen(graph)}")
 """
 
 ZERO_WEIGHTS = """
