@@ -69,8 +69,8 @@ def power(n: CaffeNode):
     if exponent != 1:
         y = n.op("Power", [y, n.const(exponent, np.float32)])
         if scale == 1 and shift == 0:  # (MO's form, to legacy passes)
-            y.node[mo_front.MO_FRONT] = mo_front.extracted("AttributedPower", "Power", 1,
-                                                       power=exponent, scale=scale, shift=shift)
+            y.node[mo_front.MO_FRONT] = mo_front.extracted(
+                "AttributedPower", "Power", 1, power=exponent, scale=scale, shift=shift)
     return [y]
 
 

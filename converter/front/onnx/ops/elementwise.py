@@ -114,11 +114,14 @@ def bit_shift(n: OnnxNode):
     return [n.op("Select", [outside, filled, shifted])]
 
 
-def _variadic(target: str, operation: str):
+def _variadic(target: str, operation: str | None = None):
+    """operation: MO's EltwiseN operation (shown to legacy passes before FrontStart)."""
+
     def translate(n: OnnxNode):
         y = reduce(lambda a, b: n.op(target, [a, b]), _inputs(n))
-        if len(_inputs(n)) == 2:  # (MO's EltwiseN, to legacy passes before FrontStart)
-            y.node[mo_front.MO_FRONT] = mo_front.extracted("EltwiseN", None, 2, operation=operation)
+        if operation and len(_inputs(n)) == 2:
+            y.node[mo_front.MO_FRONT] = mo_front.extracted("EltwiseN", None, 2,
+                                                           operation=operation)
         return [y]
 
     return translate
@@ -133,7 +136,7 @@ onnx_op("Min")(_variadic("Minimum", "min"))
 def sqrt(n: OnnxNode):
     y = n.op("Sqrt", [n.input(0)])  # (MO's AttributedPower, to legacy passes before FrontStart)
     y.node[mo_front.MO_FRONT] = mo_front.extracted("AttributedPower", "Power", 1, power=0.5,
-                                               scale=1, shift=0)
+                                                   scale=1, shift=0)
     return [y]
 
 
@@ -215,7 +218,7 @@ def thresholded_relu(n: OnnxNode):
     above = n.op("Greater", [x, _like(n, n.attr("alpha", 1.0), x)])
     y = n.op("Multiply", [x, n.op("ConvertLike", [above, x])])  # as ovc and MO write it
     y.node[mo_front.MO_FRONT] = mo_front.extracted("ThresholdedRelu", None, 1, "opset1",
-                                               alpha=float(n.attr("alpha", 1.0)))
+                                                   alpha=float(n.attr("alpha", 1.0)))
     return [y]
 
 
