@@ -194,7 +194,7 @@ def _drop_consts(graph: Graph, done: _Shown, pass_cls: type | None) -> None:
             raise ExtensionError(
                 f"{class_location(pass_cls)}the pass changed input {port} of MO's "
                 f"{node[MO_FRONT]['op']} node '{node.soft_get('name', node.id)}', which extgen "
-                f"holds as an attribute of its {done.own['op']}: replace the node instead")
+                f"holds in another form in its {done.own['op']}: replace the node instead")
         node.in_port(port).disconnect()
         node.delete_input_port(port)
         if not const.out_port(0).get_destinations():

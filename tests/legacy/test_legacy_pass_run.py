@@ -330,7 +330,7 @@ def test_passes_see_a_tf_concat_v2_as_mo_made_it(tmp_path: Path) -> None:
 
 def test_changing_the_shown_concat_axis_stops_naming_the_pass(tmp_path: Path) -> None:
     with pytest.raises(ExtensionError, match=r"concat\.py:\d+: the pass changed input 2 of MO's "
-                       r"ConcatV2 node 'y', which extgen holds as an attribute of its"):
+                       r"ConcatV2 node 'y', which extgen holds in another form in its Concat"):
         _concat_v2(tmp_path, change=True)
 
 
