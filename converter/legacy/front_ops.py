@@ -27,7 +27,7 @@ from converter.legacy.tf_space_batch import Aside, put_back, set_aside
 from converter.ops.op import Op
 from converter.passes import PASSED_ANCHORS
 
-__all__ = ["class_location", "restore", "show"]
+__all__ = ["class_location", "drop_unused_ports", "restore", "show"]
 _SHOWN = "_mo_front_shown"  # graph.graph key: what show() did, for restore()
 _OWN = ("op", "type", "version", "infer")
 
@@ -201,6 +201,18 @@ def _drop_consts(graph: Graph, done: _Shown, pass_cls: type | None) -> None:
             graph.remove_node(const.id)
 
 
+def drop_unused_ports(node: Node, ports: list[int], pass_cls: type | None, what: str) -> None:
+    """Delete the input ports shown unconnected (MO's node had them); a pass that connected one
+    stops with one line naming pass_cls and `what` the node is."""
+    for i in ports:
+        if i not in node.in_ports():
+            continue
+        if not node.in_port(i).disconnected():
+            raise ExtensionError(f"{class_location(pass_cls)}the pass connected input {i} of "
+                                 f"{what}: replace the node in the pass instead")
+        node.delete_input_port(i)
+
+
 def class_location(cls: type | None) -> str:
     """'<file>:<line>: ' of a pass class, for its one-line refusals ('' for none)."""
     if cls is None:
@@ -272,14 +284,9 @@ def restore(graph: Graph, pass_cls: type | None = None) -> None:
         if done.producer is not None:
             _unabsorb(graph, done)
             continue
-        for i in done.added:
-            if not node.in_port(i).disconnected():
-                where = class_location(pass_cls)
-                raise ExtensionError(
-                    f"{where}the pass connected input {i} of MO's {front['op']} node "
-                    f"'{node.soft_get('name', node.id)}', which extgen holds as "
-                    f"{done.own['op']} without it: replace the node in the pass instead")
-            node.delete_input_port(i)
+        drop_unused_ports(node, done.added, pass_cls,
+                          f"MO's {front['op']} node '{node.soft_get('name', node.id)}', which "
+                          f"extgen holds as {done.own['op']} without it")
         if done.unwrapped:
             _rewrap(graph, done)
         if done.remapped:

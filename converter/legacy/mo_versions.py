@@ -15,9 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from converter.errors import ExtensionError
 from converter.graph.graph import Graph, Node
-from converter.legacy.front_ops import class_location
+from converter.legacy.front_ops import drop_unused_ports
 
 __all__ = ["restore", "show"]
 
@@ -82,14 +81,8 @@ def restore(graph: Graph, shown: list[Shown], pass_cls: type | None = None) -> N
         node = done.node
         if not graph.has_node(node.id):
             continue
-        for i in done.added:
-            if i in node.in_ports() and not node.in_port(i).disconnected():
-                name = node.soft_get("name", node.id)
-                raise ExtensionError(
-                    f"{class_location(pass_cls)}the pass connected input {i} of "
-                    f"{node.soft_get('type')} node '{name}', which MO's op had unused and "
-                    "extgen's lacks: replace the node in the pass instead")
-            if i in node.in_ports():
-                node.delete_input_port(i)
+        drop_unused_ports(node, done.added, pass_cls,
+                          f"{node.soft_get('type')} node '{node.soft_get('name', node.id)}', "
+                          "which MO's op had unused and extgen's lacks")
         if node.soft_get("version", None) == done.mo:
             node["version"] = done.own
