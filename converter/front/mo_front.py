@@ -145,11 +145,9 @@ def flatten(axis: int) -> dict[str, Any]:
     return _front("FlattenONNX", None, None, 1, axis=axis)
 
 
-def global_pool(op_type: str) -> dict[str, Any]:
-    """MO's Pooling for ONNX's GlobalAveragePool or GlobalMaxPool (op_type; a Caffe global
-    pooling: op Pooling, of op_type ReduceMean or ReduceMax)."""
-    method = "avg" if op_type in ("GlobalAveragePool", "ReduceMean") else "max"
-    op_type = "Pooling" if op_type.startswith("Reduce") else op_type
+def global_pool(op: str, method: str) -> dict[str, Any]:
+    """MO's global Pooling (method avg or max) of op name `op`: ONNX's GlobalAveragePool or
+    GlobalMaxPool, Caffe's Pooling."""
     version = "opset1" if method == "avg" else "opset8"  # (MO's max pooling: MaxPool-8)
-    return _front(op_type, "Pooling", version, 1, pool_method=method, global_pool=True,
+    return _front(op, "Pooling", version, 1, pool_method=method, global_pool=True,
                   pooling_convention="full")

@@ -111,7 +111,8 @@ def pooling(n: CaffeNode):
     if n.attr("global_pooling"):
         kind = "ReduceMax" if method == "MAX" else "ReduceMean"
         y = n.op(kind, [x, n.const([2, 3], I64)], keep_dims=True)
-        y.node[mo_front.MO_FRONT] = mo_front.global_pool(kind)  # (MO's form, to legacy passes)
+        y.node[mo_front.MO_FRONT] = mo_front.global_pool(  # (MO's form, to legacy passes)
+            "Pooling", "max" if method == "MAX" else "avg")
         return [y]
     pads = _spatial(n, "pad", 0, 2)
     attrs = {"kernel": _spatial(n, "kernel_size", None, 2), "strides": _spatial(n, "stride", 1, 2),

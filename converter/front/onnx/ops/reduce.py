@@ -299,4 +299,4 @@ def dft(n: OnnxNode):
 def global_pool(n: OnnxNode):
     kind = "ReduceMean" if n.op_type == "GlobalAveragePool" else "ReduceMax"
     return [n.op(kind, [n.input(0), axes_from(n, 0, 2)], keep_dims=True,
-                 mo_front=mo_front.global_pool(n.op_type))]
+                 mo_front=mo_front.global_pool(n.op_type, "max" if "Max" in n.op_type else "avg"))]
