@@ -78,6 +78,7 @@ def _fingerprint(graph) -> tuple:
     return tuple(nodes), tuple(sorted((str(u), str(v)) for u, v in graph.edges()))
 
 
+@functools.cache
 def _does_nothing(cls: type) -> bool:
     """find_and_replace_pattern's body is only `pass` (MO's phase separators, FrontStart and
     the like: they order the passes, and no model can change under them)."""
