@@ -8,7 +8,10 @@ with a bias was one node with the bias as input 2 (ONNX `Conv`, Caffe `Conv2D`, 
 `Convolution`, and `Deconv2D`), an affine layer one `FullyConnected` (Kaldi, Caffe, MXNet; its bias
 port unconnected without one), an ONNX Gemm one `Gemm`, a scale and shift one `ScaleShift` (Caffe
 Scale, Kaldi's scale components), a TF ConcatV2 a `ConcatV2` with its axis as the last input, a TF
-Pack a `Pack` of the inputs themselves, an ONNX Slice MO's untyped `Slice` (axes before steps).
+Pack a `Pack` of the inputs themselves, an ONNX Slice MO's untyped `Slice` (axes before steps),
+one of opset 9 an `AttributedSlice`, a TopK of opset 9 a TopK with `k` an attribute, a Softmax or
+LogSoftmax a `SoftMaxONNX` or `LogSoftmaxONNX`, a Resize of opset 10 an `ONNXResize10`, a TF
+ResizeBilinear or ResizeNearestNeighbor a `TFResize` of the data and the sizes.
 extgen's translators write the opset ops at once (a Reshape with its shape input, a MatMul or
 convolution and an Add, ...) and mark the node named as the layer `mo_front` with what MO's node
 was (`absorbs`: the producer types MO's node took in); converter.legacy.front_ops shows that node
@@ -25,7 +28,8 @@ from converter.graph.port import Port
 
 __all__ = ["MO_FRONT", "affine", "attributed_lrn", "attributed_pad", "concat_v2",
            "constant_of_shape", "convolution", "extracted", "flatten", "framework_pad", "gemm",
-           "global_pool", "onnx_slice", "pack", "scale_shift"]
+           "global_pool", "onnx_slice", "pack", "scale_shift", "tf_resize",
+           "top_k_1"]
 
 MO_FRONT = "mo_front"  # node attribute: MO's front op (op, type, version, inputs, attrs)
 
@@ -37,16 +41,18 @@ _DECONVOLUTIONS = ("ConvolutionBackpropData", "GroupConvolutionBackpropData")
 def _front(op: str, kind: str | None, version: str | None, inputs: int,
            absorbs: tuple[str, ...] = (), until: str | None = None,
            consts: dict[int, Any] | None = None, ports: dict[int, int] | None = None,
-           unwraps: str | None = None, **attrs: Any) -> dict[str, Any]:
+           unwraps: str | None = None, as_inputs: dict[int, str] | None = None,
+           **attrs: Any) -> dict[str, Any]:
     """until: the anchor after which MO's front passes had lowered the op (FrontStart: only
     passes ordered before it see MO's op). consts: MO's constant inputs that extgen holds
     otherwise (port -> value). ports: which of extgen's inputs MO's ports had (MO's port ->
     extgen's; the others are out of the graph), where not the first `inputs` in order.
     unwraps: the type of op on each input that MO's node did itself (TF Pack's Unsqueezes):
-    shown fed by that op's input instead."""
+    shown fed by that op's input instead. as_inputs: MO's attributes that a pass of MO's gave
+    as an input instead (port -> attribute; TopKNormalize's `k`)."""
     return {"op": op, "type": kind, "version": version, "inputs": inputs, "attrs": attrs,
             "absorbs": absorbs, "until": until, "consts": consts or {}, "ports": ports or {},
-            "unwraps": unwraps}
+            "unwraps": unwraps, "as_inputs": as_inputs or {}}
 
 
 def affine(y: Port, product: Port) -> Port:
@@ -87,6 +93,21 @@ def onnx_slice(axes: bool, steps: bool) -> dict[str, Any]:
     phase."""
     ports = {0: 0, 1: 1, 2: 2, **({3: 4} if axes else {}), **({4: 3} if steps else {})}
     return _front("Slice", None, None, 5, ports=ports)
+
+
+def top_k_1(k: int, **attrs: Any) -> dict[str, Any]:
+    """ONNX's TopK before opset 10: MO's TopK-3 of one input, `k` an attribute (its ports 1 and
+    2 unconnected) until a front pass made it input 1, as TopKNormalize did."""
+    return _front("TopK", "TopK", "opset3", 3, ports={0: 0}, as_inputs={1: "k"}, k=k, **attrs)
+
+
+def tf_resize(mode: str, align_corners: bool, half_pixel_centers: bool) -> dict[str, Any]:
+    """A TF ResizeBilinear or ResizeNearestNeighbor (an Interpolate of the sizes converted to
+    int64, on axes 1 and 2, in extgen): MO's TFResize of the data and the sizes, through the
+    front phase."""
+    return _front("TFResize", None, None, 2, unwraps="Convert", mode=mode,
+                  align_corners=align_corners, half_pixel_centers=half_pixel_centers,
+                  data_type=np.dtype(np.float32))
 
 
 def pack(axis: int, count: int) -> dict[str, Any]:

@@ -37,7 +37,7 @@ class _Shown:
     node: Node
     own: dict[str, Any]
     aside: Aside = ({}, [])  # what is out of the graph meanwhile
-    sources: list[Port] = field(default_factory=list)  # of the inputs MO's op lacked
+    sources: dict[int, Port | None] = field(default_factory=dict)  # inputs MO's op lacked
     producer: str | None = None  # the absorbed producer's id
     inputs: int = 0  # the producer's input count
     added: list[int] = field(default_factory=list)  # ports shown unconnected (MO's node had)
@@ -69,10 +69,11 @@ def _absorb(graph: Graph, node: Node, kinds: tuple[str, ...]) -> _Shown | None:
 
 def _drop_extra(graph: Graph, node: Node, inputs: int) -> _Shown:
     extra = [i for i in sorted(node.in_ports()) if i >= inputs]
-    sources = [node.in_port(i).get_source() for i in extra]
+    sources = {i: None if node.in_port(i).disconnected() else node.in_port(i).get_source()
+               for i in extra}
     for i in extra:
         node.in_port(i).disconnect()
-    aside = set_aside(graph, sources)
+    aside = set_aside(graph, [source for source in sources.values() if source is not None])
     for i in extra:
         node.delete_input_port(i)
     own = {key: node.soft_get(key, None) for key in _OWN}
@@ -132,10 +133,14 @@ def _unwrap(graph: Graph, done: _Shown, kind: str) -> None:
     done.unwrapped = [(i, op.id) for i, op, _ in found]
 
 
-def _rewrap(graph: Graph, done: _Shown) -> None:
+def _rewrap(graph: Graph, done: _Shown, lenient: bool = False) -> None:
+    """The ops set aside by _unwrap back between the node and its inputs (lenient: a node the
+    pass replaced may have lost them; the ops then go)."""
     node = done.node
     now = _connected(node)
     if any(i not in now for i, _ in done.unwrapped):
+        if lenient:
+            return
         raise ExtensionError(f"MO's {node.op} node '{node.soft_get('name', node.id)}' lost an "
                              "input in the pass: replace the node instead")
     put_back(graph, done.unwrap_aside)
@@ -249,6 +254,20 @@ def _unabsorb(graph: Graph, done: _Shown) -> None:
     sources[count].connect(node.in_port(1))
 
 
+def _take_back(graph: Graph, node: Node, port: int, key: str, value: Any) -> None:
+    """MO's attribute `key` again where the pass gave it as a Const of the same value on the
+    port shown unconnected (TopKNormalize's `k`); extgen holds it its own way."""
+    if port not in node.in_ports() or node.in_port(port).disconnected():
+        return
+    const = node.in_port(port).get_source().node
+    if const.soft_get("op") != "Const" or not _same(const.soft_get("value"), value):
+        return
+    node.in_port(port).disconnect()
+    if not const.out_port(0).get_destinations():
+        graph.remove_node(const.id)
+    node[key] = value
+
+
 def _unread(node: Node) -> bool:
     return not any(port.get_destinations() for port in node.out_ports().values())
 
@@ -268,6 +287,8 @@ def restore(graph: Graph, pass_cls: type | None = None) -> None:
             continue
         if _unread(node):
             unread.append(node)
+        for port, key in front["as_inputs"].items():
+            _take_back(graph, node, port, key, front["attrs"][key])
         changed = [key for key, value in front["attrs"].items()
                    if not _same(node.soft_get(key, None), value)]
         if changed:
@@ -288,14 +309,15 @@ def restore(graph: Graph, pass_cls: type | None = None) -> None:
                           f"MO's {front['op']} node '{node.soft_get('name', node.id)}', which "
                           f"extgen holds as {done.own['op']} without it")
         if done.unwrapped:
-            _rewrap(graph, done)
+            _rewrap(graph, done, lenient=_unread(node))
         if done.remapped:
             _unmap(graph, done, front["ports"], lenient=_unread(node))
             continue
         put_back(graph, done.aside)
-        for i, source in enumerate(done.sources, start=front["inputs"]):
+        for i, source in done.sources.items():
             node.add_input_port(i, skip_if_exist=True)
-            source.connect(node.in_port(i))
+            if source is not None:
+                source.connect(node.in_port(i))
     for node in unread:
         if graph.has_node(node.id) and _unread(node):
             graph.remove_node(node.id)

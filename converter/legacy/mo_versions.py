@@ -3,8 +3,9 @@ runs.
 
 MO's op classes made every Pad `opset1`, a TopK `opset3` (with a third input port, never
 connected), a ScatterElementsUpdate `opset3`, a ScatterNDUpdate `opset4` and a ShuffleChannels
-`opset3`; its TF extractor gave a ConcatV2 no version. extgen writes the newer opset ovc writes
-(Pad-12, TopK-11 with ONNX's stable sort, ...). A pass sees MO's version and ports
+`opset3`; its TF extractor gave a ConcatV2 no version, and its Slice (ONNX's: axes before steps)
+none and no type until the middle pass SliceConverter. extgen writes the newer opset ovc writes
+(Pad-12, TopK-11 with ONNX's stable sort, Slice-8, ...). A pass sees MO's version and ports
 (`dict(type='TopK', version='opset3')` matches as in MO) wherever MO had that node (not a
 scatter with a reduction, which MO's version lacked), and the node has extgen's again after
 it, unless the pass set another version.
@@ -33,11 +34,17 @@ def _no_reduction(node: Node) -> bool:
     return node.soft_get("reduction", "none") in ("none", None)
 
 
+def _before_back(node: Node) -> bool:
+    return node.graph.stage != "back"
+
+
 @dataclass(frozen=True)
 class _Mo:
     version: str | None
     fits: Callable[[Node], bool] = _always
     ports: int = 0  # input ports MO's node had (0: as extgen's)
+    swaps: tuple[int, int] | None = None  # two inputs MO's node had the other way round
+    typed: bool = True  # False: MO's node had no type
 
 
 _MO_VERSIONS: dict[tuple[str, str], _Mo] = {  # (type, extgen's version) -> MO's
@@ -47,6 +54,7 @@ _MO_VERSIONS: dict[tuple[str, str], _Mo] = {  # (type, extgen's version) -> MO's
     ("ScatterNDUpdate", "opset15"): _Mo("opset4", _no_reduction),
     ("ShuffleChannels", "opset1"): _Mo("opset3"),
     ("Concat", "opset1"): _Mo(None, _tf_concat),  # MO's TF extractor gave it none
+    ("Slice", "opset8"): _Mo(None, _before_back, swaps=(3, 4), typed=False),
 }
 
 
@@ -56,6 +64,8 @@ class Shown:
     own: str  # extgen's version
     mo: str | None
     added: list[int]  # ports shown unconnected
+    swaps: tuple[int, int] | None = None
+    kind: str | None = None  # extgen's type, where MO's node had none
 
 
 def show(graph: Graph) -> list[Shown]:
@@ -70,8 +80,24 @@ def show(graph: Graph) -> list[Shown]:
         for i in added:
             node.add_input_port(i)
         node["version"] = mo.version
-        shown.append(Shown(node, own, mo.version, added))
+        if mo.swaps:
+            _swap(node, *mo.swaps)
+        kind = None if mo.typed else node["type"]
+        if kind:
+            node["type"] = None
+        shown.append(Shown(node, own, mo.version, added, mo.swaps, kind))
     return shown
+
+
+def _swap(node: Node, a: int, b: int) -> None:
+    sources = {i: node.in_port(i).get_source() for i in (a, b)
+               if i in node.in_ports() and not node.in_port(i).disconnected()}
+    for i in sources:
+        node.in_port(i).disconnect()
+    for i, j in ((a, b), (b, a)):
+        if i in sources:
+            node.add_input_port(j, skip_if_exist=True)
+            sources[i].connect(node.in_port(j))
 
 
 def restore(graph: Graph, shown: list[Shown], pass_cls: type | None = None) -> None:
@@ -84,5 +110,11 @@ def restore(graph: Graph, shown: list[Shown], pass_cls: type | None = None) -> N
         drop_unused_ports(node, done.added, pass_cls,
                           f"{node.soft_get('type')} node '{node.soft_get('name', node.id)}', "
                           "which MO's op had unused and extgen's lacks")
-        if node.soft_get("version", None) == done.mo:
-            node["version"] = done.own
+        if node.soft_get("version", None) != done.mo or (
+                done.kind and node.soft_get("type", None) is not None):
+            continue  # (the pass made it another op)
+        node["version"] = done.own
+        if done.kind:
+            node["type"] = done.kind
+        if done.swaps:
+            _swap(node, *done.swaps)

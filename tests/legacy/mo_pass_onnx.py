@@ -278,6 +278,40 @@ def _cast64(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
     return [_n("Cast", ["x"], "d", to=11), _n("Cast", ["d"], "f", to=1),
             _n("Add", ["x", "f"], "y")], {}
 
+def _slice9(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
+    """Slice of opset 9 (starts, ends and axes attributes), which MO's front pass
+    AttributedSliceToSlice gave as inputs (where MO's IR and ovc's part: MO writes any Slice as
+    StridedSlice)."""
+    return [_n("Slice", ["x"], "y", starts=[0, 1], ends=[4, 5], axes=[2, 3])], {}
+
+
+def _topk9(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
+    """TopK of opset 9 (k an attribute), which MO's front pass TopKNormalize gave as input 1."""
+    return [_n("TopK", ["x"], ["top", "topi"], k=2, axis=-1), _n("Cast", ["topi"], "ti", to=1),
+            _n("Add", ["top", "ti"], "y")], {}
+
+
+def _softmax9(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
+    """Softmax and LogSoftmax of opset 9 over the last axis (MO's SoftMaxONNX and
+    LogSoftmaxONNX, which its front passes flattened: where MO's IR and ovc's part)."""
+    return [_n("Softmax", ["x"], "sm", axis=3), _n("LogSoftmax", ["sm"], "y", axis=-1)], {}
+
+
+def _resize10(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
+    """Resize of opset 10 (MO's ONNXResize10: data and scales)."""
+    return [_n("Resize", ["x", "scales"], "y", mode="nearest")], {"scales": _f(1, 1, 2, 2)}
+
+
+def _nms(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
+    """NonMaxSuppression of scalar limits, which MO's front pass made 1-D: x as 36 boxes and as
+    the scores of 4 classes."""
+    return [_n("Reshape", ["x", "boxes_shape"], "boxes"),
+            _n("Reshape", ["x", "scores_shape"], "scores"),
+            _n("NonMaxSuppression", ["boxes", "scores", "most", "iou", "least"], "picked"),
+            _n("Cast", ["picked"], "y", to=1)], {
+        "boxes_shape": _i(1, 36, 4), "scores_shape": _i(1, 4, 36),
+        "most": np.array(3, np.int64), "iou": _f(0.5), "least": _f(0.0)}
+
 
 def _recurrent(op: str, gates: int, **attrs: int) -> Callable[..., tuple[Nodes, Inits]]:
     """One forward LSTM, GRU or RNN layer over x [3, 2, 6] with initial states (MO 2023.3's
@@ -302,8 +336,10 @@ ONNX_MODELS: dict[str, Callable[[Callable[..., np.ndarray]], tuple[Nodes, Inits]
     "keras_softmax": _keras_softmax, "relu_qdq": _relu_qdq, "conv_batch": _conv,
     "lstm": _recurrent("LSTM", 4), "gru": _recurrent("GRU", 3, linear_before_reset=1),
     "rnn": _recurrent("RNN", 1), "dup_names": _dup_names,
-    "cast64": _cast64}
-OPSETS = {"old_pads": 10, "image_scaler": 9}  # the others are opset 13
+    "cast64": _cast64, "slice9": _slice9, "topk9": _topk9,
+    "softmax9": _softmax9, "resize10": _resize10, "nms": _nms}
+OPSETS = {"old_pads": 10, "image_scaler": 9, "slice9": 9, "topk9": 9, "softmax9": 9,
+          "resize10": 10}  # the others are opset 13
 SHAPES = {"lstm": [3, 2, 6], "gru": [3, 2, 6], "rnn": [3, 2, 6]}  # the others' x is SHAPE
 FLAGS = {"conv_batch": ["--batch", "2"]}  # MO's command line beyond the model
 

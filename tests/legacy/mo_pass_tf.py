@@ -212,7 +212,22 @@ def _tf_control(g: GraphBuilder, w: Callable[..., np.ndarray]) -> None:
     g.node("NoOp", "noop", [])
 
 
+def _tf_resize(g: GraphBuilder, w: Callable[..., np.ndarray]) -> None:
+    """ResizeBilinear and ResizeNearestNeighbor of constant sizes and ReverseV2, which MO held as
+    its own ops until a pass lowered each (where MO's IR and ovc's part: MO computes the
+    scales, and the reversed lengths of a ReverseSequence, in the IR)."""
+    x = g.placeholder("x", [1, 4, 4, 3])
+    size = g.const("size", np.array([8, 8], np.int32))
+    b = g.node("ResizeBilinear", "bilinear", [x, size], T=F32, align_corners=False,
+               half_pixel_centers=True)
+    n = g.node("ResizeNearestNeighbor", "nearest", [x, size], T=F32, align_corners=False,
+               half_pixel_centers=False)
+    g.node("ReverseV2", "y", [g.node("AddV2", "sum", [b, n], T=F32),
+                              g.const("rax", np.array([2], np.int32))], T=F32, Tidx=np.int32)
+
+
 TF_MODELS: dict[str, Callable[[GraphBuilder, Callable[..., np.ndarray]], None]] = {
     "tf_conv": _tf_conv, "tf_softmax": _tf_softmax, "tf_arith": _tf_arith, "tf_shapes": _tf_shapes,
     "tf_select": _tf_select, "tf_spatial": _tf_spatial, "tf_norms": _tf_norms, "tf_pads": _tf_pads,
-    "tf_more": _tf_more, "tf_index": _tf_index, "tf_control": _tf_control}
+    "tf_more": _tf_more, "tf_index": _tf_index, "tf_control": _tf_control,
+    "tf_resize": _tf_resize}

@@ -51,6 +51,14 @@ BASE_DIFFERS = {
                  "keep the ReLU"),
     "cast64": ("MO's back pass makes a Cast to float64 float32, and then both Casts go; extgen "
                "and ovc keep the two Converts"),
+    "slice9": "MO writes any Slice as StridedSlice; extgen, as ovc, Slice-8",
+    "softmax9": ("MO writes Softmax-9 and LogSoftmax-9 over the last axis as Reshape, SoftMax "
+                 "and Reshape, the shapes computed in the IR (ShapeOf, Gather, ReduceProd, "
+                 "Concat)"),
+    "resize10": "MO computes Resize's output shape in the IR (ShapeOf, Floor, StridedSlice...)",
+    "tf_resize": ("MO computes TF resizes' scales and ReverseV2's sequence lengths in the IR "
+                  "(ShapeOf, StridedSlice, Divide, Broadcast) and writes ReverseV2 as "
+                  "ReverseSequence; extgen, as ovc, a Slice of step -1"),
 }
 
 # status -> modules (322 corpus files: 320 pass modules, a base-class file, one needing TF);

@@ -154,12 +154,12 @@ def reduce_log_sum_exp(n: OnnxNode):
 @onnx_op("TopK")
 def top_k(n: OnnxNode):
     k = n.const(np.int64(n.attr("k"))) if n.opset < 10 else _scalar(n, 1, np.int64)
-    node = n.op_node(
-        "TopK", [n.input(0), k], axis=n.attr("axis", -1),
-        mode="max" if n.attr("largest", 1) else "min",
-        sort="value" if n.attr("sorted", 1) else "none",
-        index_element_type=_I64, stable=True, out_ports_count=2,
-    )
+    mode = "max" if n.attr("largest", 1) else "min"
+    sort = "value" if n.attr("sorted", 1) else "none"
+    node = n.op_node("TopK", [n.input(0), k], axis=n.attr("axis", -1), mode=mode, sort=sort,
+                     index_element_type=_I64, stable=True, out_ports_count=2)
+    if n.opset < 10:
+        node[mo_front.MO_FRONT] = mo_front.top_k_1(int(n.attr("k")))
     return [node.out_port(0), node.out_port(1)]
 
 

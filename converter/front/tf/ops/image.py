@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from converter.front import mo_front
 from converter.front.resize_modes import tf_resize_modes
 from converter.front.tf.attrs import convert_tf_padding_to_str
 from converter.front.tf.ops._layout import to_nchw, to_nhwc
@@ -30,7 +31,10 @@ def resize(n: TfNode):
              **_coordinates(n, nearest)}
     # on the NHWC axes, as ovc writes it; the layout change moves them with the data
     sizes = n.op("Convert", [n.input(1)], destination_type=np.dtype(np.int64))
-    return [n.op("Interpolate", [n.input(0), sizes, n.const([1, 2], np.int64)], **attrs)]
+    mo = mo_front.tf_resize("nearest" if nearest else "linear", n.attr("align_corners", False),
+                            n.attr("half_pixel_centers", False))
+    return [n.op("Interpolate", [n.input(0), sizes, n.const([1, 2], np.int64)], **attrs,
+                 mo_front=mo)]
 
 
 @tf_op("ExtractImagePatches")
