@@ -83,7 +83,8 @@ def extracted(op: str, kind: str | None, inputs: int, version: str | None = None
     """MO's extracted op of one node (an `EltwiseN`, an `AttributedPower`, a `CaffeSlice`, a
     `Flatten`, an `ExpandDims`, an `AttributedGather`, an `MVNOnnx`, ...): its first `inputs`
     inputs and attrs, to the passes before FrontStart, where MO's front passes lowered most of
-    them (until=None: to every front pass)."""
+    them (until=None: to every front pass; "FrontFinish": to those before it, where MO's front
+    phase lowered it)."""
     return _front(op, kind, version, inputs, (), until, **attrs)
 
 
@@ -98,14 +99,15 @@ def onnx_slice(axes: bool, steps: bool) -> dict[str, Any]:
 def top_k_1(k: int, **attrs: Any) -> dict[str, Any]:
     """ONNX's TopK before opset 10: MO's TopK-3 of one input, `k` an attribute (its ports 1 and
     2 unconnected) until a front pass made it input 1, as TopKNormalize did."""
-    return _front("TopK", "TopK", "opset3", 3, ports={0: 0}, as_inputs={1: "k"}, k=k, **attrs)
+    return _front("TopK", "TopK", "opset3", 3, until="FrontFinish", ports={0: 0},
+                  as_inputs={1: "k"}, k=k, **attrs)
 
 
 def tf_resize(mode: str, align_corners: bool, half_pixel_centers: bool) -> dict[str, Any]:
     """A TF ResizeBilinear or ResizeNearestNeighbor (an Interpolate of the sizes converted to
-    int64, on axes 1 and 2, in extgen): MO's TFResize of the data and the sizes, through the
-    front phase."""
-    return _front("TFResize", None, None, 2, unwraps="Convert", mode=mode,
+    int64, on axes 1 and 2, in extgen): MO's TFResize of the data and the sizes, until
+    FrontFinish."""
+    return _front("TFResize", None, None, 2, until="FrontFinish", unwraps="Convert", mode=mode,
                   align_corners=align_corners, half_pixel_centers=half_pixel_centers,
                   data_type=np.dtype(np.float32))
 

@@ -97,8 +97,13 @@ def remove_output_adds(graph: Graph) -> None:
 
 def _many_outputs(source: Port) -> bool:
     """OpenVINO keeps an Add of zero before a Result when the op computing its input has more
-    than one output (that op cannot take the Result's name)."""
-    return len(source.node.out_ports()) > 1
+    than one output (that op cannot take the Result's name): in MO's IR, any output of most
+    ops (MO kept the unread ones as Results), the read ones of a Loop (MO dropped the others
+    in normalize_input_output_ports)."""
+    ports = source.node.out_ports().values()
+    if source.node.soft_get("type") == "Loop":
+        return sum(1 for port in ports if port.get_destinations()) > 1
+    return len(ports) > 1
 
 
 def _drop_unused(const: Port) -> None:

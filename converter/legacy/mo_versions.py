@@ -90,14 +90,14 @@ def show(graph: Graph) -> list[Shown]:
 
 
 def _swap(node: Node, a: int, b: int) -> None:
-    sources = {i: node.in_port(i).get_source() for i in (a, b)
-               if i in node.in_ports() and not node.in_port(i).disconnected()}
-    for i in sources:
-        node.in_port(i).disconnect()
-    for i, j in ((a, b), (b, a)):
-        if i in sources:
-            node.add_input_port(j, skip_if_exist=True)
-            sources[i].connect(node.in_port(j))
+    """Inputs a and b change places (edge by edge: a pass may have left an input whose tensor
+    has no producer yet, as MO's Op.create_input_data_node makes them)."""
+    for i in (a, b):
+        node.add_input_port(i, skip_if_exist=True)
+    graph = node.graph
+    for u, _, key, edge in list(graph.in_edges(node.id, keys=True, data=True)):
+        if edge.get("in") in (a, b):
+            graph.own_edge_attrs(u, node.id, key)["in"] = b if edge["in"] == a else a
 
 
 def restore(graph: Graph, shown: list[Shown], pass_cls: type | None = None) -> None:

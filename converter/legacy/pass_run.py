@@ -4,7 +4,8 @@ While the pass runs, tensor shapes are what MO's were: int64 masked arrays
 (`shape[shape != 1].size`, `shape.copy()`), and ops MO named otherwise have MO's names
 (`op == 'Mul'`, converter.front.mo_names); tuples and opset names again after it. In the
 front phase, ops MO held untyped have no type (converter.legacy.front_types). In every phase,
-ops extgen writes in a newer opset have MO's older version (converter.legacy.mo_versions).
+ops extgen writes in a newer opset have MO's older version (converter.legacy.mo_versions), and
+MO's port maps of a Loop refuse when read (converter.legacy.loop_maps).
 
 A node a pass builds gets an output tensor without shape or type (MO marked such a node
 `need_shape_inference` when a port created its output data node); MO's graph clean-up
@@ -35,7 +36,14 @@ from converter.errors import ExtensionError
 from converter.front.mo_names import from_mo_names, mo_name, opset_name
 from converter.graph.graph import Graph, Node
 from converter.graph.shape import as_shape
-from converter.legacy import front_ops, front_types, kaldi_crops, mo_versions, tf_space_batch
+from converter.legacy import (
+    front_ops,
+    front_types,
+    kaldi_crops,
+    loop_maps,
+    mo_versions,
+    tf_space_batch,
+)
 from converter.legacy.mo_ops.strided_slice_masks import restore_masks, show_mo_masks
 from converter.legacy.mo_rnn import refuse_recurrent_matches
 from converter.legacy.shapes import shape_array
@@ -177,6 +185,7 @@ def _wrap(fn: Callable[..., Any], normalizes_masks: bool, cls: type) -> Callable
         if outermost:
             show_mo_masks(graph, tensors, normalizes_masks)
             versions = mo_versions.show(graph)
+            loops = loop_maps.show(graph)
         try:
             result = fn(*args, **kwargs)
         finally:
@@ -184,6 +193,7 @@ def _wrap(fn: Callable[..., Any], normalizes_masks: bool, cls: type) -> Callable
             if outermost:
                 del meta[_DEPTH]
                 mo_versions.restore(graph, versions, cls)
+                loop_maps.restore(graph, loops)
                 restore_masks(graph, normalizes_masks)
                 front_types.restore(graph, untyped)
                 kaldi_crops.restore(graph)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import onnx
-from onnx import TensorProto, helper
+from onnx import TensorProto, helper, numpy_helper
 
 from tests.conftest import make_model
 
@@ -313,6 +313,24 @@ def _nms(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
         "most": np.array(3, np.int64), "iou": _f(0.5), "least": _f(0.0)}
 
 
+def _loop(w: Callable[..., np.ndarray]) -> tuple[Nodes, Inits]:
+    """A Loop of 3 iterations carrying a constant (passed on unchanged, which MO's middle pass
+    moved into the body) and a counter: y = x + sum of c * v."""
+    def info(name: str, kind: int = TensorProto.FLOAT, shape: list | None = None):
+        return helper.make_tensor_value_info(name, kind, [2, 3] if shape is None else shape)
+
+    body = helper.make_graph(
+        [_n("Identity", ["c"], "c_out"), _n("Identity", ["k"], "k_out"),
+         _n("Add", ["v", "one"], "v_out"), _n("Mul", ["k", "v"], "kv"),
+         _n("Add", ["acc", "kv"], "acc_out")], "body",
+        [info("i", TensorProto.INT64, []), info("c", TensorProto.BOOL, []), info("k"),
+         info("v"), info("acc")],
+        [info("c_out", TensorProto.BOOL, []), info("k_out"), info("v_out"), info("acc_out")],
+        [numpy_helper.from_array(np.float32(1), "one")])
+    return [_n("Loop", ["trips", "go", "kc", "vc", "x"], ["k_end", "v_end", "y"], body=body)], {
+        "trips": np.array(3, np.int64), "go": np.array(True), "kc": w(2, 3), "vc": w(2, 3)}
+
+
 def _recurrent(op: str, gates: int, **attrs: int) -> Callable[..., tuple[Nodes, Inits]]:
     """One forward LSTM, GRU or RNN layer over x [3, 2, 6] with initial states (MO 2023.3's
     legacy ONNX path fails without them), hidden size 5, its sequence output squeezed."""
@@ -337,10 +355,12 @@ ONNX_MODELS: dict[str, Callable[[Callable[..., np.ndarray]], tuple[Nodes, Inits]
     "lstm": _recurrent("LSTM", 4), "gru": _recurrent("GRU", 3, linear_before_reset=1),
     "rnn": _recurrent("RNN", 1), "dup_names": _dup_names,
     "cast64": _cast64, "slice9": _slice9, "topk9": _topk9,
-    "softmax9": _softmax9, "resize10": _resize10, "nms": _nms}
+    "softmax9": _softmax9, "resize10": _resize10, "nms": _nms,
+    "loop": _loop}
 OPSETS = {"old_pads": 10, "image_scaler": 9, "slice9": 9, "topk9": 9, "softmax9": 9,
           "resize10": 10}  # the others are opset 13
-SHAPES = {"lstm": [3, 2, 6], "gru": [3, 2, 6], "rnn": [3, 2, 6]}  # the others' x is SHAPE
+# the others' x is SHAPE
+SHAPES = {"lstm": [3, 2, 6], "gru": [3, 2, 6], "rnn": [3, 2, 6], "loop": [2, 3]}
 FLAGS = {"conv_batch": ["--batch", "2"]}  # MO's command line beyond the model
 
 

@@ -217,10 +217,10 @@ def _tf_resize(g: GraphBuilder, w: Callable[..., np.ndarray]) -> None:
     its own ops until a pass lowered each (where MO's IR and ovc's part: MO computes the
     scales, and the reversed lengths of a ReverseSequence, in the IR)."""
     x = g.placeholder("x", [1, 4, 4, 3])
-    size = g.const("size", np.array([8, 8], np.int32))
-    b = g.node("ResizeBilinear", "bilinear", [x, size], T=F32, align_corners=False,
+    sizes = [g.const(f"size{i}", np.array([8, 8], np.int32)) for i in (1, 2)]
+    b = g.node("ResizeBilinear", "bilinear", [x, sizes[0]], T=F32, align_corners=False,
                half_pixel_centers=True)
-    n = g.node("ResizeNearestNeighbor", "nearest", [x, size], T=F32, align_corners=False,
+    n = g.node("ResizeNearestNeighbor", "nearest", [x, sizes[1]], T=F32, align_corners=False,
                half_pixel_centers=False)
     g.node("ReverseV2", "y", [g.node("AddV2", "sum", [b, n], T=F32),
                               g.const("rax", np.array([2], np.int32))], T=F32, Tidx=np.int32)

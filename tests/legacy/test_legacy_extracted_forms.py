@@ -138,6 +138,23 @@ def test_a_middle_pass_sees_slice_inputs_in_mo_s_order(tmp_path: Path) -> None:
     np.testing.assert_array_equal(_outputs(xml), _outputs(plain))
 
 
+def test_slices_of_shared_constants_keep_their_inputs_under_mo_s_copying(tmp_path: Path) -> None:
+    """MO's SharedWeightsDuplication gives each Slice its own copies of the shared axes and
+    steps (tensors without a producer until the pass ends): each keeps them on its own ports."""
+    nodes = [helper.make_node("Slice", ["x", "st", "en", "ax", "steps"], [f"s{i}"],
+                              name=f"slice{i}") for i in (0, 1)]
+    nodes.append(helper.make_node("Add", ["s0", "s1"], ["y"]))
+    inits = {"st": np.array([0, 1], np.int64), "en": np.array([4, 5], np.int64),
+             "ax": np.array([2, 3], np.int64), "steps": np.array([2, 3], np.int64)}
+    model = tmp_path / "shared.onnx"
+    onnx.save(make_model(nodes, [("x", TensorProto.FLOAT, list(X.shape))],
+                         [("y", TensorProto.FLOAT, None)], inits, opset=13), model)
+    ext = _copies(tmp_path, ["middle/SharedWeightsDuplication.py"])
+    xml = convert(ConvertOptions(model, output_dir=tmp_path / "ir", extensions=[ext])).xml
+    plain = convert(ConvertOptions(model, output_dir=tmp_path / "plain")).xml
+    np.testing.assert_array_equal(_outputs(xml), _outputs(plain))
+
+
 K_CHANGED = """
 from {MO}.front.common.replacement import FrontReplacementPattern
 from {MO}.ops.const import Const

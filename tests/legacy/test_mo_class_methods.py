@@ -164,3 +164,41 @@ def test_rnn_reverse_infer_keeps_a_known_input_and_refuses_an_unknown_one() -> N
         with pytest.raises(ExtensionError, match="MO's RNN.reverse_infer on 'gru'.*does not "
                                                  "implement reverse shape inference"):
             RNN.reverse_infer(node)
+
+
+MIDDLE_NOTHING = """
+from openvino.tools.mo.middle.replacement import MiddleReplacementPattern
+
+
+class Nothing(MiddleReplacementPattern):
+    enabled = True
+
+    def find_and_replace_pattern(self, graph):
+        pass
+"""
+
+
+def test_a_loop_output_keeps_no_resolver_add_with_a_middle_pass(tmp_path) -> None:
+    """MO's IR had no Add of zero after a Loop whose other outputs nothing reads (MO dropped
+    them; OpenVINO then dropped the Add): the IR is the one converted without extensions."""
+    (tmp_path / "ext" / "middle").mkdir(parents=True)
+    (tmp_path / "ext" / "middle" / "nothing.py").write_text(MIDDLE_NOTHING)
+    onnx.save(_loop_model(), tmp_path / "loop.onnx")
+    xmls = [convert(ConvertOptions(tmp_path / "loop.onnx", output_dir=tmp_path / name,
+                                   extensions=ext)).xml
+            for name, ext in (("ir", [tmp_path / "ext"]), ("plain", []))]
+    assert [sorted(e.get("type") for e in ET.parse(x).iter("layer")) for x in xmls] == [
+        sorted(e.get("type") for e in ET.parse(xmls[1]).iter("layer"))] * 2
+
+
+def test_mo_s_loop_normalize_reading_mo_s_port_maps_stops_in_one_line(tmp_path) -> None:
+    rel = "front/onnx/LoopNormalize.py"
+    (tmp_path / "ext" / "front" / "onnx").mkdir(parents=True)
+    shutil.copyfile(corpus() / PREFIX / rel, tmp_path / "ext" / rel)
+    onnx.save(_loop_model(), tmp_path / "loop.onnx")
+    with pytest.raises(ExtensionError) as err:
+        convert(ConvertOptions(tmp_path / "loop.onnx", output_dir=tmp_path / "ir",
+                               extensions=[tmp_path / "ext"]))
+    message = str(err.value)
+    assert "LoopNormalize.py:" in message and "Loop.output_port_map" in message, message
+    assert "\n" not in message

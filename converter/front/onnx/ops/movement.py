@@ -196,7 +196,7 @@ def slice_(n: OnnxNode):
         starts, ends = np.asarray(n.attr("starts"), I64), np.asarray(n.attr("ends"), I64)
         axes = n.attr("axes")
         axes = np.asarray(axes, I64) if axes is not None else None
-        mo = mo_front.extracted("AttributedSlice", None, 1, until=None, starts=starts,
+        mo = mo_front.extracted("AttributedSlice", None, 1, until="FrontFinish", starts=starts,
                                 ends=ends, axes=axes if axes is not None else np.arange(
                                     len(starts), dtype=I64))
         return [n.op("Slice", [x, starts, ends, np.ones_like(starts), axes], mo_front=mo)]

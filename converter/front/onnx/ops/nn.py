@@ -320,7 +320,7 @@ def _softmax_like(kind: str):
     def translate(n: OnnxNode):
         # MO's ONNX extractor read every opset's axis as opset 1's (default 1), into its own op
         mo = mo_front.extracted(f"{'SoftMax' if kind == 'Softmax' else kind}ONNX", None, 1,
-                                until=None, axis=int(n.attr("axis", 1)))
+                                until="FrontFinish", axis=int(n.attr("axis", 1)))
         if n.opset >= 13:
             marked = {"mo_front": mo} if n.has_attr("axis") else {}
             return [n.op(kind, [n.input(0)], axis=int(n.attr("axis", -1)), **marked)]
@@ -369,7 +369,7 @@ def resize(n: OnnxNode):
         y = _interpolate(n, n.input(0), n.input(1), None, mode=mode, nearest_mode="floor",
                          coordinate_transformation_mode="asymmetric")
         y.node[mo_front.MO_FRONT] = mo_front.extracted(
-            "ONNXResize10", None, 2, until=None, mode=n.attr("mode", "nearest"))
+            "ONNXResize10", None, 2, until="FrontFinish", mode=n.attr("mode", "nearest"))
         return [y]
     transform = n.attr("coordinate_transformation_mode", "half_pixel")
     sizes = n.input(3) if n.has_input(3) else None
