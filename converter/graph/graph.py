@@ -233,8 +233,7 @@ class Node(NodeEdges):
     def __repr__(self) -> str:
         return f"Node({self.soft_get('name', self.id)!r}, op={self.soft_get('op', None)!r})"
 
-    def has(self, key: str) -> bool:
-        return key in self.graph._node[self.id]
+    has = __contains__  # (MO's name)
 
     def has_valid(self, key: str) -> bool:
         return self.graph._node[self.id].get(key) is not None
@@ -244,6 +243,9 @@ class Node(NodeEdges):
 
     def soft_get(self, key: str, default: Any = "<UNKNOWN>") -> Any:
         return self.graph._node[self.id].get(key, default)
+
+    def get_opset(self) -> str:  # (MO's: the version, "extension" without one)
+        return self.soft_get("version", "extension")
 
     # -- ports ----------------------------------------------------------------------------
     def update_node(self) -> None:

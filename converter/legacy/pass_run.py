@@ -5,7 +5,8 @@ While the pass runs, tensor shapes are what MO's were: int64 masked arrays
 (`op == 'Mul'`, converter.front.mo_names); tuples and opset names again after it. In the
 front phase, ops MO held untyped have no type (converter.legacy.front_types). In every phase,
 ops extgen writes in a newer opset have MO's older version (converter.legacy.mo_versions), and
-MO's port maps of a Loop refuse when read (converter.legacy.loop_maps).
+MO's port maps of a Loop refuse when read (converter.legacy.loop_maps); in the middle and back
+phases an Interpolate is MO's Interpolate-4 (converter.legacy.mo_interpolate).
 
 A node a pass builds gets an output tensor without shape or type (MO marked such a node
 `need_shape_inference` when a port created its output data node); MO's graph clean-up
@@ -41,6 +42,7 @@ from converter.legacy import (
     front_types,
     kaldi_crops,
     loop_maps,
+    mo_interpolate,
     mo_versions,
     tf_space_batch,
 )
@@ -186,12 +188,14 @@ def _wrap(fn: Callable[..., Any], normalizes_masks: bool, cls: type) -> Callable
             show_mo_masks(graph, tensors, normalizes_masks)
             versions = mo_versions.show(graph)
             loops = loop_maps.show(graph)
+            resizes = mo_interpolate.show(graph) if tensors else []
         try:
             result = fn(*args, **kwargs)
         finally:
             meta[_DEPTH] -= 1
             if outermost:
                 del meta[_DEPTH]
+                mo_interpolate.restore(graph, resizes, cls)
                 mo_versions.restore(graph, versions, cls)
                 loop_maps.restore(graph, loops)
                 restore_masks(graph, normalizes_masks)

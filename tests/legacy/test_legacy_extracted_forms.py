@@ -3,8 +3,10 @@
 attribute (ports 1 and 2 unconnected), a Softmax or LogSoftmax MO's `SoftMaxONNX` or
 `LogSoftmaxONNX`, a Resize of opset 10 an `ONNXResize10`; a TF ResizeBilinear or
 ResizeNearestNeighbor a `TFResize` of the data and the sizes; and any Slice, to the front and
-middle phases, MO's untyped Slice (axes input 3, steps 4) until SliceConverter. MO's own modules
-that lowered them, copied unmodified, lower them as in MO, with the model's outputs."""
+middle phases, MO's untyped Slice (axes input 3, steps 4) until SliceConverter; an Interpolate, to
+the middle and back phases, MO's Interpolate-4 (sizes, scales and axes on inputs 1-3). MO's own
+modules that lowered or fused them, copied unmodified, do so as in MO, with the model's
+outputs."""
 
 from __future__ import annotations
 
@@ -224,3 +226,71 @@ class SeesSizes(FrontReplacementPattern):
     for xml in (seen, lowered):
         np.testing.assert_allclose(core.compile_model(str(xml), "CPU")([x])[0], want_y,
                                    rtol=1e-5, atol=1e-5)
+
+
+INTERPOLATE_4 = """
+import numpy as np
+from {MO}.back.replacement import BackReplacementPattern
+from {MO}.middle.replacement import MiddleReplacementPattern
+
+
+def check(graph, phase):
+    for n in graph.get_op_nodes(type='Interpolate'):
+        ports = [p for p in sorted(n.in_ports()) if n.is_in_port_connected(p)]
+        seen = [n.soft_get('version'), ports]
+        values = [n.in_port(p).data.get_value().tolist() for p in (1, 2, 3)]
+        if seen != ['opset4', [0, 1, 2, 3]] or values not in WANT:
+            raise ValueError(f"{phase}: {seen} {values}")
+
+
+class Middle(MiddleReplacementPattern):
+    enabled = True
+
+    def find_and_replace_pattern(self, graph):
+        check(graph, 'middle')
+
+
+class Back(BackReplacementPattern):
+    enabled = True
+
+    def find_and_replace_pattern(self, graph):
+        check(graph, 'back')
+
+
+WANT = [[[12, 12], [2.0, 2.0], [2, 3]], [[24], [2.0], [2]]]
+"""
+
+
+def _two_resizes(tmp_path: Path, first: dict, second: dict) -> Path:
+    """Two Resizes of opset 18 (`axes` attributes): each a dict of its inputs and attributes."""
+    nodes, inits = [], {}
+    for i, (x, y, given) in enumerate(((("x", "r", first), ("r", "y", second)))):
+        inputs = [x, "", *(["", f"sizes{i}"] if "sizes" in given else [f"scales{i}"])]
+        nodes.append(helper.make_node("Resize", inputs, [y], name=f"resize{i}", mode="nearest",
+                                      **({"axes": given["axes"]} if "axes" in given else {})))
+        inits.update({f"{k}{i}": v for k, v in given.items() if k != "axes"})
+    path = tmp_path / "resizes.onnx"
+    onnx.save(make_model(nodes, [("x", TensorProto.FLOAT, list(X.shape))],
+                         [("y", TensorProto.FLOAT, None)], inits, opset=18), path)
+    return path
+
+
+def test_middle_and_back_passes_see_mo_s_interpolate_4(tmp_path: Path) -> None:
+    ext = write_ext(tmp_path, "ext", {"middle/sees.py": INTERPOLATE_4}, MO)
+    model = _two_resizes(tmp_path, {"scales": np.array([1, 1, 2, 2], np.float32)},
+                         {"sizes": np.array([24], np.int64), "axes": [2]})
+    xml = convert(ConvertOptions(model, output_dir=tmp_path / "ir", extensions=[ext])).xml
+    plain = convert(ConvertOptions(model, output_dir=tmp_path / "plain")).xml
+    np.testing.assert_array_equal(_outputs(xml), _outputs(plain))
+
+
+def test_mo_s_interpolate_sequence_fusion_fuses_extgen_s_resizes(tmp_path: Path) -> None:
+    """One on the width, then one on the height, both by sizes: MO's pass makes them one."""
+    model = _two_resizes(tmp_path, {"sizes": np.array([12], np.int64), "axes": [3]},
+                         {"sizes": np.array([9], np.int64), "axes": [2]})
+    ext = _copies(tmp_path, ["middle/InterpolateSequenceToInterpolate.py"])
+    xml = convert(ConvertOptions(model, output_dir=tmp_path / "ir", extensions=[ext])).xml
+    plain = convert(ConvertOptions(model, output_dir=tmp_path / "plain")).xml
+    types = [op.get_type_name() for op in ov.Core().read_model(str(xml)).get_ordered_ops()]
+    assert types.count("Interpolate") == 1, types
+    np.testing.assert_array_equal(_outputs(xml), _outputs(plain))

@@ -58,6 +58,18 @@ class Interpolate(MoOp, _Interpolate):
             const_input(node, 2, ints(node["axes"]))
         node.attrs().update(mo_version="opset11", version=_Interpolate.version)
 
+    @staticmethod
+    def get_axes(node: Node) -> np.ndarray | None:
+        """MO's Interpolate.get_axes: opset1's `axes`; else the axes input (3 in opset4, 2 in
+        opset11), all axes without one."""
+        if node.get_opset() == "opset1":
+            axes = node.soft_get("axes", None)
+            return None if axes is None else np.asarray(axes, np.int64)
+        port = 3 if node.get_opset() == "opset4" else 2
+        if not node.is_in_port_connected(port):
+            return np.arange(len(node.in_port(0).data.get_shape()), dtype=np.int64)
+        return np.asarray(node.in_port(port).data.get_value(), np.int64)
+
 
 def _crop_bounds(node: Node, shape: tuple) -> tuple[list[int], list[int], list[int]]:
     """(begin, end, cropped axes) of MO's three Crop forms: a reference input, `dim` with

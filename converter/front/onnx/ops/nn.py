@@ -316,27 +316,26 @@ def lp_normalization(n: OnnxNode):
 
 
 # -- softmax family -------------------------------------------------------------------------------
-def _softmax_like(kind: str):
+def _softmax_like(kind: str, mo_op: str):
     def translate(n: OnnxNode):
-        # MO's ONNX extractor read every opset's axis as opset 1's (default 1), into its own op
-        mo = mo_front.extracted(f"{'SoftMax' if kind == 'Softmax' else kind}ONNX", None, 1,
-                                until="FrontFinish", axis=int(n.attr("axis", 1)))
+        # MO's ONNX extractor read every opset's axis as opset 1's (default 1), into mo_op
+        mo = {"mo_front": mo_front.extracted(mo_op, None, 1, until="FrontFinish",
+                                             axis=int(n.attr("axis", 1)))}
         if n.opset >= 13:
-            marked = {"mo_front": mo} if n.has_attr("axis") else {}
-            return [n.op(kind, [n.input(0)], axis=int(n.attr("axis", -1)), **marked)]
-        axis = int(n.attr("axis", 1))
-        rank = n.static_rank(0)
+            return [n.op(kind, [n.input(0)], axis=int(n.attr("axis", -1)),
+                         **(mo if n.has_attr("axis") else {}))]
+        axis, rank = int(n.attr("axis", 1)), n.static_rank(0)
         if axis < 0 and rank is not None:
             axis += rank
         if axis == -1 or (rank is not None and axis == rank - 1):  # (the flat form's own)
-            return [n.op(kind, [n.input(0)], axis=axis, mo_front=mo)]
+            return [n.op(kind, [n.input(0)], axis=axis, **mo)]
         return [_flat_apply(n, n.input(0), axis, lambda flat, a: n.op(kind, [flat], axis=a))]
 
     return translate
 
 
-onnx_op("Softmax")(_softmax_like("Softmax"))
-onnx_op("LogSoftmax")(_softmax_like("LogSoftmax"))
+onnx_op("Softmax")(_softmax_like("Softmax", "SoftMaxONNX"))
+onnx_op("LogSoftmax")(_softmax_like("LogSoftmax", "LogSoftmaxONNX"))
 
 
 @onnx_op("Hardmax", since=13)
@@ -366,11 +365,10 @@ def _interpolate(n: OnnxNode, x: Port, scales: Port | None, sizes: Port | None, 
 def resize(n: OnnxNode):
     mode = _RESIZE_MODE[n.attr("mode", "nearest")]
     if n.opset < 11:
-        y = _interpolate(n, n.input(0), n.input(1), None, mode=mode, nearest_mode="floor",
-                         coordinate_transformation_mode="asymmetric")
-        y.node[mo_front.MO_FRONT] = mo_front.extracted(
-            "ONNXResize10", None, 2, until="FrontFinish", mode=n.attr("mode", "nearest"))
-        return [y]
+        mo = mo_front.extracted("ONNXResize10", None, 2, until="FrontFinish",
+                                mode=n.attr("mode", "nearest"))
+        return [_interpolate(n, n.input(0), n.input(1), None, mode=mode, nearest_mode="floor",
+                             coordinate_transformation_mode="asymmetric", mo_front=mo)]
     transform = n.attr("coordinate_transformation_mode", "half_pixel")
     sizes = n.input(3) if n.has_input(3) else None
     if needs_matrices(n, transform, sizes is not None):
