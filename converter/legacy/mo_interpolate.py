@@ -29,6 +29,7 @@ class Shown:
     node: Node
     by_sizes: bool
     made: dict[int, Node]  # MO's port -> the Const computed for it
+    values: dict[int, np.ndarray]  # ... and its value
     own: tuple[np.ndarray, str] | None  # extgen's input 1 over all axes (value, Const name)
 
 
@@ -74,7 +75,8 @@ def show(graph: Graph) -> list[Shown]:
         made = {port: const_into(node, port, value, f"{name}/mo_input_{port}")
                 for port, value in values.items()}
         node["version"] = "opset4"
-        shown.append(Shown(node, by_sizes, made, own))
+        kept = {port: np.array(value) for port, value in values.items()}  # (copies)
+        shown.append(Shown(node, by_sizes, made, kept, own))
     return shown
 
 
@@ -93,7 +95,9 @@ def restore(graph: Graph, shown: list[Shown], pass_cls: type | None = None) -> N
             continue  # (replaced, or made another version)
         for port, const in done.made.items():
             source = node.in_port(port).get_source() if node.is_in_port_connected(port) else None
-            if source is None or source.node.id != const.id:
+            if source is None or source.node.id != const.id or not all(
+                    np.array_equal(v, done.values[port])
+                    for v in (const.soft_get("value"), node.in_port(port).data.get_value())):
                 raise ExtensionError(
                     f"{class_location(pass_cls)}the pass changed input {port} of MO's "
                     f"Interpolate-4 node '{node.soft_get('name', node.id)}', which extgen "

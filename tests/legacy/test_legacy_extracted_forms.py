@@ -294,3 +294,29 @@ def test_mo_s_interpolate_sequence_fusion_fuses_extgen_s_resizes(tmp_path: Path)
     types = [op.get_type_name() for op in ov.Core().read_model(str(xml)).get_ordered_ops()]
     assert types.count("Interpolate") == 1, types
     np.testing.assert_array_equal(_outputs(xml), _outputs(plain))
+
+
+OTHER_SCALES = """
+import numpy as np
+from {MO}.middle.replacement import MiddleReplacementPattern
+
+
+class OtherScales(MiddleReplacementPattern):
+    enabled = True
+
+    def find_and_replace_pattern(self, graph):
+        for n in graph.get_op_nodes(type='Interpolate'):
+            n.in_port(2).data.get_value()[:] = 3.0
+"""
+
+
+def test_a_pass_changing_computed_interpolate_inputs_stops_in_one_line(tmp_path: Path) -> None:
+    """Extgen's Interpolate-11 by sizes has no scales; MO's scales shown are computed."""
+    ext = write_ext(tmp_path, "ext", {"middle/other_scales.py": OTHER_SCALES}, MO)
+    model = _two_resizes(tmp_path, {"sizes": np.array([12], np.int64), "axes": [3]},
+                         {"sizes": np.array([9], np.int64), "axes": [2]})
+    with pytest.raises(ExtensionError) as err:
+        convert(ConvertOptions(model, output_dir=tmp_path / "ir", extensions=[ext]))
+    message = str(err.value)
+    assert "other_scales.py" in message and "input 2 of MO's Interpolate-4" in message, message
+    assert "\n" not in message
