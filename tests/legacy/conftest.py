@@ -38,6 +38,31 @@ class BeforeFrontStart(FrontReplacementPattern):
 """ + textwrap.indent(textwrap.dedent(body), " " * 8)
 
 
+_BASES = {"front": "front.common.replacement.FrontReplacementPattern",
+          "middle": "middle.replacement.MiddleReplacementPattern",
+          "back": "back.replacement.BackReplacementPattern"}
+
+
+def checked_in(**classes: str) -> str:
+    """Extension source (for write_ext, after a module-level `check(graph, phase)`): one pass
+    class per name -> phase ('front', 'middle' or 'back') that calls check in that phase."""
+    text = ""
+    for name, phase in classes.items():
+        module, base = _BASES[phase].rsplit(".", 1)
+        text += f"""
+
+from {{MO}}.{module} import {base}
+
+
+class {name}({base}):
+    enabled = True
+
+    def find_and_replace_pattern(self, graph):
+        check(graph, '{phase}')
+"""
+    return text
+
+
 def write_ext(root: Path, name: str, files: dict[str, str], layout: tuple[str, str]) -> Path:
     """Write files under root/name; `{MO}` and `{EXT}` stand for the two legacy roots."""
     mo, ext = layout

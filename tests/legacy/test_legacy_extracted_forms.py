@@ -23,7 +23,7 @@ from converter.front.tf.writer import GraphBuilder
 from converter.options import ConvertOptions
 from converter.pipeline import convert
 from tests.conftest import make_model
-from tests.legacy.conftest import LAYOUTS, write_ext
+from tests.legacy.conftest import LAYOUTS, checked_in, write_ext
 from tests.legacy.mo_corpus import PREFIX, corpus
 
 MO = LAYOUTS["openvino.tools.mo"]
@@ -229,9 +229,7 @@ class SeesSizes(FrontReplacementPattern):
 
 
 INTERPOLATE_4 = """
-import numpy as np
-from {MO}.back.replacement import BackReplacementPattern
-from {MO}.middle.replacement import MiddleReplacementPattern
+WANT = [[[12, 12], [2.0, 2.0], [2, 3]], [[24], [2.0], [2]]]
 
 
 def check(graph, phase):
@@ -241,24 +239,7 @@ def check(graph, phase):
         values = [n.in_port(p).data.get_value().tolist() for p in (1, 2, 3)]
         if seen != ['opset4', [0, 1, 2, 3]] or values not in WANT:
             raise ValueError(f"{phase}: {seen} {values}")
-
-
-class Middle(MiddleReplacementPattern):
-    enabled = True
-
-    def find_and_replace_pattern(self, graph):
-        check(graph, 'middle')
-
-
-class Back(BackReplacementPattern):
-    enabled = True
-
-    def find_and_replace_pattern(self, graph):
-        check(graph, 'back')
-
-
-WANT = [[[12, 12], [2.0, 2.0], [2, 3]], [[24], [2.0], [2]]]
-"""
+""" + checked_in(Middle="middle", Back="back")
 
 
 def _two_resizes(tmp_path: Path, first: dict, second: dict) -> Path:

@@ -7,6 +7,7 @@ RestorePorts (on MO's loader graph, before it had ports) stops in one line."""
 
 from __future__ import annotations
 
+import textwrap
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -24,7 +25,7 @@ from converter.options import ConvertOptions
 from converter.pipeline import convert
 from tests.conftest import make_model
 from tests.graph.conftest import op_node
-from tests.legacy.conftest import LAYOUTS, write_ext
+from tests.legacy.conftest import LAYOUTS, checked_in, write_ext
 
 MO = LAYOUTS["openvino.tools.mo"]
 
@@ -225,10 +226,7 @@ def test_a_middle_pass_sees_mo_s_op_names_and_the_ir_the_opset_s(tmp_path: Path)
     assert {"Multiply", "Power"} <= set(_layers(xml))
 
 
-FRAMEWORK_OP_NAMES = """
-    from {MO}.front.common.replacement import FrontReplacementPattern
-    from {MO}.middle.replacement import MiddleReplacementPattern
-
+FRAMEWORK_OP_NAMES = textwrap.dedent("""
     WANT = [('AveragePool', 'Pooling'), ('Conv', 'Convolution'),
             ('Deconv2D', 'ConvolutionBackpropData'), ('SoftMax', 'SoftMax')]
 
@@ -240,21 +238,7 @@ FRAMEWORK_OP_NAMES = """
         # (the front phase's Softmax is MO's untyped SoftMaxONNX until MO's front pass lowered it)
         if ops != (WANT[:3] if phase == 'front' else WANT):
             raise ValueError(f"{phase}: not MO's op names: {ops}")
-
-
-    class FrontNames(FrontReplacementPattern):
-        enabled = True
-
-        def find_and_replace_pattern(self, graph):
-            check(graph, 'front')
-
-
-    class MiddleNames(MiddleReplacementPattern):
-        enabled = True
-
-        def find_and_replace_pattern(self, graph):
-            check(graph, 'middle')
-"""
+""") + checked_in(FrontNames="front", MiddleNames="middle")
 
 
 def test_passes_see_mo_s_op_names_of_onnx_ops(tmp_path: Path) -> None:
